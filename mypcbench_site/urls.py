@@ -1,0 +1,18 @@
+"""Top-level URLs: pages of the two apps, the admin, the API and (in DEBUG/demo) media."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path, re_path
+from django.views.static import serve
+
+from leaderboard.api import api
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", api.urls),
+    path("", include("leaderboard.urls")),
+    path("", include("trajectories.urls")),
+]
+
+if settings.SERVE_MEDIA:
+    urlpatterns += [re_path(r"^media/(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})]

@@ -1,0 +1,1 @@
+"""Deterministic demo content and (later) persona world seeding."""

@@ -1,0 +1,1 @@
+"""Trajectories, steps, screenshots and judgments; the one ingest path; media derivatives."""

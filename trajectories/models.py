@@ -1,0 +1,201 @@
+"""Trajectories (one attempt of one task in one run), their steps with screenshots, per-rubric
+judgments, and author submissions with API tokens."""
+
+from django.conf import settings
+from django.db import models
+
+from leaderboard.models import JudgeConfig, RubricItem, Run, Task
+
+
+class EndReason(models.TextChoices):
+    DONE = "done", "Done"
+    FAIL = "fail", "Fail"
+    INFEASIBLE = "infeasible", "Infeasible"
+    BUDGET = "budget", "Turn budget exhausted"
+    TIMEOUT = "timeout", "Time limit"
+    ERROR = "error", "Error"
+    UNKNOWN = "unknown", "Unknown"
+
+
+class Trajectory(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        INTERRUPTED = "interrupted", "Interrupted"
+        ERROR = "error", "Error"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="trajectories")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="trajectories")
+    attempt = models.PositiveIntegerField(default=0, help_text="0 for the first attempt; repeated rollouts count up.")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.FINISHED)
+    ended_by = models.CharField(max_length=20, choices=EndReason.choices, default=EndReason.UNKNOWN)
+    n_steps = models.PositiveIntegerField(default=0, help_text="Recorded steps (actions and tool calls).")
+    n_turns = models.PositiveIntegerField(default=0, help_text="Model turns (predict rounds).")
+    final_answer = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    input_tokens = models.BigIntegerField(null=True, blank=True)
+    cached_tokens = models.BigIntegerField(null=True, blank=True)
+    output_tokens = models.BigIntegerField(null=True, blank=True)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    usage = models.JSONField(default=dict, blank=True, help_text="Provider usage counters as recorded.")
+    source_layout = models.CharField(max_length=30, blank=True, help_text="mypcbench, osworld, legacy-context, bundle")
+    source_path = models.TextField(blank=True)
+    content_hash = models.CharField(max_length=64, blank=True)
+    imported_score = models.FloatField(
+        null=True, blank=True, help_text="Task score (0..1) reported by the source's own judge, if any."
+    )
+    imported_score_judge = models.ForeignKey(
+        JudgeConfig, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "task__position", "attempt"]
+        verbose_name_plural = "trajectories"
+        constraints = [models.UniqueConstraint(fields=["run", "task", "attempt"], name="trajectory_run_task_attempt")]
+
+    def __str__(self):
+        return f"{self.run.slug}/{self.task.task_id}#{self.attempt}"
+
+
+def screenshot_path(step, filename):
+    return f"screenshots/{step.trajectory.run.slug}/{step.trajectory.task.task_id}-{step.trajectory.attempt}/{filename}"
+
+
+def derivative_path(step, filename):
+    return f"derivatives/{filename}"
+
+
+class Step(models.Model):
+    """One recorded action or tool call, with the screenshot taken after it."""
+
+    class Tool(models.TextChoices):
+        COMPUTER = "computer", "computer"
+        BASH = "bash", "bash"
+        EDITOR = "editor", "editor"
+        CONTROL = "control", "control (wait/done/fail)"
+        OTHER = "other", "other"
+
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="steps")
+    index = models.PositiveIntegerField(help_text="1-based position in the trajectory (traj.jsonl row order).")
+    turn = models.PositiveIntegerField(help_text="Model turn (upstream step_num); several steps may share one.")
+    tool = models.CharField(max_length=20, choices=Tool.choices, default=Tool.COMPUTER)
+    action = models.JSONField(default=dict, blank=True, help_text="Structured action, e.g. {'type': 'click', 'x':..}.")
+    action_text = models.TextField(blank=True, help_text="The pyautogui line or raw action string.")
+    model_text = models.TextField(blank=True)
+    tool_output = models.TextField(blank=True)
+    done = models.BooleanField(default=False)
+    info = models.JSONField(default=dict, blank=True)
+    screenshot = models.FileField(upload_to=screenshot_path, max_length=500, blank=True)
+    screenshot_sha256 = models.CharField(max_length=64, blank=True)
+    screenshot_width = models.PositiveIntegerField(null=True, blank=True)
+    screenshot_height = models.PositiveIntegerField(null=True, blank=True)
+    display_image = models.FileField(upload_to=derivative_path, max_length=500, blank=True)
+    thumbnail = models.FileField(upload_to=derivative_path, max_length=500, blank=True)
+    media_error = models.CharField(max_length=300, blank=True, help_text="Why derivatives could not be made.")
+    timestamp = models.DateTimeField(null=True, blank=True, help_text="When the action started.")
+
+    class Meta:
+        ordering = ["trajectory", "index"]
+        constraints = [models.UniqueConstraint(fields=["trajectory", "index"], name="step_trajectory_index")]
+
+    def __str__(self):
+        return f"{self.trajectory} step {self.index}"
+
+
+class FailureMode(models.TextChoices):
+    PREMATURE_DONE = "premature_done", "Premature done"
+    SKIPPED_REQUIRED_APP = "skipped_required_app", "Skipped required app"
+    SURFACE_ERROR_ABANDONMENT = "surface_error_abandonment", "Surface-error abandonment"
+    PARTIAL_ARTIFACT = "partial_artifact", "Partial artifact"
+    HALLUCINATED_PERSONA_DATA = "hallucinated_persona_data", "Hallucinated persona data"
+    OTHER = "other", "Other"
+
+
+class Judgment(models.Model):
+    """One rubric item (at the version judged) on one trajectory by one judge configuration."""
+
+    class Verdict(models.TextChoices):
+        SUCCESS = "success", "Success"
+        FAILURE = "failure", "Failure"
+        ERROR = "error", "Error (not a failure)"
+
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="judgments")
+    rubric_item = models.ForeignKey(RubricItem, on_delete=models.PROTECT, related_name="judgments")
+    judge = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="judgments")
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    explanation = models.TextField(blank=True)
+    cited_steps = models.JSONField(default=list, blank=True, help_text="Step indices the judge relied on.")
+    input_tokens = models.BigIntegerField(null=True, blank=True)
+    cached_tokens = models.BigIntegerField(null=True, blank=True)
+    output_tokens = models.BigIntegerField(null=True, blank=True)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    failure_mode = models.CharField(max_length=30, choices=FailureMode.choices, blank=True)
+    failure_mode_overridden = models.BooleanField(default=False)
+    signals = models.JSONField(default=dict, blank=True, help_text="Deterministic failure signals.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["trajectory", "rubric_item__position"]
+        constraints = [models.UniqueConstraint(fields=["trajectory", "rubric_item", "judge"], name="judgment_key")]
+
+    def __str__(self):
+        return f"{self.trajectory} {self.rubric_item.rubric_id}: {self.verdict}"
+
+    @property
+    def is_stale(self):
+        return not self.rubric_item.is_current
+
+
+class ApiToken(models.Model):
+    """An author's API token; only its hash is stored (the token is shown once)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12, help_text="First characters, to recognise the token.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.user} {self.name} ({self.prefix}…)"
+
+
+class Submission(models.Model):
+    """An author's upload of trajectories produced elsewhere."""
+
+    class Status(models.TextChoices):
+        VALIDATING = "validating", "Validating"
+        REJECTED = "rejected", "Rejected"
+        JUDGING = "judging", "Judging"
+        AWAITING_REVIEW = "awaiting_review", "Awaiting review"
+        CHANGES_REQUESTED = "changes_requested", "Changes requested"
+        PUBLISHED = "published", "Published"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="submissions")
+    run = models.OneToOneField(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="submission")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.VALIDATING)
+    archive_name = models.CharField(max_length=300)
+    archive_sha256 = models.CharField(max_length=64, unique=True)
+    archive_size = models.BigIntegerField(default=0)
+    metadata = models.JSONField(default=dict, blank=True)
+    validation_report = models.JSONField(default=list, blank=True)
+    review_log = models.JSONField(default=list, blank=True, help_text="Maintainer decisions: who, when, what, why.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.archive_name} by {self.author} ({self.status})"
