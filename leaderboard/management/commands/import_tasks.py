@@ -1,0 +1,66 @@
+"""``manage.py import_tasks``: import a MyPCBench task suite from upstream task files."""
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from harness.taskfile import TaskFileError
+from leaderboard.services.tasks import DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION, import_tasks
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a MyPCBench task suite: the flat graded file (all_tasks_with_grading.json), a folder of "
+        "per-bucket rubric shards (<bucket>/<bucket>.rubrics.json), or a single task, including the older "
+        "rubric variants. All or nothing; re-importing the same file changes nothing, and a changed rubric "
+        "becomes a new rubric version. Behavioural types come from --task-types when given, else from the "
+        "mapping shipped for the 184 published ids, else from the task's category (marked as derived)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="Task file or folder of task files.")
+        parser.add_argument(
+            "--task-types",
+            metavar="PATH",
+            help='JSON object {"<task id>": "<behavioural type>"} (upstream tasks/final/task_types.json).',
+        )
+        parser.add_argument("--suite", default=DEFAULT_SUITE_NAME, help=f"Suite name (default: {DEFAULT_SUITE_NAME}).")
+        parser.add_argument(
+            "--suite-version",
+            default=DEFAULT_SUITE_VERSION,
+            help=f"Suite version; tasks are matched by id within it (default: {DEFAULT_SUITE_VERSION}, "
+            "the image tag of the paper's evaluation round).",
+        )
+        parser.add_argument("--demo", action="store_true", help="Mark the suite as a demo suite (not the benchmark).")
+
+    def handle(self, *args, **options):
+        bars = []
+
+        def progress(done, total):
+            if not bars:  # created on the first task, so a file refused up front prints no empty bar
+                bars.append(
+                    tqdm(
+                        total=total,
+                        desc="Importing tasks",
+                        unit="task",
+                        file=self.stderr._out,
+                        disable=options["verbosity"] == 0,
+                    )
+                )
+            bars[0].update(done - bars[0].n)
+
+        try:
+            summary = import_tasks(
+                options["path"],
+                task_types_path=options["task_types"],
+                suite_name=options["suite"],
+                suite_version=options["suite_version"],
+                progress=progress,
+                is_demo=True if options["demo"] else None,
+            )
+        except TaskFileError as exc:
+            raise CommandError(f"{exc}\nNothing was imported.")
+        finally:
+            for bar in bars:
+                bar.close()
+        for line in summary.lines():
+            self.stdout.write(line)
