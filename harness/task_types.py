@@ -23,8 +23,8 @@ is why a derived type is marked as such rather than passed off as the authors' o
 """
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from harness.taskfile import TaskFileError, json_kind, parse_json_text
 
@@ -174,8 +174,7 @@ def normalise_type(name: str) -> str | None:
     return _TYPE_BY_KEY.get(_type_key(name)) if isinstance(name, str) else None
 
 
-@dataclass(frozen=True)
-class ResolvedType:
+class ResolvedType(NamedTuple):
     type: str
     source: str  # SOURCE_FILE, SOURCE_SHIPPED or SOURCE_DERIVED
 

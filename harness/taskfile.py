@@ -216,7 +216,11 @@ def _describe(error) -> tuple[str, str, str]:
 
 
 def _validate_task(raw, index: int, file: str, top_is_list: bool) -> None:
-    errors = sorted(_VALIDATOR.iter_errors(raw), key=lambda e: [str(p) for p in e.absolute_path])
+    # Schema order puts the most telling fields (id, category, instruction) first; one report per field.
+    by_field = {}
+    for error in _VALIDATOR.iter_errors(raw):
+        by_field.setdefault(tuple(error.absolute_path), error)
+    errors = list(by_field.values())
     if not errors:
         return
     # Report the first problem precisely; the count of the others tells the author how far off it is.
