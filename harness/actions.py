@@ -1,0 +1,207 @@
+"""Turn a recorded action (a pyautogui snippet or a WAIT/DONE/FAIL word) into a structured action for
+display and analysis. Parsing uses `ast` and literal values only: recorded code is never executed."""
+
+import ast
+
+# Longest snippet we try to parse; anything longer is shown verbatim as "other".
+MAX_SOURCE_CHARS = 50_000
+
+CONTROL_WORDS = {"WAIT": "wait", "DONE": "done", "FAIL": "fail"}
+
+_CLICKS = {
+    "click": ("click", None),
+    "leftClick": ("click", None),
+    "doubleClick": ("double_click", None),
+    "tripleClick": ("click", 3),
+    "rightClick": ("right_click", None),
+    "middleClick": ("click", None),
+}
+_MOVES = {"moveTo", "moveRel", "move"}
+_DRAGS = {"dragTo", "dragRel", "drag"}
+_SCROLLS = {"scroll": "dy", "vscroll": "dy", "hscroll": "dx"}
+
+
+def parse_action(source) -> dict:
+    """A structured action such as ``{"type": "click", "x": 10, "y": 20}``.
+
+    Several calls in one snippet give the first call's fields plus ``actions`` (all of them).
+    Anything not understood gives ``{"type": "other", "text": source}``.
+    """
+    if not isinstance(source, str):
+        return {"type": "other", "text": str(source)}
+    text = source.strip()
+    if text in CONTROL_WORDS:
+        return {"type": CONTROL_WORDS[text]}
+    if not text or len(text) > MAX_SOURCE_CHARS:
+        return {"type": "other", "text": source}
+    try:
+        tree = ast.parse(text, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {"type": "other", "text": source}
+
+    actions = []
+    for statement in tree.body:
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            actions.append(_call(statement.value, text))
+        else:
+            actions.append({"type": "other", "text": _segment(text, statement)})
+    actions = _combine(actions)
+    if not actions:
+        return {"type": "other", "text": source}
+    if len(actions) == 1:
+        return actions[0]
+    return {**actions[0], "actions": actions}
+
+
+def _segment(text: str, node) -> str:
+    return ast.get_source_segment(text, node) or ""
+
+
+def _literal(node):
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+
+
+def _call_name(func) -> str:
+    """``pyautogui.click`` -> ``click``; ``time.sleep`` -> ``time.sleep``; bare ``click`` -> ``click``."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if func.value.id == "pyautogui":
+            return func.attr
+        return f"{func.value.id}.{func.attr}"
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def _args(call: ast.Call, names: tuple[str, ...]) -> dict:
+    """Positional and keyword arguments as literal values, keyed by pyautogui's parameter names."""
+    values = {}
+    for name, node in zip(names, call.args, strict=False):
+        values[name] = _literal(node)
+    for keyword in call.keywords:
+        if keyword.arg:
+            values[keyword.arg] = _literal(keyword.value)
+    return values
+
+
+def _point(values: dict) -> dict:
+    x, y = values.get("x"), values.get("y")
+    # pyautogui accepts click((x, y)) as well as click(x, y).
+    if isinstance(x, tuple | list) and len(x) == 2 and y is None:
+        x, y = x
+    point = {}
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        point["x"] = x
+    if isinstance(y, int | float) and not isinstance(y, bool):
+        point["y"] = y
+    return point
+
+
+def _keys(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [str(k) for k in value]
+    return []
+
+
+def _call(call: ast.Call, source: str) -> dict:
+    name = _call_name(call.func)
+    if name in _CLICKS:
+        kind, clicks = _CLICKS[name]
+        values = _args(call, ("x", "y", "clicks", "interval", "button"))
+        action = {"type": kind, **_point(values)}
+        button = values.get("button")
+        clicks = clicks or values.get("clicks")
+        if name == "middleClick":
+            button = "middle"
+        if kind == "click" and button == "right":
+            action["type"] = "right_click"
+        elif kind == "click" and clicks == 2:
+            action["type"] = "double_click"
+        elif isinstance(clicks, int) and clicks > 2:
+            action["clicks"] = clicks
+        if button in ("middle",):
+            action["button"] = button
+        return action
+    if name in _MOVES:
+        values = _args(call, ("x", "y", "duration"))
+        action = {"type": "move", **_point(values)}
+        if name in ("moveRel", "move"):
+            action["relative"] = True
+        return action
+    if name in _DRAGS:
+        values = _args(call, ("x", "y", "duration", "button"))
+        action = {"type": "drag", **_point(values)}
+        if name in ("dragRel", "drag"):
+            action["relative"] = True
+        return action
+    if name in ("typewrite", "write"):
+        values = _args(call, ("message", "interval"))
+        message = values.get("message")
+        if isinstance(message, str):
+            return {"type": "type", "text": message}
+        if isinstance(message, list | tuple):
+            return {"type": "key", "keys": _keys(message)}
+        return {"type": "other", "text": _segment(source, call)}
+    if name in ("press", "keyDown", "keyUp"):
+        values = _args(call, ("keys", "presses"))
+        action = {"type": "key", "keys": _keys(values.get("keys"))}
+        if name != "press":
+            action["state"] = "down" if name == "keyDown" else "up"
+        presses = values.get("presses")
+        if isinstance(presses, int) and presses > 1:
+            action["presses"] = presses
+        return action
+    if name == "hotkey":
+        keys = [_literal(arg) for arg in call.args]
+        return {"type": "hotkey", "keys": [str(k) for k in keys if k is not None]}
+    if name in _SCROLLS:
+        values = _args(call, ("clicks", "x", "y"))
+        action = {"type": "scroll", **_point(values)}
+        amount = values.get("clicks")
+        if isinstance(amount, int | float):
+            action[_SCROLLS[name]] = amount
+        return action
+    if name in ("mouseDown", "mouseUp"):
+        values = _args(call, ("x", "y", "button"))
+        return {"type": "other", "mouse": "down" if name == "mouseDown" else "up", **_point(values)}
+    if name in ("time.sleep", "sleep"):
+        values = _args(call, ("seconds",))
+        seconds = values.get("seconds")
+        return {"type": "wait", **({"seconds": seconds} if isinstance(seconds, int | float) else {})}
+    if name == "pyperclip.copy":
+        values = _args(call, ("text",))
+        return {"type": "other", "clipboard": values.get("text")}
+    return {"type": "other", "text": _segment(source, call)}
+
+
+def _combine(actions: list[dict]) -> list[dict]:
+    """Fold idioms the agents emit into one action: move-then-drag is a drag from the move's point;
+    copy-to-clipboard-then-paste is typing (how non-ASCII text is entered)."""
+    combined = []
+    for action in actions:
+        previous = combined[-1] if combined else None
+        if (
+            previous is not None
+            and previous["type"] == "move"
+            and action["type"] == "drag"
+            and not action.get("relative")
+            and "x" in previous
+        ):
+            combined[-1] = {"type": "drag", "from_x": previous["x"], "from_y": previous.get("y"), **_point(action)}
+            continue
+        if (
+            previous is not None
+            and isinstance(previous.get("clipboard"), str)
+            and action["type"] == "hotkey"
+            and [k.lower() for k in action["keys"]] in (["ctrl", "v"], ["ctrl", "shift", "v"])
+        ):
+            combined[-1] = {"type": "type", "text": previous["clipboard"], "via": "clipboard"}
+            continue
+        combined.append(action)
+    return combined

@@ -1,0 +1,622 @@
+"""Read agent result folders (upstream MyPCBench task dirs, the parallel runner's vm<i>/ nesting,
+OSWorld-style trees, the legacy context/ layout) into plain dataclasses. Django-free: the harness
+writes what this reads, and the site ingests what this returns."""
+
+import hashlib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from harness.actions import parse_action
+
+TIMESTAMP_FORMAT = "%Y%m%d@%H%M%S%f"
+TRAJ_FILE = "traj.jsonl"
+LAYOUT_MYPCBENCH = "mypcbench"
+LAYOUT_OSWORLD = "osworld"
+LAYOUT_LEGACY = "legacy-context"
+# OSWorld trees are results/<action_space>/<observation_type>/<model>/<domain>/<task_id>/.
+OSWORLD_OBSERVATION_TYPES = {"screenshot", "a11y_tree", "screenshot_a11y_tree", "som"}
+DEFAULT_TURN_BUDGET = 100
+FULL_TRAJ_RESULT = "osworld_full_traj_result.json"
+TASK_SCORE_RESULT = "rubric_judge_result.json"
+_SKIPPED_DIRS = {"_tasks", "summary", "__pycache__"}
+_INFEASIBLE = re.compile(r"\[?infeasible\]?", re.IGNORECASE)
+_STOP_FENCE = re.compile(r"```\s*(DONE|FAIL)\s*```\s*$", re.IGNORECASE)
+_LEGACY_STEP = re.compile(r"^step_(\d+)(?:_raw_response\.txt|_parsed_actions\.json|\.png)$")
+
+
+class BundleError(ValueError):
+    """A result folder that cannot be read: which file, which line or field, what is wrong and what
+    was expected."""
+
+    def __init__(self, path, problem: str, *, line: int | None = None, field: str = "", expected: str = ""):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.problem = problem
+        self.expected = expected
+        where = self.path + (f", line {line}" if line is not None else "")
+        text = f"{where}: {field}: {problem}" if field else f"{where}: {problem}"
+        if expected:
+            text += f" (expected {expected})"
+        super().__init__(text)
+
+
+@dataclass
+class StepRecord:
+    index: int  # 1-based, in traj.jsonl row order
+    turn: int  # upstream step_num: the model turn; several steps may share one
+    tool: str  # computer, bash, editor, control, other
+    action: dict
+    action_text: str
+    model_text: str = ""
+    tool_output: str = ""
+    done: bool = False
+    info: dict = field(default_factory=dict)
+    screenshot: Path | None = None
+    timestamp: datetime | None = None
+
+
+@dataclass
+class RubricEntry:
+    """One rubric item as a bundle or a judge result states it."""
+
+    position: int
+    rubric_id: str
+    criterion: str
+    verification: str
+    weight: float  # as written; missing or <= 0 read as 1.0
+
+    @property
+    def content_hash(self) -> str:
+        # Same recipe as harness.taskfile, so an imported historical version hashes like an imported task.
+        content = {
+            "rubric_id": self.rubric_id,
+            "criterion": self.criterion,
+            "verification": self.verification,
+            "weight": self.weight,
+        }
+        text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class RubricVerdict:
+    position: int
+    verdict: str  # success, failure, error (an API error upstream counted as failure; we keep it apart)
+    reasoning: str = ""
+    score: float | None = None
+
+
+@dataclass
+class JudgeRecord:
+    """What the source's own judge said about one trajectory."""
+
+    source_file: str
+    model: str
+    score: float | None = None  # task score 0..1, if reported
+    rubric: list[RubricEntry] = field(default_factory=list)  # the items it judged (empty for a score only)
+    verdicts: list[RubricVerdict] = field(default_factory=list)
+    error: str = ""  # the judge itself failed; never a failed rubric item
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class TrajectoryBundle:
+    task_id: str
+    layout: str
+    path: Path
+    attempt: int = 0
+    steps: list[StepRecord] = field(default_factory=list)
+    ended_by: str = "unknown"  # done, fail, infeasible, budget, error, unknown
+    final_answer: str = ""
+    error: str = ""
+    usage: dict = field(default_factory=dict)
+    messages_path: Path | None = None
+    rubric: list[RubricEntry] | None = None  # rubric_bundle.json grading_manifest.rubrics
+    judges: list[JudgeRecord] = field(default_factory=list)
+    completed: bool | None = None  # result.txt marker (upstream: 1.0 finished, 0.0 errored)
+    model: str = ""  # the <model> segment of an OSWorld path
+    traj_sha256: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n_turns(self) -> int:
+        return len({step.turn for step in self.steps})
+
+    @property
+    def screenshots(self) -> list[Path]:
+        return [step.screenshot for step in self.steps if step.screenshot is not None]
+
+
+@dataclass
+class ResultsTree:
+    root: Path
+    bundles: list[TrajectoryBundle]
+    scores: dict = field(default_factory=dict)  # task id -> scores.json row
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def sha256(self) -> str:
+        """One hash over every trajectory file read, in task-id order."""
+        digest = hashlib.sha256()
+        for bundle in sorted(self.bundles, key=lambda b: b.task_id):
+            digest.update(f"{bundle.task_id}:{bundle.traj_sha256}\n".encode())
+        return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def parse_timestamp(value) -> datetime | None:
+    """``20260411@123456123456`` -> a naive datetime; None when absent or not in that format."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.strptime(value, TIMESTAMP_FORMAT)
+    except ValueError:
+        return None
+
+
+def _read_json(path: Path):
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BundleError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})", expected="a UTF-8 JSON file")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(path, f"not valid JSON: {exc.msg} at column {exc.colno}", line=exc.lineno)
+
+
+def _inside(task_dir: Path, name: str, path_for_error: Path, line: int | None, field_name: str) -> Path:
+    candidate = (task_dir / name).resolve()
+    if not candidate.is_relative_to(task_dir.resolve()):
+        raise BundleError(
+            path_for_error,
+            f"{name!r} points outside the task folder {task_dir}",
+            line=line,
+            field=field_name,
+            expected="a file name inside the task folder",
+        )
+    return candidate
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def _weight(raw) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw) or raw <= 0:
+        return 1.0
+    return float(raw)
+
+
+def normalise_rubric(items, path: Path, where: str) -> list[RubricEntry]:
+    """Rubric items in any upstream variant (criterion or requirement; optional id/rubric_id,
+    verification, weight) as RubricEntry rows."""
+    if not isinstance(items, list):
+        raise BundleError(path, f"is {type(items).__name__}", field=where, expected="an array of rubric items")
+    entries = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise BundleError(path, "not an object", field=f"{where}[{i}]", expected="a rubric item object")
+        criterion = item.get("criterion") or item.get("requirement")
+        if not isinstance(criterion, str) or not criterion.strip():
+            raise BundleError(
+                path, "missing or empty", field=f"{where}[{i}].criterion", expected="a non-empty criterion text"
+            )
+        rubric_id = item.get("id", item.get("rubric_id"))
+        entries.append(
+            RubricEntry(
+                position=i + 1,
+                rubric_id=str(rubric_id) if rubric_id not in (None, "") else f"R{i + 1}",
+                criterion=criterion,
+                verification=_text(item.get("verification")),
+                weight=_weight(item.get("weight")),
+            )
+        )
+    return entries
+
+
+def _clean_answer(text: str) -> str:
+    return _STOP_FENCE.sub("", text).strip()
+
+
+# ---------------------------------------------------------------- walking a tree
+
+
+def is_task_dir(path: Path) -> bool:
+    return (path / TRAJ_FILE).is_file() or (path / "context").is_dir()
+
+
+def find_task_dirs(root: Path) -> list[Path]:
+    """Every task folder under ``root`` (the root itself may be one), walking vm<i>/ and OSWorld
+    nesting; folders inside a task folder are not searched."""
+    root = Path(root)
+    if is_task_dir(root):
+        return [root]
+    found = []
+    for dirpath, dirnames, _filenames in os.walk(root):
+        current = Path(dirpath)
+        if current != root and is_task_dir(current):
+            found.append(current)
+            dirnames.clear()
+            continue
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIPPED_DIRS)
+    return found
+
+
+def _osworld_model(task_dir: Path) -> str:
+    """The <model> segment when the folder sits in an OSWorld tree, else ''."""
+    parents = task_dir.resolve().parents
+    if len(parents) > 2 and parents[2].name in OSWORLD_OBSERVATION_TYPES:
+        return parents[1].name
+    return ""
+
+
+def read_results(root, *, turn_budget: int = DEFAULT_TURN_BUDGET) -> ResultsTree:
+    """Read every task folder under ``root``. The same task id twice is an error naming both folders."""
+    root = Path(root)
+    if not root.exists():
+        raise BundleError(root, "does not exist", expected="a result folder")
+    if not root.is_dir():
+        raise BundleError(root, "is not a folder", expected="a result folder")
+    tree = ResultsTree(root=root, bundles=[])
+    seen: dict[str, Path] = {}
+    for task_dir in find_task_dirs(root):
+        bundle = read_task_dir(task_dir, turn_budget=turn_budget)
+        if bundle.task_id in seen:
+            raise BundleError(
+                task_dir,
+                f"task {bundle.task_id!r} appears twice: in {seen[bundle.task_id]} and in {task_dir}",
+                expected="each task once per result folder (import repeated attempts as separate runs)",
+            )
+        seen[bundle.task_id] = task_dir
+        tree.bundles.append(bundle)
+    if not tree.bundles:
+        raise BundleError(root, "contains no task folders", expected=f"folders holding {TRAJ_FILE} or context/")
+    for scores_path in sorted(root.rglob("scores.json")):
+        if any(scores_path.is_relative_to(b.path) for b in tree.bundles):
+            continue
+        tree.scores.update(_read_scores(scores_path, tree.warnings))
+    return tree
+
+
+def _read_scores(path: Path, warnings: list[str]) -> dict:
+    data = _read_json(path)
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise BundleError(path, "missing or not an array", field="rows", expected="judge_results.py scores.json")
+    scores = {}
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("task_id"), str):
+            raise BundleError(path, "not an object with a task_id", field=f"rows[{i}]", expected="a score row")
+        if row.get("status") == "judge_error":
+            warnings.append(f"{path}: the source's judge failed on {row['task_id']}: {_text(row.get('error'))[:200]}")
+        scores[row["task_id"]] = {**row, "_file": str(path)}
+    return scores
+
+
+# ---------------------------------------------------------------- one task folder
+
+
+def read_task_dir(task_dir, *, turn_budget: int = DEFAULT_TURN_BUDGET) -> TrajectoryBundle:
+    task_dir = Path(task_dir)
+    model = _osworld_model(task_dir)
+    traj = task_dir / TRAJ_FILE
+    if traj.is_file():
+        layout = LAYOUT_OSWORLD if model else LAYOUT_MYPCBENCH
+        bundle = TrajectoryBundle(task_id=task_dir.name, layout=layout, path=task_dir, model=model)
+        _read_traj(bundle, traj)
+    elif (task_dir / "context").is_dir():
+        bundle = TrajectoryBundle(task_id=task_dir.name, layout=LAYOUT_LEGACY, path=task_dir, model=model)
+        _read_legacy_context(bundle, task_dir / "context")
+    else:
+        raise BundleError(task_dir, f"has no {TRAJ_FILE} and no context/ folder", expected="a task result folder")
+
+    _attach_final_screenshot(bundle)
+    _read_markers(bundle)
+    _read_rubric_bundle(bundle)
+    _read_judges(bundle)
+    _decide_ending(bundle, turn_budget)
+    return bundle
+
+
+def _read_traj(bundle: TrajectoryBundle, traj: Path) -> None:
+    data = traj.read_bytes()
+    bundle.traj_sha256 = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BundleError(traj, f"not UTF-8 text ({exc.reason} at byte {exc.start})", expected="UTF-8 JSON lines")
+    errors = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BundleError(
+                traj, f"not valid JSON: {exc.msg} at column {exc.colno}", line=line_no, expected="one JSON object"
+            )
+        if not isinstance(row, dict):
+            raise BundleError(traj, f"a JSON {type(row).__name__}", line=line_no, expected="one JSON object per line")
+        if "Error" in row and "step_num" not in row:
+            # OSWorld writes {"Error": ...} when a step raised; it ends the trajectory, it is not a step.
+            errors.append(_text(row["Error"]))
+            continue
+        bundle.steps.append(_step_from_row(bundle, traj, line_no, row))
+    if errors:
+        bundle.error = "\n".join(errors)
+
+
+def _step_from_row(bundle: TrajectoryBundle, traj: Path, line_no: int, row: dict) -> StepRecord:
+    step_num = row.get("step_num")
+    if isinstance(step_num, bool) or not isinstance(step_num, int) or step_num < 0:
+        raise BundleError(traj, f"is {step_num!r}", line=line_no, field="step_num", expected="an integer >= 0")
+    raw_action = row.get("action")
+    action_text = raw_action if isinstance(raw_action, str) else json.dumps(raw_action, ensure_ascii=False)
+    info = row.get("info")
+    info = info if isinstance(info, dict) else ({} if info in (None, "") else {"value": info})
+    timestamp = parse_timestamp(row.get("action_timestamp"))
+    if row.get("action_timestamp") and timestamp is None:
+        bundle.warnings.append(
+            f"{traj}, line {line_no}: action_timestamp {row['action_timestamp']!r} is not {TIMESTAMP_FORMAT}"
+        )
+
+    tool, tool_output = "computer", ""
+    if action_text == "TOOL_CALL":
+        # A model turn spent on bash/editor tools: the runner records the round, not the command.
+        tool, action = "bash", {"type": "bash"}
+    elif action_text == "PREDICT_CRASH":
+        tool, action = "control", {"type": "other", "text": "PREDICT_CRASH"}
+        tool_output = _text(info.get("error"))
+    elif action_text in ("WAIT", "DONE", "FAIL"):
+        tool, action = "control", parse_action(action_text)
+    else:
+        action = parse_action(raw_action)
+
+    screenshot = None
+    if "screenshot_file" in row:
+        name = row["screenshot_file"]
+        if name not in (None, ""):
+            if not isinstance(name, str):
+                raise BundleError(traj, f"is {name!r}", line=line_no, field="screenshot_file", expected="a file name")
+            screenshot = _inside(bundle.path, name, traj, line_no, "screenshot_file")
+            if not screenshot.is_file():
+                raise BundleError(
+                    traj,
+                    f"refers to {name!r}, which is missing from the task folder {bundle.path}",
+                    line=line_no,
+                    field="screenshot_file",
+                    expected="the screenshot file beside traj.jsonl",
+                )
+    elif isinstance(row.get("action_timestamp"), str):
+        # Older rows name no file; the runner's own naming finds it.
+        guess = bundle.path / f"step_{step_num}_{row['action_timestamp']}.png"
+        screenshot = guess if guess.is_file() else None
+
+    return StepRecord(
+        index=len(bundle.steps) + 1,
+        turn=step_num,
+        tool=tool,
+        action=action,
+        action_text=action_text,
+        model_text=_text(row.get("response")),
+        tool_output=tool_output,
+        done=bool(row.get("done")),
+        info=info,
+        screenshot=screenshot,
+        timestamp=timestamp,
+    )
+
+
+def _read_legacy_context(bundle: TrajectoryBundle, context: Path) -> None:
+    numbers: dict[int, dict[str, Path]] = {}
+    for entry in sorted(context.iterdir()):
+        match = _LEGACY_STEP.match(entry.name)
+        if match and entry.is_file():
+            kind = "png" if entry.suffix == ".png" else ("response" if entry.suffix == ".txt" else "actions")
+            numbers.setdefault(int(match.group(1)), {})[kind] = entry
+    digest = hashlib.sha256()
+    for number in sorted(numbers):
+        files = numbers[number]
+        model_text = ""
+        if "response" in files:
+            raw = files["response"].read_bytes()
+            digest.update(raw)
+            model_text = raw.decode("utf-8", errors="replace")
+        actions: list = []
+        if "actions" in files:
+            digest.update(files["actions"].read_bytes())
+            parsed = _read_json(files["actions"])
+            actions = parsed if isinstance(parsed, list) else [parsed]
+        texts = [a if isinstance(a, str) else json.dumps(a, ensure_ascii=False) for a in actions]
+        parsed_actions = [parse_action(a) for a in actions]
+        if not parsed_actions:
+            action = {"type": "other", "text": ""}
+        elif len(parsed_actions) == 1:
+            action = parsed_actions[0]
+        else:
+            action = {**parsed_actions[0], "actions": parsed_actions}
+        control = set(texts) & {"DONE", "FAIL", "WAIT"}
+        bundle.steps.append(
+            StepRecord(
+                index=len(bundle.steps) + 1,
+                turn=number,
+                tool="control" if control and len(texts) == 1 else "computer",
+                action=action,
+                action_text="\n".join(texts),
+                model_text=model_text,
+                done=bool(control & {"DONE", "FAIL"}),
+                screenshot=files.get("png"),
+            )
+        )
+    if not bundle.steps:
+        raise BundleError(context, "holds no step_NNN files", expected="step_NNN.png / step_NNN_*.txt|json")
+    bundle.traj_sha256 = digest.hexdigest()
+    chat_log = context / "chat_log.json"
+    bundle.messages_path = chat_log if chat_log.is_file() else None
+    usage = context / "token_usage.json"
+    if usage.is_file():
+        bundle.usage = _object(usage)
+
+
+def _object(path: Path) -> dict:
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise BundleError(path, f"is a JSON {type(data).__name__}", expected="a JSON object")
+    return data
+
+
+def _attach_final_screenshot(bundle: TrajectoryBundle) -> None:
+    finals = sorted(bundle.path.glob("step_final_*.png"))
+    if not finals:
+        return
+    if bundle.steps and bundle.steps[-1].screenshot is None:
+        bundle.steps[-1].screenshot = finals[-1]
+    else:
+        bundle.warnings.append(f"{finals[-1]}: final screenshot not attached (the last step already has one)")
+
+
+def _read_markers(bundle: TrajectoryBundle) -> None:
+    if bundle.messages_path is None and (bundle.path / "messages.json").is_file():
+        bundle.messages_path = bundle.path / "messages.json"
+    usage = bundle.path / "usage.json"
+    if usage.is_file():
+        bundle.usage = _object(usage)
+    incomplete = bundle.path / "incomplete.txt"
+    if incomplete.is_file():
+        detail = incomplete.read_text(encoding="utf-8", errors="replace").strip()
+        bundle.error = "\n".join(filter(None, [bundle.error, detail]))
+    result = bundle.path / "result.txt"
+    if not result.is_file():
+        return
+    raw = result.read_text(encoding="utf-8", errors="replace").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BundleError(result, f"holds {raw[:40]!r}", expected="a number such as 1.0")
+    if bundle.layout == LAYOUT_OSWORLD:
+        # OSWorld's result.txt is its evaluator's score; MyPCBench's is only a completion marker.
+        bundle.judges.append(
+            JudgeRecord(source_file="result.txt", model="OSWorld evaluator", score=min(max(value, 0.0), 1.0))
+        )
+    else:
+        bundle.completed = value >= 1.0
+
+
+def _read_rubric_bundle(bundle: TrajectoryBundle) -> None:
+    path = bundle.path / "rubric_bundle.json"
+    if not path.is_file():
+        return
+    data = _object(path)
+    manifest = data.get("grading_manifest")
+    if not isinstance(manifest, dict):
+        raise BundleError(path, "missing or not an object", field="grading_manifest", expected="the grading manifest")
+    bundle.rubric = normalise_rubric(manifest.get("rubrics"), path, "grading_manifest.rubrics")
+    task = data.get("task")
+    named = task.get("id") if isinstance(task, dict) else None
+    if named and named != bundle.task_id:
+        bundle.warnings.append(f"{path}: task.id is {named!r} but the folder is named {bundle.task_id!r}")
+
+
+def _read_judges(bundle: TrajectoryBundle) -> None:
+    full = bundle.path / FULL_TRAJ_RESULT
+    if full.is_file():
+        bundle.judges.append(_full_trajectory_judge(full))
+    score_file = bundle.path / TASK_SCORE_RESULT
+    if score_file.is_file():
+        bundle.judges.append(_task_score_judge(score_file, bundle))
+    if (bundle.path / "rubric_result.json").is_file():
+        bundle.warnings.append(f"{bundle.path / 'rubric_result.json'}: legacy per-step judge output not imported")
+
+
+def _full_trajectory_judge(path: Path) -> JudgeRecord:
+    data = _object(path)
+    results = data.get("rubric_results")
+    if not isinstance(results, list):
+        raise BundleError(path, "missing or not an array", field="rubric_results", expected="per-rubric results")
+    rubric = normalise_rubric(results, path, "rubric_results")
+    verdicts = []
+    for i, item in enumerate(results):
+        success = item.get("success")
+        if not isinstance(success, bool):
+            raise BundleError(path, f"is {success!r}", field=f"rubric_results[{i}].success", expected="true or false")
+        reasoning = _text(item.get("reasoning"))
+        if success:
+            verdict = "success"
+        elif reasoning.startswith("Error judging rubric"):
+            verdict = "error"
+        else:
+            verdict = "failure"
+        score = item.get("score")
+        verdicts.append(
+            RubricVerdict(
+                position=i + 1,
+                verdict=verdict,
+                reasoning=reasoning,
+                score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+            )
+        )
+    score = data.get("score")
+    settings = {k: data[k] for k in ("max_images", "concurrency", "n_steps_total", "n_screenshots_sent") if k in data}
+    return JudgeRecord(
+        source_file=FULL_TRAJ_RESULT,
+        model=_text(data.get("model")) or "unknown model",
+        score=_unit_score(score),
+        rubric=rubric,
+        verdicts=verdicts,
+        settings=settings,
+    )
+
+
+def _unit_score(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return min(max(value / 100.0, 0.0), 1.0)
+
+
+def _task_score_judge(path: Path, bundle: TrajectoryBundle) -> JudgeRecord:
+    data = _object(path)
+    if "result" not in data:
+        raise BundleError(path, "missing", field="result", expected="an integer 0-100 or the judge's error list")
+    result = data["result"]
+    model = next((j.model for j in bundle.judges if j.source_file == FULL_TRAJ_RESULT), "")
+    record = JudgeRecord(source_file=TASK_SCORE_RESULT, model=model)
+    if isinstance(result, list) and len(result) == 4:
+        _command, code, stdout, stderr = (_text(v) for v in result)
+        detail = (stderr or stdout).strip().splitlines()
+        record.error = f"judge exited with {code}: {detail[-1][:300] if detail else 'no output'}"
+    elif _unit_score(result) is not None:
+        record.score = _unit_score(result)
+    else:
+        raise BundleError(path, f"is {result!r}", field="result", expected="an integer 0-100 or a 4-item error list")
+    return record
+
+
+def _decide_ending(bundle: TrajectoryBundle, turn_budget: int) -> None:
+    steps = bundle.steps
+    crashed = [s for s in steps if s.action_text == "PREDICT_CRASH"]
+    if crashed:
+        bundle.error = "\n".join(filter(None, [bundle.error, *(s.tool_output for s in crashed)]))
+    last_text = next((s.model_text for s in reversed(steps) if s.model_text.strip()), "")
+    bundle.final_answer = _clean_answer(last_text)
+    last_action = steps[-1].action.get("type") if steps else None
+    if crashed or (bundle.error and last_action not in ("done", "fail")):
+        bundle.ended_by = "error"
+    elif last_action == "done":
+        bundle.ended_by = "done"
+    elif last_action == "fail":
+        bundle.ended_by = "infeasible" if _INFEASIBLE.search(last_text) else "fail"
+    elif steps and max(s.turn for s in steps) >= turn_budget:
+        bundle.ended_by = "budget"
+    else:
+        bundle.ended_by = "unknown"
