@@ -116,6 +116,9 @@ SERVE_MEDIA = env_bool("MYPCBENCH_SERVE_MEDIA", DEBUG)
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL == "filesystem://":
     _queue_dir = VAR_DIR / "celery-queue"
+    # kombu's filesystem transport lists these folders but never creates them.
+    _queue_dir.mkdir(exist_ok=True)
+    (VAR_DIR / "celery-processed").mkdir(exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue_dir),
         "data_folder_out": str(_queue_dir),
@@ -131,6 +134,9 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "trajectories.tasks.*": {"queue": "media"},
 }
+# How ingest asks for screenshot derivatives: "queue" (a worker makes them), "inline" (now, in
+# the ingesting process), "off" (not at all; backfill with `manage.py make_derivatives`).
+MYPCBENCH_DERIVATIVES = os.environ.get("MYPCBENCH_DERIVATIVES", "queue")
 
 LOGGING = {
     "version": 1,

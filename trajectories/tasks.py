@@ -1,12 +1,55 @@
-"""Celery tasks for trajectories: media derivatives (display WebP and thumbnails)."""
+"""Celery tasks for trajectories: media derivatives (display WebP and thumbnails), plus the one
+function ingest calls to ask for them."""
+
+import logging
+
 from celery import shared_task
+from django.conf import settings
+
+from . import media
+
+logger = logging.getLogger(__name__)
+
+DERIVATIVE_MODES = ("queue", "inline", "off")
 
 
-@shared_task(acks_late=True)
-def make_derivatives(trajectory_id: int) -> int:
-    """Make display-size WebP derivatives and thumbnails for a trajectory's steps."""
-    raise NotImplementedError("being implemented (infrastructure helper)")
+@shared_task(acks_late=True, queue="media", ignore_result=True)
+def make_derivatives(trajectory_id: int, force: bool = False) -> dict | None:
+    """Make display-size WebP derivatives and thumbnails for a trajectory's steps.
+
+    Idempotent: steps that already have both derivatives are skipped, so a redelivered or
+    repeated message only finishes what is missing."""
+    summary = media.make_trajectory_derivatives(trajectory_id, force=force)
+    if summary is None:
+        logger.warning("make_derivatives: trajectory %s no longer exists; nothing to do", trajectory_id)
+        return None
+    return summary.as_dict()
+
+
+def derivatives_mode() -> str:
+    mode = getattr(settings, "MYPCBENCH_DERIVATIVES", "queue")
+    if mode not in DERIVATIVE_MODES:
+        raise ValueError(f"MYPCBENCH_DERIVATIVES is {mode!r}; expected one of {', '.join(DERIVATIVE_MODES)}")
+    return mode
 
 
 def request_derivatives(trajectory_id: int) -> None:
-    """Queue derivative generation for a freshly ingested trajectory (call on commit)."""
+    """Ask for derivatives of a freshly ingested trajectory (call it via transaction.on_commit).
+
+    MYPCBENCH_DERIVATIVES decides how: "queue" sends a message to the media queue (default),
+    "inline" makes them now in this process, "off" does nothing (backfill later with
+    `manage.py make_derivatives`)."""
+    mode = derivatives_mode()
+    if mode == "off":
+        return
+    if mode == "inline":
+        media.make_trajectory_derivatives(trajectory_id)
+        return
+    try:
+        make_derivatives.delay(trajectory_id)
+    except Exception as exc:  # an unreachable broker must not fail a committed ingest
+        logger.error(
+            "could not queue derivatives for trajectory %s (%s); run `manage.py make_derivatives` to backfill",
+            trajectory_id,
+            exc,
+        )

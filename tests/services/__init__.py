@@ -1,0 +1,1 @@
+"""Tests that start real service processes (a Celery worker) beside the test database."""

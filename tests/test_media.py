@@ -1,0 +1,154 @@
+"""Screenshot derivatives: sizes, formats, content-hashed names, idempotency, bad originals, the
+request modes and the backfill command."""
+
+import hashlib
+import io
+
+import pytest
+from django.core.files.storage import default_storage
+from django.core.management import CommandError, call_command
+from PIL import Image
+
+from tests.services.factories import make_trajectory, screenshot_png
+from trajectories import media
+from trajectories.models import Step
+from trajectories.tasks import make_derivatives, request_derivatives
+
+pytestmark = pytest.mark.django_db
+
+
+def read(field) -> bytes:
+    with default_storage.open(field.name, "rb") as fh:
+        return fh.read()
+
+
+def test_display_and_thumbnail_are_webp_scaled_and_smaller(isolated_media):
+    trajectory = make_trajectory(2)
+    summary = media.make_trajectory_derivatives(trajectory.id)
+    assert summary.made == 2 and summary.failed == 0
+
+    for step in Step.objects.filter(trajectory=trajectory):
+        original = read(step.screenshot)
+        display, thumb = read(step.display_image), read(step.thumbnail)
+        with Image.open(io.BytesIO(display)) as image:
+            assert image.format == "WEBP" and image.size == (1280, 720)
+        with Image.open(io.BytesIO(thumb)) as image:
+            assert image.format == "WEBP" and image.size == (240, 135)
+        assert len(display) < len(original) / 3
+        assert len(thumb) < len(display)
+        # Names are the sha256 of the bytes, under derivatives/.
+        for name, data in ((step.display_image.name, display), (step.thumbnail.name, thumb)):
+            assert name.startswith("derivatives/")
+            assert hashlib.sha256(data).hexdigest() in name and name.endswith(".webp")
+        assert step.media_error == ""
+        # The original is kept untouched for the judge.
+        assert (isolated_media / step.screenshot.name).exists()
+
+
+def test_small_screenshots_are_not_upscaled():
+    trajectory = make_trajectory(1, size=(200, 100))
+    media.make_trajectory_derivatives(trajectory.id)
+    step = trajectory.steps.get()
+    with Image.open(io.BytesIO(read(step.display_image))) as image:
+        assert image.size == (200, 100)
+    with Image.open(io.BytesIO(read(step.thumbnail))) as image:
+        assert image.size == (200, 100)
+
+
+def test_second_pass_skips_finished_steps_and_force_remakes(isolated_media):
+    trajectory = make_trajectory(2)
+    media.make_trajectory_derivatives(trajectory.id)
+    names = list(trajectory.steps.values_list("display_image", "thumbnail"))
+    files_before = sorted(p.name for p in (isolated_media / "derivatives").rglob("*.webp"))
+
+    again = media.make_trajectory_derivatives(trajectory.id)
+    assert again.made == 0 and again.failed == 0
+    assert list(trajectory.steps.values_list("display_image", "thumbnail")) == names
+
+    forced = media.make_trajectory_derivatives(trajectory.id, force=True)
+    assert forced.made == 2
+    # Same bytes, same names: forcing does not litter storage with copies.
+    assert list(trajectory.steps.values_list("display_image", "thumbnail")) == names
+    assert sorted(p.name for p in (isolated_media / "derivatives").rglob("*.webp")) == files_before
+
+
+def test_corrupt_and_missing_originals_are_recorded_and_the_rest_is_made(isolated_media):
+    good = screenshot_png(seed=7)
+    trajectory = make_trajectory(3, png={2: good[: len(good) // 2]})
+    step3 = trajectory.steps.get(index=3)
+    (isolated_media / step3.screenshot.name).unlink()
+
+    result = make_derivatives(trajectory.id)  # the Celery task body, run directly
+
+    assert result["made"] == 1 and result["failed"] == 2
+    step1, step2, step3 = trajectory.steps.order_by("index")
+    assert step1.display_image and step1.thumbnail and not step1.media_error
+    assert not step2.display_image and "not a readable image" in step2.media_error
+    assert step2.screenshot.name in step2.media_error
+    assert not step3.display_image and "missing" in step3.media_error
+
+
+def test_a_text_file_named_png_is_refused_with_a_reason():
+    trajectory = make_trajectory(1, png={1: b"this is not an image"})
+    media.make_trajectory_derivatives(trajectory.id)
+    step = trajectory.steps.get()
+    assert "not a readable image" in step.media_error
+    assert not step.display_image and not step.thumbnail
+
+
+def test_task_for_a_deleted_trajectory_does_nothing():
+    trajectory = make_trajectory(1)
+    trajectory_id = trajectory.id
+    trajectory.delete()
+    assert make_derivatives(trajectory_id) is None
+
+
+def test_request_inline_makes_derivatives_now(settings):
+    settings.MYPCBENCH_DERIVATIVES = "inline"
+    trajectory = make_trajectory(1)
+    request_derivatives(trajectory.id)
+    assert trajectory.steps.get().display_image
+
+
+def test_request_off_makes_nothing(settings):
+    settings.MYPCBENCH_DERIVATIVES = "off"
+    trajectory = make_trajectory(1)
+    request_derivatives(trajectory.id)
+    assert not trajectory.steps.get().display_image
+
+
+def test_request_with_an_unknown_mode_names_the_setting(settings):
+    settings.MYPCBENCH_DERIVATIVES = "later"
+    with pytest.raises(ValueError, match="MYPCBENCH_DERIVATIVES"):
+        request_derivatives(1)
+
+
+def test_command_backfills_one_run_and_reports(capsys):
+    wanted = make_trajectory(2, slug="wanted")
+    other = make_trajectory(1, slug="other")
+
+    call_command("make_derivatives", "--run", "wanted")
+    out = capsys.readouterr().out
+    assert "2 made, 0 already present, 0 failed (of 2 steps" in out
+    assert all(s.display_image and s.thumbnail for s in wanted.steps.all())
+    assert not other.steps.get().display_image
+
+    call_command("make_derivatives")
+    assert "1 made, 2 already present" in capsys.readouterr().out
+
+    call_command("make_derivatives", "--run", "wanted", "--force")
+    assert "2 made, 0 already present" in capsys.readouterr().out
+
+
+def test_command_reports_failures_on_stderr(capsys):
+    make_trajectory(2, png={1: b"garbage"})
+    call_command("make_derivatives")
+    captured = capsys.readouterr()
+    assert "1 made, 0 already present, 1 failed" in captured.out
+    assert "step 1" in captured.err and "not a readable image" in captured.err
+
+
+def test_command_unknown_run_is_an_error():
+    make_trajectory(1, slug="known-run")
+    with pytest.raises(CommandError, match="no run with that slug.*known-run"):
+        call_command("make_derivatives", "--run", "nope")
