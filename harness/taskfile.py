@@ -5,6 +5,7 @@ older rubric variants) into validated, normalised dataclasses. Django-free: the 
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -307,12 +308,20 @@ def _read_file(path: Path, root: Path | None, first_position: int) -> list[TaskS
     file = str(path)
     data = parse_json_text(path.read_bytes(), file)
     if isinstance(data, dict):
-        if "id" not in data and data and all(isinstance(v, str) for v in data.values()):
+        if data and all(isinstance(v, str) and re.match(ID_PATTERN, k) for k, v in data.items()):
             raise TaskFileError(
                 file,
                 "(top level)",
                 "this looks like a task-types file ({id: type}), not tasks",
                 "a task file; pass a task-types file with --task-types",
+            )
+        if not {"id", "instruction", "grading"} & set(data):
+            keys = ", ".join(list(data)[:5])
+            raise TaskFileError(
+                file,
+                "(top level)",
+                f"found an object with keys {keys or '(none)'}",
+                "a JSON array of task objects or one task object",
             )
         raws, top_is_list = [data], False
     elif isinstance(data, list):
