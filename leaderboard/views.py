@@ -1,7 +1,65 @@
-"""Thin views over leaderboard selectors."""
+"""Thin views over leaderboard selectors: home (reported leaderboard), suites, tasks, runs."""
 
+from django.core.paginator import Paginator
 from django.shortcuts import render
+from django.utils.http import urlencode
+
+from leaderboard import selectors
 
 
 def home(request):
-    return render(request, "leaderboard/home.html", {})
+    return render(
+        request,
+        "leaderboard/home.html",
+        {"reported_sets": selectors.reported_leaderboard(), "suites": selectors.suite_list()},
+    )
+
+
+def suite_list(request):
+    return render(request, "leaderboard/suite_list.html", {"suites": selectors.suite_list()})
+
+
+def suite_detail(request, slug):
+    stats = selectors.suite_detail(slug)
+    return render(request, "leaderboard/suite_detail.html", {"stats": stats, "suite": stats.suite})
+
+
+def task_list(request):
+    filters = selectors.TaskFilters.from_query(request.GET)
+    page = Paginator(selectors.task_list(filters), selectors.TASKS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "leaderboard/task_list.html",
+        {
+            "page": page,
+            "filters": filters,
+            "options": selectors.task_filter_options(),
+            "filter_query": urlencode(filters.as_query()),
+        },
+    )
+
+
+def task_detail(request, suite, task_id):
+    task = selectors.task_detail(suite, task_id)
+    return render(
+        request,
+        "leaderboard/task_detail.html",
+        {"task": task, "trajectories": selectors.task_trajectories(task, request.user)},
+    )
+
+
+def run_list(request):
+    return render(request, "leaderboard/run_list.html", {"runs": selectors.run_list(request.user)})
+
+
+def run_detail(request, slug):
+    run = selectors.run_detail(request.user, slug)
+    return render(
+        request,
+        "leaderboard/run_detail.html",
+        {
+            "run": run,
+            "trajectories": selectors.run_trajectories(run),
+            "figure_groups": selectors.reported_figure_groups(run) if run.is_reported else [],
+        },
+    )

@@ -1,0 +1,113 @@
+"""Admin for the catalog: suites, apps, tasks with their rubric, models, judge configurations,
+runs and reported figures. Hashes are read-only: they are computed, never typed."""
+
+from django.contrib import admin
+
+from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, RubricItem, Run, Suite, Task
+
+
+@admin.register(Suite)
+class SuiteAdmin(admin.ModelAdmin):
+    list_display = ["name", "version", "slug", "is_demo", "source_name", "updated_at"]
+    list_filter = ["is_demo"]
+    search_fields = ["name", "version", "slug", "source_name"]
+    readonly_fields = ["source_hash", "created_at", "updated_at"]
+    prepopulated_fields = {"slug": ["name", "version"]}
+
+
+@admin.register(App)
+class AppAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "port", "analogue", "category", "subcategory"]
+    list_filter = ["kind", "category"]
+    search_fields = ["name", "slug", "internal_name", "analogue"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+class RubricItemInline(admin.TabularInline):
+    model = RubricItem
+    extra = 0
+    fields = [
+        "version",
+        "position",
+        "rubric_id",
+        "criterion",
+        "verification",
+        "weight",
+        "normalised_weight",
+        "is_current",
+    ]
+    readonly_fields = ["content_hash"]
+    ordering = ["-is_current", "version", "position"]
+    show_change_link = True
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = [
+        "task_id",
+        "suite",
+        "behavioural_type",
+        "type_source",
+        "category",
+        "difficulty",
+        "apps_touched",
+        "rubric_version",
+    ]
+    list_filter = ["suite", "behavioural_type", "type_source", "difficulty", "apps_touched_bin", "category"]
+    search_fields = ["task_id", "instruction", "category", "bucket"]
+    list_select_related = ["suite"]
+    readonly_fields = ["content_hash", "created_at", "updated_at"]
+    filter_horizontal = ["apps"]
+    inlines = [RubricItemInline]
+
+
+@admin.register(RubricItem)
+class RubricItemAdmin(admin.ModelAdmin):
+    list_display = ["task", "rubric_id", "version", "position", "weight", "normalised_weight", "is_current"]
+    list_filter = ["is_current", "task__suite"]
+    search_fields = ["task__task_id", "rubric_id", "criterion", "verification"]
+    list_select_related = ["task"]
+    raw_id_fields = ["task"]
+    readonly_fields = ["content_hash", "created_at"]
+
+
+@admin.register(Model)
+class ModelAdmin(admin.ModelAdmin):
+    list_display = ["name", "provider", "family", "open_weights", "api_model"]
+    list_filter = ["provider", "family", "open_weights"]
+    search_fields = ["name", "slug", "api_model"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(JudgeConfig)
+class JudgeConfigAdmin(admin.ModelAdmin):
+    list_display = ["name", "origin", "provider", "model", "prompt_version", "temperature", "max_images"]
+    list_filter = ["origin", "provider"]
+    search_fields = ["name", "model", "prompt_version"]
+
+
+class ReportedFigureInline(admin.TabularInline):
+    model = ReportedFigure
+    extra = 0
+    fields = ["metric", "slice_kind", "slice_value", "value", "source"]
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["name", "model", "suite", "provenance", "publication", "status", "tool_surface", "created_at"]
+    list_filter = ["provenance", "publication", "status", "tool_surface", "suite", "model__family"]
+    search_fields = ["name", "slug", "model__name", "source", "notes"]
+    list_select_related = ["model", "suite"]
+    raw_id_fields = ["parent", "launched_by"]
+    readonly_fields = ["source_hash", "created_at"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [ReportedFigureInline]
+
+
+@admin.register(ReportedFigure)
+class ReportedFigureAdmin(admin.ModelAdmin):
+    list_display = ["run", "metric", "slice_kind", "slice_value", "value", "source"]
+    list_filter = ["metric", "slice_kind", "run__provenance"]
+    search_fields = ["run__name", "run__model__name", "slice_value", "source"]
+    list_select_related = ["run"]
+    raw_id_fields = ["run"]

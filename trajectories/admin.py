@@ -1,0 +1,108 @@
+"""Admin for trajectories (steps and judgments shown read-only inline), steps, judgments, API
+tokens and submissions. Hashes are read-only; token keys are never shown, only their hash."""
+
+from django.contrib import admin
+
+from trajectories.models import ApiToken, Judgment, Step, Submission, Trajectory
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class StepInline(ReadOnlyInline):
+    model = Step
+    fields = ["index", "turn", "tool", "action_text", "done", "screenshot", "media_error"]
+    readonly_fields = fields
+    ordering = ["index"]
+
+
+class JudgmentInline(ReadOnlyInline):
+    model = Judgment
+    fields = ["rubric_item", "judge", "verdict", "failure_mode", "cited_steps", "explanation"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("rubric_item", "rubric_item__task", "judge")
+
+
+@admin.register(Trajectory)
+class TrajectoryAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "run", "task", "attempt", "status", "ended_by", "n_steps", "imported_score"]
+    list_filter = ["status", "ended_by", "source_layout", "run__provenance", "run__publication"]
+    search_fields = ["task__task_id", "run__name", "run__slug", "final_answer"]
+    list_select_related = ["run", "task"]
+    raw_id_fields = ["run", "task", "imported_score_judge"]
+    readonly_fields = ["content_hash", "created_at", "updated_at"]
+    inlines = [StepInline, JudgmentInline]
+
+
+@admin.register(Step)
+class StepAdmin(admin.ModelAdmin):
+    list_display = [
+        "trajectory",
+        "index",
+        "turn",
+        "tool",
+        "done",
+        "screenshot_width",
+        "screenshot_height",
+        "media_error",
+    ]
+    list_filter = ["tool", "done"]
+    search_fields = ["trajectory__task__task_id", "trajectory__run__slug", "action_text", "model_text"]
+    list_select_related = ["trajectory", "trajectory__run", "trajectory__task"]
+    raw_id_fields = ["trajectory"]
+    readonly_fields = ["screenshot_sha256"]
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    list_display = [
+        "trajectory",
+        "rubric_item",
+        "judge",
+        "verdict",
+        "failure_mode",
+        "failure_mode_overridden",
+        "created_at",
+    ]
+    list_filter = ["verdict", "failure_mode", "failure_mode_overridden", "judge", "rubric_item__is_current"]
+    search_fields = ["trajectory__task__task_id", "trajectory__run__slug", "rubric_item__rubric_id", "explanation"]
+    list_select_related = [
+        "trajectory",
+        "trajectory__run",
+        "trajectory__task",
+        "rubric_item",
+        "rubric_item__task",
+        "judge",
+    ]
+    raw_id_fields = ["trajectory", "rubric_item", "judge"]
+    readonly_fields = ["created_at"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["revoked_at"]
+    search_fields = ["user__username", "name", "prefix"]
+    raw_id_fields = ["user"]
+    readonly_fields = ["prefix", "key_hash", "created_at", "last_used_at"]
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ["archive_name", "author", "status", "run", "archive_size", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["archive_name", "author__username", "archive_sha256"]
+    list_select_related = ["author", "run"]
+    raw_id_fields = ["author", "run"]
+    readonly_fields = ["archive_sha256", "archive_size", "created_at", "updated_at"]

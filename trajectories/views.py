@@ -1,0 +1,29 @@
+"""Thin views over trajectory selectors: a paged trajectory list and the plain trajectory page."""
+
+from django.core.paginator import Paginator
+from django.shortcuts import render
+
+from trajectories import selectors
+
+
+def trajectory_list(request):
+    page = Paginator(selectors.trajectory_list(request.user), 50).get_page(request.GET.get("page"))
+    return render(request, "trajectories/trajectory_list.html", {"page": page})
+
+
+def trajectory_detail(request, pk):
+    trajectory = selectors.trajectory_detail(request.user, pk)
+    steps = [
+        (
+            step,
+            selectors.step_image_url(step),
+            step.screenshot.url if step.screenshot else "",
+            selectors.step_alt_text(step),
+        )
+        for step in trajectory.steps.all()
+    ]
+    return render(
+        request,
+        "trajectories/trajectory_detail.html",
+        {"trajectory": trajectory, "run": trajectory.run, "task": trajectory.task, "steps": steps},
+    )
