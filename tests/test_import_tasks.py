@@ -143,12 +143,16 @@ def test_metadata_change_updates_the_task_without_a_new_rubric_version(tmp_path)
 
 
 def test_unknown_apps_and_missing_tasks_are_kept_and_reported(tmp_path):
-    import_tasks(write(tmp_path / "a.json", [make_task(), make_task("retrieval-f902")]))
+    import_tasks(write(tmp_path / "a.json", [make_task("retrieval-f902"), make_task()]))
     output = run_command(write(tmp_path / "b.json", [make_task(apps_involved=["HooliMail", "MySpace"])]))
     assert "'MySpace' (1 task)" in output
     assert "1 task(s) of the suite are not in this file and were kept: retrieval-f902" in output
     assert Task.objects.filter(task_id="retrieval-f902").exists()
     myspace = App.objects.get(name="MySpace")
+    # retrieval-f901 moved to the top: reported as a move, not as a change to its content.
+    assert "changed retrieval-f901: apps_involved, apps_touched, apps_touched_bin, apps\n" in output
+    assert "1 task(s) moved" in output
+    assert Task.objects.get(task_id="retrieval-f901").position == 1
     assert myspace.kind == App.Kind.UNKNOWN
     assert list(Task.objects.get(task_id="retrieval-f901").apps.order_by("name")) == [
         App.objects.get(name="HooliMail"),

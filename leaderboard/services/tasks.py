@@ -22,8 +22,8 @@ DEFAULT_SUITE_VERSION = "eval-round0"
 SHOWN_CHANGES = 20  # changed tasks listed one per line in the report
 
 # Task fields compared on re-import; a difference is reported under the field's name.
+# Position is left out: removing one task shifts all later ones, which is not a change to them.
 _TASK_FIELDS = (
-    "position",
     "category",
     "behavioural_type",
     "type_source",
@@ -51,6 +51,7 @@ class ImportSummary:
     tasks_created: list[str] = field(default_factory=list)
     tasks_changed: dict[str, list[str]] = field(default_factory=dict)  # task id -> what changed
     tasks_unchanged: int = 0
+    tasks_moved: int = 0  # tasks whose place in the file changed (counted apart from changes)
     rubric_items: int = 0  # current rubric items of the imported tasks
     rubric_items_written: int = 0  # new RubricItem rows (first versions and new versions)
     new_rubric_versions: dict[str, int] = field(default_factory=dict)  # task id -> new version
@@ -62,7 +63,7 @@ class ImportSummary:
 
     @property
     def wrote_anything(self) -> bool:
-        return bool(self.suite_created or self.tasks_created or self.tasks_changed)
+        return bool(self.suite_created or self.tasks_created or self.tasks_changed or self.tasks_moved)
 
     def lines(self) -> list[str]:
         """A readable report, one line per fact."""
@@ -81,6 +82,8 @@ class ImportSummary:
             out += [f"  changed {task_id}: {', '.join(what)}" for task_id, what in shown]
             if len(self.tasks_changed) > SHOWN_CHANGES:
                 out.append(f"  ... and {len(self.tasks_changed) - SHOWN_CHANGES} more changed task(s)")
+        if self.tasks_moved:
+            out.append(f"{self.tasks_moved} task(s) moved to a new position in the file")
         out.append("Behavioural types: " + ", ".join(f"{t} {n}" for t, n in self.types.most_common()))
         out.append("Type sources: " + ", ".join(f"{s} {n}" for s, n in sorted(self.types_by_source.items())))
         if self.unknown_apps:
@@ -271,7 +274,10 @@ def import_tasks(
                     new_items += _rubric_rows(task, spec, version=task.rubric_version)
                     summary.new_rubric_versions[spec.id] = task.rubric_version
                     changes.append(f"rubric (now version {task.rubric_version})")
-                if changes or task.content_hash != spec.content_hash:
+                if task.position != spec.position:
+                    summary.tasks_moved += 1
+                if changes or task.content_hash != spec.content_hash or task.position != spec.position:
+                    task.position = spec.position
                     for f, v in values.items():
                         setattr(task, f, v)
                     task.content_hash = spec.content_hash
