@@ -148,6 +148,14 @@ class RunDetailOut(RunOut):
     reported_figures: list[ReportedFigureOut]
     trajectories: list[TrajectorySummaryOut]
 
+    @staticmethod
+    def resolve_reported_figures(run: Run) -> list:
+        return list(run.reported_figures.all())
+
+    @staticmethod
+    def resolve_trajectories(run: Run) -> list:
+        return run.trajectory_rows
+
 
 class StepOut(Schema):
     index: int
@@ -251,17 +259,9 @@ def list_runs(request):
 @api.get("/runs/{slug}", response=RunDetailOut, tags=["runs"], summary="One run with figures and trajectories")
 def get_run(request, slug: str):
     run = selectors.run_detail(request.user, slug)
-    trajectories = list(selectors.run_trajectories(run))
-    run.trajectory_count = len(trajectories)
-    return {
-        **{f: getattr(run, f) for f in RunOut.model_fields if f not in ("model", "suite", "judge")},
-        "model": run.model,
-        "suite": run.suite.slug,
-        "judge": run.judge_config.name if run.judge_config else None,
-        "notes": run.notes,
-        "reported_figures": list(run.reported_figures.all()),
-        "trajectories": trajectories,
-    }
+    run.trajectory_rows = list(selectors.run_trajectories(run))
+    run.trajectory_count = len(run.trajectory_rows)
+    return run
 
 
 def _url(request, f) -> str | None:
