@@ -610,7 +610,8 @@ def _decide_ending(bundle: TrajectoryBundle, turn_budget: int) -> None:
     last_text = next((s.model_text for s in reversed(steps) if s.model_text.strip()), "")
     bundle.final_answer = _clean_answer(last_text)
     last_action = steps[-1].action.get("type") if steps else None
-    if crashed or (bundle.error and last_action not in ("done", "fail")):
+    errored = bundle.error or bundle.completed is False  # result.txt 0.0: the runner caught an exception
+    if crashed or (errored and last_action not in ("done", "fail")):
         bundle.ended_by = "error"
     elif last_action == "done":
         bundle.ended_by = "done"

@@ -160,3 +160,18 @@ def test_bad_step_num_and_rubric_field_named(tmp_path):
 def test_empty_folder_is_refused(tmp_path):
     with pytest.raises(BundleError, match="contains no task folders"):
         read_results(tmp_path)
+
+
+def test_errored_marker_and_incomplete_detail(tmp_path):
+    task_dir = write_task_dir(tmp_path, "t-1", actions=[(1, "pyautogui.click(1, 1)")])
+    (task_dir / "result.txt").write_text("0.0\n")
+    bundle = read_task_dir(task_dir)
+    assert bundle.completed is False and bundle.ended_by == "error"
+    (task_dir / "incomplete.txt").write_text("errored: TimeoutError: VM did not answer\n")
+    assert read_task_dir(task_dir).error == "errored: TimeoutError: VM did not answer"
+
+
+def test_turn_budget_reached(tmp_path):
+    actions = [(turn, "pyautogui.click(1, 1)") for turn in range(1, 6)]
+    bundle = read_task_dir(write_task_dir(tmp_path, "t-1", actions=actions), turn_budget=5)
+    assert bundle.ended_by == "budget"

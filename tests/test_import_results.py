@@ -256,3 +256,14 @@ def test_real_upstream_task_id(tmp_path, upstream_dir):
     traj = summary.run.trajectories.get()
     assert traj.judgments.count() == len(rubric)
     assert not summary.report.new_rubric_versions
+
+
+def test_scores_json_gives_the_task_score_when_no_judge_file_does(tmp_path):
+    make_suite(["t-1", "t-2"])
+    write_task_dir(tmp_path / "r", "t-1")
+    write_task_dir(tmp_path / "r", "t-2", task_score=40)
+    rows = [{"task_id": "t-1", "status": "judged", "score": 0.8}, {"task_id": "t-2", "status": "cached", "score": 0.9}]
+    (tmp_path / "r" / "scores.json").write_text(json.dumps({"rows": rows}))
+    run = import_results(tmp_path / "r", "run").run
+    assert run.trajectories.get(task__task_id="t-1").imported_score == pytest.approx(0.8)
+    assert run.trajectories.get(task__task_id="t-2").imported_score == pytest.approx(0.4)  # the task's own file wins

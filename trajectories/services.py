@@ -88,6 +88,8 @@ def import_results(
                 finished_at=timezone.now(),
             )
             total = len(tree.bundles)
+            if progress:
+                progress(0, total, "")
             for done, bundle in enumerate(sorted(tree.bundles, key=lambda b: tasks[b.task_id].position), start=1):
                 _add_scores_row(bundle, tree)
                 ingest_bundle(run, tasks[bundle.task_id], bundle, written=written, report=report)

@@ -31,8 +31,9 @@ class Command(BaseCommand):
             nonlocal bar
             if bar is None:
                 bar = tqdm(total=total, unit="trajectory", file=sys.stderr, disable=options["verbosity"] == 0)
-            bar.set_postfix_str(task_id)
-            bar.update(1)
+            if done:
+                bar.set_postfix_str(task_id)
+                bar.update(done - bar.n)
 
         try:
             summary = import_results(
