@@ -267,3 +267,31 @@ def test_scores_json_gives_the_task_score_when_no_judge_file_does(tmp_path):
     run = import_results(tmp_path / "r", "run").run
     assert run.trajectories.get(task__task_id="t-1").imported_score == pytest.approx(0.8)
     assert run.trajectories.get(task__task_id="t-2").imported_score == pytest.approx(0.4)  # the task's own file wins
+
+
+def test_ingest_bundle_alone_finds_the_task_and_cleans_up_on_failure(tmp_path, isolated_media):
+    from harness.bundle import read_task_dir
+    from leaderboard.models import Suite
+    from trajectories.ingest import ingest_bundle
+
+    suite = make_suite(["t-1"])
+    run = Run.objects.create(
+        name="live", slug="live", suite=suite, model=Model.objects.create(name="m", slug="m"), provenance="harness"
+    )
+    good = read_task_dir(write_task_dir(tmp_path / "a", "t-1"))
+    assert ingest_bundle(run, good).task.task_id == "t-1"
+
+    bad_dir = write_task_dir(tmp_path / "b", "t-1")
+    bad = read_task_dir(bad_dir)
+    with pytest.raises(IngestError, match="already has attempt 0 of task 't-1'"):
+        ingest_bundle(run, bad)
+    bad.attempt = 1
+    sorted(bad_dir.glob("step_3_*.png"))[0].write_bytes(b"GIF89a nonsense")
+    files_before = media_files(isolated_media)
+    with pytest.raises(IngestError, match="not an image"):
+        ingest_bundle(run, bad)
+    assert Trajectory.objects.count() == 1 and media_files(isolated_media) == files_before
+
+    stranger = read_task_dir(write_task_dir(tmp_path / "c", "t-9"))
+    with pytest.raises(IngestError, match=f"'t-9' is not a task of suite '{Suite.objects.get().slug}'"):
+        ingest_bundle(run, stranger)

@@ -139,6 +139,11 @@ def start_trajectory(
     content_hash: str = "",
     status: str = Trajectory.Status.RUNNING,
 ) -> Trajectory:
+    if Trajectory.objects.filter(run=run, task=task, attempt=attempt).exists():
+        raise IngestError(
+            f"run {run.slug!r} already has attempt {attempt} of task {task.task_id!r} "
+            "(expected a new attempt number or a new run)"
+        )
     return Trajectory.objects.create(
         run=run,
         task=task,
@@ -344,14 +349,22 @@ def imported_judge(record: JudgeRecord) -> JudgeConfig:
 
 def ingest_bundle(
     run: Run,
-    task: Task,
     bundle: TrajectoryBundle,
     *,
+    task: Task | None = None,
     written: WrittenFiles | None = None,
     report: IngestReport | None = None,
 ) -> Trajectory:
-    """Store one bundle (steps, screenshots, the source's own judgments) as a trajectory of ``run``."""
+    """Store one bundle (steps, screenshots, the source's own judgments) as a trajectory of ``run``.
+    ``task`` defaults to the task of the run's suite named by the bundle."""
     report = report if report is not None else IngestReport()
+    if task is None:
+        task = Task.objects.filter(suite=run.suite, task_id=bundle.task_id).first()
+        if task is None:
+            raise IngestError(
+                f"{bundle.path}: task id {bundle.task_id!r} is not a task of suite {run.suite.slug!r} "
+                "(expected one of its task ids)"
+            )
     with all_or_nothing(written) as files:
         trajectory = start_trajectory(
             run,

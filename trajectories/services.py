@@ -92,7 +92,7 @@ def import_results(
                 progress(0, total, "")
             for done, bundle in enumerate(sorted(tree.bundles, key=lambda b: tasks[b.task_id].position), start=1):
                 _add_scores_row(bundle, tree)
-                ingest_bundle(run, tasks[bundle.task_id], bundle, written=written, report=report)
+                ingest_bundle(run, bundle, task=tasks[bundle.task_id], written=written, report=report)
                 layouts[bundle.layout] = layouts.get(bundle.layout, 0) + 1
                 if progress:
                     progress(done, total, bundle.task_id)
