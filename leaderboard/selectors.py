@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.http import Http404
 
 from leaderboard.models import (
@@ -296,8 +296,13 @@ def run_list(user) -> QuerySet[Run]:
     return (
         visible_runs(user)
         .select_related("model", "suite", "judge_config")
-        .annotate(trajectory_count=Count("trajectories", distinct=True))
-        .order_by("provenance", "-created_at", "name")
+        .annotate(
+            trajectory_count=Count("trajectories", distinct=True),
+            # Graded runs first, newest first; reported runs after them, by name (model first).
+            reported_last=Case(When(provenance=Run.Provenance.REPORTED, then=1), default=0),
+            reported_name=Case(When(provenance=Run.Provenance.REPORTED, then=F("name")), default=Value("")),
+        )
+        .order_by("reported_last", "reported_name", "-created_at", "name")
     )
 
 

@@ -75,6 +75,7 @@ SCHEMA = {
                 "properties": {
                     "id": {"type": "string", "pattern": "^[a-z0-9-]+$"},
                     "label": {"type": "string", "minLength": 1},
+                    "short_label": {"type": "string", "minLength": 1, "maxLength": 60},
                     "source": {"type": "string", "minLength": 1, "maxLength": 300},
                     "tool_surface": {"enum": list(Run.ToolSurface.values)},
                     "tool_surface_note": {"type": "string"},
@@ -311,7 +312,7 @@ def load_reported(path: Path | str = DATA_FILE) -> LoadSummary:
                 )
                 summary.models_created += created
                 values = {
-                    "name": f"{m['model']} · {rs['label']}",
+                    "name": f"{m['model']} ({rs.get('short_label') or rs['id']})",
                     "suite": suite,
                     "model": model,
                     "agent_type": "native" if rs["tool_surface"] == Run.ToolSurface.NATIVE else "",

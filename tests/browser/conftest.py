@@ -1,0 +1,63 @@
+"""Playwright fixtures driving Debian's Chromium against pytest-django's live server."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    if not CHROMIUM.exists():
+        pytest.skip("browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the
+    # test around it are still synchronous.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.console_errors = errors
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def dark_page(chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def shot():
+    """Save a full-page screenshot under test-artifacts/ (gitignored) for a human to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def take(page, name):
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take

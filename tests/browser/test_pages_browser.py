@@ -1,0 +1,91 @@
+"""The pages in a real browser: the reported leaderboard, task filters, a task's rubric, a
+trajectory; no CSP violations; full-page screenshots kept in test-artifacts/."""
+
+import pytest
+
+from leaderboard.services.reported import load_reported
+from tests.catalog_data import build_catalog
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def site(live_server):
+    catalog = build_catalog()
+    load_reported()
+    catalog.url = live_server.url
+    return catalog
+
+
+def test_home_shows_the_reported_leaderboard(site, page, shot):
+    page.goto(site.url + "/")
+    tables = page.locator("table.leaderboard")
+    assert tables.count() == 2
+    first_row = tables.first.locator("tbody tr").first.locator("td")
+    assert first_row.nth(1).inner_text() == "Claude Opus 4.6"
+    assert first_row.nth(3).inner_text() == "55.4"
+    assert first_row.nth(4).inner_text() == "81.8"
+    # Numbers are right-aligned.
+    assert first_row.nth(3).evaluate("el => getComputedStyle(el).textAlign") == "right"
+    assert page.get_by_text("Reported (published figures, not recomputed).").count() == 2
+    shot(page, "home")
+    assert page.console_errors == []
+
+
+def test_task_filter_changes_rows(site, page, shot):
+    page.goto(site.url + "/tasks/")
+    rows = page.locator("table.tasks tbody tr")
+    assert rows.count() == 4
+    # Choosing a type applies the filter at once (static/js/site.js) and gives a shareable URL.
+    with page.expect_navigation():
+        page.select_option("select[name=type]", "bounded_action")
+    assert page.url.endswith("/tasks/?type=bounded_action")
+    assert rows.count() == 2
+    assert page.locator("table.tasks tbody tr td:first-child a").all_inner_texts() == ["action-b002", "demo-001"]
+    with page.expect_navigation():
+        page.select_option("select[name=suite]", "demo-v1")
+    assert rows.count() == 1
+    shot(page, "tasks-filtered")
+    assert page.console_errors == []
+
+
+def test_task_page_shows_the_rubric(site, page, shot):
+    page.goto(site.url + "/tasks/")
+    page.get_by_role("link", name="retrieval-f016").click()
+    page.wait_for_url("**/tasks/mypcbench-eval-round0/retrieval-f016/")
+    rubric = page.locator("table.rubric tbody tr")
+    assert rubric.count() == 2
+    assert rubric.nth(1).locator("td").last.inner_text() == "75.0%"
+    assert "Check the reply text." in rubric.first.inner_text()
+    shot(page, "task")
+
+
+def test_trajectory_page_renders_untrusted_text_inert(site, page, dark_page, shot):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{site.url}/trajectories/{site.traj.pk}/")
+    assert page.locator("li.step").count() == 2
+    assert "<script>alert('owned')</script>" in page.locator("#step-1 .model-text").inner_text()
+    # Screenshots load from our media URL.
+    img = page.locator("#step-1 img")
+    img.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+    assert dialogs == []
+    shot(page, "trajectory")
+    dark_page.goto(site.url + "/")
+    bg = dark_page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert bg == "rgb(17, 20, 24)"
+    shot(dark_page, "home-dark")
+
+
+def test_suite_and_run_pages(site, page, shot):
+    page.goto(site.url + "/suites/mypcbench-eval-round0/")
+    facts = page.locator("dl.facts").first.inner_text()
+    assert "3" in facts and "6" in facts
+    shot(page, "suite")
+    page.goto(site.url + "/runs/")
+    assert page.locator("table.runs tbody tr").count() == 13  # 12 reported + 1 published; the draft is hidden
+    shot(page, "runs")
+    page.goto(site.url + "/runs/published-run/")
+    assert page.locator("table.trajectories tbody tr td").last.inner_text().startswith("1 / 2")
+    shot(page, "run")
