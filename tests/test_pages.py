@@ -244,3 +244,63 @@ def test_every_list_page_renders_with_csp(client, catalog, name):
     response = client.get(name)
     assert response.status_code == 200
     assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+
+
+# -- query counts and admin -----------------------------------------------------------------
+
+
+def _count_queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx)
+
+
+def test_list_pages_use_a_constant_number_of_queries(client, catalog):
+    from leaderboard.models import Run
+    from trajectories.models import Trajectory
+
+    load_reported()
+    urls = ["/", "/suites/", "/runs/", "/runs/published-run/", "/trajectories/"]
+    before = {url: _count_queries(client, url) for url in urls}
+    for i in range(5):
+        task = make_task(catalog.suite, f"grow-{i}", "pattern_inference", [catalog.apps.mail, catalog.apps.cal])
+        add_rubric(task, [1.0, 1.0])
+        Trajectory.objects.create(run=catalog.published, task=task, n_steps=3)
+        Run.objects.create(
+            name=f"run {i}",
+            slug=f"run-{i}",
+            suite=catalog.suite,
+            model=catalog.model,
+            provenance="harness",
+            publication="published",
+        )
+    after = {url: _count_queries(client, url) for url in urls}
+    assert after == before
+
+
+def test_admin_lists_and_opens_every_model(client, catalog, django_user_model):
+    load_reported()
+    admin_user = django_user_model.objects.create_superuser("root", "root@example.org", "pw")
+    client.force_login(admin_user)
+    for path in [
+        "leaderboard/suite",
+        "leaderboard/app",
+        "leaderboard/task",
+        "leaderboard/rubricitem",
+        "leaderboard/model",
+        "leaderboard/judgeconfig",
+        "leaderboard/run",
+        "leaderboard/reportedfigure",
+        "trajectories/trajectory",
+        "trajectories/step",
+        "trajectories/judgment",
+        "trajectories/apitoken",
+        "trajectories/submission",
+    ]:
+        assert client.get(f"/admin/{path}/").status_code == 200, path
+    # Change pages with inlines: rubric items on a task, steps and judgments on a trajectory.
+    task_page = client.get(f"/admin/leaderboard/task/{catalog.lookup.pk}/change/").content.decode()
+    assert "Criterion 2 of retrieval-f016 (v2)" in task_page
+    traj_page = client.get(f"/admin/trajectories/trajectory/{catalog.traj.pk}/change/").content.decode()
+    assert "pyautogui.click(10, 20)" in traj_page and "Judge API timed out." in traj_page
+    assert client.get("/admin/leaderboard/task/?q=retrieval-f016").status_code == 200
