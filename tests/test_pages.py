@@ -203,7 +203,10 @@ def test_reported_run_page_lists_its_published_figures(client):
     page = text(response)
     assert "Reported (published figures, not recomputed)" in page
     assert "By behavioural type" in page and "Pattern inference 41.3" in page
-    assert "Rubric % 7+ apps 29.9" in page
+    assert "Rubric % 7+ apps 29.9 " in page
+    # Figures appear as published (no padding zeros), counts as integers.
+    assert "Average steps — 41.2 anonymous" in page
+    assert "Premature done 532 submission Table 7" in page
 
 
 # -- trajectory page ------------------------------------------------------------------------

@@ -89,3 +89,18 @@ def test_suite_and_run_pages(site, page, shot):
     page.goto(site.url + "/runs/published-run/")
     assert page.locator("table.trajectories tbody tr td").last.inner_text().startswith("1 / 2")
     shot(page, "run")
+
+
+def test_reported_run_page_and_narrow_screen(site, chromium_browser, page, shot):
+    page.goto(site.url + "/runs/reported-submission-native-cua-gpt-54/")
+    assert page.get_by_text("Reported (published figures, not recomputed).").count() == 1
+    assert page.locator("section table").count() >= 4  # overall, by type, by apps touched, failure modes
+    shot(page, "run-reported")
+    # On a phone-sized screen the page itself never scrolls sideways (wide tables scroll inside).
+    context = chromium_browser.new_context(viewport={"width": 390, "height": 800})
+    phone = context.new_page()
+    for path in ["/", "/tasks/", f"/trajectories/{site.traj.pk}/"]:
+        phone.goto(site.url + path)
+        assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+    shot(phone, "home-phone")
+    context.close()
