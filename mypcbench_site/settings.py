@@ -123,6 +123,8 @@ if CELERY_BROKER_URL == "filesystem://":
         "data_folder_in": str(_queue_dir),
         "data_folder_out": str(_queue_dir),
         "processed_folder": str(VAR_DIR / "celery-processed"),
+        # Exchange bindings; kombu's default is a "control" folder in the working directory.
+        "control_folder": str(VAR_DIR / "celery-control"),
         "store_processed": False,
     }
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None

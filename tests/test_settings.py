@@ -13,7 +13,8 @@ PROBE = (
     "import json, django; from django.conf import settings; django.setup(); "
     "db = settings.DATABASES['default']; "
     "print(json.dumps({'engine': db['ENGINE'], 'name': str(db['NAME']), 'host': db.get('HOST', ''), "
-    "'broker': settings.CELERY_BROKER_URL, 'var': str(settings.VAR_DIR), 'debug': settings.DEBUG}))"
+    "'broker': settings.CELERY_BROKER_URL, "
+    "'folders': getattr(settings, 'CELERY_BROKER_TRANSPORT_OPTIONS', {}), 'var': str(settings.VAR_DIR), 'debug': settings.DEBUG}))"
 )
 PRODUCTION_KEY = "k3J9-production-only-q8V2x!Lm4Zr7Tw1Yb6Nc0Pd5Hs8Gf2Ea9Uo3Ik7Rj"
 
@@ -50,6 +51,10 @@ def test_embedded_defaults_are_sqlite_and_a_filesystem_broker_under_the_var_dir(
     assert found["name"] == str(tmp_path / "var" / "mypcbench.sqlite3")
     assert found["broker"] == "filesystem://"
     assert (tmp_path / "var" / "celery-queue").is_dir()
+    # Every folder the filesystem broker uses sits in the var folder, none in the working directory.
+    folders = {k: v for k, v in found["folders"].items() if k.endswith("_folder") or k.startswith("data_folder")}
+    assert {"data_folder_in", "data_folder_out", "processed_folder", "control_folder"} <= folders.keys()
+    assert all(v.startswith(str(tmp_path / "var")) for v in folders.values()), folders
 
 
 def test_database_and_broker_urls_switch_to_postgresql_and_redis(tmp_path):
