@@ -1,4 +1,5 @@
 """Shared fixtures: upstream reference data (skipped when absent) and an isolated media folder."""
+
 from pathlib import Path
 
 import pytest
