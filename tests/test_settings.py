@@ -14,7 +14,8 @@ PROBE = (
     "db = settings.DATABASES['default']; "
     "print(json.dumps({'engine': db['ENGINE'], 'name': str(db['NAME']), 'host': db.get('HOST', ''), "
     "'broker': settings.CELERY_BROKER_URL, "
-    "'folders': getattr(settings, 'CELERY_BROKER_TRANSPORT_OPTIONS', {}), 'var': str(settings.VAR_DIR), 'debug': settings.DEBUG}))"
+    "'folders': getattr(settings, 'CELERY_BROKER_TRANSPORT_OPTIONS', {}), "
+    "'var': str(settings.VAR_DIR), 'debug': settings.DEBUG}))"
 )
 PRODUCTION_KEY = "k3J9-production-only-q8V2x!Lm4Zr7Tw1Yb6Nc0Pd5Hs8Gf2Ea9Uo3Ik7Rj"
 
