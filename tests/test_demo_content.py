@@ -5,6 +5,7 @@ and ``load_demo`` loads them once, however often it runs."""
 import io
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -170,7 +171,9 @@ def test_record_plans_match_the_suite():
 
 @pytest.mark.browser
 def test_rerecording_gives_identical_json(tmp_path):
-    folders = record_demo.record_all(tmp_path / "out")
+    # A thread of its own: the browser tests' session-wide sync Playwright keeps an event loop on this one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        folders = pool.submit(record_demo.record_all, tmp_path / "out").result()
     for folder in folders:
         committed = RESULTS / folder.name
         for name in ("traj.jsonl", "rubric_bundle.json", "osworld_full_traj_result.json", "result.txt"):
