@@ -90,6 +90,23 @@ class RubricVerdict:
     verdict: str  # success, failure, error (an API error upstream counted as failure; we keep it apart)
     reasoning: str = ""
     score: float | None = None
+    cited_steps: list[int] = field(default_factory=list)
+
+
+# "step 4", "Steps 2, 3 and 7", "steps 5-8": how judges refer to the numbered action history.
+_STEP_REF = re.compile(r"\bsteps?\s+#?(\d+(?:\s*(?:,|and|&|to|-|–)\s*#?\d+)*)", re.IGNORECASE)
+
+
+def cited_steps_from_text(text: str) -> list[int]:
+    """Step numbers a judge's reasoning refers to, in order of first mention (ranges expanded)."""
+    found: list[int] = []
+    for match in _STEP_REF.finditer(text or ""):
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
+        parts = re.split(r"\s*(?:to|-|–)\s*", match.group(1))
+        if len(numbers) == 2 and len(parts) == 2 and numbers[0] < numbers[1] <= numbers[0] + 200:
+            numbers = list(range(numbers[0], numbers[1] + 1))
+        found.extend(n for n in numbers if n not in found)
+    return found
 
 
 @dataclass
@@ -564,6 +581,7 @@ def _full_trajectory_judge(path: Path) -> JudgeRecord:
                 verdict=verdict,
                 reasoning=reasoning,
                 score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+                cited_steps=_cited(item.get("cited_steps"), reasoning),
             )
         )
     score = data.get("score")
@@ -576,6 +594,14 @@ def _full_trajectory_judge(path: Path) -> JudgeRecord:
         verdicts=verdicts,
         settings=settings,
     )
+
+
+def _cited(structured, reasoning: str) -> list[int]:
+    """Structured cited steps when the file carries them (our bundle format), else the step
+    numbers the reasoning mentions (upstream judges write them only in prose)."""
+    if isinstance(structured, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in structured):
+        return list(dict.fromkeys(structured))
+    return cited_steps_from_text(reasoning)
 
 
 def _unit_score(value) -> float | None:

@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from harness.bundle import BundleError, read_results, read_task_dir
+from harness.bundle import BundleError, cited_steps_from_text, read_results, read_task_dir
 from tests.factories import JUDGE_MODEL, RUBRIC, png_bytes, write_legacy_task_dir, write_task_dir
 
 
@@ -175,3 +175,18 @@ def test_turn_budget_reached(tmp_path):
     actions = [(turn, "pyautogui.click(1, 1)") for turn in range(1, 6)]
     bundle = read_task_dir(write_task_dir(tmp_path, "t-1", actions=actions), turn_budget=5)
     assert bundle.ended_by == "budget"
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Seen in step 2.", [2]),
+        ("Steps 4, 7 and 9 show it; step 4 again.", [4, 7, 9]),
+        ("In steps 5-8 the agent scrolls", [5, 6, 7, 8]),
+        ("STEP #12 is the last", [12]),
+        ("The agent took 3 steps.", []),
+        ("", []),
+    ],
+)
+def test_cited_steps_from_judge_reasoning(text, expected):
+    assert cited_steps_from_text(text) == expected

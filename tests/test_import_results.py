@@ -58,6 +58,7 @@ def test_upstream_folder_with_full_trajectory_judge(tmp_path, isolated_media, dj
 
     judgments = list(traj.judgments.order_by("rubric_item__position"))
     assert [j.verdict for j in judgments] == ["success", "failure", "success"]
+    assert [j.cited_steps for j in judgments] == [[2], [], [2]]  # "Seen in step 2." in the reasoning
     assert all(j.rubric_item.version == 1 and j.rubric_item.is_current for j in judgments)
     judge = judgments[0].judge
     assert judge.origin == JudgeConfig.Origin.IMPORTED
@@ -295,3 +296,18 @@ def test_ingest_bundle_alone_finds_the_task_and_cleans_up_on_failure(tmp_path, i
     stranger = read_task_dir(write_task_dir(tmp_path / "c", "t-9"))
     with pytest.raises(IngestError, match=f"'t-9' is not a task of suite '{Suite.objects.get().slug}'"):
         ingest_bundle(run, stranger)
+
+
+def test_cited_steps_outside_the_trajectory_are_dropped(tmp_path):
+    make_suite(["retrieval-f016"])
+    task_dir = write_task_dir(tmp_path / "results", "retrieval-f016", full_judge=[True, True, False])
+    judge_file = task_dir / "osworld_full_traj_result.json"
+    data = json.loads(judge_file.read_text())
+    data["rubric_results"][0]["reasoning"] = "Steps 1-3 show the search; step 17 does not exist."
+    data["rubric_results"][1]["cited_steps"] = [3, 1]  # structured citations win over the prose
+    judge_file.write_text(json.dumps(data))
+
+    import_results(tmp_path / "results", "cited")
+
+    judgments = Judgment.objects.order_by("rubric_item__position")
+    assert [j.cited_steps for j in judgments] == [[1, 2, 3], [3, 1], []]

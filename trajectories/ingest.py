@@ -243,6 +243,8 @@ def record_judgments(
                 judge=judge,
                 verdict=verdict.verdict,
                 explanation=verdict.reasoning,
+                # only steps that exist: a judge may mention a number that is not a step
+                cited_steps=[n for n in verdict.cited_steps if 1 <= n <= trajectory.n_steps],
             )
         )
     return Judgment.objects.bulk_create(rows)
