@@ -307,3 +307,10 @@ def test_admin_lists_and_opens_every_model(client, catalog, django_user_model):
     traj_page = client.get(f"/admin/trajectories/trajectory/{catalog.traj.pk}/change/").content.decode()
     assert "pyautogui.click(10, 20)" in traj_page and "Judge API timed out." in traj_page
     assert client.get("/admin/leaderboard/task/?q=retrieval-f016").status_code == 200
+
+
+def test_a_suite_without_tasks_says_how_to_import_them(client):
+    load_reported()  # reported figures create the MyPCBench eval-round0 suite before its tasks exist
+    page = text(client.get(reverse("leaderboard:suite_detail", args=["mypcbench-eval-round0"])))
+    assert "No tasks imported for this suite yet" in page
+    assert 'import_tasks all_tasks_with_grading.json --task-types task_types.json --suite "MyPCBench"' in page
