@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "ninja",  # serves the Swagger UI assets locally (no CDN)
     "leaderboard",
     "trajectories",
 ]

@@ -1,5 +1,7 @@
 """The read-only API: shapes, counts, filters, visibility and 404s."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -131,7 +133,12 @@ def test_trajectory_has_steps_and_judgments_with_text_as_data(client, catalog):
 
 
 def test_openapi_docs_are_served(client):
-    assert client.get("/api/docs").status_code == 200
+    response = client.get("/api/docs")
+    assert response.status_code == 200
+    # Swagger UI's assets come from our own static files: no CDN (and none reachable offline)
+    assets = re.findall(r'(?:src|href)="([^"]+)"', response.content.decode())
+    assert "/static/ninja/swagger-ui-bundle.js" in assets
+    assert not [a for a in assets if a.startswith(("http:", "https:", "//"))]
     schema = get(client, "/api/openapi.json")
     assert {"/api/suites", "/api/tasks", "/api/runs/{slug}", "/api/trajectories/{trajectory_id}"} <= set(
         schema["paths"]
