@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from harness.actions import parse_action
+from harness.taskfile import RubricSpec, build_rubric
 
 TIMESTAMP_FORMAT = "%Y%m%d@%H%M%S%f"
 TRAJ_FILE = "traj.jsonl"
@@ -62,29 +63,6 @@ class StepRecord:
 
 
 @dataclass
-class RubricEntry:
-    """One rubric item as a bundle or a judge result states it."""
-
-    position: int
-    rubric_id: str
-    criterion: str
-    verification: str
-    weight: float  # as written; missing or <= 0 read as 1.0
-
-    @property
-    def content_hash(self) -> str:
-        # Same recipe as harness.taskfile, so an imported historical version hashes like an imported task.
-        content = {
-            "rubric_id": self.rubric_id,
-            "criterion": self.criterion,
-            "verification": self.verification,
-            "weight": self.weight,
-        }
-        text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-@dataclass
 class RubricVerdict:
     position: int
     verdict: str  # success, failure, error (an API error upstream counted as failure; we keep it apart)
@@ -116,7 +94,7 @@ class JudgeRecord:
     source_file: str
     model: str
     score: float | None = None  # task score 0..1, if reported
-    rubric: list[RubricEntry] = field(default_factory=list)  # the items it judged (empty for a score only)
+    rubric: list[RubricSpec] = field(default_factory=list)  # the items it judged (empty for a score only)
     verdicts: list[RubricVerdict] = field(default_factory=list)
     error: str = ""  # the judge itself failed; never a failed rubric item
     settings: dict = field(default_factory=dict)
@@ -134,7 +112,7 @@ class TrajectoryBundle:
     error: str = ""
     usage: dict = field(default_factory=dict)
     messages_path: Path | None = None
-    rubric: list[RubricEntry] | None = None  # rubric_bundle.json grading_manifest.rubrics
+    rubric: list[RubricSpec] | None = None  # rubric_bundle.json grading_manifest.rubrics
     judges: list[JudgeRecord] = field(default_factory=list)
     completed: bool | None = None  # result.txt marker (upstream: 1.0 finished, 0.0 errored)
     model: str = ""  # the <model> segment of an OSWorld path
@@ -209,18 +187,11 @@ def _text(value) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def _weight(raw) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw) or raw <= 0:
-        return 1.0
-    return float(raw)
-
-
-def normalise_rubric(items, path: Path, where: str) -> list[RubricEntry]:
-    """Rubric items in any upstream variant (criterion or requirement; optional id/rubric_id,
-    verification, weight) as RubricEntry rows."""
+def normalise_rubric(items, path: Path, where: str) -> list[RubricSpec]:
+    """Rubric items as a bundle or a judge result states them, checked here and normalised by the
+    task-file reader's own rules (so a judged rubric compares and hashes like an imported one)."""
     if not isinstance(items, list):
         raise BundleError(path, f"is {type(items).__name__}", field=where, expected="an array of rubric items")
-    entries = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise BundleError(path, "not an object", field=f"{where}[{i}]", expected="a rubric item object")
@@ -229,17 +200,14 @@ def normalise_rubric(items, path: Path, where: str) -> list[RubricEntry]:
             raise BundleError(
                 path, "missing or empty", field=f"{where}[{i}].criterion", expected="a non-empty criterion text"
             )
-        rubric_id = item.get("id", item.get("rubric_id"))
-        entries.append(
-            RubricEntry(
-                position=i + 1,
-                rubric_id=str(rubric_id) if rubric_id not in (None, "") else f"R{i + 1}",
-                criterion=criterion,
-                verification=_text(item.get("verification")),
-                weight=_weight(item.get("weight")),
-            )
-        )
-    return entries
+        weight = item.get("weight")
+        if weight is not None and (
+            isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight)
+        ):
+            raise BundleError(path, f"is {weight!r}", field=f"{where}[{i}].weight", expected="a number")
+        if not isinstance(item.get("verification") or "", str):
+            raise BundleError(path, "not text", field=f"{where}[{i}].verification", expected="a string")
+    return build_rubric(items)
 
 
 def _clean_answer(text: str) -> str:

@@ -234,26 +234,25 @@ def _validate_task(raw, index: int, file: str, top_is_list: bool) -> None:
     raise TaskFileError(file, field_path or "(top level)", problem, expected, more=len(errors) - 1)
 
 
-def _weight(raw_weight) -> float:
+def rubric_weight(raw_weight) -> float:
+    """A rubric item's weight as written; missing or <= 0 means 1.0 (the upstream judges' rule)."""
     if raw_weight is None or raw_weight <= 0:
         return 1.0
     return float(raw_weight)
 
 
-def _rubric(raw_items: list, file: str, where: str) -> list[RubricSpec]:
-    weights = []
-    for i, item in enumerate(raw_items):
-        weight = item.get("weight")
-        if isinstance(weight, float) and not math.isfinite(weight):
-            raise TaskFileError(file, f"{where}.grading.rubrics[{i}].weight", "not a finite number", "a number")
-        weights.append(_weight(weight))
+def build_rubric(raw_items: list[dict]) -> list[RubricSpec]:
+    """Normalised rubric items from any upstream variant (criterion or requirement; optional
+    id/rubric_id, verification, weight). Callers check the shape first; this is the one place that
+    decides ids, weights, normalised weights and content hashes."""
+    weights = [rubric_weight(item.get("weight")) for item in raw_items]
     total = sum(weights)
     items = []
     for i, (item, weight) in enumerate(zip(raw_items, weights, strict=True)):
         rubric_id = item.get("id", item.get("rubric_id"))
         rubric_id = str(rubric_id) if rubric_id not in (None, "") else f"R{i + 1}"
         criterion = item.get("criterion") or item.get("requirement")
-        verification = item.get("verification", "")
+        verification = item.get("verification") or ""
         content = {"rubric_id": rubric_id, "criterion": criterion, "verification": verification, "weight": weight}
         items.append(
             RubricSpec(
@@ -267,6 +266,14 @@ def _rubric(raw_items: list, file: str, where: str) -> list[RubricSpec]:
             )
         )
     return items
+
+
+def _rubric(raw_items: list, file: str, where: str) -> list[RubricSpec]:
+    for i, item in enumerate(raw_items):
+        weight = item.get("weight")
+        if isinstance(weight, float) and not math.isfinite(weight):
+            raise TaskFileError(file, f"{where}.grading.rubrics[{i}].weight", "not a finite number", "a number")
+    return build_rubric(raw_items)
 
 
 def _spec(raw: dict, position: int, file: str, where: str, bucket_hint: str) -> TaskSpec:

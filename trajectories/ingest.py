@@ -17,7 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
 
-from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, RubricEntry, StepRecord, TrajectoryBundle
+from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
+from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories.models import Judgment, Step, Trajectory
 from trajectories.tasks import request_derivatives
@@ -271,7 +272,7 @@ def _same_text(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
 
-def _same_rubric(items: list[RubricItem], entries: list[RubricEntry]) -> bool:
+def _same_rubric(items: list[RubricItem], entries: list[RubricSpec]) -> bool:
     return len(items) == len(entries) and all(
         _same_text(item.criterion, entry.criterion)
         and _same_text(item.verification, entry.verification)
@@ -280,7 +281,7 @@ def _same_rubric(items: list[RubricItem], entries: list[RubricEntry]) -> bool:
     )
 
 
-def rubric_version_for(task: Task, entries: list[RubricEntry], report: IngestReport) -> dict[int, RubricItem]:
+def rubric_version_for(task: Task, entries: list[RubricSpec], report: IngestReport) -> dict[int, RubricItem]:
     """The stored rubric version whose content is ``entries`` (current first), as {position: item}.
     When none matches, a non-current historical version is created and reported."""
     versions: dict[int, list[RubricItem]] = defaultdict(list)
@@ -291,7 +292,6 @@ def rubric_version_for(task: Task, entries: list[RubricEntry], report: IngestRep
         if _same_rubric(items, entries):
             return {item.position: item for item in items}
     version = max(versions, default=0) + 1
-    total = sum(entry.weight for entry in entries) or 1.0
     created = RubricItem.objects.bulk_create(
         RubricItem(
             task=task,
@@ -301,7 +301,7 @@ def rubric_version_for(task: Task, entries: list[RubricEntry], report: IngestRep
             criterion=entry.criterion,
             verification=entry.verification,
             weight=entry.weight,
-            normalised_weight=entry.weight / total,
+            normalised_weight=entry.normalised_weight,
             content_hash=entry.content_hash,
             is_current=False,
         )
@@ -421,7 +421,7 @@ def _record_imported_judges(trajectory: Trajectory, task: Task, bundle: Trajecto
             trajectory.save(update_fields=["imported_score", "imported_score_judge", "updated_at"])
 
 
-def _same_entries(a: list[RubricEntry], b: list[RubricEntry]) -> bool:
+def _same_entries(a: list[RubricSpec], b: list[RubricSpec]) -> bool:
     return len(a) == len(b) and all(
         _same_text(x.criterion, y.criterion) and math.isclose(x.weight, y.weight, rel_tol=1e-9, abs_tol=1e-12)
         for x, y in zip(a, b, strict=True)
