@@ -19,21 +19,14 @@ from pathlib import Path
 
 from PIL import Image
 
+from harness.chromium import launch_options
+
 SEEDING = Path(__file__).resolve().parent
 DEMO_APPS = SEEDING / "demo_apps"
 DEMO_SUITE = SEEDING / "demo_suite.json"
 DEFAULT_OUT = SEEDING / "demo_results"
 
 VIEWPORT = {"width": 1280, "height": 800}
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 # Fixed clock so that re-recording writes byte-identical JSON.
 BASE_TIME = datetime(2026, 4, 13, 9, 0, 0)
@@ -445,7 +438,7 @@ def record_all(out_dir=DEFAULT_OUT, plans=PLANS):
     try:
         base_url = f"http://127.0.0.1:{server.server_address[1]}"
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = pw.chromium.launch(**launch_options(), headless=True)
             try:
                 for index, plan in enumerate(plans):
                     start = BASE_TIME + TASK_SPACING * index

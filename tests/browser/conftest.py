@@ -5,16 +5,9 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from harness.chromium import CHROMIUM, launch_options
+
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 # Module scope: Playwright's sync API keeps an event loop running while it is open, which would
@@ -31,7 +24,7 @@ def chromium_browser():
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(**launch_options())
             yield browser
             browser.close()
     finally:
