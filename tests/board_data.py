@@ -1,0 +1,114 @@
+"""A small hand-built leaderboard fixture (ORM): one suite of 6 tasks, three graded runs and a
+reported one, with an error verdict, a missing task, an errored trajectory, a stale rubric version
+and a second judge. Expected figures are worked out by hand in tests/test_scoring.py."""
+
+from types import SimpleNamespace
+
+from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, Run, Suite
+from tests.catalog_data import add_rubric, make_task
+from trajectories.models import Judgment, Trajectory
+
+S, F, E = "success", "failure", "error"
+
+
+def judge(trajectory, items, verdicts, by):
+    for item, verdict in zip(items, verdicts, strict=True):
+        Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=by, verdict=verdict)
+
+
+def traj(run, task, steps, status="finished", attempt=0, **extra):
+    return Trajectory.objects.create(run=run, task=task, attempt=attempt, status=status, n_steps=steps, **extra)
+
+
+def build_board(suite_slug="board-suite", prefix=""):
+    """Tasks (type, apps, rubric weights):
+    t1 personal_lookup   1 app   [1]        t2 personal_lookup   1 app   [1, 1]
+    t3 bounded_action    2 apps  [3, 1]     t4 bounded_action    2 apps  [1, 1, 2]
+    t5 pattern_inference 4 apps  [1, 1]     t6 pattern_inference 4 apps  [2, 2]  (v1 stale, v2 current)
+    """
+    suite = Suite.objects.create(name="Board", version=f"{prefix}v1", slug=suite_slug)
+    mail, _ = App.objects.get_or_create(slug="hoolimail", defaults={"name": "HooliMail", "kind": "web"})
+    cal, _ = App.objects.get_or_create(slug="hoolicalendar", defaults={"name": "HooliCalendar", "kind": "web"})
+    docs, _ = App.objects.get_or_create(slug="hoolidocs", defaults={"name": "HooliDocs", "kind": "web"})
+    chat, _ = App.objects.get_or_create(slug="hoolichat", defaults={"name": "HooliChat", "kind": "web"})
+    spec = [
+        ("t1", "personal_lookup", [mail], [1]),
+        ("t2", "personal_lookup", [cal], [1, 1]),
+        ("t3", "bounded_action", [mail, cal], [3, 1]),
+        ("t4", "bounded_action", [mail, docs], [1, 1, 2]),
+        ("t5", "pattern_inference", [mail, cal, docs, chat], [1, 1]),
+        ("t6", "pattern_inference", [mail, cal, docs, chat], [2, 2]),
+    ]
+    tasks, items = {}, {}
+    for pos, (tid, btype, apps, weights) in enumerate(spec, start=1):
+        task = make_task(suite, f"{prefix}{tid}", btype, apps, position=pos)
+        tasks[tid] = task
+        if tid == "t6":
+            items["t6-old"] = add_rubric(task, [1, 1, 1], version=1, current=False)
+            items[tid] = add_rubric(task, weights, version=2)
+        else:
+            items[tid] = add_rubric(task, weights)
+
+    ours, _ = JudgeConfig.objects.get_or_create(name="our judge (test)", defaults={"origin": "ours"})
+    upstream, _ = JudgeConfig.objects.get_or_create(name="upstream judge (test)", defaults={"origin": "imported"})
+    alpha_model, _ = Model.objects.get_or_create(slug="alpha", defaults={"name": "Alpha"})
+    beta_model, _ = Model.objects.get_or_create(slug="beta", defaults={"name": "Beta"})
+
+    def run(name, model, **kw):
+        kw.setdefault("provenance", "harness")
+        kw.setdefault("publication", "published")
+        kw.setdefault("tool_surface", "computer+bash")
+        return Run.objects.create(
+            name=f"{prefix}{name}", slug=f"{prefix}{name}".lower(), suite=suite, model=model, **kw
+        )
+
+    # Run A (our judge, authored weights):
+    #   t1 [S] 10 steps -> 1, perfect           t2 [S, F] 20 -> 0.5
+    #   t3 [S, F] 5 -> 0.75                      t4 [S, S, E] 8 -> incomplete (error verdict)
+    #   t5 no trajectory -> missing (0)          t6 v2 [S, S] 40 -> 1, perfect; also stale v1 judgments
+    a = run("Run-A", alpha_model, judge_config=ours)
+    ta = {
+        "t1": traj(a, tasks["t1"], 10, input_tokens=1000, output_tokens=100, cost_usd="0.50"),
+        "t2": traj(a, tasks["t2"], 20, input_tokens=2000, output_tokens=200, cost_usd="1.25"),
+        "t3": traj(a, tasks["t3"], 5),
+        "t4": traj(a, tasks["t4"], 8),
+        "t6": traj(a, tasks["t6"], 40),
+    }
+    judge(ta["t1"], items["t1"], [S], ours)
+    judge(ta["t2"], items["t2"], [S, F], ours)
+    judge(ta["t3"], items["t3"], [S, F], ours)
+    judge(ta["t4"], items["t4"], [S, S, E], ours)
+    judge(ta["t6"], items["t6"], [S, S], ours)
+    judge(ta["t6"], items["t6-old"], [F, F, F], ours)
+
+    # Run B (our judge): t1 [F] 4; t2 [S, S] 6 perfect; t3 errored trajectory (0, 30 steps);
+    #   t4 [S, F, S] 12 -> 0.75 (equal 2/3); t5 [S, S] 10 perfect; t6 judged only on v1 -> stale
+    # also judged by the upstream judge on t1 and t2 (a second, separately labelled row)
+    b = run("Run-B", beta_model, judge_config=ours)
+    tb = {
+        "t1": traj(b, tasks["t1"], 4),
+        "t2": traj(b, tasks["t2"], 6),
+        "t3": traj(b, tasks["t3"], 30, status="error"),
+        "t4": traj(b, tasks["t4"], 12),
+        "t5": traj(b, tasks["t5"], 10),
+        "t6": traj(b, tasks["t6"], 15),
+    }
+    judge(tb["t1"], items["t1"], [F], ours)
+    judge(tb["t2"], items["t2"], [S, S], ours)
+    judge(tb["t4"], items["t4"], [S, F, S], ours)
+    judge(tb["t5"], items["t5"], [S, S], ours)
+    judge(tb["t6"], items["t6-old"], [S, S, S], ours)
+    judge(tb["t1"], items["t1"], [S], upstream)
+    judge(tb["t2"], items["t2"], [S, F], upstream)
+
+    # Run C (computer only, draft): t1 running (unfinished, 0); nothing else
+    c = run("Run-C", alpha_model, tool_surface="computer", publication="draft", judge_config=ours)
+    traj(c, tasks["t1"], 3, status="running")
+
+    reported = run("Reported-Alpha", alpha_model, provenance="reported", source="paper table 1")
+    ReportedFigure.objects.create(run=reported, metric="perfect", value=40.0, source="paper table 1")
+    ReportedFigure.objects.create(run=reported, metric="rubric", value=70.0, source="paper table 1")
+
+    return SimpleNamespace(
+        suite=suite, tasks=tasks, items=items, ours=ours, upstream=upstream, a=a, b=b, c=c, reported=reported
+    )

@@ -1,0 +1,171 @@
+"""Scoring stored judgments: figures of the hand-built fixture (tests/board_data.py) worked out by
+hand, the denominator rules, judges, stale rubric versions, caching and query counts."""
+
+import math
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from leaderboard import metrics, scoring
+from tests.board_data import build_board, judge, traj
+from trajectories.models import Judgment
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def board():
+    return build_board()
+
+
+def test_run_a_by_hand(board):
+    a = scoring.run_outcomes([board.a])[board.a.pk]
+    assert a.task_ids == ["t1", "t2", "t3", "t4", "t5", "t6"]
+    assert a.judge_name == "our judge (test)" and a.judge_origin == "ours"
+    # t1 1.0 perfect, t2 0.5, t3 (3*1 + 1*0)/4 = 0.75, t4 error verdict -> unknown, t5 missing -> 0,
+    # t6 current v2 both passed -> 1.0 perfect (its stale v1 failures do not count)
+    assert list(a.status[:, 0]) == ["graded", "graded", "graded", "incomplete", "missing", "graded"]
+    np.testing.assert_allclose(a.scores[:, 0], [1, 0.5, 0.75, np.nan, 0, 1])
+    assert a.perfect_k_n() == (2, 5)
+    assert a.mean_score() == pytest.approx(3.25 / 5)
+    # efficiency: (1/10 + 0.5/20 + 0.75/5 + 0 + 1/40) / 5 * 100
+    assert a.efficiency() == pytest.approx(6.0)
+    assert a.avg_steps() == pytest.approx((10 + 20 + 5 + 8 + 40) / 5)
+    assert a.counts() == {
+        "graded": 4,
+        "incomplete": 1,
+        "stale": 0,
+        "unjudged": 0,
+        "missing": 1,
+        "unfinished": 0,
+        "errored": 0,
+    }
+    assert (a.input_tokens, a.output_tokens, a.cost_usd) == (3000, 300, pytest.approx(1.75))
+
+
+def test_equal_weights_change_only_unequal_rubrics(board):
+    a = scoring.run_outcomes([board.a], weighting="equal")[board.a.pk]
+    assert a.scores[2, 0] == pytest.approx(0.5)  # t3 one of two items
+    assert a.mean_score() == pytest.approx((1 + 0.5 + 0.5 + 0 + 1) / 5)
+    b = scoring.run_outcomes([board.b], weighting="equal")[board.b.pk]
+    assert b.scores[3, 0] == pytest.approx(2 / 3)  # t4 [S, F, S], weights would give 0.75
+    assert b.mean_score() == pytest.approx((0 + 1 + 0 + 2 / 3 + 1) / 5)
+
+
+def test_run_b_errored_trajectory_is_a_failure_and_stale_rubric_is_not_scored(board):
+    b = scoring.run_outcomes([board.b])[board.b.pk]
+    assert list(b.status[:, 0]) == ["graded", "graded", "errored", "graded", "graded", "stale"]
+    np.testing.assert_allclose(b.scores[:, 0], [0, 1, 0, 0.75, 1, np.nan])
+    assert b.perfect_k_n() == (2, 5)
+    assert b.mean_score() == pytest.approx(2.75 / 5)
+    assert b.efficiency() == pytest.approx((1 / 6 + 0.75 / 12 + 1 / 10) / 5 * 100)
+    # asked for, the stale v1 judgments (all passed) score t6
+    with_stale = scoring.run_outcomes([board.b], include_stale=True)[board.b.pk]
+    assert with_stale.status[5, 0] == "graded" and with_stale.scores[5, 0] == 1.0
+    assert with_stale.perfect_k_n() == (3, 6)
+
+
+def test_each_judge_gives_its_own_row(board):
+    rows = scoring.judged_outcomes([board.a, board.b])
+    assert [(r.run_slug, r.judge_name) for r in rows] == [
+        ("run-a", "our judge (test)"),
+        ("run-b", "our judge (test)"),
+        ("run-b", "upstream judge (test)"),
+    ]
+    up = rows[2]
+    assert up.judge_origin == "imported"
+    # upstream judged t1 [S] and t2 [S, F]; t3 errored; the rest it has not judged
+    assert list(up.status[:, 0]) == ["graded", "graded", "errored", "unjudged", "unjudged", "unjudged"]
+    assert up.mean_score() == pytest.approx(1.5 / 3)
+    assert up.perfect_k_n() == (1, 3)
+    chosen = scoring.run_outcomes([board.b], judge="upstream judge (test)")[board.b.pk]
+    assert chosen.judge_name == "upstream judge (test)"
+    with pytest.raises(ValueError, match="no judge configuration named 'nobody'"):
+        scoring.run_outcomes([board.b], judge="nobody")
+
+
+def test_unfinished_and_missing_tasks_fill_the_denominator(board):
+    c = scoring.run_outcomes([board.c])[board.c.pk]
+    assert c.counts()["unfinished"] == 1 and c.counts()["missing"] == 5
+    assert c.perfect_k_n() == (0, 6) and c.mean_score() == 0
+    assert c.judge_name == "our judge (test)"  # its configured judge, nothing judged yet
+
+
+def test_reported_runs_are_never_scored(board):
+    assert scoring.run_outcomes([board.reported, board.a]).keys() == {board.a.pk}
+
+
+def test_imported_task_score_without_item_verdicts_is_graded(board):
+    t = board.c.trajectories.get()
+    t.status = "finished"
+    t.imported_score = 0.9995
+    t.imported_score_judge = board.upstream
+    t.save()
+    c = scoring.run_outcomes([board.c], judge=board.upstream)[board.c.pk]
+    assert c.status[0, 0] == "graded" and c.scores[0, 0] == pytest.approx(0.9995)
+    assert c.perfect_k_n() == (1, 6) and c.from_imported_score == 1
+
+
+def test_attempts_and_slices(board):
+    # a second attempt of t1 in run A, failed
+    second = traj(board.a, board.tasks["t1"], 12, attempt=1)
+    judge(second, board.items["t1"], ["failure"], board.ours)
+    a = scoring.run_outcomes([board.a])[board.a.pk]
+    assert a.attempts == 2
+    assert a.status[1, 1] == "missing"  # t2 has no second attempt: counted as a failure
+    # 12 cells, t4's first attempt unknown (error verdict): 11 known, perfect t1#0 and t6#0
+    assert a.perfect_k_n() == (2, 11)
+    assert a.task_scores()[0] == pytest.approx(0.5)
+    lookup = a.subset(a.task_mask(behavioural_type="personal_lookup"))
+    assert lookup.task_ids == ["t1", "t2"]
+    assert a.task_mask(app="hoolidocs").tolist() == [False, False, False, True, True, True]
+    assert a.task_mask(apps_touched_bin="4-6").tolist() == [False] * 4 + [True, True]
+
+
+def test_bootstrap_ignores_unknown_cells_and_matches_metrics_when_complete(board):
+    rows = scoring.run_outcomes([board.a, board.b])
+    a, b = rows[board.a.pk], rows[board.b.pk]
+    reps = scoring.bootstrap_replicates([a, b], "score", B=200, seed=3)
+    assert reps.shape == (2, 200) and not np.isnan(reps).any()
+    # with everything known it is exactly metrics.stratified_bootstrap
+    c = scoring.run_outcomes([board.c])[board.c.pk]
+    direct = metrics.stratified_bootstrap(c.scores[None], c.behavioural_types, B=200, seed=3)
+    np.testing.assert_allclose(scoring.bootstrap_replicates([c], "score", B=200, seed=3), direct)
+    low, high = metrics.percentile_interval(reps)[0]
+    assert low <= a.mean_score() <= high
+
+
+def test_cache_invalidated_when_a_judgment_changes(board):
+    before = scoring.run_outcomes([board.a])[board.a.pk]
+    assert math.isnan(before.scores[3, 0])
+    error = Judgment.objects.get(trajectory__run=board.a, verdict="error")
+    error.verdict = "success"
+    error.save()
+    after = scoring.run_outcomes([board.a])[board.a.pk]
+    assert after.scores[3, 0] == 1.0 and after.perfect_k_n() == (3, 6)
+    # a bulk write (no signals) is seen too: a new trajectory for the missing task
+    traj(board.a, board.tasks["t5"], 7, status="error")
+    assert scoring.run_outcomes([board.a])[board.a.pk].status[4, 0] == "errored"
+
+
+def test_constant_queries_whatever_the_number_of_judgments(board):
+    def count():
+        from django.core.cache import cache
+
+        cache.clear()
+        with CaptureQueriesContext(connection) as ctx:
+            scoring.judged_outcomes([board.a, board.b, board.c])
+        return len(ctx.captured_queries)
+
+    small = count()
+    more = build_board(suite_slug="board-2", prefix="x")
+    for t in more.a.trajectories.all():
+        for extra in range(1, 4):
+            traj(more.a, t.task, 5, attempt=extra)
+    small_again = count()
+    with CaptureQueriesContext(connection) as ctx:
+        scoring.judged_outcomes([board.a, board.b, board.c, more.a, more.b])
+    assert small == small_again == len(ctx.captured_queries)
+    assert small <= 11
