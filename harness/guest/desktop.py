@@ -1,0 +1,353 @@
+"""The local desktop guest: our own Control API server in front of a virtual X display (Xvfb) showing
+Chromium. pyautogui snippets are parsed (never executed) and replayed with xdotool; screenshots are
+real captures of the display. Shell commands are refused unless explicitly allowed."""
+
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+
+from harness.actions import parse_action
+from harness.control import snippet_from_command
+from harness.guest.server import ControlServer
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--password-store=basic",
+]
+# pyautogui key names -> X keysyms as xdotool spells them.
+KEYSYMS = {
+    "enter": "Return",
+    "return": "Return",
+    "esc": "Escape",
+    "escape": "Escape",
+    "tab": "Tab",
+    "backspace": "BackSpace",
+    "delete": "Delete",
+    "del": "Delete",
+    "space": "space",
+    "up": "Up",
+    "down": "Down",
+    "left": "Left",
+    "right": "Right",
+    "home": "Home",
+    "end": "End",
+    "pageup": "Prior",
+    "pagedown": "Next",
+    "insert": "Insert",
+    "ctrl": "ctrl",
+    "ctrlleft": "ctrl",
+    "ctrlright": "ctrl",
+    "control": "ctrl",
+    "shift": "shift",
+    "shiftleft": "shift",
+    "shiftright": "shift",
+    "alt": "alt",
+    "altleft": "alt",
+    "altright": "alt",
+    "win": "super",
+    "winleft": "super",
+    "command": "super",
+    "super": "super",
+    "capslock": "Caps_Lock",
+    "printscreen": "Print",
+    ",": "comma",
+    ".": "period",
+    "/": "slash",
+    "-": "minus",
+    "=": "equal",
+    ";": "semicolon",
+    "'": "apostrophe",
+    "[": "bracketleft",
+    "]": "bracketright",
+    "\\": "backslash",
+    "`": "grave",
+}
+MAX_WAIT_SECONDS = 10.0
+
+
+class DesktopUnavailable(RuntimeError):
+    pass
+
+
+def missing_tools() -> list[str]:
+    """What this machine lacks to run the local desktop guest, with the Debian package to install."""
+    missing = []
+    if shutil.which("Xvfb") is None:
+        missing.append("Xvfb (apt-get install xvfb)")
+    if shutil.which("xdotool") is None:
+        missing.append("xdotool (apt-get install xdotool)")
+    if not os.access(CHROMIUM, os.X_OK):
+        missing.append(f"{CHROMIUM} (apt-get install chromium)")
+    return missing
+
+
+def keysym(key: str) -> str:
+    name = str(key)
+    lower = name.lower()
+    if lower in KEYSYMS:
+        return KEYSYMS[lower]
+    if len(lower) >= 2 and lower[0] == "f" and lower[1:].isdigit():
+        return lower.upper()
+    return name
+
+
+def xdotool_commands(action: dict) -> list[list[str]]:
+    """xdotool argument lists equivalent to one parsed pyautogui action. Raises ValueError when the
+    action has no equivalent here."""
+    kind = action["type"]
+    moves = []
+    if "x" in action and "y" in action and kind != "drag":
+        verb = "mousemove_relative" if action.get("relative") else "mousemove"
+        moves = [[verb, "--", str(int(action["x"])), str(int(action["y"]))]]
+    if kind == "click":
+        button = {"middle": "2", "right": "3"}.get(action.get("button"), "1")
+        return [*moves, ["click", "--repeat", str(int(action.get("clicks", 1))), button]]
+    if kind == "double_click":
+        return [*moves, ["click", "--repeat", "2", "1"]]
+    if kind == "right_click":
+        return [*moves, ["click", "3"]]
+    if kind == "move":
+        return moves
+    if kind == "drag":
+        start = []
+        if "from_x" in action:
+            start = [["mousemove", str(int(action["from_x"])), str(int(action["from_y"]))]]
+        verb = "mousemove_relative" if action.get("relative") else "mousemove"
+        return [
+            *start,
+            ["mousedown", "1"],
+            [verb, "--", str(int(action["x"])), str(int(action["y"]))],
+            ["mouseup", "1"],
+        ]
+    if kind == "type":
+        return [["type", "--delay", "12", "--", action["text"]]]
+    if kind == "key":
+        verb = {"down": "keydown", "up": "keyup"}.get(action.get("state"), "key")
+        repeat = ["--repeat", str(action["presses"])] if action.get("presses") else []
+        return [[verb, *repeat, keysym(k)] for k in action["keys"]]
+    if kind == "hotkey":
+        return [["key", "+".join(keysym(k) for k in action["keys"])]]
+    if kind == "scroll":
+        amount = int(action.get("dy", 0) or 0)
+        horizontal = int(action.get("dx", 0) or 0)
+        if horizontal:
+            button, amount = ("7" if horizontal > 0 else "6"), abs(horizontal)
+        else:
+            button, amount = ("4" if amount > 0 else "5"), abs(amount)
+        return [*moves, ["click", "--repeat", str(max(amount, 1)), button]] if amount else moves
+    if kind == "other" and action.get("mouse") in ("down", "up"):
+        return [*moves, [f"mouse{action['mouse']}", "1"]]
+    raise ValueError(f"no xdotool equivalent for {action}")
+
+
+class LocalDesktop:
+    """Xvfb + Chromium + xdotool. ``start()`` brings the display up; ``open(url)`` shows a page."""
+
+    def __init__(self, width: int = 1280, height: int = 800, url: str = "about:blank", *, allow_shell: bool = False):
+        self.size = (width, height)
+        self.url = url
+        self.allow_shell = allow_shell
+        self.display = ""
+        self.lock = threading.Lock()
+        self._xvfb: subprocess.Popen | None = None
+        self._browser: subprocess.Popen | None = None
+        self._profile: str | None = None
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> "LocalDesktop":
+        missing = missing_tools()
+        if missing:
+            raise DesktopUnavailable("the local desktop guest needs " + ", ".join(missing))
+        read_fd, write_fd = os.pipe()
+        width, height = self.size
+        self._xvfb = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+            pass_fds=(write_fd,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        os.close(write_fd)
+        with os.fdopen(read_fd) as pipe:
+            number = pipe.readline().strip()
+        if not number.isdigit():
+            error = self._xvfb.stderr.read().decode(errors="replace")[-300:] if self._xvfb.poll() is not None else ""
+            self.stop()
+            raise DesktopUnavailable(f"Xvfb did not report a display number: {error or 'no output'}")
+        self.display = f":{number}"
+        self.open(self.url)
+        return self
+
+    def open(self, url: str) -> None:
+        """Show ``url`` in a fresh full-screen Chromium (a new profile each time: a clean state)."""
+        self._stop_browser()
+        self.url = url
+        self._profile = tempfile.mkdtemp(prefix="mypcbench-guest-profile-")
+        width, height = self.size
+        self._browser = subprocess.Popen(
+            [
+                CHROMIUM,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={self._profile}",
+                "--window-position=0,0",
+                f"--window-size={width},{height}",
+                "--kiosk",
+                url,
+            ],
+            env={**os.environ, "DISPLAY": self.display},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self._wait_for_window()
+
+    def _wait_for_window(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self._xdotool(["search", "--onlyvisible", "--class", "chromium"], check=False)
+            if found.returncode == 0 and found.stdout.strip():
+                time.sleep(0.5)  # the first paint follows the window by a moment
+                return
+            if self._browser is not None and self._browser.poll() is not None:
+                raise DesktopUnavailable(f"Chromium exited with status {self._browser.returncode} on {self.display}")
+            time.sleep(0.2)
+        raise DesktopUnavailable(f"no Chromium window appeared on {self.display} within {timeout:g} s")
+
+    def _stop_browser(self) -> None:
+        if self._browser is not None:
+            _terminate(self._browser)
+            self._browser = None
+        if self._profile:
+            shutil.rmtree(self._profile, ignore_errors=True)
+            self._profile = None
+
+    def stop(self) -> None:
+        self._stop_browser()
+        if self._xvfb is not None:
+            _terminate(self._xvfb)
+            self._xvfb = None
+
+    # ------------------------------------------------------------ Control API backend
+
+    def health(self):
+        if self._xvfb is None or self._xvfb.poll() is not None:
+            return 503, {"status": "error", "message": "display not running"}
+        return 200, {"status": "ok", "display": self.display}
+
+    def screenshot_response(self):
+        from PIL import ImageGrab
+
+        image = ImageGrab.grab(xdisplay=self.display)
+        out = io.BytesIO()
+        image.convert("RGB").save(out, format="PNG", compress_level=3)
+        return 200, out.getvalue(), "image/png"
+
+    def execute(self, command, shell: bool):
+        snippet = snippet_from_command(command)
+        if snippet is not None:
+            return self._replay(snippet, "returncode")
+        if not self.allow_shell:
+            message = "shell commands are disabled on the local desktop guest (start it with allow_shell=True)"
+            return 200, {"status": "error", "output": "", "error": message, "returncode": 126}
+        try:
+            done = subprocess.run(command, shell=shell, capture_output=True, text=True, timeout=120, env=self._env())
+        except subprocess.TimeoutExpired:
+            return 500, {"status": "error", "message": "command timed out after 120 s"}
+        return 200, {"status": "success", "output": done.stdout, "error": done.stderr, "returncode": done.returncode}
+
+    def run_python(self, code):
+        if not isinstance(code, str):
+            return 400, {"status": "error", "message": "code must be a string", "return_code": -1}
+        return self._replay(code, "return_code")
+
+    def _env(self) -> dict:
+        return {**os.environ, "DISPLAY": self.display}
+
+    def _xdotool(self, args: list[str], check: bool = True) -> subprocess.CompletedProcess:
+        done = subprocess.run(["xdotool", *args], capture_output=True, text=True, timeout=30, env=self._env())
+        if check and done.returncode != 0:
+            raise RuntimeError(f"xdotool {' '.join(args)} exited {done.returncode}: {done.stderr.strip()[:200]}")
+        return done
+
+    def _replay(self, snippet: str, code_key: str):
+        parsed = parse_action(snippet)
+        steps = parsed.get("actions", [parsed])
+        try:
+            plans = []
+            for action in steps:
+                if action["type"] == "wait":
+                    plans.append(("sleep", min(float(action.get("seconds", 1.0)), MAX_WAIT_SECONDS)))
+                elif action["type"] == "other" and "clipboard" in action:
+                    plans.append(("skip", None))  # the paste that follows is folded into a "type"
+                else:
+                    plans.extend(("xdotool", args) for args in xdotool_commands(action))
+        except ValueError as exc:
+            return 200, {"status": "error", "output": "", "error": str(exc), code_key: 1}
+        with self.lock:
+            try:
+                for kind, value in plans:
+                    if kind == "sleep":
+                        time.sleep(value)
+                    elif kind == "xdotool":
+                        self._xdotool(value)
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                return 200, {"status": "error", "output": "", "error": str(exc), code_key: 1}
+        return 200, {"status": "success", "output": "", "error": "", code_key: 0}
+
+
+def _terminate(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, 15) if _own_group(process) else process.terminate()
+        process.wait(timeout=5)
+    except (subprocess.TimeoutExpired, ProcessLookupError):
+        process.kill()
+        process.wait(timeout=5)
+
+
+def _own_group(process: subprocess.Popen) -> bool:
+    try:
+        return os.getpgid(process.pid) == process.pid
+    except ProcessLookupError:
+        return False
+
+
+class LocalDesktopGuest:
+    """A LocalDesktop behind a ControlServer: ``start()`` returns the URL the harness talks to."""
+
+    def __init__(self, width=1280, height=800, url="about:blank", host="127.0.0.1", port=0, *, allow_shell=False):
+        self.desktop = LocalDesktop(width, height, url, allow_shell=allow_shell)
+        self.host, self.port = host, port
+        self.server: ControlServer | None = None
+
+    def start(self) -> str:
+        self.desktop.start()
+        try:
+            self.server = ControlServer(self.desktop, self.host, self.port).start()
+        except Exception:
+            self.desktop.stop()
+            raise
+        return self.server.url
+
+    @property
+    def url(self) -> str:
+        return self.server.url if self.server else ""
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+        self.desktop.stop()

@@ -1,0 +1,131 @@
+"""The Control API as a small threaded HTTP server (stdlib), shared by the fake guest and the local
+desktop guest: routes requests to a backend object. Binds to loopback unless told otherwise."""
+
+import ipaddress
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MAX_BODY = 10 * 1024 * 1024
+LOOPBACK_HOSTS = {"localhost"}
+
+
+class BindRefused(ValueError):
+    pass
+
+
+def check_bind(host: str, allow_remote: bool) -> None:
+    """The Control API runs anything it is sent and has no authentication: only loopback by default."""
+    if allow_remote or host in LOOPBACK_HOSTS:
+        return
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        pass
+    raise BindRefused(
+        f"refusing to bind the Control API to {host!r}: it executes whatever it receives without "
+        "authentication (expected a loopback address such as 127.0.0.1; pass allow_remote=True / "
+        "--allow-remote only inside an isolated network)"
+    )
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: one connection per client session
+    server_version = "MyPCBenchGuest/1"
+
+    def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
+        return
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, data) -> None:
+        self._send(status, json.dumps(data).encode(), "application/json")
+
+    def _body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            raise ValueError(f"body of {length} bytes is larger than {MAX_BODY}")
+        raw = self.rfile.read(length) if length else b""
+        return json.loads(raw or b"{}")
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        backend = self.server.backend
+        try:
+            if self.path == "/health":
+                status, data = backend.health()
+                self._json(status, data)
+            elif self.path == "/screenshot":
+                status, body, content_type = backend.screenshot_response()
+                self._send(status, body, content_type)
+            elif self.path == "/platform":
+                self._send(200, b"Linux", "text/plain")
+            else:
+                self._json(404, {"status": "error", "message": f"no route GET {self.path}"})
+        except Exception as exc:  # a broken backend answers 500 instead of dropping the connection
+            self._json(500, {"status": "error", "message": f"{type(exc).__name__}: {exc}"})
+
+    def do_POST(self):  # noqa: N802
+        backend = self.server.backend
+        try:
+            payload = self._body()
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._json(400, {"status": "error", "message": f"bad JSON body: {exc}", "returncode": -1})
+            return
+        try:
+            if self.path in ("/execute", "/setup/execute"):
+                status, data = backend.execute(payload.get("command"), bool(payload.get("shell", False)))
+                self._json(status, data)
+            elif self.path == "/run_python":
+                status, data = backend.run_python(payload.get("code"))
+                self._json(status, data)
+            elif self.path == "/screen_size":
+                width, height = backend.size
+                self._json(200, {"width": width, "height": height})
+            else:
+                self._json(404, {"status": "error", "message": f"no route POST {self.path}"})
+        except Exception as exc:
+            self._json(500, {"status": "error", "message": f"{type(exc).__name__}: {exc}"})
+
+
+class ControlServer:
+    """Serve ``backend`` (health, screenshot_response, execute, run_python, size) on host:port in a
+    background thread. Port 0 picks a free port; ``url`` says where it ended up."""
+
+    def __init__(self, backend, host: str = "127.0.0.1", port: int = 0, *, allow_remote: bool = False):
+        check_bind(host, allow_remote)
+        self.backend = backend
+        self.httpd = ThreadingHTTPServer((host, port), _Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.backend = backend
+        self.thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "ControlServer":
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="control-api", daemon=True)
+        self.thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
