@@ -1,0 +1,193 @@
+"""Judges every task folder of a result folder offline and writes upstream-compatible
+rubric_judge_result.json per task, our per-item mypc_judge_result.json beside it, and scores.json."""
+
+import argparse
+import json
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from harness.bundle import BundleError, find_task_dirs, read_task_dir
+from harness.judge.core import DEFAULT_CONCURRENCY, ERROR, ItemVerdict, Judge, task_score
+from harness.judge.prices import DEFAULT_PRICES
+from harness.judge.prompt import DEFAULT_MAX_IMAGES, TrajectoryForJudge
+from harness.judge.providers import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError, make_provider
+
+BUNDLE_FILE = "rubric_bundle.json"
+TASK_RESULT_FILE = "rubric_judge_result.json"
+ITEMS_FILE = "mypc_judge_result.json"
+SCORES_FILE = "scores.json"
+PAPER_MODEL = DEFAULT_MODELS[GOOGLE]
+
+
+def _write_json(path: Path, data) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)  # a crash never leaves half a file behind
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _instruction(task_dir: Path) -> str:
+    data = _read_json(task_dir / BUNDLE_FILE) or {}
+    task = data.get("task") if isinstance(data, dict) else None
+    return (task or {}).get("instruction") or ""
+
+
+def _previous_items(task_dir: Path, settings: dict) -> dict[int, dict]:
+    """Items judged before with the same judge settings and not in error: they are kept."""
+    data = _read_json(task_dir / ITEMS_FILE)
+    if not isinstance(data, dict) or data.get("judge") != settings:
+        return {}
+    return {row["position"]: row for row in data.get("items", []) if row.get("verdict") != ERROR}
+
+
+def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict:
+    """Judge one task folder and write its result files; returns its scores.json row."""
+    task_id = task_dir.name
+    bundle_path = task_dir / BUNDLE_FILE
+    if not bundle_path.is_file():
+        return {"task_id": task_id, "status": "no_bundle", "score": None, "raw": None}
+    existing = _read_json(task_dir / TASK_RESULT_FILE)
+    if not force and isinstance(existing, dict) and isinstance(existing.get("result"), int):
+        score = max(0, min(100, existing["result"]))
+        return {"task_id": task_id, "status": "cached", "score": score / 100, "raw": existing["result"]}
+    try:
+        bundle = read_task_dir(task_dir)
+    except BundleError as exc:
+        return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": str(exc)}
+    items = bundle.rubric or []
+    if not items:
+        return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": "no rubric items"}
+    kept = {} if force else _previous_items(task_dir, judge.settings)
+    todo = [item for item in items if item.position not in kept]
+    trajectory = TrajectoryForJudge(
+        key=task_id,
+        instruction=_instruction(task_dir),
+        steps=bundle.steps,
+        final_answer=bundle.final_answer,
+        ended_by=bundle.ended_by,
+    )
+    fresh = {v.position: v.as_dict() for v in judge.judge(trajectory, todo)} if todo else {}
+    rows = [kept.get(item.position) or fresh[item.position] for item in items]
+    verdicts = [ItemVerdict(**{k: v for k, v in row.items() if k in ItemVerdict.__dataclass_fields__}) for row in rows]
+    score, complete = task_score(items, verdicts)
+    _write_json(
+        task_dir / ITEMS_FILE,
+        {
+            "task_id": task_id,
+            "judge": judge.settings,
+            "score": score,
+            "complete": complete,
+            "n_steps": len(bundle.steps),
+            "items": [
+                {**row, "criterion": item.criterion, "weight": item.weight}
+                for row, item in zip(rows, items, strict=True)
+            ],
+        },
+    )
+    if not complete:
+        errors = "; ".join(f"{r['rubric_id']}: {r['error']}" for r in rows if r["verdict"] == ERROR)
+        # No rubric_judge_result.json: upstream tools then count the task as not graded, and a rerun retries it.
+        (task_dir / TASK_RESULT_FILE).unlink(missing_ok=True)
+        return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": errors[:500]}
+    _write_json(task_dir / TASK_RESULT_FILE, {"bundle_path": str(bundle_path.resolve()), "result": score})
+    return {"task_id": task_id, "status": "judged", "score": score / 100, "raw": score}
+
+
+def scores_summary(root: Path, rows: list[dict]) -> dict:
+    graded = [r["score"] for r in rows if r["score"] is not None]
+    perfect = sum(1 for s in graded if s >= 0.999)
+    tasks = len(rows)
+    return {
+        "result_dir": str(root),
+        "tasks": tasks,
+        "graded": len(graded),
+        "no_bundle": sum(1 for r in rows if r["status"] == "no_bundle"),
+        "judge_errors": sum(1 for r in rows if r["status"] == "judge_error"),
+        "perfect": perfect,
+        "perfect_rate": perfect / tasks if tasks else 0.0,
+        "avg_score": sum(graded) / tasks if tasks else 0.0,
+        "avg_graded": sum(graded) / len(graded) if graded else None,
+        "rows": sorted(rows, key=lambda r: r["task_id"]),
+    }
+
+
+def judge_folder(root: Path, judge: Judge, *, force: bool = False, workers: int | None = None, progress=None) -> dict:
+    """Judge every task folder under ``root`` (vm<i>/ nesting included); scores.json is rewritten
+    after every task so an interrupted run leaves a true partial picture."""
+    root = Path(root)
+    task_dirs = find_task_dirs(root)
+    rows: list[dict] = []
+    lock = threading.Lock()
+    workers = workers or judge.concurrency
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(judge_task_dir, d, judge, force=force) for d in task_dirs]
+        for future in as_completed(futures):
+            row = future.result()
+            with lock:
+                rows.append(row)
+                _write_json(root / SCORES_FILE, scores_summary(root, rows))
+            if progress is not None:
+                progress(row)
+    summary = scores_summary(root, rows)
+    _write_json(root / SCORES_FILE, summary)
+    return summary
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness.judge", description=__doc__)
+    parser.add_argument("result_folder", type=Path)
+    parser.add_argument("--provider", choices=PROVIDERS, default=GOOGLE)
+    parser.add_argument("--model", help=f"judge model (default: the provider's default; Google: {PAPER_MODEL})")
+    parser.add_argument("--base-url", help="API base URL (required for openai_compatible, e.g. a vLLM server)")
+    parser.add_argument("--api-key", help="API key (default: the provider's environment variable)")
+    parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="calls in flight at most")
+    parser.add_argument("--max-images", type=int, default=DEFAULT_MAX_IMAGES, help="most recent screenshots; 0 = all")
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--attempts", type=int, default=5, help="tries per call on 429/5xx/timeouts")
+    parser.add_argument("--force", action="store_true", help="judge again tasks that already have a result")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if not args.result_folder.is_dir():
+        print(f"error: {args.result_folder} is not a folder (expected a result folder)", file=sys.stderr)
+        return 2
+    try:
+        provider = make_provider(
+            args.provider, args.model, api_key=args.api_key, base_url=args.base_url, temperature=args.temperature
+        )
+    except ConfigurationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if provider.model != PAPER_MODEL:
+        print(f"note: judging with {provider.model}, not the paper's judge {PAPER_MODEL}", file=sys.stderr)
+    judge = Judge(
+        provider,
+        max_images=args.max_images,
+        concurrency=args.concurrency,
+        attempts=args.attempts,
+        price_table=DEFAULT_PRICES,
+    )
+    task_dirs = find_task_dirs(args.result_folder)
+    if not task_dirs:
+        print(f"error: {args.result_folder} holds no task folders", file=sys.stderr)
+        return 2
+    from tqdm import tqdm
+
+    with tqdm(total=len(task_dirs), unit="task", desc="judging") as bar:
+        summary = judge_folder(args.result_folder, judge, force=args.force, progress=lambda row: bar.update(1))
+    print(
+        f"{summary['tasks']} tasks: {summary['graded']} graded, {summary['judge_errors']} judge errors, "
+        f"{summary['no_bundle']} without a bundle; rubric score {100 * summary['avg_score']:.1f}%, "
+        f"perfect {100 * summary['perfect_rate']:.1f}%"
+    )
+    return 0
