@@ -317,3 +317,8 @@ def get_trajectory(request, trajectory_id: int):
             for j in t.judgments.all()
         ],
     }
+
+
+from trajectories.api_player import router as player_router  # noqa: E402  (routers join after the api exists)
+
+api.add_router("/", player_router)
