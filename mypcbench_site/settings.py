@@ -149,6 +149,23 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }
 
+# Accounts and author submissions (trajectories/submissions.py).
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "trajectories:submission_list"
+LOGOUT_REDIRECT_URL = "leaderboard:home"
+MYPCBENCH_UPLOAD_LIMITS = {
+    "max_archive_bytes": int(os.environ.get("MYPCBENCH_UPLOAD_MAX_BYTES", 1024**3)),
+    "max_total_bytes": int(os.environ.get("MYPCBENCH_UPLOAD_MAX_EXTRACTED_BYTES", 4 * 1024**3)),
+    "max_files": int(os.environ.get("MYPCBENCH_UPLOAD_MAX_FILES", 20_000)),
+    "max_depth": 12,
+    "max_file_bytes": 64 * 1024**2,
+    "max_ratio": 100.0,
+}
+MYPCBENCH_UPLOAD_TMP_DIR = VAR_DIR / "upload-tmp"
+MYPCBENCH_UPLOADS_PER_WINDOW = int(os.environ.get("MYPCBENCH_UPLOADS_PER_WINDOW", 20))
+MYPCBENCH_API_CALLS_PER_WINDOW = int(os.environ.get("MYPCBENCH_API_CALLS_PER_WINDOW", 600))
+MYPCBENCH_RATE_WINDOW_SECONDS = 3600
+
 # Production hardening; `manage.py check --deploy` passes with DJANGO_DEBUG=0 and HTTPS settings.
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
