@@ -7,7 +7,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from harness.actions import parse_action
 from harness.control import snippet_from_command
@@ -130,6 +130,8 @@ class FakeGuest:
             screen.clicks.append((*screen.cursor, "drag"))
         elif kind == "type":
             screen.typed += action["text"]
+        elif kind == "hotkey" and action["keys"] == ["shift", ","]:
+            screen.typed += "<"  # how the client types '<' (see harness.control.fix_less_than)
         elif kind in ("key", "hotkey"):
             screen.keys.append("+".join(action["keys"]))
             if action["keys"] == ["backspace"]:
@@ -145,11 +147,12 @@ class FakeGuest:
         screen = self.screen
         image = Image.new("RGB", self.size, (236, 240, 244))
         draw = ImageDraw.Draw(image)
+        draw.font = _font()
         draw.rectangle((0, 0, self.size[0], 28), fill=(52, 73, 94))
-        draw.text((10, 8), f"fake guest - {len(self.actions)} actions", fill=(255, 255, 255))
+        draw.text((10, 5), f"fake guest - {len(self.actions)} actions", fill=(255, 255, 255))
         draw.rectangle((40, 60, self.size[0] - 40, 220), outline=(120, 120, 120), fill=(255, 255, 255))
         for i, line in enumerate(screen.typed.splitlines()[-8:] or [""]):
-            draw.text((50, 70 + 18 * i), line[:150], fill=(0, 0, 0))
+            draw.text((50, 70 + 20 * i), line[:110], fill=(0, 0, 0))
         if screen.keys:
             draw.text((50, 230), "keys: " + " ".join(screen.keys[-10:]), fill=(80, 0, 0))
         if screen.scrolled:
@@ -165,6 +168,15 @@ class FakeGuest:
         out = io.BytesIO()
         image.save(out, format="PNG", compress_level=1)
         return out.getvalue()
+
+
+_FONT = []
+
+
+def _font():
+    if not _FONT:
+        _FONT.append(ImageFont.load_default(size=16))
+    return _FONT[0]
 
 
 def start_fake_guest(width: int = 1280, height: int = 800, host: str = "127.0.0.1", port: int = 0):

@@ -1,0 +1,7 @@
+"""``python -m harness``: the harness command line (see harness/run.py)."""
+
+import sys
+
+from harness.run import main
+
+sys.exit(main())

@@ -1,0 +1,35 @@
+"""The agent contract the loop drives: ``reset()``, then ``predict(instruction, observation)`` ->
+``(response text, [actions])``, where an action is a pyautogui snippet or WAIT / DONE / FAIL."""
+
+from typing import Protocol, runtime_checkable
+
+
+class AgentError(RuntimeError):
+    pass
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+    model: str
+
+    def reset(self, task_id: str = "") -> None: ...
+
+    def predict(self, instruction: str, observation: dict) -> tuple[str, list[str]]:
+        """``observation`` holds ``screenshot`` (PNG bytes of the current screen), ``recent_screenshots``
+        (the screenshot window, oldest first), ``screen_size`` and ``turn`` (1-based)."""
+        ...
+
+
+class AgentState:
+    """What every agent keeps and the recorder writes: the conversation (images stripped) and token
+    counts. ``pending_tool_round`` says the last turn ran tools only and the model is owed a reply."""
+
+    def __init__(self):
+        self.messages: list[dict] = []
+        self.total_usage: dict[str, int] = {}
+        self.pending_tool_round = False
+
+    def add_usage(self, **counts: int) -> None:
+        for key, value in counts.items():
+            self.total_usage[key] = self.total_usage.get(key, 0) + int(value or 0)

@@ -1,0 +1,423 @@
+"""Environment backends behind one interface (start, reset, screenshot, execute, run_action, stop):
+a guest already running at a URL, the fake guest, our local desktop guest, and the released VM image
+under QEMU or Docker, one slot each. A backend that cannot start says why before trying."""
+
+import base64
+import os
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.control import ControlClient, ControlError, ExecResult
+
+API_PORT, VNC_PORT, SSH_PORT = 5000, 5901, 22
+APP_PORTS = tuple(range(3001, 3019))
+SLOT_WINDOW = 30  # ports per slot, as upstream's parallel runner lays them out
+ANSWER_PATH = "/tmp/mypcbench_agent_response.txt"
+OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf", "/usr/share/edk2/ovmf", "/usr/share/qemu")
+
+
+class BackendUnavailable(RuntimeError):
+    """The backend cannot start here; ``problems`` lists each reason."""
+
+    def __init__(self, backend: str, problems: list[str]):
+        self.backend = backend
+        self.problems = problems
+        super().__init__(f"the {backend} backend cannot start: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class SlotPorts:
+    api: int
+    vnc: int
+    novnc: int
+    ssh: int
+    apps: dict = field(default_factory=dict)  # guest app port -> host port
+
+    @classmethod
+    def for_slot(cls, slot: int, base: int = 25000) -> "SlotPorts":
+        start = base + SLOT_WINDOW * slot
+        apps = {guest: start + 10 + i for i, guest in enumerate(APP_PORTS)}
+        return cls(api=start, vnc=start + 1, novnc=start + 2, ssh=start + 3, apps=apps)
+
+    def all(self) -> list[int]:
+        return [self.api, self.vnc, self.novnc, self.ssh, *self.apps.values()]
+
+
+def port_taken(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def kvm_problem(path: str = "/dev/kvm") -> str | None:
+    if not os.path.exists(path):
+        return f"no {path} (KVM is not available: enable virtualisation or run on a host with KVM)"
+    if not os.access(path, os.R_OK | os.W_OK):
+        return f"{path} is not readable and writable by this user (add the user to the kvm group)"
+    return None
+
+
+class Environment:
+    """A guest reached over the Control API. Subclasses decide how it is started and reset."""
+
+    name = "remote"
+
+    def __init__(self, url: str = "", *, screen_size=(1280, 800), wait_seconds: float = 2.0, ready_timeout=900.0):
+        self.url = url
+        self.screen_size = tuple(screen_size)
+        self.wait_seconds = wait_seconds
+        self.ready_timeout = ready_timeout
+        self.client: ControlClient | None = ControlClient(url) if url else None
+
+    # lifecycle -----------------------------------------------------------
+    def preflight(self) -> list[str]:
+        """Reasons this backend cannot start here (empty when it can)."""
+        return [] if self.url else ["no guest URL given (expected e.g. http://127.0.0.1:5000)"]
+
+    def start(self) -> None:
+        problems = self.preflight()
+        if problems:
+            raise BackendUnavailable(self.name, problems)
+        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0)
+
+    def reset(self, task=None) -> None:
+        """A remote guest is not ours to restore: it is only checked to be up."""
+        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0)
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.close()
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "url": self.url, "screen_size": list(self.screen_size)}
+
+    # actions -------------------------------------------------------------
+    def screenshot(self) -> bytes:
+        return self.client.screenshot()
+
+    def execute(self, command, shell: bool = False) -> ExecResult:
+        return self.client.execute(command, shell=shell)
+
+    def run_action(self, action: str) -> ExecResult:
+        """One agent action: WAIT sleeps, DONE and FAIL touch nothing, anything else is pyautogui code."""
+        if action == "WAIT":
+            time.sleep(self.wait_seconds)
+            return ExecResult(returncode=0)
+        if action in ("DONE", "FAIL"):
+            return ExecResult(returncode=0)
+        return self.client.run_pyautogui(action)
+
+    def write_answer(self, text: str) -> ExecResult:
+        """Leave the final answer in the guest, where upstream's checks look for it."""
+        encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        return self.client.execute(f"echo {encoded} | base64 -d > {ANSWER_PATH}", shell=True)
+
+
+class RemoteEnv(Environment):
+    name = "remote"
+
+
+class FakeEnv(Environment):
+    """The fake guest on a loopback port; reset clears its screen and command log."""
+
+    name = "fake"
+
+    def __init__(self, *, screen_size=(1280, 800), wait_seconds: float = 0.0, **kwargs):
+        super().__init__("", screen_size=screen_size, wait_seconds=wait_seconds, **kwargs)
+        self.guest = None
+        self.server = None
+
+    def preflight(self) -> list[str]:
+        return []
+
+    def start(self) -> None:
+        from harness.guest.fake import start_fake_guest
+
+        self.guest, self.server = start_fake_guest(*self.screen_size)
+        self.url = self.server.url
+        self.client = ControlClient(self.url, retry_delay=0.05)
+        self.client.wait_ready(timeout=10, interval=0.05)
+
+    def reset(self, task=None) -> None:
+        self.guest.reset()
+
+    def stop(self) -> None:
+        super().stop()
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+class LocalEnv(Environment):
+    """Our local desktop guest (Xvfb + Chromium + xdotool); reset reopens the start page in a fresh profile."""
+
+    name = "local"
+
+    def __init__(self, *, start_url: str = "about:blank", screen_size=(1280, 800), **kwargs):
+        super().__init__("", screen_size=screen_size, **kwargs)
+        self.start_url = start_url
+        self.guest = None
+
+    def preflight(self) -> list[str]:
+        from harness.guest.desktop import missing_tools
+
+        return [f"missing {tool}" for tool in missing_tools()]
+
+    def start(self) -> None:
+        from harness.guest.desktop import LocalDesktopGuest
+
+        problems = self.preflight()
+        if problems:
+            raise BackendUnavailable(self.name, problems)
+        self.guest = LocalDesktopGuest(*self.screen_size, url=self.start_url)
+        self.url = self.guest.start()
+        self.client = ControlClient(self.url, retry_delay=0.2)
+        self.client.wait_ready(timeout=30, interval=0.2)
+
+    def reset(self, task=None) -> None:
+        self.guest.desktop.open(self.start_url)
+
+    def stop(self) -> None:
+        super().stop()
+        if self.guest is not None:
+            self.guest.stop()
+            self.guest = None
+
+
+@dataclass
+class VMConfig:
+    """What a VM slot needs; defaults follow upstream (8 GB, 4 CPUs, ports from 25000, 30 per slot)."""
+
+    image: str = ""  # qcow2 base (qemu) or image tag (docker)
+    slot: int = 0
+    port_base: int = 25000
+    memory: str = "8G"
+    cpus: int = 4
+    work_dir: str = "/tmp"
+    persona: str = "michael_scott"
+    world: str = "scranton-office"
+    allow_tcg: bool = False  # boot without KVM (very slow; off unless asked for)
+
+    @property
+    def ports(self) -> SlotPorts:
+        return SlotPorts.for_slot(self.slot, self.port_base)
+
+    @property
+    def slot_name(self) -> str:
+        return f"mypcbench-slot{self.slot}"
+
+
+class _VMEnv(Environment):
+    def __init__(self, config: VMConfig, *, which=shutil.which, kvm_path: str = "/dev/kvm", **kwargs):
+        self.config = config
+        self.which = which
+        self.kvm_path = kvm_path
+        super().__init__(f"http://127.0.0.1:{config.ports.api}", **kwargs)
+
+    def _port_problems(self) -> list[str]:
+        taken = [p for p in self.config.ports.all() if port_taken(p)]
+        if not taken:
+            return []
+        return [f"host port(s) {', '.join(map(str, taken))} of slot {self.config.slot} are already in use"]
+
+    def _kvm_problems(self) -> list[str]:
+        problem = kvm_problem(self.kvm_path)
+        return [problem] if problem and not self.config.allow_tcg else []
+
+
+def find_ovmf(dirs=OVMF_DIRS) -> tuple[str, str] | None:
+    """UEFI CODE and VARS files from the distro, preferring 4M builds, never secure-boot variants."""
+    for directory in dirs:
+        root = Path(directory)
+        if not root.is_dir():
+            continue
+        names = sorted(p.name for p in root.iterdir())
+
+        def pick(kind: str, names=names):
+            candidates = [
+                n
+                for n in names
+                if kind in n and n.endswith(".fd") and not any(s in n for s in (".ms.", "secboot", "snakeoil"))
+            ]
+            candidates.sort(key=lambda n: (0 if "_4M" in n else 1, n))
+            return candidates[0] if candidates else None
+
+        code, variables = pick("CODE"), pick("VARS")
+        if code and variables:
+            return str(root / code), str(root / variables)
+    return None
+
+
+class QemuEnv(_VMEnv):
+    """The released qcow2 booted under QEMU with a copy-on-write overlay per slot. Reset is a cold
+    boot from a fresh overlay (upstream has no snapshots either)."""
+
+    name = "qemu"
+
+    @property
+    def overlay_path(self) -> str:
+        return str(Path(self.config.work_dir) / f"{self.config.slot_name}-overlay.qcow2")
+
+    def preflight(self) -> list[str]:
+        problems = []
+        for tool in ("qemu-system-x86_64", "qemu-img"):
+            if self.which(tool) is None:
+                problems.append(f"{tool} is not installed (apt-get install qemu-system-x86 qemu-utils)")
+        if not self.config.image:
+            problems.append("no base image given (expected the released mypcbench qcow2 path)")
+        elif not Path(self.config.image).is_file():
+            problems.append(f"base image {self.config.image} does not exist")
+        return problems + self._kvm_problems() + self._port_problems()
+
+    def overlay_command(self) -> list[str]:
+        return ["qemu-img", "create", "-f", "qcow2", "-b", str(Path(self.config.image).resolve()), "-F", "qcow2",
+                self.overlay_path]  # fmt: skip
+
+    def qemu_command(self, ovmf: tuple[str, str] | None = None) -> list[str]:
+        config, ports = self.config, self.config.ports
+        kvm = kvm_problem(self.kvm_path) is None
+        forwards = [f"hostfwd=tcp:127.0.0.1:{ports.api}-:{API_PORT}", f"hostfwd=tcp:127.0.0.1:{ports.vnc}-:{VNC_PORT}",
+                    f"hostfwd=tcp:127.0.0.1:{ports.ssh}-:{SSH_PORT}"]  # fmt: skip
+        forwards += [f"hostfwd=tcp:127.0.0.1:{host}-:{guest}" for guest, host in ports.apps.items()]
+        work = Path(config.work_dir)
+        command = [
+            "qemu-system-x86_64",
+            "-name", config.slot_name,
+            "-machine", "q35,accel=kvm" if kvm else "q35,accel=tcg",
+            "-cpu", "host" if kvm else "qemu64",
+            "-m", config.memory,
+            "-smp", str(config.cpus),
+            "-drive", f"if=virtio,file={self.overlay_path},format=qcow2,cache=unsafe,aio=threads",
+            "-netdev", "user,id=net0," + ",".join(forwards),
+            "-device", "virtio-net-pci,netdev=net0",
+            "-vga", "virtio",
+            "-display", "none",
+            "-vnc", f"127.0.0.1:{ports.novnc - 5900}",
+            "-serial", f"file:{work / (config.slot_name + '-serial.log')}",
+            "-pidfile", str(work / f"{config.slot_name}.pid"),
+        ]  # fmt: skip
+        if ovmf:
+            vars_copy = work / f"{config.slot_name}-OVMF_VARS.fd"
+            command += ["-drive", f"if=pflash,format=raw,readonly=on,file={ovmf[0]}",
+                        "-drive", f"if=pflash,format=raw,file={vars_copy}"]  # fmt: skip
+        return command
+
+    def start(self) -> None:
+        problems = self.preflight()
+        if problems:
+            raise BackendUnavailable(self.name, problems)
+        self._boot()
+
+    def _boot(self) -> None:
+        Path(self.overlay_path).unlink(missing_ok=True)
+        subprocess.run(self.overlay_command(), check=True, capture_output=True, timeout=120)
+        ovmf = find_ovmf()
+        if ovmf:
+            shutil.copyfile(ovmf[1], Path(self.config.work_dir) / f"{self.config.slot_name}-OVMF_VARS.fd")
+        self.process = subprocess.Popen(self.qemu_command(ovmf), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            self.client.wait_ready(timeout=self.ready_timeout, interval=5.0)
+        except ControlError:
+            self.stop()
+            raise
+
+    def reset(self, task=None) -> None:
+        self._kill()
+        deadline = time.monotonic() + 90
+        while self._port_problems() and time.monotonic() < deadline:
+            time.sleep(1)
+        self._boot()
+
+    def _kill(self) -> None:
+        process = getattr(self, "process", None)
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+
+    def stop(self) -> None:
+        self._kill()
+        super().stop()
+        Path(self.overlay_path).unlink(missing_ok=True)
+
+
+class DockerEnv(_VMEnv):
+    """The released Docker image (QEMU inside); reset removes the container and runs a fresh one."""
+
+    name = "docker"
+
+    def __init__(self, config: VMConfig, *, run=subprocess.run, **kwargs):
+        self.run = run
+        super().__init__(config, **kwargs)
+
+    def preflight(self) -> list[str]:
+        if self.which("docker") is None:
+            return ["docker is not installed (expected the docker CLI on PATH)"]
+        problems = []
+        if not self.config.image:
+            problems.append("no image given (expected e.g. ljang/mypcbench-qemu:eval-round0)")
+        else:
+            info = self.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True)
+            if info.returncode != 0:
+                problems.append(f"the Docker daemon is not reachable: {(info.stderr or '').strip()[:200]}")
+            else:
+                image = self.run(["docker", "image", "inspect", self.config.image], capture_output=True, text=True)
+                if image.returncode != 0:
+                    problems.append(f"image {self.config.image} is not present locally (docker pull it first)")
+        return problems + self._kvm_problems() + self._port_problems()
+
+    def run_command(self) -> list[str]:
+        config, ports = self.config, self.config.ports
+        publish = [(ports.api, API_PORT), (ports.vnc, VNC_PORT), (ports.novnc, 6080), (ports.ssh, 2222)]
+        publish += [(host, guest) for guest, host in ports.apps.items()]
+        command = ["docker", "run", "-d", "--name", config.slot_name, "--device", "/dev/kvm",
+                   "-e", f"PERSONA={config.persona}", "-e", f"VM_ID={config.persona}", "-e", f"WORLD={config.world}",
+                   "-e", f"RAM_SIZE={config.memory}", "-e", f"CPU_CORES={config.cpus}"]  # fmt: skip
+        for host, guest in publish:
+            command += ["-p", f"127.0.0.1:{host}:{guest}"]
+        return [*command, config.image]
+
+    def remove_command(self) -> list[str]:
+        return ["docker", "rm", "-f", self.config.slot_name]
+
+    def start(self) -> None:
+        problems = self.preflight()
+        if problems:
+            raise BackendUnavailable(self.name, problems)
+        self.run(self.remove_command(), capture_output=True)
+        done = self.run(self.run_command(), capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BackendUnavailable(self.name, [f"docker run failed: {(done.stderr or '').strip()[:300]}"])
+        self.client.wait_ready(timeout=self.ready_timeout, interval=5.0)
+
+    def reset(self, task=None) -> None:
+        self.start()
+
+    def stop(self) -> None:
+        super().stop()
+        self.run(self.remove_command(), capture_output=True)
+
+
+BACKENDS = ("fake", "remote", "local", "qemu", "docker")
+
+
+def make_env(backend: str, *, url: str = "", screen_size=(1280, 800), start_url: str = "about:blank",
+             vm: VMConfig | None = None, wait_seconds: float = 2.0) -> Environment:  # fmt: skip
+    if backend == "fake":
+        return FakeEnv(screen_size=screen_size)
+    if backend == "remote":
+        return RemoteEnv(url, screen_size=screen_size, wait_seconds=wait_seconds)
+    if backend == "local":
+        return LocalEnv(start_url=start_url, screen_size=screen_size, wait_seconds=wait_seconds)
+    if backend == "qemu":
+        return QemuEnv(vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds)
+    if backend == "docker":
+        return DockerEnv(vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds)
+    raise ValueError(f"unknown backend {backend!r} (expected one of {', '.join(BACKENDS)})")

@@ -1,0 +1,172 @@
+"""The agent loop for one task: reset the environment, let the agent act turn by turn within the budget,
+execute and screenshot every action, stop on DONE / FAIL / INFEASIBLE, and record it all. How the run
+went (status) is kept apart from how well it did (the judge's score, later)."""
+
+import time
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+
+from harness.agents.prompts import stop_signal, strip_signal
+from harness.control import ControlError
+
+API_ERROR_MARKERS = ("Error code:", "BadRequestError")
+
+
+@dataclass
+class LoopConfig:
+    max_turns: int = 100
+    screenshot_window: int = 20
+    sleep_after: float = 1.0  # seconds between an action and its screenshot
+    settle_seconds: float = 0.0  # after reset, before the first screenshot
+    timeout: float = 7200.0  # wall clock per task
+    max_api_errors: int = 3  # consecutive empty turns that look like provider errors
+    max_guest_failures: int = 3  # consecutive actions the guest did not carry out or screenshot
+    write_answer: bool = True
+
+
+@dataclass
+class LoopResult:
+    task_id: str
+    status: str  # finished | errored
+    ended_by: str  # done | fail | infeasible | budget | timeout | no_action | error
+    turns: int = 0
+    steps: int = 0
+    final_answer: str = ""
+    error: str = ""
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+class _Abort(Exception):
+    pass
+
+
+def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, clock=time.monotonic) -> LoopResult:
+    config = config or LoopConfig()
+    started = clock()
+    result = LoopResult(task_id=task.id, status="finished", ended_by="no_action")
+    recorder.begin()
+    window: deque[bytes] = deque(maxlen=max(1, config.screenshot_window))
+    last_response = ""
+    try:
+        try:
+            env.reset(task)
+            agent.reset(task.id)
+            if config.settle_seconds:
+                time.sleep(config.settle_seconds)
+            screenshot = env.screenshot()
+        except ControlError as exc:
+            raise _Abort(f"environment not ready: {exc}") from exc
+        window.append(screenshot)
+        api_errors = guest_failures = 0
+        turn = 0
+        while turn < config.max_turns:
+            turn += 1
+            result.turns = turn
+            observation = {
+                "screenshot": screenshot,
+                "recent_screenshots": list(window),
+                "screen_size": tuple(env.screen_size),
+                "turn": turn,
+            }
+            try:
+                response, actions = agent.predict(task.instruction, observation)
+            except Exception as exc:  # the agent's own failure ends the trajectory as an error
+                detail = f"{type(exc).__name__}: {exc}"
+                recorder.step(turn, "PREDICT_CRASH", "", done=True, info={"error": detail},
+                              extra={"traceback": traceback.format_exc(limit=5)})  # fmt: skip
+                result.status, result.ended_by, result.error = "errored", "error", detail
+                break
+            response = response if isinstance(response, str) else str(response)
+            if response.strip():
+                last_response = response
+            if not actions:
+                if response.startswith(API_ERROR_MARKERS[0]) or API_ERROR_MARKERS[1] in response:
+                    api_errors += 1
+                    if api_errors >= config.max_api_errors:
+                        result.status, result.ended_by = "errored", "error"
+                        result.error = f"{api_errors} consecutive provider errors; last: {response[:300]}"
+                        break
+                    continue
+                if getattr(agent, "pending_tool_round", False):
+                    recorder.step(turn, "TOOL_CALL", response, info={"kind": "tool_call_round"}, screenshot=screenshot,
+                                  extra={"tool": "bash"})  # fmt: skip
+                    continue
+                result.ended_by = stop_signal(response) or "no_action"
+                break
+            api_errors = 0
+            stopped = None
+            for action in actions:
+                action = action if isinstance(action, str) else str(action)
+                stamp_time = _now()
+                execution = None
+                try:
+                    outcome = env.run_action(action)
+                except ControlError as exc:
+                    raise _Abort(f"guest stopped answering at turn {turn}: {exc}") from exc
+                if action not in ("WAIT", "DONE", "FAIL"):
+                    execution = outcome.as_dict()
+                if config.sleep_after and action not in ("DONE", "FAIL"):
+                    time.sleep(config.sleep_after)
+                info: dict = {}
+                try:
+                    screenshot = env.screenshot()
+                    window.append(screenshot)
+                    shot = screenshot
+                except ControlError as exc:
+                    shot, info["screenshot_error"] = None, str(exc)
+                failed = shot is None or (outcome.timed_out if execution else False)
+                guest_failures = guest_failures + 1 if failed else 0
+                done = action in ("DONE", "FAIL")
+                extra = {"tool": "control" if action in ("WAIT", "DONE", "FAIL") else "computer"}
+                if execution is not None:
+                    extra["execution"] = execution
+                recorder.step(turn, action, response, done=done, info=info, screenshot=shot, when=stamp_time,
+                              extra=extra)  # fmt: skip
+                if guest_failures >= config.max_guest_failures:
+                    raise _Abort(f"guest failed {guest_failures} actions in a row; last: "
+                                 f"{info.get('screenshot_error') or execution.get('error')}")  # fmt: skip
+                if done:
+                    signal = stop_signal(response)
+                    stopped = "infeasible" if signal == "infeasible" else action.lower()
+                    break
+            if stopped:
+                result.ended_by = stopped
+                break
+            if clock() - started > config.timeout:
+                result.ended_by = "timeout"
+                result.notes.append(f"stopped after {config.timeout:g} s of wall clock")
+                break
+        else:
+            result.ended_by = "budget"
+    except _Abort as exc:
+        result.status, result.ended_by, result.error = "errored", "error", str(exc)
+
+    result.final_answer = strip_signal(last_response)
+    if config.write_answer and result.status == "finished":
+        try:
+            written = env.write_answer(result.final_answer)
+            if not written.ok:
+                result.notes.append(f"final answer not written to the guest: {written.error[:200]}")
+        except ControlError as exc:
+            result.notes.append(f"final answer not written to the guest: {exc}")
+    result.steps = len(recorder.rows)
+    result.seconds = clock() - started
+    recorder.finish(
+        status=result.status,
+        ended_by=result.ended_by,
+        final_answer=result.final_answer,
+        error=result.error,
+        turns=result.turns,
+        messages=getattr(agent, "messages", None),
+        usage=getattr(agent, "total_usage", None),
+        notes=result.notes,
+    )
+    return result
+
+
+def _now():
+    from datetime import datetime
+
+    return datetime.now()

@@ -1,0 +1,144 @@
+"""Command line: run one task or a whole suite against a backend with an agent, writing a result folder
+the site imports unchanged. Finished tasks are skipped, so an interrupted run resumes where it stopped.
+
+    python -m harness run --tasks PATH [--task ID ...] --backend fake|remote|local|qemu|docker
+        --agent scripted|dummy [--plan FILE] --out DIR [--max-turns N]
+"""
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from tqdm import tqdm
+
+from harness.agents import AGENTS, PlanError, ScriptedAgent, load_plans
+from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
+from harness.loop import LoopConfig, run_task
+from harness.recorder import Recorder
+from harness.taskfile import TaskFileError, load_tasks
+
+RUN_FILE = "run.json"
+
+
+class RunError(ValueError):
+    pass
+
+
+def is_finished(task_dir: Path) -> bool:
+    """A task folder whose result.txt says the loop finished (1.0). Errored ones (0.0) are run again."""
+    marker = task_dir / "result.txt"
+    if not marker.is_file():
+        return False
+    try:
+        return float(marker.read_text(encoding="utf-8").strip()) >= 1.0
+    except ValueError:
+        return False
+
+
+def select_tasks(tasks_path, wanted: list[str] | None):
+    try:
+        tasks = load_tasks(tasks_path).tasks
+    except TaskFileError as exc:
+        raise RunError(str(exc)) from exc
+    if not wanted:
+        return tasks
+    by_id = {t.id: t for t in tasks}
+    unknown = [w for w in wanted if w not in by_id]
+    if unknown:
+        raise RunError(f"--task: {', '.join(unknown)} not in {tasks_path} (it has {len(tasks)} tasks)")
+    return [by_id[w] for w in wanted]
+
+
+def make_agent(name: str, plan: str | None):
+    if name not in AGENTS:
+        raise RunError(f"--agent: unknown agent {name!r} (expected one of {', '.join(sorted(AGENTS))})")
+    if name == "scripted":
+        try:
+            return ScriptedAgent(load_plans(plan) if plan else None)
+        except PlanError as exc:
+            raise RunError(str(exc)) from exc
+    if plan:
+        raise RunError(f"--plan: only the scripted agent plays a plan (got --agent {name})")
+    return AGENTS[name]()
+
+
+def run_suite(tasks, env, agent, out: Path, config: LoopConfig, *, meta: dict | None = None, progress=True,
+              extra_sinks=()) -> dict:  # fmt: skip
+    """Run ``tasks`` in order, skipping finished ones; returns counts by outcome."""
+    out.mkdir(parents=True, exist_ok=True)
+    counts = {"skipped": 0, "finished": 0, "errored": 0}
+    bar = tqdm(tasks, desc="tasks", unit="task", disable=not progress, file=sys.stderr)
+    for task in bar:
+        task_dir = out / task.id
+        if not task_dir.resolve().is_relative_to(out.resolve()):
+            raise RunError(f"task id {task.id!r} would write outside {out}")
+        if is_finished(task_dir):
+            counts["skipped"] += 1
+            continue
+        bar.set_postfix_str(task.id)
+        recorder = Recorder.to_folder(task, task_dir, meta=meta, extra_sinks=extra_sinks)
+        result = run_task(task, env, agent, recorder, config)
+        counts[result.status] += 1
+        counts[result.ended_by] = counts.get(result.ended_by, 0) + 1
+    return counts
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run tasks and write a result folder")
+    run.add_argument("--tasks", required=True, help="task file or folder (upstream format)")
+    run.add_argument("--task", action="append", help="task id to run (repeatable; default all)")
+    run.add_argument("--backend", choices=BACKENDS, default="fake")
+    run.add_argument("--url", default="", help="guest URL for --backend remote")
+    run.add_argument("--start-url", default="about:blank", help="page the local desktop guest shows")
+    run.add_argument("--image", default="", help="qcow2 (qemu) or image tag (docker)")
+    run.add_argument("--slot", type=int, default=0)
+    run.add_argument("--agent", choices=sorted(AGENTS), default="dummy")
+    run.add_argument("--plan", help="plan file for the scripted agent")
+    run.add_argument("--out", required=True, help="result folder")
+    run.add_argument("--max-turns", type=int, default=100)
+    run.add_argument("--screenshot-window", type=int, default=20)
+    run.add_argument("--sleep-after", type=float, default=None, help="seconds before each screenshot")
+    run.add_argument("--timeout", type=float, default=7200.0, help="wall clock per task, seconds")
+    run.add_argument("--width", type=int, default=1280)
+    run.add_argument("--height", type=int, default=800)
+    run.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.max_turns < 1:
+            raise RunError(f"--max-turns: {args.max_turns} (expected at least 1)")
+        tasks = select_tasks(args.tasks, args.task)
+        agent = make_agent(args.agent, args.plan)
+        size = (args.width, args.height)
+        vm = VMConfig(image=args.image, slot=args.slot)
+        env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm)
+    except RunError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sleep_after = args.sleep_after if args.sleep_after is not None else (0.0 if args.backend == "fake" else 1.0)
+    config = LoopConfig(max_turns=args.max_turns, screenshot_window=args.screenshot_window, sleep_after=sleep_after,
+                        timeout=args.timeout)  # fmt: skip
+    out = Path(args.out)
+    meta = {"agent": agent.name, "model": agent.model, "backend": args.backend, "max_turns": args.max_turns,
+            "screenshot_window": args.screenshot_window, "screen_size": list(size)}  # fmt: skip
+    try:
+        env.start()
+    except BackendUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        run_info = {**meta, "tasks": str(args.tasks), "started_at": datetime.now().isoformat(timespec="seconds")}
+        (out / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
+        counts = run_suite(tasks, env, agent, out, config, meta=meta, progress=not args.no_progress)
+    except RunError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        env.stop()
+    print(f"{len(tasks)} task(s): " + ", ".join(f"{k} {v}" for k, v in counts.items() if v), file=sys.stderr)
+    return 1 if counts["errored"] else 0

@@ -1,0 +1,444 @@
+"""One translation layer: each provider's computer-use action vocabulary (Anthropic, OpenAI, Gemini,
+Qwen) becomes pyautogui command strings (or WAIT / DONE / FAIL). Pure functions, no I/O."""
+
+from dataclasses import dataclass
+
+DONE, FAIL, WAIT = "DONE", "FAIL", "WAIT"
+# xdotool / browser-style key names the models emit -> pyautogui key names.
+KEY_NAMES = {
+    "return": "enter",
+    "enter": "enter",
+    "kp_enter": "enter",
+    "escape": "esc",
+    "esc": "esc",
+    "backspace": "backspace",
+    "delete": "delete",
+    "tab": "tab",
+    "space": "space",
+    "page_up": "pageup",
+    "pageup": "pageup",
+    "prior": "pageup",
+    "page_down": "pagedown",
+    "pagedown": "pagedown",
+    "next": "pagedown",
+    "home": "home",
+    "end": "end",
+    "insert": "insert",
+    "up": "up",
+    "down": "down",
+    "left": "left",
+    "right": "right",
+    "arrowup": "up",
+    "arrowdown": "down",
+    "arrowleft": "left",
+    "arrowright": "right",
+    "ctrl": "ctrl",
+    "control": "ctrl",
+    "control_l": "ctrl",
+    "control_r": "ctrl",
+    "shift": "shift",
+    "shift_l": "shift",
+    "shift_r": "shift",
+    "alt": "alt",
+    "alt_l": "alt",
+    "alt_r": "alt",
+    "option": "alt",
+    "super": "win",
+    "super_l": "win",
+    "meta": "win",
+    "cmd": "win",
+    "command": "win",
+    "win": "win",
+    "caps_lock": "capslock",
+    "print": "printscreen",
+    "minus": "-",
+    "plus": "+",
+    "equal": "=",
+    "comma": ",",
+    "period": ".",
+    "slash": "/",
+}
+
+
+class TranslationError(ValueError):
+    """An action the translation layer does not know: names the vocabulary, the action and what it accepts."""
+
+    def __init__(self, vocabulary: str, action, known):
+        super().__init__(
+            f"{vocabulary} action {action!r} is not supported (expected one of: {', '.join(sorted(known))})"
+        )
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Maps model coordinates to screen pixels: ``screen = model * factor``."""
+
+    x: float = 1.0
+    y: float = 1.0
+
+    @classmethod
+    def between(cls, model_size: tuple[int, int], screen_size: tuple[int, int]) -> "Scale":
+        return cls(screen_size[0] / model_size[0], screen_size[1] / model_size[1])
+
+    def point(self, x, y) -> tuple[int, int]:
+        return round(float(x) * self.x), round(float(y) * self.y)
+
+
+def fit_within(screen_size: tuple[int, int], max_size: tuple[int, int]) -> tuple[int, int]:
+    """The size a screenshot is resized to before it goes to a model that declares ``max_size``."""
+    width, height = screen_size
+    factor = min(max_size[0] / width, max_size[1] / height, 1.0)
+    return max(1, round(width * factor)), max(1, round(height * factor))
+
+
+def key_name(name: str) -> str:
+    lower = str(name).strip().lower()
+    if lower in KEY_NAMES:
+        return KEY_NAMES[lower]
+    if len(lower) >= 2 and lower[0] == "f" and lower[1:].isdigit():
+        return lower
+    return lower if len(lower) > 1 else str(name).strip()
+
+
+def split_keys(combo: str) -> list[str]:
+    """``"ctrl+shift+t"`` -> ``["ctrl", "shift", "t"]``; a lone ``"+"`` stays a key."""
+    combo = combo.strip()
+    if combo == "+" or "+" not in combo:
+        return [key_name(combo)]
+    parts = combo.split("+")
+    if combo.endswith("++"):
+        parts = [*parts[:-2], "+"]
+    return [key_name(p) for p in parts if p]
+
+
+# ---------------------------------------------------------------- pyautogui builders
+
+
+def click(x: int, y: int, button: str = "left", clicks: int = 1, hold: list[str] | None = None) -> str:
+    if clicks == 2 and button == "left":
+        call = f"pyautogui.doubleClick({x}, {y})"
+    elif clicks == 3 and button == "left":
+        call = f"pyautogui.tripleClick({x}, {y})"
+    elif button == "right":
+        call = f"pyautogui.rightClick({x}, {y})"
+    elif button == "middle":
+        call = f"pyautogui.middleClick({x}, {y})"
+    else:
+        call = f"pyautogui.click({x}, {y})"
+    if not hold:
+        return call
+    downs = "; ".join(f"pyautogui.keyDown({k!r})" for k in hold)
+    ups = "; ".join(f"pyautogui.keyUp({k!r})" for k in reversed(hold))
+    return f"{downs}; {call}; {ups}"
+
+
+def type_text(text: str) -> str:
+    if text.isascii():
+        return f"pyautogui.typewrite({text!r}, interval=0.02)"
+    # pyautogui cannot type non-ASCII characters; paste them through the clipboard instead.
+    return f"import pyperclip; pyperclip.copy({text!r}); pyautogui.hotkey('ctrl', 'v')"
+
+
+def press(keys: list[str]) -> str:
+    if len(keys) == 1:
+        return f"pyautogui.press({keys[0]!r})"
+    return "pyautogui.hotkey(" + ", ".join(repr(k) for k in keys) + ")"
+
+
+def scroll(x: int | None, y: int | None, dy: int = 0, dx: int = 0) -> str:
+    """``dy`` > 0 scrolls up and ``dx`` > 0 right, as pyautogui counts."""
+    where = f", x={x}, y={y}" if x is not None and y is not None else ""
+    if dx and not dy:
+        return f"pyautogui.hscroll({dx}{where})"
+    return f"pyautogui.scroll({dy}{where})"
+
+
+def drag(start: tuple[int, int], end: tuple[int, int], duration: float = 0.5) -> str:
+    return f"pyautogui.moveTo({start[0]}, {start[1]}); pyautogui.dragTo({end[0]}, {end[1]}, duration={duration})"
+
+
+# ---------------------------------------------------------------- Anthropic computer use
+
+_ANTHROPIC_CLICKS = {
+    "left_click": ("left", 1),
+    "right_click": ("right", 1),
+    "middle_click": ("middle", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
+}
+ANTHROPIC_ACTIONS = {
+    *_ANTHROPIC_CLICKS,
+    "screenshot",
+    "cursor_position",
+    "zoom",
+    "mouse_move",
+    "type",
+    "key",
+    "hold_key",
+    "left_mouse_down",
+    "left_mouse_up",
+    "scroll",
+    "left_click_drag",
+    "wait",
+}
+
+
+def from_anthropic(action: dict, scale: Scale = Scale()) -> list[str]:
+    """An Anthropic ``computer`` tool input (``{"action": "left_click", "coordinate": [x, y]}``)."""
+    name = action.get("action")
+    coordinate = action.get("coordinate")
+    point = scale.point(*coordinate) if coordinate else None
+    if name in ("screenshot", "cursor_position", "zoom"):
+        return []  # observation only: the loop screenshots after every round anyway
+    if name in _ANTHROPIC_CLICKS:
+        button, clicks = _ANTHROPIC_CLICKS[name]
+        hold = split_keys(action["text"]) if action.get("text") else None
+        if point is None:
+            return [f"pyautogui.click(button={button!r}, clicks={clicks})"]
+        return [click(*point, button=button, clicks=clicks, hold=hold)]
+    if name == "mouse_move":
+        return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
+    if name == "type":
+        return [type_text(action.get("text", ""))]
+    if name == "key":
+        return [press(split_keys(action.get("text", "")))]
+    if name == "hold_key":
+        keys = split_keys(action.get("text", ""))
+        duration = float(action.get("duration", 1))
+        downs = "; ".join(f"pyautogui.keyDown({k!r})" for k in keys)
+        ups = "; ".join(f"pyautogui.keyUp({k!r})" for k in reversed(keys))
+        return [f"{downs}; time.sleep({duration}); {ups}"]
+    if name in ("left_mouse_down", "left_mouse_up"):
+        verb = "mouseDown" if name == "left_mouse_down" else "mouseUp"
+        return [f"pyautogui.{verb}({point[0]}, {point[1]})" if point else f"pyautogui.{verb}()"]
+    if name == "scroll":
+        amount = int(action.get("scroll_amount", 3))
+        direction = action.get("scroll_direction", "down")
+        x, y = point if point else (None, None)
+        if direction in ("left", "right"):
+            return [scroll(x, y, dx=amount if direction == "right" else -amount)]
+        return [scroll(x, y, dy=amount if direction == "up" else -amount)]
+    if name == "left_click_drag":
+        start = scale.point(*action["start_coordinate"])
+        return [drag(start, point)]
+    if name == "wait":
+        return [WAIT]
+    raise TranslationError("Anthropic", name, ANTHROPIC_ACTIONS)
+
+
+# ---------------------------------------------------------------- OpenAI computer use
+
+OPENAI_ACTIONS = {"click", "double_click", "drag", "keypress", "move", "screenshot", "scroll", "type", "wait"}
+_OPENAI_BUTTONS = {"left": "left", "right": "right", "wheel": "middle", "middle": "middle"}
+
+
+def from_openai(action: dict, scale: Scale = Scale()) -> list[str]:
+    """One OpenAI ``computer_call`` action (``{"type": "click", "button": "left", "x": .., "y": ..}``)."""
+    kind = action.get("type")
+    hold = [key_name(k) for k in action.get("keys") or []] if kind != "keypress" else None
+    if kind == "screenshot":
+        return []
+    if kind == "click":
+        button = action.get("button", "left")
+        if button in ("back", "forward"):
+            return [press([f"browser{button}"])]
+        if button not in _OPENAI_BUTTONS:
+            raise TranslationError("OpenAI", f"click button {button}", _OPENAI_BUTTONS)
+        return [click(*scale.point(action["x"], action["y"]), button=_OPENAI_BUTTONS[button], hold=hold)]
+    if kind == "double_click":
+        return [click(*scale.point(action["x"], action["y"]), clicks=2, hold=hold)]
+    if kind == "move":
+        x, y = scale.point(action["x"], action["y"])
+        return [f"pyautogui.moveTo({x}, {y})"]
+    if kind == "drag":
+        path = [scale.point(p["x"], p["y"]) for p in action.get("path") or []]
+        if len(path) < 2:
+            raise TranslationError("OpenAI", f"drag with {len(path)} point(s)", {"drag with a path of >= 2 points"})
+        moves = "; ".join(f"pyautogui.dragTo({x}, {y}, duration=0.2)" for x, y in path[1:])
+        return [f"pyautogui.moveTo({path[0][0]}, {path[0][1]}); {moves}"]
+    if kind == "keypress":
+        return [press([key_name(k) for k in action.get("keys") or []])]
+    if kind == "type":
+        return [type_text(action.get("text", ""))]
+    if kind == "scroll":
+        x, y = scale.point(action["x"], action["y"])
+        # OpenAI's scroll_y > 0 means down; pyautogui's positive means up. Pixels -> wheel notches.
+        dy = -_notches(action.get("scroll_y", 0))
+        dx = _notches(action.get("scroll_x", 0))
+        return [scroll(x, y, dy=dy, dx=dx)]
+    if kind == "wait":
+        return [WAIT]
+    raise TranslationError("OpenAI", kind, OPENAI_ACTIONS)
+
+
+def _notches(pixels) -> int:
+    pixels = int(pixels or 0)
+    if pixels == 0:
+        return 0
+    # A wheel notch scrolls about 100 px in Chromium/Firefox; never round a real scroll to nothing.
+    notches = round(abs(pixels) / 100) or 1
+    return notches if pixels > 0 else -notches
+
+
+# ---------------------------------------------------------------- Gemini computer use (0-999 grid)
+
+GEMINI_ACTIONS = {
+    "click_at",
+    "click",
+    "double_click",
+    "triple_click",
+    "right_click",
+    "middle_click",
+    "hover_at",
+    "move",
+    "type_text_at",
+    "type",
+    "key_combination",
+    "press_key",
+    "hotkey",
+    "scroll_document",
+    "scroll_at",
+    "scroll",
+    "drag_and_drop",
+    "wait_5_seconds",
+    "wait",
+    "take_screenshot",
+    "go_back",
+    "go_forward",
+    "navigate",
+    "open_web_browser",
+    "search",
+}
+
+
+def gemini_point(x, y, screen: tuple[int, int]) -> tuple[int, int]:
+    """Gemini coordinates are on a 0-999 grid: ``px = x / 1000 * width``."""
+    return int(float(x) / 1000 * screen[0]), int(float(y) / 1000 * screen[1])
+
+
+def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
+    """One Gemini function call (``click_at`` with ``{"x": 500, "y": 250}``) on a screen of ``screen`` px."""
+    args = args or {}
+    point = gemini_point(args["x"], args["y"], screen) if "x" in args and "y" in args else None
+    clicks = {"click_at": ("left", 1), "click": ("left", 1), "double_click": ("left", 2)}
+    clicks |= {"triple_click": ("left", 3), "right_click": ("right", 1), "middle_click": ("middle", 1)}
+    if name in clicks:
+        button, count = clicks[name]
+        return [click(*point, button=button, clicks=count)]
+    if name in ("hover_at", "move"):
+        return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
+    if name == "type_text_at":
+        commands = [click(*point)]
+        if args.get("clear_before_typing", True):
+            commands += [press(["ctrl", "a"]), press(["backspace"])]
+        commands.append(type_text(args.get("text", "")))
+        if args.get("press_enter", True):
+            commands.append(press(["enter"]))
+        return commands
+    if name == "type":
+        return [type_text(args.get("text", ""))]
+    if name in ("key_combination", "press_key", "hotkey"):
+        keys = args.get("keys")
+        keys = split_keys(keys) if isinstance(keys, str) else [key_name(k) for k in keys or [args.get("key", "")]]
+        return [press(keys)]
+    if name in ("scroll_document", "scroll_at", "scroll"):
+        direction = args.get("direction", "down")
+        amount = max(1, round(int(args.get("magnitude", 800)) / 200))
+        x, y = point if point else (screen[0] // 2, screen[1] // 2)
+        if direction in ("left", "right"):
+            return [scroll(x, y, dx=amount if direction == "right" else -amount)]
+        return [scroll(x, y, dy=amount if direction == "up" else -amount)]
+    if name == "drag_and_drop":
+        end = gemini_point(args["destination_x"], args["destination_y"], screen)
+        return [drag(point, end)]
+    if name in ("wait_5_seconds", "wait"):
+        return [WAIT]
+    if name == "take_screenshot":
+        return []
+    if name in ("go_back", "go_forward"):
+        return [press(["alt", "left" if name == "go_back" else "right"])]
+    if name in ("navigate", "search", "open_web_browser"):
+        url = args.get("url") or ("https://www.google.com" if name == "search" else "")
+        if not url:
+            return []
+        return [press(["ctrl", "l"]), type_text(url), press(["enter"])]
+    raise TranslationError("Gemini", name, GEMINI_ACTIONS)
+
+
+# ---------------------------------------------------------------- Qwen computer_use tool calls
+
+QWEN_ACTIONS = {
+    "key",
+    "type",
+    "mouse_move",
+    "left_click",
+    "left_click_drag",
+    "right_click",
+    "middle_click",
+    "double_click",
+    "triple_click",
+    "scroll",
+    "hscroll",
+    "wait",
+    "terminate",
+    "answer",
+}
+
+
+def qwen_point(coordinate, screen: tuple[int, int], grid: int | None = 999) -> tuple[int, int]:
+    """Qwen3-VL's relative 0..999 grid (``x * width / 999``); ``grid=None`` for absolute pixels."""
+    x, y = coordinate
+    if grid is None:
+        return round(float(x)), round(float(y))
+    return round(float(x) * screen[0] / grid), round(float(y) * screen[1] / grid)
+
+
+def from_qwen(args: dict, screen: tuple[int, int], grid: int | None = 999) -> list[str]:
+    """The arguments of one ``computer_use`` tool call (``{"action": "left_click", "coordinate": [x, y]}``)."""
+    name = args.get("action")
+    point = qwen_point(args["coordinate"], screen, grid) if args.get("coordinate") else None
+    clicks = {"left_click": ("left", 1), "right_click": ("right", 1), "middle_click": ("middle", 1)}
+    # Qwen's triple click is played as a double click, as upstream does.
+    clicks |= {"double_click": ("left", 2), "triple_click": ("left", 2)}
+    if name in clicks:
+        button, count = clicks[name]
+        if point is None:
+            return [f"pyautogui.click(button={button!r}, clicks={count})"]
+        return [click(*point, button=button, clicks=count)]
+    if name == "mouse_move":
+        return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
+    if name == "left_click_drag":
+        return [f"pyautogui.dragTo({point[0]}, {point[1]}, duration=0.5)"]
+    if name == "type":
+        return [type_text(args.get("text", ""))]
+    if name == "key":
+        keys = args.get("keys") or []
+        return [press([key_name(k) for k in ([keys] if isinstance(keys, str) else keys)])]
+    if name in ("scroll", "hscroll"):
+        pixels = int(args.get("pixels", 0))
+        x, y = point if point else (None, None)
+        return [scroll(x, y, dx=pixels) if name == "hscroll" else scroll(x, y, dy=pixels)]
+    if name == "wait":
+        return [WAIT]
+    if name == "terminate":
+        return [FAIL if args.get("status") == "failure" else DONE]
+    if name == "answer":
+        return [DONE]
+    raise TranslationError("Qwen", name, QWEN_ACTIONS)
+
+
+VOCABULARIES = {"anthropic", "openai", "gemini", "qwen"}
+
+
+def translate(vocabulary: str, action: dict, screen: tuple[int, int], model_size: tuple[int, int] | None = None):
+    """Dispatch by vocabulary name; ``model_size`` is the screenshot size the model saw (for scaling)."""
+    scale = Scale.between(model_size, screen) if model_size else Scale()
+    if vocabulary == "anthropic":
+        return from_anthropic(action, scale)
+    if vocabulary == "openai":
+        return from_openai(action, scale)
+    if vocabulary == "gemini":
+        return from_gemini(action.get("name", ""), action.get("args") or {}, screen)
+    if vocabulary == "qwen":
+        return from_qwen(action, screen)
+    raise TranslationError("translation", vocabulary, VOCABULARIES)
