@@ -53,3 +53,21 @@ def trajectory_list(user):
         .select_related("run", "run__model", "task", "task__suite")
         .order_by("-run__created_at", "run__name", "task__position", "task__task_id", "attempt")
     )
+
+
+def filter_trajectories(trajectories, params) -> tuple:
+    """Narrow a trajectory list by query parameters: run (slug), type (behavioural type), bin
+    (apps-touched bin), app (slug), so an analysis cell links to exactly the trajectories behind
+    it. Returns the queryset and the applied filters as (label, value) pairs for the page."""
+    applied = []
+    for param, lookup, label in (
+        ("run", "run__slug", "run"),
+        ("type", "task__behavioural_type", "behavioural type"),
+        ("bin", "task__apps_touched_bin", "apps touched"),
+        ("app", "task__apps__slug", "app"),
+    ):
+        value = (params.get(param) or "").strip()
+        if value:
+            trajectories = trajectories.filter(**{lookup: value})
+            applied.append((label, value))
+    return trajectories, applied

@@ -2,13 +2,20 @@
 
 from django.core.paginator import Paginator
 from django.shortcuts import render
+from django.utils.http import urlencode
 
 from trajectories import selectors
 
 
 def trajectory_list(request):
-    page = Paginator(selectors.trajectory_list(request.user), 50).get_page(request.GET.get("page"))
-    return render(request, "trajectories/trajectory_list.html", {"page": page})
+    trajectories, applied = selectors.filter_trajectories(selectors.trajectory_list(request.user), request.GET)
+    page = Paginator(trajectories, 50).get_page(request.GET.get("page"))
+    query = {k: request.GET[k] for k in ("run", "type", "bin", "app") if request.GET.get(k)}
+    return render(
+        request,
+        "trajectories/trajectory_list.html",
+        {"page": page, "applied_filters": applied, "query": urlencode(query)},
+    )
 
 
 def trajectory_detail(request, pk):

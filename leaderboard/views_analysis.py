@@ -1,0 +1,125 @@
+"""Thin views of the analysis pages: heatmaps, failure taxonomy (and the judgments behind a
+bar), scaling and shape, and the model page. Data from leaderboard.analysis, figures from
+leaderboard.charts."""
+
+from django.core.paginator import Paginator
+from django.shortcuts import render
+from django.utils.http import urlencode
+
+from leaderboard import analysis, charts
+
+
+def _metric(request) -> str:
+    metric = request.GET.get("metric", "rubric")
+    return metric if metric in analysis.METRICS else "rubric"
+
+
+def _chart(chart_id: str, figure: dict, label: str) -> dict:
+    return {"id": f"chart-{chart_id}", "figure": figure, "label": label}
+
+
+def heatmaps(request):
+    metric = _metric(request)
+    scored = analysis.scored_runs(list(analysis.graded_runs(request.user)))
+    graded = [analysis.graded_heatmap(scored, dim, metric) for dim in analysis.DIMENSIONS] if scored else []
+    reported = analysis.reported_heatmaps(metric)
+    maps = [
+        {"map": hm, "chart": _chart(hm.id, charts.heatmap(hm), f"{hm.title} heatmap")}
+        for hm in [*graded, *reported]
+        if hm.row_labels and hm.col_labels
+    ]
+    return render(
+        request,
+        "leaderboard/analysis/heatmaps.html",
+        {
+            "metric": metric,
+            "metric_label": analysis.METRICS[metric],
+            "metrics": analysis.METRICS,
+            "maps": maps,
+            "has_graded": bool(graded),
+        },
+    )
+
+
+def taxonomy(request):
+    scored = analysis.scored_runs(list(analysis.graded_runs(request.user)))
+    tables = [*analysis.graded_taxonomy(request.user, scored), *analysis.reported_taxonomy()]
+    items = [
+        {"table": t, "chart": _chart(f"taxonomy-{i}", charts.taxonomy_bars(t), f"{t.title} bar chart")}
+        for i, t in enumerate(tables)
+    ]
+    return render(
+        request,
+        "leaderboard/analysis/taxonomy.html",
+        {"items": items, "has_graded": any(not t.reported for t in tables)},
+    )
+
+
+def failures(request):
+    filters = analysis.FailureFilters.from_query(request.GET)
+    judgments = analysis.failure_judgments(request.user, filters)
+    page = Paginator(judgments, 50).get_page(request.GET.get("page"))
+    query = {k: v for k, v in vars(filters).items() if v}
+    return render(
+        request,
+        "leaderboard/analysis/failures.html",
+        {"page": page, "filters": filters, "query": urlencode(query)},
+    )
+
+
+def scaling(request):
+    runs = list(analysis.graded_runs(request.user))
+    scored = analysis.scored_runs(runs)
+    ctx = analysis.scaling_and_shape(scored, runs)
+    chart_list = []
+    if ctx["by_bin"]:
+        chart_list.append(
+            _chart(
+                "apps-touched",
+                charts.lines(ctx["by_bin"], "apps touched", "perfect rate %", x_categorical=True, markers=True),
+                "Perfect rate against apps touched",
+            )
+        )
+    if ctx["budget"]:
+        chart_list.append(
+            _chart("step-budget", charts.lines(ctx["budget"], "steps used", "cumulative perfect rate %"), "Step budget")
+        )
+    if ctx["profile"]:
+        chart_list.append(
+            _chart(
+                "profile",
+                charts.lines(ctx["profile"], "tau (score threshold)", "tasks with score ≥ tau %", markers=True),
+                "Performance profile",
+            )
+        )
+    if ctx["shapes"]:
+        chart_list.append(
+            _chart(
+                "action-shape",
+                charts.stacked_shares([(s.run.name, s.shares) for s in ctx["shapes"]], analysis.ACTION_KINDS),
+                "Action shape",
+            )
+        )
+    if ctx["cost_points"]:
+        chart_list.append(
+            _chart("cost", charts.scatter(ctx["cost_points"], "cost (USD)", "rubric score %"), "Score against cost")
+        )
+    if ctx["reported_by_bin"]:
+        chart_list.append(
+            _chart(
+                "reported-apps-touched",
+                charts.lines(
+                    ctx["reported_by_bin"], "apps touched", "perfect % (reported)", x_categorical=True, markers=True
+                ),
+                "Reported perfect rate against apps touched",
+            )
+        )
+    return render(
+        request,
+        "leaderboard/analysis/scaling.html",
+        {**ctx, "charts": {c["id"].removeprefix("chart-"): c for c in chart_list}, "kinds": analysis.ACTION_KINDS},
+    )
+
+
+def model_detail(request, slug):
+    return render(request, "leaderboard/analysis/model_detail.html", analysis.model_detail(request.user, slug))
