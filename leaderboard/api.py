@@ -322,3 +322,7 @@ def get_trajectory(request, trajectory_id: int):
 from trajectories.api_player import router as player_router  # noqa: E402  (routers join after the api exists)
 
 api.add_router("/", player_router)
+
+from leaderboard.api_board import router as board_router  # noqa: E402
+
+api.add_router("/", board_router)

@@ -306,35 +306,40 @@ def _run_rows(runs) -> list[dict]:
 
 
 def run_outcomes(
-    runs: Iterable[Run | int], judge=None, weighting: str = "authored", include_stale: bool = False
+    runs: Iterable[Run | int],
+    judge=None,
+    weighting: str = "authored",
+    include_stale: bool = False,
+    version: str | None = None,
 ) -> dict[int, RunOutcomes]:
     """One :class:`RunOutcomes` per run (keyed by run pk), scored by ``judge`` (a JudgeConfig, its pk
     or its name) or, when None, by the run's default judge: ``Run.judge_config`` when it judged
     anything, else the judge with the most judged trajectories in the run. Reported runs are
-    skipped. Constant query count; cached per data version."""
+    skipped. Constant query count; cached per data version (pass ``version`` from
+    :func:`data_version` when the caller already has it, to save its queries)."""
     key = _judge_key(judge)
     mode = "default" if key is None else f"judge{key}"
-    return {o.run_id: o for o in _outcomes(runs, mode, weighting, include_stale)}
+    return {o.run_id: o for o in _outcomes(runs, mode, weighting, include_stale, version)}
 
 
 def judged_outcomes(
-    runs: Iterable[Run | int], weighting: str = "authored", include_stale: bool = False
+    runs: Iterable[Run | int], weighting: str = "authored", include_stale: bool = False, version: str | None = None
 ) -> list[RunOutcomes]:
     """One :class:`RunOutcomes` per (run, judge) pair that has judgments, so a run judged by two
     judges gives two separately labelled rows; a run nobody judged yet gives one row labelled with
     its configured judge, if any (its finished tasks "unjudged"). Ordered by run pk, then judge
     name. Reported runs are skipped."""
-    return _outcomes(runs, "all", weighting, include_stale)
+    return _outcomes(runs, "all", weighting, include_stale, version)
 
 
-def _outcomes(runs, mode: str, weighting: str, include_stale: bool) -> list[RunOutcomes]:
+def _outcomes(runs, mode: str, weighting: str, include_stale: bool, version: str | None) -> list[RunOutcomes]:
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, not {weighting!r}")
     run_rows = _run_rows(runs)
     if not run_rows:
         return []
     ids = ",".join(str(r["pk"]) for r in run_rows)
-    cache_key = f"{CACHE_PREFIX}:{data_version()}:{mode}:{weighting}:{int(include_stale)}:{ids}"
+    cache_key = f"{CACHE_PREFIX}:{version or data_version()}:{mode}:{weighting}:{int(include_stale)}:{ids}"
     found = cache.get(cache_key)
     if found is None:
         found = _compute(run_rows, mode, weighting, include_stale)

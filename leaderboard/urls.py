@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views, views_analysis
+from . import views, views_analysis, views_board
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -13,6 +13,8 @@ urlpatterns = [
     path("tasks/<slug:suite>/<str:task_id>/", views.task_detail, name="task_detail"),
     path("runs/", views.run_list, name="run_list"),
     path("runs/<slug:slug>/", views.run_detail, name="run_detail"),
+    path("leaderboard/", views_board.board, name="board"),
+    path("compare/", views_board.compare, name="compare"),
     path("analysis/", views_analysis.heatmaps, name="analysis_heatmaps"),
     path("analysis/failures/", views_analysis.taxonomy, name="analysis_taxonomy"),
     path("analysis/failures/judgments/", views_analysis.failures, name="analysis_failures"),

@@ -1,0 +1,99 @@
+"""Thin views of the scored leaderboard (with CSV/JSON export of exactly what is shown) and the
+two-run comparison; everything is computed by leaderboard/leaderboard.py."""
+
+import csv
+import io
+
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.http import urlencode
+
+from leaderboard import leaderboard
+from leaderboard.leaderboard import BoardFilters
+
+SORTABLE = (
+    ("rank", "Rank"),
+    ("perfect", "Perfect %"),
+    ("rubric", "Rubric %"),
+    ("efficiency", "Traj. eff."),
+    ("steps", "Avg steps"),
+    ("tokens", "Tokens"),
+    ("cost", "Cost"),
+    ("graded", "Graded"),
+)
+
+
+def board(request):
+    filters = BoardFilters.from_query(request.GET)
+    b = leaderboard.board(request.user, filters)
+    fmt = request.GET.get("format", "")
+    if fmt == "csv":
+        return _csv(b)
+    if fmt == "json":
+        return _json(b)
+    query = filters.as_query()
+    headers = []
+    for key, label in SORTABLE:
+        active = filters.sort == key
+        natural = "asc" if key in leaderboard.ASCENDING_FIRST else "desc"
+        current = filters.dir or natural
+        flip = ("asc" if current == "desc" else "desc") if active else ""
+        headers.append(
+            {
+                "key": key,
+                "label": label,
+                "active": active,
+                "dir": current if active else "",
+                "href": "?" + urlencode(filters.as_query(sort=key, dir=flip if flip != natural else "")),
+            }
+        )
+    return render(
+        request,
+        "leaderboard/board.html",
+        {
+            "board": b,
+            "filters": filters,
+            "options": b.options,
+            "headers": {h["key"]: h for h in headers},
+            "query": urlencode(query),
+            "csv_href": "?" + urlencode({**query, "format": "csv"}),
+            "json_href": "?" + urlencode({**query, "format": "json"}),
+            "api_href": "/api/leaderboard?" + urlencode(query),
+        },
+    )
+
+
+def _filename(b, ext: str) -> str:
+    return f"mypcbench-leaderboard-{b.suite.slug if b.suite else 'empty'}.{ext}"
+
+
+def _csv(b) -> HttpResponse:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=leaderboard.EXPORT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in leaderboard.export_rows(b):
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    response = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{_filename(b, "csv")}"'
+    return response
+
+
+def _json(b) -> JsonResponse:
+    payload = {
+        "suite": b.suite.slug if b.suite else None,
+        "filters": b.filters.as_query(),
+        "tasks": b.task_count,
+        "bootstrap_replicates": b.B,
+        "rows": leaderboard.export_rows(b),
+    }
+    response = JsonResponse(payload, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{_filename(b, "json")}"'
+    return response
+
+
+def compare(request):
+    a, b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
+    weighting = request.GET.get("weighting", "authored")
+    runs = leaderboard.comparable_runs(request.user)
+    c = leaderboard.comparison(request.user, a, b, weighting=weighting) if a and b else None
+    return render(request, "leaderboard/compare.html", {"c": c, "weighting": weighting, "runs": runs, "a": a, "b": b})

@@ -1,0 +1,209 @@
+"""The scored leaderboard page, its exports and GET /api/leaderboard on the hand-built fixture
+(tests/board_data.py): figures a visitor reads, filters, sorting, export = what is shown, the
+compare page, and constant query counts as the data grows."""
+
+import csv
+import html as htmllib
+import io
+import re
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.board_data import build_board, judge, traj
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def board():
+    cache.clear()
+    return build_board()
+
+
+@pytest.fixture
+def staff_client(client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("maintainer", password="pw", is_staff=True))
+    return client
+
+
+def text(html: str) -> str:
+    html = re.sub(r"<(script|style|svg)[^>]*>.*?</\1>", " ", html, flags=re.S)
+    return htmllib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip())
+
+
+def rows(response) -> list[tuple[str, str]]:
+    """(run slug, judge) of the graded rows in page order."""
+    return re.findall(r'<tr data-run="([^"]+)" data-judge="([^"]*)"', response.content.decode())
+
+
+def cell(response, run: str, col: str, judge: str = "our judge (test)") -> str:
+    html = response.content.decode()
+    row = re.search(rf'<tr data-run="{run}" data-judge="{re.escape(judge)}".*?</tr>', html, flags=re.S).group(0)
+    return text(re.search(rf'<td[^>]*data-col="{col}"[^>]*>(.*?)</td>', row, flags=re.S).group(1))
+
+
+def test_board_shows_figures_with_intervals_and_denominators(client, board):
+    r = client.get("/leaderboard/")
+    assert r.status_code == 200
+    # published graded runs only (run C is a draft); run B has one row per judge
+    assert rows(r) == [("run-a", "our judge (test)"), ("run-b", "our judge (test)"), ("run-b", "upstream judge (test)")]
+    # run A: perfect 2/5 = 40.0 with Wilson [11.8, 76.9]; rubric 3.25/5 = 65.0; efficiency 6.00
+    assert cell(r, "run-a", "perfect").startswith("40.0 [11.8, 76.9] 2/5")
+    assert cell(r, "run-a", "rubric").startswith("65.0 [")
+    assert cell(r, "run-a", "efficiency").startswith("6.00 [")
+    assert cell(r, "run-a", "steps") == "16.6"
+    assert cell(r, "run-a", "tokens") == "3300" and cell(r, "run-a", "cost") == "$1.75"
+    # graded / failures counted / unknown, with a warning for the unknown one
+    assert cell(r, "run-a", "graded") == "4 / 1 / 1 ⚠ 1 unknown"
+    assert cell(r, "run-b", "graded") == "4 / 1 / 1 ⚠ 1 unknown"  # t1 t2 t4 t5; t3 errored; t6 stale
+    assert cell(r, "run-b", "rubric").startswith("55.0 [")
+    assert cell(r, "run-b", "tokens") == "—"
+    up = cell(r, "run-b", "perfect", judge="upstream judge (test)")
+    assert up.startswith("33.3 [6.1, 79.2] 1/3")
+    page = text(r.content.decode())
+    assert "source's judge" in page
+    # the reported run sits apart, labelled, without an interval
+    reported = re.search(r'id="reported-table".*?</table>', r.content.decode(), flags=re.S).group(0)
+    assert "Reported-Alpha" in reported and "40.0" in reported and "[" not in text(reported)
+
+
+def test_staff_see_draft_runs(staff_client, board):
+    r = staff_client.get("/leaderboard/")
+    assert ("run-c", "our judge (test)") in rows(r)
+    assert cell(r, "run-c", "perfect").startswith("0.0 [0.0, 39.0] 0/6")
+
+
+def test_filters_narrow_rows_and_slice_tasks(client, board):
+    r = client.get("/leaderboard/?judge=upstream+judge+(test)")
+    assert rows(r) == [("run-b", "upstream judge (test)")]
+    assert client.get("/leaderboard/?surface=computer").context["board"].rows == []
+    r = client.get("/leaderboard/?type=personal_lookup")
+    assert r.context["board"].task_count == 2
+    # run A on t1 (1.0, perfect) and t2 (0.5): perfect 1/2, rubric 75.0
+    assert cell(r, "run-a", "perfect").startswith("50.0 [") and "1/2" in cell(r, "run-a", "perfect")
+    assert cell(r, "run-a", "rubric").startswith("75.0")
+    r = client.get("/leaderboard/?app=hoolidocs")  # t4, t5, t6: A has t4 unknown, t5 missing 0, t6 1
+    assert cell(r, "run-a", "perfect").startswith("50.0") and "1/2" in cell(r, "run-a", "perfect")
+    r = client.get("/leaderboard/?bin=4-6&weighting=equal")
+    assert r.context["board"].task_count == 2
+    # unknown values are ignored, the page still opens
+    assert client.get("/leaderboard/?type=nonsense&sort=bogus&bin=99").status_code == 200
+
+
+def test_equal_weights_switch(client, board):
+    r = client.get("/leaderboard/?weighting=equal")
+    assert cell(r, "run-a", "rubric").startswith("60.0")  # (1 + .5 + .5 + 0 + 1) / 5
+    assert cell(r, "run-b", "rubric").startswith("53.3")  # (0 + 1 + 0 + 2/3 + 1) / 5
+
+
+def test_sorting_by_column_and_direction(client, board):
+    by_steps = client.get("/leaderboard/?sort=steps")  # ascending first: B (12.8) before A (16.6)
+    assert [s for s, _ in rows(by_steps)][:2] == ["run-b", "run-b"]
+    desc = client.get("/leaderboard/?sort=steps&dir=desc")
+    assert rows(desc)[0][0] == "run-a"
+    by_rubric = client.get("/leaderboard/?sort=rubric")
+    assert rows(by_rubric)[0] == ("run-a", "our judge (test)")
+    # the header link flips the direction of the active column
+    assert 'href="?sort=steps&amp;dir=desc"' in by_steps.content.decode()
+
+
+def test_rank_intervals_and_tiers_overlap_on_few_tasks(client, board):
+    b = client.get("/leaderboard/").context["board"]
+    for row in b.rows:
+        assert 1 <= row.rank_low <= row.rank_high <= 3
+    # five tasks cannot separate anyone: one tier
+    assert {row.tier for row in b.rows} == {1}
+
+
+def test_csv_and_json_export_exactly_what_is_shown(client, board):
+    url = "/leaderboard/?type=personal_lookup&sort=rubric"
+    page = client.get(url)
+    shown = [(r.run_slug, r.judge_name) for r in page.context["board"].rows]
+    csv_response = client.get(url + "&format=csv")
+    assert csv_response["Content-Disposition"].startswith("attachment;")
+    exported = list(csv.DictReader(io.StringIO(csv_response.content.decode())))
+    graded = [e for e in exported if e["kind"] == "graded"]
+    assert [(e["run"], e["judge"]) for e in graded] == shown
+    for e in graded:
+        perfect = cell(page, e["run"], "perfect", judge=e["judge"])
+        assert perfect.startswith(f"{float(e['perfect_pct']):.1f} [{float(e['perfect_low']):.1f}, ")
+        assert f"{e['perfect_k']}/{e['perfect_n']}" in perfect
+        assert cell(page, e["run"], "rubric", judge=e["judge"]).startswith(
+            f"{float(e['rubric_pct']):.1f} [{float(e['rubric_low']):.1f}, {float(e['rubric_high']):.1f}]"
+        )
+    assert [e["run"] for e in exported if e["kind"] == "reported"] == ["reported-alpha"]
+    data = client.get(url + "&format=json").json()
+    assert data["filters"] == {"type": "personal_lookup", "sort": "rubric"}
+    assert [{k: ("" if v is None else str(v)) for k, v in row.items()} for row in data["rows"]] == exported
+
+
+def test_api_leaderboard_uses_the_same_rows(client, board):
+    data = client.get("/api/leaderboard?judge=our+judge+(test)").json()
+    assert data["suite"] == "board-suite" and data["tasks"] == 6 and data["bootstrap_replicates"] == 1000
+    a = next(r for r in data["rows"] if r["run"] == "run-a")
+    assert a["perfect_pct"]["value"] == 40.0 and a["perfect_k"] == 2 and a["perfect_n"] == 5
+    assert a["perfect_pct"]["low"] == pytest.approx(11.8) and a["perfect_pct"]["high"] == pytest.approx(76.9)
+    assert a["rubric_pct"]["value"] == 65.0 and a["rubric_pct"]["low"] <= 65.0 <= a["rubric_pct"]["high"]
+    assert a["counts"]["incomplete"] == 1 and a["counts"]["missing"] == 1
+    assert a["provenance"] == "harness" and a["rank_low"] >= 1
+    # with no judge chosen, reported runs follow the graded ones, without intervals
+    everything = client.get("/api/leaderboard").json()["rows"]
+    assert [r["kind"] for r in everything] == ["graded"] * 3 + ["reported"]
+    reported = [r for r in everything if r["kind"] == "reported"]
+    assert reported[0]["perfect_pct"] == {"value": 40.0, "low": None, "high": None}
+    # anonymous callers never see the draft run
+    assert "run-c" not in {r["run"] for r in data["rows"]}
+
+
+def test_compare_page_pairs_two_runs(client, board):
+    r = client.get("/compare/?a=run-a&b=run-b")
+    assert r.status_code == 200
+    c = r.context["c"]
+    # known in both: t1, t2, t3, t5 (t4 unknown in A, t6 unknown in B)
+    assert c.paired_n == 4
+    assert [t.task_id for t in c.only_a] == ["t1", "t6"]
+    assert [t.task_id for t in c.only_b] == ["t2", "t5"]
+    # rubric over the paired tasks: A (1 + .5 + .75 + 0) / 4, B (0 + 1 + 0 + 1) / 4 -> A - B = 6.25 pp
+    assert c.rubric_diff.difference == pytest.approx(6.25)
+    assert c.rubric_diff.low <= 6.25 <= c.rubric_diff.high
+    assert 0 <= c.rubric_diff.p_b_greater <= 1
+    page = text(r.content.decode())
+    assert "Only A solved (2)" in page and "Only B solved (2)" in page and "P(A > B)" in page
+    assert client.get("/compare/?a=run-a&b=reported-alpha").status_code == 404
+    assert client.get("/compare/?a=run-a&b=run-c").status_code == 404  # a draft, hidden from visitors
+    chooser = client.get("/compare/")
+    assert chooser.status_code == 200 and chooser.context["c"] is None
+
+
+def test_board_links_to_compare_and_runs(client, board):
+    html = client.get("/leaderboard/").content.decode()
+    assert 'action="/compare/"' in html and 'name="a" value="run-a"' in html
+    assert 'href="/runs/run-a/"' in html
+
+
+def test_constant_queries_as_data_grows(client, board):
+    def count(url="/leaderboard/"):
+        cache.clear()
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(url).status_code == 200
+        return len(ctx.captured_queries)
+
+    before = count()
+    before_api = count("/api/leaderboard")
+    before_compare = count("/compare/?a=run-a&b=run-b")
+    # more attempts, steps' worth of trajectories and judgments on the same suite
+    for t in board.a.trajectories.all():
+        for attempt in (1, 2):
+            extra = traj(board.a, t.task, 9, attempt=attempt)
+            judge(extra, list(t.task.current_rubric()), ["success"] * t.task.current_rubric().count(), board.ours)
+    assert count() == before
+    assert count("/api/leaderboard") == before_api
+    assert count("/compare/?a=run-a&b=run-b") == before_compare
+    # served from the cache: only the data-version queries remain on the scoring side
+    client.get("/leaderboard/")
+    with CaptureQueriesContext(connection) as ctx:
+        client.get("/leaderboard/")
+    assert len(ctx.captured_queries) < before
