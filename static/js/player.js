@@ -68,7 +68,7 @@
         if (isNum(a.dx)) return "Scroll " + (a.dx > 0 ? "right " : "left ") + Math.abs(a.dx) + at;
         return "Scroll" + at;
       case "type":
-        return "Type “" + a.text + "”" + (a.via === "clipboard" ? " (pasted)" : "");
+        return "Type “" + String(a.text).replace(/\n/g, " [Enter]").replace(/\t/g, " [Tab]") + "”" + (a.via === "clipboard" ? " (pasted)" : "");
       case "key":
         return "Press " + keysText(a.keys) + (a.presses > 1 ? " ×" + a.presses : "") + (a.state ? " (" + a.state + ")" : "");
       case "hotkey":
@@ -144,6 +144,10 @@
     });
   }
 
+  function append(parent, child) {
+    if (child) parent.appendChild(child);
+  }
+
   function textBlock(title, text, cls) {
     if (!text) return null;
     return el("div", { class: "detail" }, [el("h3", { text: title }), el("pre", { class: "text-block " + (cls || ""), text: text })]);
@@ -163,7 +167,7 @@
     box.appendChild(list);
     var a = step.action || {};
     actionsOf(step).forEach(function (one) {
-      if (one.type === "type" && one.text) box.appendChild(textBlock("Typed text", one.text, "typed"));
+      if (one.type === "type" && one.text) append(box, textBlock("Typed text", one.text, "typed"));
       if ((one.type === "key" || one.type === "hotkey") && one.keys) {
         var keys = el("p", { class: "keys" });
         one.keys.forEach(function (k, i) {
@@ -174,19 +178,19 @@
       }
     });
     if (step.tool === "bash") {
-      box.appendChild(textBlock("Command", a.command || step.action_text, "command"));
-      box.appendChild(textBlock("Output", step.tool_output, "tool-output"));
+      append(box, textBlock("Command", a.command || step.action_text, "command"));
+      append(box, textBlock("Output", step.tool_output, "tool-output"));
     } else if (step.tool === "editor") {
       var op = [a.command, a.path].filter(Boolean).join(" ");
-      box.appendChild(textBlock("Editor operation", op || step.action_text, "command"));
-      box.appendChild(textBlock("Replace", a.old_str, "tool-output"));
-      box.appendChild(textBlock("With", a.new_str || a.file_text, "tool-output"));
-      box.appendChild(textBlock("Result", step.tool_output, "tool-output"));
+      append(box, textBlock("Editor operation", op || step.action_text, "command"));
+      append(box, textBlock("Replace", a.old_str, "tool-output"));
+      append(box, textBlock("With", a.new_str || a.file_text, "tool-output"));
+      append(box, textBlock("Result", step.tool_output, "tool-output"));
     } else {
-      box.appendChild(textBlock("Recorded action", step.action_text, "action"));
-      box.appendChild(textBlock("Tool output", step.tool_output, "tool-output"));
+      append(box, textBlock("Recorded action", step.action_text, "action"));
+      append(box, textBlock("Tool output", step.tool_output, "tool-output"));
     }
-    box.appendChild(textBlock("Model text", step.model_text, "model-text"));
+    append(box, textBlock("Model text", step.model_text, "model-text"));
     return box;
   }
 

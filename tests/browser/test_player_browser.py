@@ -1,0 +1,246 @@
+"""The trajectory player and the compare page in Debian's Chromium over the committed demo run:
+keyboard stepping, play/pause, permalinks, rubric highlight and jump, missing screenshots, live
+steps arriving through ingest.add_step, and synchronised comparison. Screenshots go to test-artifacts/."""
+
+import io
+from types import SimpleNamespace
+
+import pytest
+from django.core.files.storage import default_storage
+from django.core.management import call_command
+
+from harness.bundle import StepRecord
+from leaderboard.management.commands.load_demo import DEMO_RESULTS_DIR
+from mypcbench_site import urls as site_urls
+from tests.factories import png_bytes
+from trajectories import ingest
+from trajectories.models import Judgment, Step, Trajectory
+from trajectories.services import import_results
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Console noise a missing image legitimately causes; anything else in the console is a bug.
+RESOURCE_404 = "Failed to load resource"
+
+
+@pytest.fixture
+def served_media(settings, isolated_media):
+    """The media URL serves this test's media folder (the URLconf captured the folder at import)."""
+    patterns = [p for p in site_urls.urlpatterns if "document_root" in getattr(p, "default_args", {})]
+    saved = [p.default_args["document_root"] for p in patterns]
+    for p in patterns:
+        p.default_args["document_root"] = isolated_media
+    yield isolated_media
+    for p, root in zip(patterns, saved, strict=True):
+        p.default_args["document_root"] = root
+
+
+@pytest.fixture
+def demo(live_server, settings, served_media):
+    settings.MYPCBENCH_DERIVATIVES = "inline"
+    call_command("load_demo", verbosity=0, stdout=io.StringIO())
+    by_task = {t.task.task_id: t for t in Trajectory.objects.select_related("task", "run")}
+    return SimpleNamespace(url=live_server.url, by_task=by_task)
+
+
+def open_player(page, url, step=None):
+    page.goto(url + (f"?step={step}" if step else ""))
+    page.wait_for_function("() => window.__playerPainted !== undefined")
+    return page
+
+
+def current(page) -> str:
+    return page.locator("#step-heading-index").inner_text()
+
+
+def wait_step(page, index: int):
+    page.wait_for_function("n => window.__playerPainted && window.__playerPainted.index === n", arg=index)
+
+
+def real_errors(page):
+    return [e for e in page.console_errors if RESOURCE_404 not in e]
+
+
+def test_keyboard_stepping_permalink_and_help(demo, page, shot):
+    t = demo.by_task["demo-d003"]
+    base = f"{demo.url}/trajectories/{t.pk}/play/"
+    open_player(page, base)
+    assert current(page) == "1 of 9"
+    # The display WebP is what the stage shows, with the click drawn over it.
+    src = page.locator("#stage-image").get_attribute("src")
+    assert src.endswith(".webp")
+    assert page.locator("#stage-overlay circle.mark-ring").count() == 1
+    assert "Click at (1110, 205)" in page.locator("#stage-image").get_attribute("alt")
+    for key, expected in [("ArrowRight", 2), ("k", 3), ("j", 2), ("ArrowLeft", 1), ("End", 9), ("Home", 1)]:
+        page.keyboard.press(key)
+        wait_step(page, expected)
+        assert page.evaluate("location.search") == f"?step={expected}"
+    # Number keys then Enter jump.
+    page.keyboard.press("5")
+    page.keyboard.press("Enter")
+    wait_step(page, 5)
+    assert current(page) == "5 of 9"
+    assert "ctrl" in page.locator("#step-details kbd").first.inner_text()
+    # Typed text appears in words and verbatim.
+    page.keyboard.press("ArrowLeft")
+    wait_step(page, 4)
+    assert "Hulu" in page.locator("#step-details pre.typed").inner_text()
+    shot(page, "player-step4")
+    # Permalink round trip: the copied URL opens at the same step.
+    link = page.evaluate("location.href")
+    other = page.context.new_page()
+    open_player(other, link)
+    assert current(other) == "4 of 9"
+    other.close()
+    # Help overlay opens with ? and Esc closes it, giving focus back.
+    page.keyboard.press("?")
+    assert page.locator("#help-overlay").is_visible()
+    shot(page, "player-help")
+    page.keyboard.press("Escape")
+    assert page.locator("#help-overlay").is_hidden()
+    # Focus is visible on keyboard navigation.
+    page.keyboard.press("Tab")
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"
+    assert real_errors(page) == []
+
+
+def test_play_and_pause(demo, page):
+    t = demo.by_task["demo-d003"]
+    open_player(page, f"{demo.url}/trajectories/{t.pk}/play/")
+    page.select_option("#speed", "4")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Space")
+    assert page.locator("#btn-play").get_attribute("aria-pressed") == "true"
+    wait_step(page, 3)
+    page.keyboard.press("Space")
+    assert page.locator("#btn-play").inner_text() == "Play"
+    stopped = page.evaluate("window.__playerPainted.index")
+    page.wait_for_timeout(800)
+    assert page.evaluate("window.__playerPainted.index") == stopped
+    # Playing runs to the end and stops there.
+    page.keyboard.press("Space")
+    wait_step(page, 9)
+    page.wait_for_function("() => document.getElementById('btn-play').textContent === 'Play'")
+
+
+def test_rubric_lights_up_at_cited_steps_and_jumps(demo, page, dark_page, shot):
+    t = demo.by_task["demo-d003"]
+    url = f"{demo.url}/trajectories/{t.pk}/play/"
+    open_player(page, url, step=4)
+    items = page.locator("#rubric-list .rubric-item")
+    assert items.count() == 7
+    # R2 cites steps 4 and 9: lit at step 4, R1 (2, 9) is not.
+    assert "lit" in items.nth(1).get_attribute("class")
+    assert "lit" not in items.nth(0).get_attribute("class")
+    assert "Failure" in items.nth(4).inner_text()
+    # Cited steps 2, 4, 6, 8, 9 are marked on the scrubber.
+    assert page.locator("#scrubber-marks .mark").count() == 5
+    shot(page, "player-rubric-lit")
+    # Choosing R3 (cites 6, 9) jumps to step 6 by keyboard.
+    items.nth(2).focus()
+    page.keyboard.press("Enter")
+    wait_step(page, 6)
+    assert "lit" in items.nth(2).get_attribute("class")
+    # At the last step every item that cited it lights up.
+    page.keyboard.press("End")
+    wait_step(page, 9)
+    assert page.locator("#rubric-list .rubric-item.lit").count() == 7
+    # Dark theme follows the system preference.
+    dark_page.goto(url + "?step=9")
+    dark_page.wait_for_function("() => window.__playerPainted !== undefined")
+    assert dark_page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 20, 24)"
+    shot(dark_page, "player-dark")
+
+
+def test_missing_and_corrupt_screenshots_show_a_placeholder(demo, page, shot):
+    t = demo.by_task["demo-d009"]
+    step2 = Step.objects.get(trajectory=t, index=2)
+    default_storage.delete(step2.display_image.name)
+    Step.objects.filter(trajectory=t, index=3).update(
+        display_image="", thumbnail="", media_error="screenshot is not a readable image: step_3.png (truncated)"
+    )
+    open_player(page, f"{demo.url}/trajectories/{t.pk}/play/")
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 2)
+    assert page.locator("#stage-placeholder").is_visible()
+    assert "could not be loaded" in page.locator("#stage-placeholder-reason").inner_text()
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 3)
+    assert "truncated" in page.locator("#stage-placeholder-reason").inner_text()
+    shot(page, "player-placeholder")
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 4)
+    assert page.locator("#stage-image").is_visible()
+    assert "FAIL" in page.locator("#step-details").inner_text()
+    assert "Infeasible" in page.locator("#ended-by").inner_text() or "Fail" in page.locator("#ended-by").inner_text()
+    assert real_errors(page) == []
+
+
+def test_live_trajectory_appends_steps_as_they_are_recorded(demo, page, shot):
+    done = demo.by_task["demo-d001"]
+    live = ingest.start_trajectory(done.run, done.task, attempt=1)
+    ingest.add_step(
+        live,
+        StepRecord(
+            index=1,
+            turn=1,
+            tool="computer",
+            action={"type": "click", "x": 100, "y": 50},
+            action_text="pyautogui.click(100, 50)",
+        ),
+        png_bytes(1280, 800),
+        screenshot_name="step_1.png",
+    )
+    open_player(page, f"{demo.url}/trajectories/{live.pk}/play/")
+    assert current(page) == "1 of 1"
+    assert page.locator("#player-status").inner_text() == "Running"
+    ingest.add_step(
+        live,
+        StepRecord(
+            index=2,
+            turn=2,
+            tool="bash",
+            action={"type": "bash", "command": "ls ~/Documents"},
+            action_text="ls ~/Documents",
+            tool_output="notes.txt",
+        ),
+    )
+    # The viewer was on the last step, so it follows the new one.
+    page.wait_for_function("() => window.__playerPainted.index === 2", timeout=10_000)
+    assert "ls ~/Documents" in page.locator("#step-details pre.command").inner_text()
+    assert "notes.txt" in page.locator("#step-details pre.tool-output").inner_text()
+    assert page.locator("#stage-placeholder").is_visible()
+    ingest.finish_trajectory(live, ended_by="done", final_answer="All done.")
+    page.wait_for_function("() => document.getElementById('player-status').textContent === 'Finished'", timeout=10_000)
+    assert page.locator("#final-answer").inner_text() == "All done."
+    shot(page, "player-live")
+
+
+def test_compare_steps_both_sides_and_highlights_differing_verdicts(demo, page, shot):
+    first = demo.by_task["demo-d003"]
+    second_run = import_results(DEMO_RESULTS_DIR, "Second demo run", suite_slug=first.task.suite.slug, publish=True).run
+    second = Trajectory.objects.get(run=second_run, task=first.task)
+    Judgment.objects.filter(trajectory=second, rubric_item__rubric_id="R5").update(verdict="success")
+    # From the task page: pick two trajectories.
+    page.goto(f"{demo.url}/tasks/{first.task.suite.slug}/{first.task.task_id}/")
+    page.select_option("select[name=a]", str(first.pk))
+    page.select_option("select[name=b]", str(second.pk))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Compare side by side").click()
+    assert f"a={first.pk}" in page.url and f"b={second.pk}" in page.url
+    page.wait_for_selector("#compare:not([hidden])")
+    lines = page.locator(".step-line")
+    assert lines.nth(0).inner_text().startswith("Step 1 of 9")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert lines.nth(0).inner_text().startswith("Step 3 of 9")
+    assert lines.nth(1).inner_text().startswith("Step 3 of 9")
+    differs = page.locator("table.compare-rubric tr.differs")
+    assert differs.count() == 1
+    assert "R5" in differs.first.inner_text()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.side-image')].every(i => i.complete && i.naturalWidth > 0)"
+    )
+    shot(page, "compare")
+    assert real_errors(page) == []
