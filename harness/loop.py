@@ -29,7 +29,7 @@ class LoopConfig:
 class LoopResult:
     task_id: str
     status: str  # finished | errored
-    ended_by: str  # done | fail | infeasible | budget | timeout | no_action | error
+    ended_by: str  # done | fail | infeasible | budget | timeout | error
     turns: int = 0
     steps: int = 0
     final_answer: str = ""
@@ -45,7 +45,7 @@ class _Abort(Exception):
 def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, clock=time.monotonic) -> LoopResult:
     config = config or LoopConfig()
     started = clock()
-    result = LoopResult(task_id=task.id, status="finished", ended_by="no_action")
+    result = LoopResult(task_id=task.id, status="finished", ended_by="error")
     recorder.begin()
     window: deque[bytes] = deque(maxlen=max(1, config.screenshot_window))
     last_response = ""
@@ -93,8 +93,12 @@ def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, cl
                     recorder.step(turn, "TOOL_CALL", response, info={"kind": "tool_call_round"}, screenshot=screenshot,
                                   extra={"tool": "bash"})  # fmt: skip
                     continue
-                result.ended_by = stop_signal(response) or "no_action"
-                break
+                # A reply without actions ends the task (as upstream's Claude agent reads it); recording
+                # it as DONE / FAIL keeps the final answer in the trajectory the judge reads.
+                actions = ["FAIL" if stop_signal(response) in ("fail", "infeasible") else "DONE"]
+                implicit = True
+            else:
+                implicit = False
             api_errors = 0
             stopped = None
             for action in actions:
@@ -109,7 +113,7 @@ def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, cl
                     execution = outcome.as_dict()
                 if config.sleep_after and action not in ("DONE", "FAIL"):
                     time.sleep(config.sleep_after)
-                info: dict = {}
+                info: dict = {"implicit_stop": "reply without actions"} if implicit else {}
                 try:
                     screenshot = env.screenshot()
                     window.append(screenshot)

@@ -142,6 +142,8 @@ def type_text(text: str) -> str:
 def press(keys: list[str]) -> str:
     if len(keys) == 1:
         return f"pyautogui.press({keys[0]!r})"
+    # In a combination "ctrl+L" means the L key, not shift+l (which pyautogui would press for 'L').
+    keys = [k.lower() if len(k) == 1 else k for k in keys]
     return "pyautogui.hotkey(" + ", ".join(repr(k) for k in keys) + ")"
 
 

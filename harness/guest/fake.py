@@ -85,10 +85,10 @@ class FakeGuest:
 
     def execute(self, command, shell: bool):
         fault = self._fault("execute")
-        if fault == "slow":
-            time.sleep(self.slow_seconds)
         with self.lock:
             self.commands.append({"command": command, "shell": shell})
+        if fault == "slow":
+            time.sleep(self.slow_seconds)
         if fault == "error":
             return 500, {"status": "error", "message": "Command '...' timed out after 120 seconds"}
         if fault == "garbage":

@@ -1,0 +1,174 @@
+"""The one translation layer: every provider's computer-use actions become the pyautogui commands the
+guest runs, with coordinates scaled to the real screen. Each output is also read back with
+harness.actions.parse_action, so what we send is what the site will show."""
+
+import pytest
+
+from harness.actions import parse_action
+from harness.translate import (
+    Scale,
+    TranslationError,
+    fit_within,
+    from_anthropic,
+    from_gemini,
+    from_openai,
+    from_qwen,
+    split_keys,
+    translate,
+)
+
+SCREEN = (1280, 800)
+CLAUDE = Scale.between((1280, 720), SCREEN)  # the declared display is 1280x720
+
+
+@pytest.mark.parametrize(
+    ("action", "expected"),
+    [
+        ({"action": "left_click", "coordinate": [640, 360]}, ["pyautogui.click(640, 400)"]),
+        ({"action": "right_click", "coordinate": [100, 72]}, ["pyautogui.rightClick(100, 80)"]),
+        ({"action": "middle_click", "coordinate": [10, 9]}, ["pyautogui.middleClick(10, 10)"]),
+        ({"action": "double_click", "coordinate": [10, 9]}, ["pyautogui.doubleClick(10, 10)"]),
+        ({"action": "triple_click", "coordinate": [10, 9]}, ["pyautogui.tripleClick(10, 10)"]),
+        ({"action": "mouse_move", "coordinate": [1280, 720]}, ["pyautogui.moveTo(1280, 800)"]),
+        ({"action": "type", "text": "hello"}, ["pyautogui.typewrite('hello', interval=0.02)"]),
+        ({"action": "key", "text": "ctrl+shift+t"}, ["pyautogui.hotkey('ctrl', 'shift', 't')"]),
+        ({"action": "key", "text": "Return"}, ["pyautogui.press('enter')"]),
+        ({"action": "key", "text": "Page_Down"}, ["pyautogui.press('pagedown')"]),
+        (
+            {"action": "scroll", "coordinate": [640, 360], "scroll_direction": "down", "scroll_amount": 5},
+            ["pyautogui.scroll(-5, x=640, y=400)"],
+        ),  # fmt: skip
+        ({"action": "scroll", "coordinate": [0, 0], "scroll_direction": "right"}, ["pyautogui.hscroll(3, x=0, y=0)"]),
+        (
+            {"action": "left_click_drag", "start_coordinate": [0, 0], "coordinate": [640, 360]},
+            ["pyautogui.moveTo(0, 0); pyautogui.dragTo(640, 400, duration=0.5)"],
+        ),  # fmt: skip
+        ({"action": "wait", "duration": 2}, ["WAIT"]),
+        ({"action": "screenshot"}, []),
+        ({"action": "cursor_position"}, []),
+    ],
+)
+def test_anthropic_actions(action, expected):
+    assert from_anthropic(action, CLAUDE) == expected
+
+
+def test_anthropic_click_with_held_modifier_presses_and_releases_it():
+    (command,) = from_anthropic({"action": "left_click", "coordinate": [10, 9], "text": "shift"}, CLAUDE)
+    parsed = parse_action(command)
+    assert [a["type"] for a in parsed["actions"]] == ["key", "click", "key"]
+    assert parsed["actions"][0]["state"] == "down" and parsed["actions"][2]["state"] == "up"
+
+
+@pytest.mark.parametrize(
+    ("action", "expected"),
+    [
+        ({"type": "click", "button": "left", "x": 5, "y": 6}, ["pyautogui.click(5, 6)"]),
+        ({"type": "click", "button": "right", "x": 5, "y": 6}, ["pyautogui.rightClick(5, 6)"]),
+        ({"type": "click", "button": "wheel", "x": 5, "y": 6}, ["pyautogui.middleClick(5, 6)"]),
+        ({"type": "double_click", "x": 5, "y": 6}, ["pyautogui.doubleClick(5, 6)"]),
+        ({"type": "move", "x": 5, "y": 6}, ["pyautogui.moveTo(5, 6)"]),
+        ({"type": "keypress", "keys": ["CTRL", "L"]}, ["pyautogui.hotkey('ctrl', 'l')"]),
+        ({"type": "keypress", "keys": ["ENTER"]}, ["pyautogui.press('enter')"]),
+        # OpenAI scroll_y > 0 is down; pyautogui's positive is up.
+        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": 300}, ["pyautogui.scroll(-3, x=5, y=6)"]),
+        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": -40}, ["pyautogui.scroll(1, x=5, y=6)"]),
+        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 200, "scroll_y": 0}, ["pyautogui.hscroll(2, x=5, y=6)"]),
+        (
+            {"type": "drag", "path": [{"x": 1, "y": 2}, {"x": 3, "y": 4}]},
+            ["pyautogui.moveTo(1, 2); pyautogui.dragTo(3, 4, duration=0.2)"],
+        ),  # fmt: skip
+        ({"type": "wait"}, ["WAIT"]),
+        ({"type": "screenshot"}, []),
+    ],
+)
+def test_openai_actions(action, expected):
+    assert from_openai(action) == expected
+
+
+def test_non_ascii_text_goes_through_the_clipboard_and_reads_back_as_typing():
+    (command,) = from_openai({"type": "type", "text": "Café €5"})
+    assert "pyperclip.copy('Café €5')" in command
+    assert parse_action(command) == {"type": "type", "text": "Café €5", "via": "clipboard"}
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("click_at", {"x": 500, "y": 500}, ["pyautogui.click(640, 400)"]),
+        ("click_at", {"x": 999, "y": 0}, ["pyautogui.click(1278, 0)"]),
+        ("hover_at", {"x": 100, "y": 250}, ["pyautogui.moveTo(128, 200)"]),
+        ("key_combination", {"keys": "Control+A"}, ["pyautogui.hotkey('ctrl', 'a')"]),
+        ("scroll_document", {"direction": "down"}, ["pyautogui.scroll(-4, x=640, y=400)"]),
+        (
+            "drag_and_drop",
+            {"x": 0, "y": 0, "destination_x": 500, "destination_y": 500},
+            ["pyautogui.moveTo(0, 0); pyautogui.dragTo(640, 400, duration=0.5)"],
+        ),  # fmt: skip
+        ("wait_5_seconds", {}, ["WAIT"]),
+        ("go_back", {}, ["pyautogui.hotkey('alt', 'left')"]),
+    ],
+)
+def test_gemini_actions_on_the_0_999_grid(name, args, expected):
+    assert from_gemini(name, args, SCREEN) == expected
+
+
+def test_gemini_type_text_at_clicks_clears_types_and_submits():
+    commands = from_gemini("type_text_at", {"x": 500, "y": 100, "text": "Scranton"}, SCREEN)
+    assert [parse_action(c)["type"] for c in commands] == ["click", "hotkey", "key", "type", "key"]
+    assert parse_action(commands[0]) == {"type": "click", "x": 640, "y": 80}
+    no_enter = from_gemini("type_text_at", {"x": 1, "y": 1, "text": "x", "press_enter": False,
+                                            "clear_before_typing": False}, SCREEN)  # fmt: skip
+    assert len(no_enter) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"action": "left_click", "coordinate": [999, 999]}, ["pyautogui.click(1280, 800)"]),
+        ({"action": "left_click", "coordinate": [499.5, 0]}, ["pyautogui.click(640, 0)"]),
+        ({"action": "triple_click", "coordinate": [0, 0]}, ["pyautogui.doubleClick(0, 0)"]),
+        ({"action": "key", "keys": ["ctrl", "c"]}, ["pyautogui.hotkey('ctrl', 'c')"]),
+        ({"action": "scroll", "pixels": -5}, ["pyautogui.scroll(-5)"]),
+        ({"action": "hscroll", "pixels": 2}, ["pyautogui.hscroll(2)"]),
+        ({"action": "wait", "time": 3}, ["WAIT"]),
+        ({"action": "terminate", "status": "success"}, ["DONE"]),
+        ({"action": "terminate", "status": "failure"}, ["FAIL"]),
+        ({"action": "answer", "text": "42"}, ["DONE"]),
+    ],
+)
+def test_qwen_tool_calls_on_the_relative_grid(args, expected):
+    assert from_qwen(args, SCREEN) == expected
+
+
+def test_every_generated_command_reads_back_as_the_intended_action():
+    samples = [
+        ("anthropic", {"action": "left_click", "coordinate": [640, 360]}, "click"),
+        ("openai", {"type": "double_click", "x": 1, "y": 1}, "double_click"),
+        ("gemini", {"name": "click_at", "args": {"x": 1, "y": 1}}, "click"),
+        ("qwen", {"action": "right_click", "coordinate": [1, 1]}, "right_click"),
+        ("anthropic", {"action": "left_click_drag", "start_coordinate": [1, 1], "coordinate": [9, 9]}, "drag"),
+        ("openai", {"type": "scroll", "x": 1, "y": 1, "scroll_y": 100}, "scroll"),
+    ]
+    for vocabulary, action, kind in samples:
+        (command,) = translate(vocabulary, action, SCREEN, (1280, 720))
+        assert parse_action(command)["type"] == kind, (vocabulary, command)
+
+
+def test_unknown_actions_are_refused_with_what_is_accepted():
+    with pytest.raises(TranslationError, match=r"Anthropic action 'teleport' is not supported \(expected one of: "):
+        from_anthropic({"action": "teleport"})
+    with pytest.raises(TranslationError, match="OpenAI action 'fly'"):
+        from_openai({"type": "fly"})
+    with pytest.raises(TranslationError, match="Qwen action 'dance'"):
+        from_qwen({"action": "dance"}, SCREEN)
+    with pytest.raises(TranslationError, match="translation action 'klingon'"):
+        translate("klingon", {}, SCREEN)
+
+
+def test_keys_and_sizes():
+    assert split_keys("ctrl++") == ["ctrl", "+"]
+    assert split_keys("super") == ["win"]
+    assert split_keys("F5") == ["f5"]
+    assert fit_within((1280, 800), (1280, 720)) == (1152, 720)
+    assert fit_within((1024, 768), (1280, 720)) == (960, 720)
+    assert fit_within((800, 600), (1280, 800)) == (800, 600)
