@@ -130,11 +130,15 @@ class Judge:
             except ProviderError as exc:
                 if not exc.transient or attempt == self.attempts:
                     raise
-                backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
-                delay = max(exc.retry_after, backoff) if exc.retry_after is not None else backoff
-                delay = min(self.max_delay, delay * (1 + 0.1 * random.random()))
-                logger.warning("%s: %s; retry %d/%d in %.1fs", what, exc, attempt, self.attempts - 1, delay)
-                self.sleep(delay)
+                failure = exc
+            except Exception as exc:
+                # An answer the SDK cannot read (a malformed body, say): the item is an error, the run goes on.
+                raise ProviderError(f"unreadable provider answer: {exc!r}", transient=False) from exc
+            delay = min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (1 + 0.1 * random.random())
+            if failure.retry_after is not None:
+                delay = max(delay, failure.retry_after)  # the server's word wins over our backoff
+            logger.warning("%s: %s; retry %d/%d in %.1fs", what, failure, attempt, self.attempts - 1, delay)
+            self.sleep(delay)
         raise AssertionError("unreachable")
 
     # ------------------------------------------------------------ one item

@@ -122,8 +122,11 @@ class ProviderSimulator:
             def do_DELETE(self):
                 simulator._handle(self, "DELETE")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 512  # the default backlog of 5 refuses connections under concurrent load
+            daemon_threads = True
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, name="provider-simulator", daemon=True)
         self._thread.start()
         return self
