@@ -323,6 +323,10 @@ from trajectories.api_player import router as player_router  # noqa: E402  (rout
 
 api.add_router("/", player_router)
 
+from trajectories.api_submissions import router as submissions_router  # noqa: E402
+
+api.add_router("/", submissions_router)
+
 from leaderboard.api_board import router as board_router  # noqa: E402
 
 api.add_router("/", board_router)

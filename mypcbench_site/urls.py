@@ -2,14 +2,19 @@
 
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.static import serve
 
 from leaderboard.api import api
+from trajectories.views_submissions import signup
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    path("accounts/login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/signup/", signup, name="signup"),
     path("", include("leaderboard.urls")),
     path("", include("trajectories.urls")),
 ]

@@ -1,8 +1,11 @@
 """Admin for trajectories (steps and judgments shown read-only inline), steps, judgments, API
 tokens and submissions. Hashes are read-only; token keys are never shown, only their hash."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 
+from trajectories import submissions
 from trajectories.models import ApiToken, Judgment, Step, Submission, Trajectory
 
 
@@ -98,6 +101,24 @@ class ApiTokenAdmin(admin.ModelAdmin):
     readonly_fields = ["prefix", "key_hash", "created_at", "last_used_at"]
 
 
+class ReviewReasonForm(ActionForm):
+    reason = forms.CharField(required=False, label="Reason (for reject / request changes)", max_length=2000)
+
+
+def _review(modeladmin, request, queryset, action: str, done: str):
+    reason = request.POST.get("reason", "")
+    changed = 0
+    for submission in queryset:
+        try:
+            submissions.decide(submission, request.user, action, reason)
+        except submissions.ReviewError as exc:
+            modeladmin.message_user(request, f"Submission {submission.pk}: {exc}", messages.ERROR)
+        else:
+            changed += 1
+    if changed:
+        modeladmin.message_user(request, f"{changed} submission(s) {done}.", messages.SUCCESS)
+
+
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
     list_display = ["archive_name", "author", "status", "run", "archive_size", "created_at"]
@@ -105,4 +126,32 @@ class SubmissionAdmin(admin.ModelAdmin):
     search_fields = ["archive_name", "author__username", "archive_sha256"]
     list_select_related = ["author", "run"]
     raw_id_fields = ["author", "run"]
-    readonly_fields = ["archive_sha256", "archive_size", "created_at", "updated_at"]
+    readonly_fields = [
+        "archive_sha256",
+        "archive_size",
+        "created_at",
+        "updated_at",
+        "status",
+        "review_log",
+        "validation_report",
+    ]
+    action_form = ReviewReasonForm
+    actions = ["approve", "reject", "request_changes", "queue_judging"]
+
+    @admin.action(description="Approve: publish the run", permissions=["change"])
+    def approve(self, request, queryset):
+        _review(self, request, queryset, "approve", "approved and published")
+
+    @admin.action(description="Reject (give a reason)", permissions=["change"])
+    def reject(self, request, queryset):
+        _review(self, request, queryset, "reject", "rejected")
+
+    @admin.action(description="Request changes (give a reason)", permissions=["change"])
+    def request_changes(self, request, queryset):
+        _review(self, request, queryset, "request_changes", "sent back for changes")
+
+    @admin.action(description="Queue for our judge", permissions=["change"])
+    def queue_judging(self, request, queryset):
+        for submission in queryset:
+            state = submissions.judging_state(submissions.queue_judging(submission.pk))
+            self.message_user(request, f"Submission {submission.pk}: {state.get('note', '')}", messages.INFO)

@@ -736,6 +736,9 @@ _RESULT = {
 }
 
 
+_LABELS = {"approve": "approved", "reject": "rejected", "request_changes": "requested changes", "withdraw": "withdrew"}
+
+
 def decide(submission: Submission, by, action: str, reason: str = "") -> Submission:
     """Apply a review decision (approve, reject, request_changes; withdraw by the author) and
     append who, when, what and why to the review log."""
@@ -758,6 +761,7 @@ def decide(submission: Submission, by, action: str, reason: str = "") -> Submiss
             "at": timezone.now().isoformat(timespec="seconds"),
             "by": by.get_username(),
             "action": action,
+            "label": _LABELS[action],
             "from": submission.status,
             "to": status,
             "reason": reason,

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views, views_player
+from . import views, views_player, views_submissions
 
 app_name = "trajectories"
 urlpatterns = [
@@ -10,4 +10,10 @@ urlpatterns = [
     path("trajectories/<int:pk>/", views.trajectory_detail, name="trajectory_detail"),
     path("trajectories/<int:pk>/play/", views_player.trajectory_player, name="trajectory_player"),
     path("trajectories/compare/", views_player.trajectory_compare, name="trajectory_compare"),
+    path("submissions/", views_submissions.submission_list, name="submission_list"),
+    path("submissions/new/", views_submissions.submission_new, name="submission_new"),
+    path("submissions/<int:pk>/", views_submissions.submission_detail, name="submission_detail"),
+    path("submissions/<int:pk>/withdraw/", views_submissions.submission_withdraw, name="submission_withdraw"),
+    path("accounts/tokens/", views_submissions.token_list, name="token_list"),
+    path("accounts/tokens/<int:pk>/revoke/", views_submissions.token_revoke, name="token_revoke"),
 ]

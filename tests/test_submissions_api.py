@@ -1,0 +1,183 @@
+"""Submissions end to end: a token made on the tokens page, an upstream result folder zipped and
+uploaded through the API, validated and ingested, approved by staff in the admin, and shown as a
+published run with the upload badge; the web form's answers; rate limits on API calls."""
+
+import json
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.urls import reverse
+
+from leaderboard.models import Run
+from tests.factories import make_suite
+from tests.submission_data import METADATA, TASK_IDS, files_under, good_entries, upload, zip_bytes
+from trajectories.models import ApiToken, Submission
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup(settings, tmp_path):
+    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+    cache.clear()  # API call counters live in the cache; user ids repeat between tests
+    make_suite(TASK_IDS)
+    author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
+    staff = get_user_model().objects.create_user("michael", password="pw-scott-2026", is_staff=True, is_superuser=True)
+    return author, staff
+
+
+def new_token(client, user) -> str:
+    client.force_login(user)
+    page = client.post(reverse("trajectories:token_list"), {"name": "cluster runner"}).content.decode()
+    raw = re.search(r'<code class="token-value">(mpcb_[^<]+)</code>', page).group(1)
+    client.logout()
+    return raw
+
+
+def test_round_trip_upload_approve_publish(client, setup, tmp_path, isolated_media):
+    author, staff = setup
+    raw = new_token(client, author)
+    token = ApiToken.objects.get(user=author)
+    assert token.key_hash != raw and raw not in token.key_hash and raw.startswith(token.prefix)
+
+    archive = zip_bytes(good_entries(tmp_path, full_judge=[True, True, False]))
+    response = client.post(
+        "/api/submissions",
+        {"archive": upload(archive, "opus.zip"), "metadata": json.dumps(METADATA)},
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "awaiting_review" and body["provenance"] == "upload" and body["publication"] == "draft"
+    assert body["url"].endswith(f"/submissions/{body['id']}/")
+    assert any("accepted: 2 trajectories, 6 steps" in p["problem"] for p in body["validation_report"])
+    token.refresh_from_db()
+    assert token.last_used_at is not None
+
+    # the same archive again: the existing submission, nothing new
+    again = client.post("/api/submissions", {"archive": upload(archive)}, HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert again.status_code == 200 and again.json()["id"] == body["id"]
+
+    sub = Submission.objects.get(pk=body["id"])
+    run = sub.run
+    assert client.get(reverse("leaderboard:run_detail", args=[run.slug])).status_code == 404
+
+    client.force_login(staff)
+    response = client.post(
+        reverse("admin:trajectories_submission_changelist"),
+        {"action": "approve", "_selected_action": [sub.pk], "reason": ""},
+        follow=True,
+    )
+    assert "1 submission(s) approved and published." in response.content.decode()
+    client.logout()
+
+    sub.refresh_from_db()
+    run.refresh_from_db()
+    assert sub.status == Submission.Status.PUBLISHED and run.publication == Run.Publication.PUBLISHED
+    assert sub.review_log[-1]["by"] == "michael" and sub.review_log[-1]["action"] == "approve"
+    page = client.get(reverse("leaderboard:run_detail", args=[run.slug])).content.decode()
+    assert 'class="badge badge-upload"' in page and "Uploaded by an author" in page
+    assert "retrieval-f016" in page
+    listing = client.get(reverse("leaderboard:run_list")).content.decode()
+    assert run.name in listing
+    assert len(files_under(isolated_media)) == 6
+
+
+def test_api_refusal_lists_every_problem_and_stores_nothing(client, setup, tmp_path, isolated_media):
+    author, _staff = setup
+    raw = new_token(client, author)
+    root_entries = good_entries(tmp_path, ["retrieval-f016", "retrieval-zzz9"])
+    response = client.post(
+        "/api/submissions",
+        {"archive": upload(zip_bytes(root_entries)), "metadata": json.dumps({**METADATA, "turn_budget": "many"})},
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
+    assert response.status_code == 422
+    problems = response.json()["problems"]
+    assert problems == [
+        {"file": "metadata", "problem": "turn_budget: 'many' (expected a whole number 1 to 1000)", "level": "error"}
+    ]
+    response = client.post(
+        "/api/submissions",
+        {"archive": upload(zip_bytes(root_entries)), "metadata": json.dumps(METADATA)},
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
+    assert response.status_code == 422
+    assert [p["file"] for p in response.json()["problems"] if p["level"] == "error"] == ["retrieval-zzz9"]
+    assert Submission.objects.count() == 0 and Run.objects.count() == 0
+    assert files_under(isolated_media) == []
+
+
+def test_api_calls_are_rate_limited_per_author(client, setup, settings):
+    author, _staff = setup
+    settings.MYPCBENCH_API_CALLS_PER_WINDOW = 3
+    raw = new_token(client, author)
+    codes = [client.get("/api/submissions", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code for _ in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+    assert "rate limit" in client.get("/api/submissions", HTTP_AUTHORIZATION=f"Bearer {raw}").json()["detail"]
+
+
+# ---------------------------------------------------------------- the web form
+
+
+def form_data(archive: bytes, **overrides) -> dict:
+    data = {**METADATA, "links": "\n".join(METADATA["links"]), "archive": upload(archive)}
+    data.update(overrides)
+    return data
+
+
+def test_web_form_upload_redirects_to_the_submission(client, setup, tmp_path):
+    author, _staff = setup
+    client.force_login(author)
+    response = client.post(reverse("trajectories:submission_new"), form_data(zip_bytes(good_entries(tmp_path))))
+    sub = Submission.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "trajectories:submission_detail", args=[sub.pk]
+    )
+    page = client.get(response["Location"]).content.decode()
+    assert "Awaiting review" in page and "0 of 2 trajectories judged by our judge" in page
+    assert "accepted: 2 trajectories, 6 steps, 6 screenshots" in page
+
+
+def test_web_form_xhr_gets_json_problems(client, setup, tmp_path):
+    author, _staff = setup
+    client.force_login(author)
+    bad = zip_bytes([*good_entries(tmp_path), ("../escape.txt", b"x")])
+    response = client.post(reverse("trajectories:submission_new"), form_data(bad), HTTP_ACCEPT="application/json")
+    assert response.status_code == 422
+    assert response.json()["problems"][0] == {
+        "file": "../escape.txt",
+        "problem": "escapes the archive root with '..' (expected a path inside the archive)",
+        "level": "error",
+    }
+    page = client.post(reverse("trajectories:submission_new"), form_data(bad)).content.decode()
+    assert "Not accepted" in page and "escapes the archive root" in page
+    assert Submission.objects.count() == 0
+
+
+def test_self_reported_judgments_are_labelled_on_the_submission_page(client, setup, tmp_path):
+    author, _staff = setup
+    client.force_login(author)
+    archive = zip_bytes(good_entries(tmp_path, full_judge=[True, False, True]))
+    response = client.post(reverse("trajectories:submission_new"), form_data(archive), follow=True)
+    page = response.content.decode()
+    assert page.count('class="badge badge-self-reported">self-reported</span> 2/3 items') == 2
+    assert "score 70%" in page
+
+
+def test_signup_login_and_logout(client, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    response = client.post(
+        reverse("signup"),
+        {"username": "jim", "password1": "Halpert-pranks-2026", "password2": "Halpert-pranks-2026"},
+    )
+    assert response.status_code == 302 and response["Location"] == reverse("trajectories:submission_list")
+    assert "Log out jim" in client.get(reverse("trajectories:submission_list")).content.decode()
+    client.post(reverse("logout"))
+    assert client.get(reverse("trajectories:submission_list")).status_code == 302
+    response = client.post(reverse("login"), {"username": "jim", "password": "Halpert-pranks-2026"})
+    assert response.status_code == 302
+    assert "Log out jim" in client.get(reverse("leaderboard:home")).content.decode()

@@ -1,0 +1,128 @@
+"""The submissions API: authors upload an archive with run metadata (token auth) and read back
+their submission's status and validation report. Thin callers of trajectories.submissions."""
+
+from datetime import datetime
+
+from django.http import Http404
+from django.urls import reverse
+from ninja import File, Form, Router, Schema, Status
+from ninja.errors import HttpError
+from ninja.files import UploadedFile
+from ninja.security import HttpBearer, SessionAuth
+
+from trajectories import submissions
+from trajectories.models import Submission
+from trajectories.tokens import api_calls_allowed, authenticate_token
+
+router = Router(tags=["submissions"])
+
+
+def _rate_limited(user):
+    if not api_calls_allowed(user):
+        raise HttpError(429, "rate limit: too many API calls in the last hour; try again later")
+    return user
+
+
+class TokenAuth(HttpBearer):
+    """``Authorization: Bearer mpcb_...`` with a token from the account's API tokens page."""
+
+    def authenticate(self, request, token):
+        user = authenticate_token(token)
+        return _rate_limited(user) if user is not None else None
+
+
+class RateLimitedSession(SessionAuth):
+    def authenticate(self, request, key):
+        user = super().authenticate(request, key)
+        return _rate_limited(user) if user is not None else None
+
+
+class ProblemOut(Schema):
+    file: str
+    problem: str
+    level: str
+
+
+class SubmissionOut(Schema):
+    id: int
+    url: str
+    status: str
+    archive_name: str
+    archive_sha256: str
+    archive_size: int
+    created_at: datetime
+    run: str | None
+    provenance: str | None
+    publication: str | None
+    metadata: dict
+    judging: dict
+    validation_report: list[ProblemOut]
+    review_log: list[dict]
+
+
+class RefusedOut(Schema):
+    detail: str
+    problems: list[ProblemOut]
+
+
+def _out(request, sub: Submission) -> dict:
+    run = sub.run
+    return {
+        "id": sub.pk,
+        "url": request.build_absolute_uri(reverse("trajectories:submission_detail", args=[sub.pk])),
+        "status": sub.status,
+        "archive_name": sub.archive_name,
+        "archive_sha256": sub.archive_sha256,
+        "archive_size": sub.archive_size,
+        "created_at": sub.created_at,
+        "run": run.slug if run else None,
+        "provenance": run.provenance if run else None,
+        "publication": run.publication if run else None,
+        "metadata": {k: v for k, v in (sub.metadata or {}).items() if k != "judging"},
+        "judging": submissions.judging_state(sub),
+        "validation_report": sub.validation_report,
+        "review_log": sub.review_log,
+    }
+
+
+@router.post(
+    "/submissions",
+    auth=TokenAuth(),
+    response={200: SubmissionOut, 201: SubmissionOut, 409: RefusedOut, 422: RefusedOut, 429: RefusedOut},
+    summary="Upload an archive of task folders with run metadata",
+    description=(
+        "Multipart form: `archive` (a .zip or .tar.gz holding one or many task folders in the upstream "
+        "MyPCBench, OSWorld or bundle layout) and `metadata` (JSON: suite, model, agent, tool_surface, "
+        "turn_budget, harness_version, image_version, notes, links). 201 when accepted, 200 when the same "
+        "archive was already submitted, 422 with every problem found when refused (nothing is stored)."
+    ),
+)
+def create_submission(request, archive: File[UploadedFile], metadata: Form[str] = "{}"):
+    try:
+        result = submissions.submit_archive(request.auth, archive, metadata)
+    except submissions.SubmissionRejected as exc:
+        return Status(exc.status_code, {"detail": str(exc), "problems": exc.report_dicts})
+    return Status(201 if result.created else 200, _out(request, result.submission))
+
+
+@router.get(
+    "/submissions",
+    auth=[TokenAuth(), RateLimitedSession()],
+    response=list[SubmissionOut],
+    summary="Your submissions (all of them for maintainers)",
+)
+def list_submissions(request):
+    return [_out(request, s) for s in submissions.visible_submissions(request.auth)[:200]]
+
+
+@router.get(
+    "/submissions/{submission_id}",
+    auth=[TokenAuth(), RateLimitedSession()],
+    response=SubmissionOut,
+    summary="One submission: status, validation report, review log",
+)
+def get_submission(request, submission_id: int):
+    sub = submissions.visible_submissions(request.auth).filter(pk=submission_id).first()
+    if sub is None:
+        raise Http404(f"No submission {submission_id}")
+    return _out(request, sub)
