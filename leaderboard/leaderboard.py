@@ -186,6 +186,10 @@ class BoardRow:
         return (self.input_tokens or 0) + (self.output_tokens or 0)
 
     @property
+    def tokens_text(self) -> str:
+        return "" if self.tokens is None else f"{self.tokens:,}"
+
+    @property
     def rank_text(self) -> str:
         if self.rank_low is None:
             return ""
@@ -392,7 +396,8 @@ def _pair(pair) -> tuple[float | None, float | None]:
 
 def _sort_value(row: BoardRow, key: str):
     if key == "rank":
-        return None if row.rank_low is None else (row.rank_low, row.rank_high)
+        # rank intervals, then the headline position among rows with the same interval
+        return None if row.rank_low is None else (row.rank_low, row.rank_high, row.rank)
     if key == "perfect":
         return row.perfect.value
     if key == "rubric":

@@ -1,6 +1,7 @@
 """A small hand-built leaderboard fixture (ORM): one suite of 6 tasks, three graded runs and a
 reported one, with an error verdict, a missing task, an errored trajectory, a stale rubric version
-and a second judge. Expected figures are worked out by hand in tests/test_scoring.py."""
+and a second judge (expected figures worked out by hand in tests/test_scoring.py); and a large
+synthetic suite written with bulk_create for browser screenshots and bench/bench_leaderboard.py."""
 
 from types import SimpleNamespace
 
@@ -112,3 +113,123 @@ def build_board(suite_slug="board-suite", prefix=""):
     return SimpleNamespace(
         suite=suite, tasks=tasks, items=items, ours=ours, upstream=upstream, a=a, b=b, c=c, reported=reported
     )
+
+
+TYPE_SIZES = {  # tasks per behavioural type in the 184-task suite
+    "bounded_action": 64,
+    "multi_step_orchestration": 48,
+    "cross_source_reconciliation": 25,
+    "aggregation_reporting": 23,
+    "personal_lookup": 13,
+    "pattern_inference": 11,
+}
+
+
+def build_synthetic(runs=30, tasks=184, attempts=3, steps=60, seed=0, slug="synthetic", with_steps=True):
+    """A large synthetic suite written with bulk_create: ``tasks`` tasks spread over the behavioural
+    types in the 184-task proportions, 4-8 rubric items each, ``runs`` published runs of models of
+    different skill, ``attempts`` trajectories per task with ``steps`` Step rows on average, and one
+    judgment per rubric item (about 1 in 200 an error verdict). Returns the suite."""
+    import numpy as np
+
+    from leaderboard.models import RubricItem, Task, apps_touched_bin
+    from trajectories.models import Step
+
+    rng = np.random.default_rng(seed)
+    suite = Suite.objects.create(name="Synthetic", version=slug, slug=slug)
+    app_objs = [
+        App.objects.get_or_create(slug=f"app{i}", defaults={"name": f"App {i}", "kind": "web"})[0] for i in range(17)
+    ]
+    total = sum(TYPE_SIZES.values())
+    types = [t for t, n in TYPE_SIZES.items() for _ in range(max(1, round(n * tasks / total)))][:tasks]
+    types += ["bounded_action"] * (tasks - len(types))
+    task_rows = []
+    for i, btype in enumerate(types):
+        n_apps = int(rng.integers(1, 9))
+        task_rows.append(
+            Task(
+                suite=suite,
+                task_id=f"syn-{i:03d}",
+                position=i,
+                category="synthetic",
+                behavioural_type=btype,
+                type_source="shipped",
+                instruction=f"Synthetic task {i}",
+                apps_touched=n_apps,
+                apps_touched_bin=apps_touched_bin(n_apps),
+                content_hash=f"syn-{i}",
+            )
+        )
+    task_objs = Task.objects.bulk_create(task_rows)
+    Task.apps.through.objects.bulk_create(
+        [
+            Task.apps.through(task_id=t.pk, app_id=app_objs[j].pk)
+            for t in task_objs
+            for j in rng.choice(17, size=min(t.apps_touched, 17), replace=False)
+        ]
+    )
+    items = []
+    for t in task_objs:
+        weights = rng.integers(1, 4, size=int(rng.integers(4, 9))).astype(float)
+        for pos, w in enumerate(weights, start=1):
+            items.append(
+                RubricItem(
+                    task=t,
+                    version=1,
+                    position=pos,
+                    rubric_id=f"R{pos}",
+                    criterion=f"criterion {pos}",
+                    weight=w,
+                    normalised_weight=w / weights.sum(),
+                    content_hash=f"{t.task_id}-{pos}",
+                )
+            )
+    items = RubricItem.objects.bulk_create(items)
+    items_by_task = {}
+    for item in items:
+        items_by_task.setdefault(item.task_id, []).append(item)
+    ours, _ = JudgeConfig.objects.get_or_create(name="synthetic judge", defaults={"origin": "ours"})
+    difficulty = rng.uniform(0, 1, size=len(task_objs))
+    for r in range(runs):
+        model, _ = Model.objects.get_or_create(slug=f"{slug}-model-{r}", defaults={"name": f"{slug} model {r:02d}"})
+        run = Run.objects.create(
+            name=f"{slug} run {r:02d}",
+            slug=f"{slug}-run-{r:02d}",
+            suite=suite,
+            model=model,
+            provenance="harness",
+            publication="published",
+            judge_config=ours,
+        )
+        skill = 0.25 + 0.6 * r / max(runs - 1, 1)
+        trajs = Trajectory.objects.bulk_create(
+            [
+                Trajectory(
+                    run=run,
+                    task=t,
+                    attempt=a,
+                    status="error" if rng.random() < 0.01 else "finished",
+                    n_steps=int(rng.integers(steps // 2, steps * 3 // 2 + 1)) if steps else 0,
+                    input_tokens=int(rng.integers(10_000, 90_000)),
+                    output_tokens=int(rng.integers(500, 5_000)),
+                )
+                for t in task_objs
+                for a in range(attempts)
+            ]
+        )
+        if with_steps and steps:
+            Step.objects.bulk_create(
+                [Step(trajectory=tr, index=i, turn=i) for tr in trajs for i in range(1, tr.n_steps + 1)],
+                batch_size=5000,
+            )
+        judgments = []
+        for tr, (ti, _a) in zip(trajs, [(ti, a) for ti in range(len(task_objs)) for a in range(attempts)], strict=True):
+            if tr.status == "error":
+                continue
+            p = min(0.98, max(0.02, skill + 0.5 - difficulty[ti]))
+            for item in items_by_task[tr.task_id]:
+                u = rng.random()
+                verdict = "error" if u < 0.005 else ("success" if rng.random() < p else "failure")
+                judgments.append(Judgment(trajectory=tr, rubric_item=item, judge=ours, verdict=verdict))
+        Judgment.objects.bulk_create(judgments, batch_size=5000)
+    return suite
