@@ -339,6 +339,18 @@ def test_tar_gz_and_nested_folders(tmp_path, suite, author, upload_tmp):
     assert result.submission.run.trajectories.count() == 2
 
 
+def test_osworld_tree_and_legacy_layout(tmp_path, suite, author, upload_tmp):
+    from tests.factories import write_legacy_task_dir
+
+    osworld = tmp_path / "results" / "pyautogui" / "screenshot" / "gpt-5.4" / "personal"
+    write_task_dir(osworld, "retrieval-f016")
+    write_legacy_task_dir(tmp_path / "results", "writing-a001")
+    data = zip_bytes(folder_entries(tmp_path / "results"))
+    run = submit_archive(author, upload(data), METADATA).submission.run
+    layouts = dict(run.trajectories.values_list("task__task_id", "source_layout"))
+    assert layouts == {"retrieval-f016": "osworld", "writing-a001": "legacy-context"}
+
+
 def test_same_archive_twice_returns_the_existing_submission(tmp_path, suite, author, upload_tmp):
     data = zip_bytes(good_entries(tmp_path))
     first = submit_archive(author, upload(data), METADATA)

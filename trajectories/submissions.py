@@ -673,13 +673,13 @@ def _judging_hook():
     return request_run_judging
 
 
-def queue_judging(submission_id: int) -> Submission:
+def queue_judging(submission_id: int) -> Submission | None:
     """Ask our judge to judge the submission's run (``request_run_judging(run_id)``), or leave a
     note saying why it is waiting."""
-    submission = Submission.objects.select_related("run").get(pk=submission_id)
-    hook = _judging_hook()
-    if submission.run is None:
+    submission = Submission.objects.select_related("run").filter(pk=submission_id).first()
+    if submission is None or submission.run is None:
         return submission
+    hook = _judging_hook()
     if hook is None:
         submission.metadata = {
             **submission.metadata,

@@ -9,6 +9,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from leaderboard.models import Run, Suite
@@ -32,6 +33,7 @@ class TokenForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="To recognise it later, e.g. “cluster runner”.")
 
 
+@never_cache  # the page that shows a new token must not be kept by any cache
 @login_required
 def token_list(request):
     form = TokenForm(request.POST or None)
