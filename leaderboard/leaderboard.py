@@ -242,9 +242,10 @@ def board_options() -> dict:
     }
 
 
-def board(user, filters: BoardFilters) -> Board:
+def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     """The leaderboard for ``filters`` as ``user`` may see it (published runs; staff: all).
-    Constant query count; the scored rows are cached per data version and filter state."""
+    Constant query count; the scored rows are cached per data version (``version``, read here
+    when not given) and filter state."""
     suite = Suite.objects.filter(slug=filters.suite).first() if filters.suite else _default_suite()
     options = board_options()
     if suite is None:
@@ -259,7 +260,7 @@ def board(user, filters: BoardFilters) -> Board:
     graded = [r for r in runs if not r.is_reported]
     reported = [r for r in runs if r.is_reported]
 
-    rows, task_count = _graded_rows(user, suite, graded, filters)
+    rows, task_count = _graded_rows(user, suite, graded, filters, version)
     reported_rows = [] if filters.judge or filters.app else [_reported_row(r, filters) for r in reported]
     _sort(rows, filters)
     return Board(filters, suite, rows, reported_rows, task_count, options)
@@ -304,10 +305,10 @@ def _base_row(run: Run, reported: bool) -> BoardRow:
     )
 
 
-def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters) -> tuple[list[BoardRow], int]:
+def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -> tuple[list[BoardRow], int]:
     if not runs:
         return [], suite.tasks.count()
-    version = scoring.data_version()
+    version = version or scoring.data_version()
     outcomes = scoring.judged_outcomes(runs, weighting=filters.weighting, version=version)
     if filters.judge:
         outcomes = [o for o in outcomes if o.judge_name == filters.judge]

@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, Sum
+from django.db import connection
+from django.db.models import Count, Q, Sum
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from leaderboard import metrics
-from leaderboard.models import JudgeConfig, RubricItem, Run, Task
+from leaderboard.models import JudgeConfig, Model, ReportedFigure, RubricItem, Run, Task
 from trajectories.models import Judgment, Trajectory
 
 WEIGHTINGS = ("authored", "equal")
@@ -251,20 +252,27 @@ def bootstrap_replicates(
 
 
 def data_version() -> str:
-    """A key that changes whenever judgments, trajectories, tasks or rubric items change (4 small
-    aggregate queries). Bulk writes (ingest uses bulk_create) change counts and max ids; in-place
-    saves also bump a counter through signals, so an edited verdict is seen too."""
-    j = Judgment.objects.aggregate(n=Count("id"), last=Max("id"))
-    t = Trajectory.objects.aggregate(n=Count("id"), last=Max("updated_at"))
-    r = RubricItem.objects.aggregate(n=Count("id"), last=Max("id"), current=Count("id", filter=Q(is_current=True)))
-    k = Task.objects.aggregate(n=Count("id"), last=Max("updated_at"))
-    signal = cache.get(_SIGNAL_VERSION_KEY, 0)
-    parts = [j["n"], j["last"], t["n"], t["last"], r["n"], r["last"], r["current"], k["n"], k["last"], signal]
-    return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p) for p in parts)
+    """A key that changes whenever judgments, trajectories, tasks or rubric items change, read in
+    one query of cheap aggregates (max ids use the primary key index). Inserts, bulk ones included
+    (ingest uses bulk_create), raise a max id; saves and deletes, queryset deletes and cascades
+    included, bump a counter through signals; trajectory and task edits also move max(updated_at)."""
+    j, t, r, k = (m._meta.db_table for m in (Judgment, Trajectory, RubricItem, Task))
+    true = "TRUE" if connection.vendor == "postgresql" else "1"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT MAX(id) FROM {j}), (SELECT MAX(id) FROM {t}), (SELECT MAX(updated_at) FROM {t}),"
+            f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current = {true}),"
+            f" (SELECT MAX(id) FROM {k}), (SELECT MAX(updated_at) FROM {k})"
+        )
+        parts = list(cursor.fetchone())
+    parts.append(cache.get(_SIGNAL_VERSION_KEY, 0))
+    return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p).replace(" ", "_") for p in parts)
 
 
 def bump_version() -> None:
-    """Invalidate every cached score (called on saves and deletes that bulk counts might miss)."""
+    """Invalidate every cached score and page built on them (called on saves and deletes). The
+    counter lives in Django's cache: shared by every process when that is Redis; per process with
+    the local-memory default, where the aggregates of :func:`data_version` still see new data."""
     try:
         cache.incr(_SIGNAL_VERSION_KEY)
     except ValueError:
@@ -277,6 +285,17 @@ def bump_version() -> None:
 @receiver(post_delete, sender=Trajectory)
 @receiver(post_save, sender=RubricItem)
 @receiver(post_delete, sender=RubricItem)
+@receiver(post_save, sender=Task)
+@receiver(post_delete, sender=Task)
+# what pages show beside the scores: which runs are published, their names, reported figures, judges
+@receiver(post_save, sender=Run)
+@receiver(post_delete, sender=Run)
+@receiver(post_save, sender=ReportedFigure)
+@receiver(post_delete, sender=ReportedFigure)
+@receiver(post_save, sender=JudgeConfig)
+@receiver(post_delete, sender=JudgeConfig)
+@receiver(post_save, sender=Model)
+@receiver(post_delete, sender=Model)
 def _scores_changed(sender, **kwargs):
     bump_version()
 

@@ -4,11 +4,12 @@ two-run comparison; everything is computed by leaderboard/leaderboard.py."""
 import csv
 import io
 
+from django.core.cache import cache
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 
-from leaderboard import leaderboard
+from leaderboard import leaderboard, scoring
 from leaderboard.leaderboard import BoardFilters
 
 SORTABLE = (
@@ -23,9 +24,31 @@ SORTABLE = (
 )
 
 
+PAGE_CACHE_SECONDS = 3600
+
+
 def board(request):
+    """The board page and its exports. For anonymous visitors the finished bytes are cached per
+    data version and query string (nothing in them depends on who asks); staff pages, which show
+    drafts and carry a CSRF token in the header, are rendered each time."""
+    version = scoring.data_version()
+    page_key = None
+    if not request.user.is_authenticated:
+        page_key = f"board-page:{version}:{urlencode(sorted(request.GET.items()))}"
+        cached = cache.get(page_key)
+        if cached is not None:
+            content, headers = cached
+            return HttpResponse(content, headers=headers)
+    response = _board(request, version)
+    if page_key is not None and response.status_code == 200:
+        headers = {k: v for k, v in response.items() if k in ("Content-Type", "Content-Disposition")}
+        cache.set(page_key, (response.content, headers), PAGE_CACHE_SECONDS)
+    return response
+
+
+def _board(request, version):
     filters = BoardFilters.from_query(request.GET)
-    b = leaderboard.board(request.user, filters)
+    b = leaderboard.board(request.user, filters, version=version)
     fmt = request.GET.get("format", "")
     if fmt == "csv":
         return _csv(b)

@@ -207,3 +207,24 @@ def test_constant_queries_as_data_grows(client, board):
     with CaptureQueriesContext(connection) as ctx:
         client.get("/leaderboard/")
     assert len(ctx.captured_queries) < before
+
+
+def test_anonymous_page_cache_follows_the_data(client, board):
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
+    # a verdict edited in place (signal) and a run published (signal) both show at once
+    error = board.a.trajectories.get(task__task_id="t4").judgments.get(verdict="error")
+    error.verdict = "success"
+    error.save()
+    board.c.publication = "published"
+    board.c.save()
+    r = client.get("/leaderboard/")
+    assert cell(r, "run-a", "perfect").startswith("50.0") and "3/6" in cell(r, "run-a", "perfect")
+    assert ("run-c", "our judge (test)") in rows(r)
+    # judgments written in bulk (no signals), as ingest does, show too
+    t5 = traj(board.a, board.tasks["t5"], 10)
+    from trajectories.models import Judgment
+
+    Judgment.objects.bulk_create(
+        [Judgment(trajectory=t5, rubric_item=i, judge=board.ours, verdict="success") for i in board.items["t5"]]
+    )
+    assert "4/6" in cell(client.get("/leaderboard/"), "run-a", "perfect")

@@ -1,0 +1,155 @@
+"""Bench: the scored leaderboard on a large synthetic database, side by side with serving the same
+bytes as a static file through the same Django stack (target: within 3x), the SQL query count at
+two data sizes (target: constant), and the time to compute every interval (target: well under a
+second).
+
+Workload (default, the issue's full scale): 30 runs x 184 tasks x 3 attempts x ~60 steps, one
+judgment per rubric item (4-8 items per task), written with bulk_create into a fresh SQLite
+database under a temporary var folder. Scale down with arguments, e.g.
+    .venv/bin/python bench/bench_leaderboard.py --runs 10 --steps 20
+The scale used is printed first.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def best_of(fn, repeat=5):
+    times = []
+    result = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--tasks", type=int, default=184)
+    parser.add_argument("--attempts", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=60, help="average Step rows per trajectory")
+    args = parser.parse_args()
+
+    os.environ["MYPCBENCH_VAR_DIR"] = os.environ.get("MYPCBENCH_VAR_DIR") or tempfile.mkdtemp(prefix="bench-board-")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mypcbench_site.settings")
+    os.environ.setdefault("DJANGO_DEBUG", "0")  # production-like: no debug toolbar-ish overhead
+    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver")
+    os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
+    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-not-for-production-use-0123456789")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.cache import cache
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext, override_settings
+    from django.urls import path
+    from django.views.static import serve
+
+    from leaderboard import leaderboard, scoring
+    from leaderboard.leaderboard import BoardFilters
+    from tests.board_data import build_synthetic
+    from trajectories.models import Judgment, Step, Trajectory
+
+    db = settings.DATABASES["default"]["NAME"]
+    print(f"database: {db} ({connection.vendor})")
+    print(
+        f"scale: {args.runs} runs x {args.tasks} tasks x {args.attempts} attempts x ~{args.steps} steps "
+        f"(issue target: 30 x 184 x 3 x 60)"
+    )
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)  # DEBUG off: hashed static names
+
+    client = Client()
+
+    def page():
+        response = client.get("/leaderboard/?suite=big")
+        assert response.status_code == 200, response.status_code
+        return response
+
+    def queries(fn):
+        with CaptureQueriesContext(connection) as ctx:
+            fn()
+        return len(ctx.captured_queries)
+
+    # a small database first, for the query count as data grows
+    build_synthetic(runs=2, tasks=12, attempts=1, steps=3, seed=7, slug="small")
+    cache.clear()
+    small_cold = queries(lambda: client.get("/leaderboard/?suite=small"))
+    assert client.get("/leaderboard/?suite=small").status_code == 200
+
+    start = time.perf_counter()
+    build_synthetic(runs=args.runs, tasks=args.tasks, attempts=args.attempts, steps=args.steps, seed=0, slug="big")
+    built = time.perf_counter() - start
+    print(
+        f"built in {built:.1f}s: {Trajectory.objects.count():,} trajectories, {Step.objects.count():,} steps, "
+        f"{Judgment.objects.count():,} judgments"
+    )
+
+    cache.clear()
+    start = time.perf_counter()
+    body = page().content
+    cold = time.perf_counter() - start
+    cache.clear()
+    big_cold = queries(page)
+    warm_queries = queries(page)
+    warm, _ = best_of(page)
+
+    # the same bytes as a static file, through the same Django stack (middleware, handler)
+    static_dir = Path(tempfile.mkdtemp(prefix="bench-board-static-"))
+    (static_dir / "leaderboard.html").write_bytes(body)
+    urls = types.ModuleType("bench_board_static_urls")
+    urls.urlpatterns = [path("static-copy/<path:path>", serve, {"document_root": str(static_dir)})]
+    sys.modules[urls.__name__] = urls
+    with override_settings(ROOT_URLCONF=urls.__name__):
+        static_client = Client()
+        static, response = best_of(lambda: static_client.get("/static-copy/leaderboard.html"))
+        static_bytes = b"".join(response.streaming_content)
+    assert static_bytes == body
+
+    # every interval: outcomes from the DB aggregate, then Wilson, bootstrap, ranks and tiers
+    from leaderboard.models import Run
+
+    runs = list(Run.objects.filter(suite__slug="big"))
+    cache.clear()
+    scoring_time, outcomes = best_of(lambda: (cache.clear(), scoring.judged_outcomes(runs))[1], repeat=3)
+    stats_time, _ = best_of(lambda: leaderboard._statistics(outcomes, "perfect"), repeat=3)
+    board_rows = leaderboard.board(None, BoardFilters.from_query({"suite": "big"})).rows
+
+    print()
+    print(f"{'':44}{'ours':>12}{'baseline':>12}{'ratio':>9}  target")
+    print(
+        f"{'leaderboard page, cached (ms) vs static file':44}{warm * 1000:12.2f}{static * 1000:12.2f}"
+        f"{warm / static:9.1f}x  within 3x"
+    )
+    print(
+        f"{'leaderboard page, cold: scoring + stats (ms)':44}{cold * 1000:12.1f}"
+        f"{static * 1000:12.2f}{cold / static:9.1f}x"
+    )
+    print(f"{'page size (bytes)':44}{len(body):12,}")
+    print(
+        f"{'SQL queries, cold page: small vs big DB':44}{big_cold:12}{small_cold:12}"
+        f"{'':9}  constant ({'same' if big_cold == small_cold else 'DIFFERENT'})"
+    )
+    print(f"{'SQL queries, cached page':44}{warm_queries:12}")
+    print(f"{'scoring from the DB, all runs (ms)':44}{scoring_time * 1000:12.1f}")
+    print(
+        f"{f'all intervals, {len(board_rows)} rows, B=1000 (ms)':44}{stats_time * 1000:12.1f}"
+        f"{'':21}  well under a second"
+    )
+
+
+if __name__ == "__main__":
+    main()
