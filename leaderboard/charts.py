@@ -39,6 +39,17 @@ def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.1f}%"
 
 
+def _wrap(label: str, width: int = 14) -> str:
+    """Break a long axis label over lines so neighbouring column labels do not overlap."""
+    words, lines = label.split(), [""]
+    for word in words:
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}".strip()
+    return "<br>".join(lines)
+
+
 def heatmap(hm: Heatmap) -> dict:
     """Rows x columns coloured 0..100 %; hover says n and the 95% interval (or "reported");
     clicking a cell opens its ``url`` (the trajectories behind it)."""
@@ -63,7 +74,7 @@ def heatmap(hm: Heatmap) -> dict:
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=hm.col_labels,
+            x=[_wrap(label) for label in hm.col_labels],
             y=hm.row_labels,
             zmin=0,
             zmax=100,
@@ -75,14 +86,14 @@ def heatmap(hm: Heatmap) -> dict:
             customdata=[[c.url for c in row] for row in hm.cells],
             xgap=2,
             ygap=2,
-            colorbar={"title": {"text": "%"}, "thickness": 12},
+            showscale=False,  # every cell prints its value
         )
     )
     fig.update_layout(
         _layout(
             height=max(220, 60 + 38 * len(hm.row_labels)),
             yaxis={"autorange": "reversed", "automargin": True},
-            xaxis={"side": "top", "automargin": True, "tickangle": -30 if len(hm.col_labels) > 6 else 0},
+            xaxis={"side": "top", "automargin": True, "tickangle": 0},
         )
     )
     return _plain(fig)

@@ -117,7 +117,11 @@ def scaling(request):
     return render(
         request,
         "leaderboard/analysis/scaling.html",
-        {**ctx, "charts": {c["id"].removeprefix("chart-"): c for c in chart_list}, "kinds": analysis.ACTION_KINDS},
+        {
+            **ctx,
+            "charts": {c["id"].removeprefix("chart-").replace("-", "_"): c for c in chart_list},
+            "kinds": analysis.ACTION_KINDS,
+        },
     )
 
 

@@ -101,7 +101,7 @@ def test_heatmap_figure_json_is_a_data_block_with_hover_n_and_interval(client, w
     trace = figure["data"][0]
     assert trace["type"] == "heatmap"
     row = trace["y"].index("Alpha run")
-    col = trace["x"].index("Personal lookup")
+    col = [x.replace("<br>", " ") for x in trace["x"]].index("Personal lookup")
     assert trace["z"][row][col] == pytest.approx(87.5)
     assert "n = 2 tasks" in trace["hovertext"][row][col] and "95% interval" in trace["hovertext"][row][col]
     assert trace["customdata"][row][col].startswith("/trajectories/?run=alpha-run")
@@ -175,7 +175,11 @@ def test_action_shares_per_run(client, world):
 
 
 def test_step_budget_profile_and_cost(client, world):
-    ctx = client.get(reverse("leaderboard:analysis_scaling")).context
+    response = client.get(reverse("leaderboard:analysis_scaling"))
+    ctx = response.context
+    html = response.content.decode()
+    for chart in ("apps-touched", "step-budget", "profile", "action-shape", "cost"):
+        assert f'data-chart="chart-{chart}"' in html
     budget = {name: ys for name, _, ys in ctx["budget"]}
     # Alpha's perfect tasks used 3 (t2) and 12 (t3) steps, of 4 tasks
     assert budget["Alpha run"][2] == 0 and budget["Alpha run"][3] == 25.0 and budget["Alpha run"][12] == 50.0
