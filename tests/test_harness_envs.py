@@ -95,7 +95,9 @@ def test_a_taken_port_is_named(image, kvm):
         port = sock.getsockname()[1]
         env = QemuEnv(VMConfig(image=str(image), port_base=port), which=has_all, kvm_path=kvm)
         problems = env.preflight()
-    assert problems == [f"host port(s) {port} of slot 0 are already in use"]
+    # the window's other ports are ephemeral ones something else on this machine may hold too
+    assert len(problems) == 1 and problems[0].startswith(f"host port(s) {port}")
+    assert problems[0].endswith("of slot 0 are already in use")
 
 
 class FakeDocker:
