@@ -6,6 +6,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from harness.judge import prices as _judge_prices
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything the site writes at run time (database, media, broker queue) lives here by default.
 VAR_DIR = Path(os.environ.get("MYPCBENCH_VAR_DIR", BASE_DIR / "var"))
@@ -136,11 +138,27 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
+    "trajectories.tasks.judge_*": {"queue": "judging"},
     "trajectories.tasks.*": {"queue": "media"},
 }
 # How ingest asks for screenshot derivatives: "queue" (a worker makes them), "inline" (now, in
 # the ingesting process), "off" (not at all; backfill with `manage.py make_derivatives`).
 MYPCBENCH_DERIVATIVES = os.environ.get("MYPCBENCH_DERIVATIVES", "queue")
+
+# Our judge (trajectories/judging.py). Keys come from the provider's environment variable
+# (GEMINI_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY). Prices: USD per million tokens.
+MYPCBENCH_JUDGE = {
+    "provider": os.environ.get("MYPCBENCH_JUDGE_PROVIDER", "google"),
+    "model": os.environ.get("MYPCBENCH_JUDGE_MODEL", ""),  # "" = the provider's default
+    "base_url": os.environ.get("MYPCBENCH_JUDGE_BASE_URL", ""),
+    "temperature": float(os.environ.get("MYPCBENCH_JUDGE_TEMPERATURE", "0")),
+    "max_images": int(os.environ.get("MYPCBENCH_JUDGE_MAX_IMAGES", "200")),  # 0 = every screenshot
+    "concurrency": int(os.environ.get("MYPCBENCH_JUDGE_CONCURRENCY", "8")),  # calls in flight per provider
+    "attempts": int(os.environ.get("MYPCBENCH_JUDGE_ATTEMPTS", "5")),
+}
+MYPCBENCH_JUDGE_PRICES = {**_judge_prices.DEFAULT_PRICES}
+# Judge each trajectory as soon as it finishes (queue "judging"); off unless asked for.
+MYPCBENCH_JUDGE_ON_FINISH = env_bool("MYPCBENCH_JUDGE_ON_FINISH", False)
 
 LOGGING = {
     "version": 1,

@@ -21,7 +21,7 @@ from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, StepRecord, Trajectory
 from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.tasks import request_derivatives
+from trajectories.tasks import judge_on_finish, request_derivatives, request_judging
 
 SCREENSHOT_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
 MAX_SCREENSHOT_BYTES = 25 * 1024 * 1024
@@ -225,6 +225,8 @@ def finish_trajectory(
     trajectory.save()
     pk = trajectory.pk
     transaction.on_commit(lambda: request_derivatives(pk))
+    if judge_on_finish():
+        transaction.on_commit(lambda: request_judging(pk))
     return trajectory
 
 

@@ -53,3 +53,34 @@ def request_derivatives(trajectory_id: int) -> None:
             trajectory_id,
             exc,
         )
+
+
+@shared_task(acks_late=True, queue="judging", ignore_result=True)
+def judge_trajectory_task(trajectory_id: int, spec: dict, force: bool = False) -> dict | None:
+    """Judge one trajectory's rubric items with our judge (queue "judging").
+
+    Idempotent: items already judged by this configuration are skipped, so a redelivered message
+    only judges what is missing or errored."""
+    from . import judging
+
+    result = judging.judge_trajectory_by_id(trajectory_id, spec, force=force)
+    if result is None:
+        logger.warning("judge_trajectory_task: trajectory %s no longer exists; nothing to do", trajectory_id)
+    return result
+
+
+def judge_on_finish() -> bool:
+    """MYPCBENCH_JUDGE_ON_FINISH: judge each trajectory when it finishes. Off unless asked for,
+    so importing or running never spends API money by surprise."""
+    return bool(getattr(settings, "MYPCBENCH_JUDGE_ON_FINISH", False))
+
+
+def request_judging(trajectory_id: int) -> None:
+    """Queue judging of a trajectory that just finished (call it via transaction.on_commit)."""
+    from . import judging
+
+    spec = judging.JudgeSpec.from_settings()
+    try:
+        judge_trajectory_task.delay(trajectory_id, spec.as_dict())
+    except Exception as exc:  # an unreachable broker must not fail a committed ingest
+        logger.error("could not queue judging for trajectory %s (%s); run `manage.py judge RUN`", trajectory_id, exc)

@@ -1,0 +1,298 @@
+"""Our judge on the site: judging stored trajectories and whole runs, one Judgment per
+(trajectory, rubric item version, judge configuration), and the judge's token and cost totals."""
+
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q, Sum
+
+from harness.bundle import StepRecord
+from harness.judge import PROMPT_VERSION, ConfigurationError, Judge, JudgeItem, TrajectoryForJudge, make_provider
+from leaderboard.models import JudgeConfig, RubricItem, Run
+from trajectories.models import Judgment, Trajectory
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_JUDGE = {
+    "provider": "google",
+    "model": "",
+    "base_url": "",
+    "temperature": 0.0,
+    "max_images": 200,
+    "concurrency": 8,
+    "attempts": 5,
+}
+
+
+class JudgingError(ValueError):
+    """Judging cannot start (no API key, unknown provider, nothing to judge); says what to fix."""
+
+
+@dataclass
+class JudgeSpec:
+    """Which judge to use; a plain dict of it travels in Celery messages."""
+
+    provider: str
+    model: str = ""
+    base_url: str = ""
+    temperature: float = 0.0
+    max_images: int = 200
+    concurrency: int = 8
+    attempts: int = 5
+
+    @classmethod
+    def from_settings(cls, **overrides) -> "JudgeSpec":
+        values = {**DEFAULT_JUDGE, **getattr(settings, "MYPCBENCH_JUDGE", {})}
+        values.update({k: v for k, v in overrides.items() if v not in (None, "")})
+        return cls(**{k: values[k] for k in cls.__dataclass_fields__})
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def build_judge(spec: JudgeSpec) -> Judge:
+    """A ready judge; a missing key or base URL is a JudgingError before any work starts."""
+    try:
+        provider = make_provider(
+            spec.provider, spec.model or None, base_url=spec.base_url or None, temperature=spec.temperature
+        )
+    except ConfigurationError as exc:
+        raise JudgingError(str(exc)) from exc
+    return Judge(
+        provider,
+        max_images=spec.max_images,
+        concurrency=spec.concurrency,
+        attempts=spec.attempts,
+        price_table=getattr(settings, "MYPCBENCH_JUDGE_PRICES", {}),
+    )
+
+
+def judge_config_for(judge: Judge) -> JudgeConfig:
+    """The JudgeConfig row for this judge's settings (created on first use)."""
+    s = judge.settings
+    temperature = "default" if s["temperature"] is None else f"t{s['temperature']:g}"
+    name = f"ours: {s['provider']} {s['model']} {s['prompt_version']} {temperature} img{s['max_images']}"
+    if s["base_url"] and s["provider"] == "openai_compatible":
+        name += f" @ {s['base_url']}"
+    config, _ = JudgeConfig.objects.get_or_create(
+        name=name[:200],
+        defaults={
+            "origin": JudgeConfig.Origin.OURS,
+            "provider": s["provider"],
+            "model": s["model"],
+            "temperature": s["temperature"],
+            "max_images": s["max_images"],
+            "prompt_version": PROMPT_VERSION,
+            "settings": s,
+        },
+    )
+    return config
+
+
+def _screenshot_path(step) -> Path | None:
+    if not step.screenshot:
+        return None
+    try:
+        return Path(step.screenshot.path)
+    except NotImplementedError:  # remote storage: no local path; the judge then goes without it
+        logger.warning("step %s: screenshot storage has no local path; not sent to the judge", step.pk)
+        return None
+
+
+def trajectory_for_judge(trajectory: Trajectory) -> TrajectoryForJudge:
+    steps = [
+        StepRecord(
+            index=step.index,
+            turn=step.turn,
+            tool=step.tool,
+            action=step.action,
+            action_text=step.action_text,
+            model_text=step.model_text,
+            tool_output=step.tool_output,
+            done=step.done,
+            info=step.info,
+            screenshot=_screenshot_path(step),
+        )
+        for step in trajectory.steps.order_by("index")
+    ]
+    return TrajectoryForJudge(
+        key=f"trajectory-{trajectory.pk}",
+        instruction=trajectory.task.instruction,
+        steps=steps,
+        final_answer=trajectory.final_answer,
+        ended_by=trajectory.ended_by,
+    )
+
+
+def items_to_judge(trajectory: Trajectory, config: JudgeConfig, *, force: bool = False) -> list[RubricItem]:
+    """Current rubric items of the trajectory's task with no judgment by ``config`` yet, or only an
+    errored one; every current item when forced."""
+    items = list(RubricItem.objects.filter(task=trajectory.task, is_current=True).order_by("position"))
+    if force:
+        return items
+    done = set(
+        Judgment.objects.filter(trajectory=trajectory, judge=config, rubric_item__in=items)
+        .exclude(verdict=Judgment.Verdict.ERROR)
+        .values_list("rubric_item_id", flat=True)
+    )
+    return [item for item in items if item.pk not in done]
+
+
+def _decimal_cost(value) -> Decimal | None:
+    return None if value is None else Decimal(str(round(value, 6)))
+
+
+def _prepare(trajectory: Trajectory, judge: Judge, force: bool):
+    """(config, items, what the judge sees): the database part, done before any provider call."""
+    config = judge_config_for(judge)
+    items = items_to_judge(trajectory, config, force=force)
+    return config, items, trajectory_for_judge(trajectory) if items else None
+
+
+def _verdicts(judge: Judge, items: list[RubricItem], seen: TrajectoryForJudge | None):
+    """The provider part: no database access, so it can run in another thread."""
+    if not items:
+        return []
+    judge_items = [JudgeItem(i.position, i.rubric_id, i.criterion, i.verification, i.weight) for i in items]
+    return judge.judge(seen, judge_items)
+
+
+def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem], verdicts) -> list[Judgment]:
+    by_position = {item.position: item for item in items}
+    stored = []
+    with transaction.atomic():
+        for verdict in verdicts:
+            explanation = verdict.explanation if verdict.verdict != "error" else verdict.error
+            signals = {"judge_notes": verdict.notes} if verdict.notes else {}
+            judgment, _ = Judgment.objects.update_or_create(
+                trajectory=trajectory,
+                rubric_item=by_position[verdict.position],
+                judge=config,
+                defaults={
+                    "verdict": verdict.verdict,
+                    "explanation": explanation,
+                    "cited_steps": verdict.cited_steps,
+                    "input_tokens": verdict.input_tokens,
+                    "cached_tokens": verdict.cached_tokens,
+                    "output_tokens": verdict.output_tokens,
+                    "cost_usd": _decimal_cost(verdict.cost_usd),
+                    "latency_ms": verdict.latency_ms,
+                    "signals": signals,
+                    "failure_mode": "",
+                    "failure_mode_overridden": False,
+                },
+            )
+            stored.append(judgment)
+    return stored
+
+
+def judge_trajectory(trajectory: Trajectory, judge: Judge, *, force: bool = False) -> list[Judgment]:
+    """Judge what is missing or errored (everything when forced) and store one Judgment per item."""
+    config, items, seen = _prepare(trajectory, judge, force)
+    return _store(trajectory, config, items, _verdicts(judge, items, seen))
+
+
+def judge_trajectory_by_id(trajectory_id: int, spec: dict, *, force: bool = False) -> dict | None:
+    trajectory = Trajectory.objects.select_related("task").filter(pk=trajectory_id).first()
+    if trajectory is None:
+        return None
+    stored = judge_trajectory(trajectory, build_judge(JudgeSpec(**spec)), force=force)
+    return {"trajectory": trajectory_id, "judged": len(stored), "errors": sum(j.verdict == "error" for j in stored)}
+
+
+# ---------------------------------------------------------------- runs
+
+
+def run_trajectories(run: Run):
+    return run.trajectories.select_related("task").order_by("task__position", "attempt")
+
+
+def judge_run_inline(run: Run, judge: Judge, *, force: bool = False, progress=None) -> dict:
+    """Judge a run in this process. Provider calls for several trajectories run side by side
+    (within the judge's concurrency); every database read and write stays in this thread.
+    ``progress(trajectory)`` is called as each trajectory is stored."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    totals = {"trajectories": 0, "judged": 0, "errors": 0}
+    with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
+        pending = []
+        for trajectory in run_trajectories(run):
+            config, items, seen = _prepare(trajectory, judge, force)
+            pending.append((trajectory, config, items, pool.submit(_verdicts, judge, items, seen)))
+        for trajectory, config, items, future in pending:
+            stored = _store(trajectory, config, items, future.result())
+            totals["trajectories"] += 1
+            totals["judged"] += len(stored)
+            totals["errors"] += sum(j.verdict == "error" for j in stored)
+            if progress is not None:
+                progress(trajectory)
+    return totals
+
+
+def judge_run(run: Run, spec: JudgeSpec, *, force: bool = False):
+    """Queue one Celery task per trajectory as a group on the "judging" queue; returns the
+    GroupResult. Progress is readable at any time with judging_progress()."""
+    from celery import group
+
+    from trajectories.tasks import judge_trajectory_task
+
+    build_judge(spec)  # refuse before queueing anything when the key is missing
+    ids = list(run_trajectories(run).values_list("pk", flat=True))
+    return group(judge_trajectory_task.s(pk, spec.as_dict(), force) for pk in ids).apply_async()
+
+
+# ---------------------------------------------------------------- selectors
+
+
+def judging_progress(run: Run, config: JudgeConfig) -> dict:
+    """How far ``config`` has got on ``run``: trajectories whose current items all have a
+    non-error judgment, items judged, items in error."""
+    trajectories = run.trajectories.annotate(
+        items=Count("task__rubric_items", filter=Q(task__rubric_items__is_current=True), distinct=True),
+        judged=Count(
+            "judgments",
+            filter=Q(judgments__judge=config, judgments__rubric_item__is_current=True)
+            & ~Q(judgments__verdict=Judgment.Verdict.ERROR),
+            distinct=True,
+        ),
+        errored=Count(
+            "judgments",
+            filter=Q(judgments__judge=config, judgments__verdict=Judgment.Verdict.ERROR),
+            distinct=True,
+        ),
+    ).values("items", "judged", "errored")
+    rows = list(trajectories)
+    return {
+        "trajectories": len(rows),
+        "done": sum(1 for r in rows if r["items"] and r["judged"] >= r["items"]),
+        "items": sum(r["items"] for r in rows),
+        "judged_items": sum(r["judged"] for r in rows),
+        "error_items": sum(r["errored"] for r in rows),
+    }
+
+
+def _usage(queryset) -> dict:
+    totals = queryset.aggregate(
+        judgments=Count("id"),
+        input_tokens=Sum("input_tokens"),
+        cached_tokens=Sum("cached_tokens"),
+        output_tokens=Sum("output_tokens"),
+        cost_usd=Sum("cost_usd"),
+    )
+    return {k: (v or 0) for k, v in totals.items()}
+
+
+def trajectory_judge_usage(trajectory: Trajectory, config: JudgeConfig | None = None) -> dict:
+    """Judge tokens and cost spent on one trajectory (by one configuration, or all)."""
+    queryset = Judgment.objects.filter(trajectory=trajectory)
+    return _usage(queryset.filter(judge=config) if config else queryset)
+
+
+def run_judge_usage(run: Run, config: JudgeConfig | None = None) -> dict:
+    """Judge tokens and cost spent on a whole run (by one configuration, or all)."""
+    queryset = Judgment.objects.filter(trajectory__run=run)
+    return _usage(queryset.filter(judge=config) if config else queryset)

@@ -1,0 +1,78 @@
+"""`manage.py judge RUN_SLUG`: judge a run's trajectories with our judge, with a progress bar."""
+
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from harness.judge import PROVIDERS
+from leaderboard.models import Run
+from trajectories import judging
+
+
+class Command(BaseCommand):
+    help = (
+        "Judge every trajectory of a run, one call per rubric item. Only items with no judgment by this "
+        "judge configuration, or an errored one, are judged unless --force."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("run", help="the run's slug")
+        parser.add_argument("--force", action="store_true", help="judge every item again")
+        parser.add_argument("--provider", choices=PROVIDERS, help="default: settings.MYPCBENCH_JUDGE")
+        parser.add_argument("--model", help="default: the provider's default model")
+        parser.add_argument("--base-url", help="API base URL (needed for openai_compatible)")
+        parser.add_argument("--concurrency", type=int, help="calls in flight at most")
+        parser.add_argument("--max-images", type=int, help="most recent screenshots sent; 0 = all")
+        parser.add_argument(
+            "--queue", action="store_true", help='send a Celery group to the "judging" queue and follow its progress'
+        )
+
+    def handle(self, *args, **options):
+        run = Run.objects.filter(slug=options["run"]).first()
+        if run is None:
+            raise CommandError(f"no run with slug {options['run']!r} (see the runs list in the admin)")
+        spec = judging.JudgeSpec.from_settings(
+            provider=options["provider"],
+            model=options["model"],
+            base_url=options["base_url"],
+            concurrency=options["concurrency"],
+            max_images=options["max_images"],
+        )
+        try:
+            judge = judging.build_judge(spec)
+        except judging.JudgingError as exc:
+            raise CommandError(str(exc)) from exc
+        config = judging.judge_config_for(judge)
+        total = run.trajectories.count()
+        if total == 0:
+            raise CommandError(f"run {run.slug!r} has no trajectories to judge")
+        self.stdout.write(f"Judging {total} trajectories of {run.slug} with {config.name}")
+        if options["queue"]:
+            self._follow_queue(run, spec, config, total, options["force"])
+        else:
+            with tqdm(total=total, unit="trajectory", desc="judging") as bar:
+                judging.judge_run_inline(run, judge, force=options["force"], progress=lambda t: bar.update(1))
+        progress = judging.judging_progress(run, config)
+        usage = judging.run_judge_usage(run, config)
+        self.stdout.write(
+            f"{progress['done']}/{progress['trajectories']} trajectories fully judged; "
+            f"{progress['judged_items']} items judged, {progress['error_items']} in error; "
+            f"tokens in {usage['input_tokens']} (cached {usage['cached_tokens']}), out {usage['output_tokens']}; "
+            f"cost ${usage['cost_usd']:.4f}"
+        )
+        if progress["error_items"]:
+            self.stdout.write(self.style.WARNING("Some items ended in error (not failure); run the command again."))
+
+    def _follow_queue(self, run, spec, config, total, force):
+        """Queue the group, then follow progress in the database (no result backend needed); it
+        ends when every item has a verdict, errors included. Ctrl-C leaves the queued work running."""
+        judging.judge_run(run, spec, force=force)
+        with tqdm(total=total, unit="trajectory", desc="judging (queued)") as bar:
+            while True:
+                progress = judging.judging_progress(run, config)
+                bar.n = progress["done"]
+                bar.refresh()
+                if progress["judged_items"] + progress["error_items"] >= progress["items"]:
+                    break
+                time.sleep(2)
