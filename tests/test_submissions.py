@@ -34,6 +34,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def upload_tmp(settings, tmp_path):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
     settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
     return settings.MYPCBENCH_UPLOAD_TMP_DIR
 
@@ -44,7 +45,7 @@ def suite():
 
 
 @pytest.fixture
-def author():
+def author(upload_tmp):
     return get_user_model().objects.create_user("pam", password="pw-beesly-2026")
 
 
@@ -386,6 +387,21 @@ def test_judging_is_requested_through_the_judge_hook(
     sub.refresh_from_db()
     assert asked == [sub.run_id]
     assert sub.status == Submission.Status.JUDGING
+
+
+def test_a_judge_that_cannot_start_leaves_a_note_and_keeps_the_upload(
+    tmp_path, suite, author, upload_tmp, monkeypatch, django_capture_on_commit_callbacks
+):
+    def no_key(run_id):
+        raise RuntimeError("GEMINI_API_KEY is not set")
+
+    monkeypatch.setattr(submissions, "_judging_hook", lambda: no_key)
+    with django_capture_on_commit_callbacks(execute=True):
+        sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
+    sub.refresh_from_db()
+    assert sub.status == Submission.Status.AWAITING_REVIEW and sub.run.trajectories.count() == 2
+    assert sub.metadata["judging"]["state"] == "awaiting_judge"
+    assert "our judge could not start (GEMINI_API_KEY is not set)" in sub.metadata["judging"]["note"]
 
 
 def test_replay_suspicion_is_flagged_with_evidence(tmp_path, suite, author, upload_tmp):

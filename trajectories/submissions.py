@@ -5,6 +5,7 @@ as a draft run; maintainers approve, reject or ask for changes, and every decisi
 import difflib
 import hashlib
 import json
+import logging
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -31,6 +32,8 @@ from trajectories.ingest import (
     rubric_version_for,
 )
 from trajectories.models import Judgment, Step, Submission, Trajectory
+
+logger = logging.getLogger(__name__)
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 METADATA_FIELDS = (
@@ -665,33 +668,51 @@ def _store(author, name, sha256, size, meta: SubmissionMetadata, validation: Val
 
 
 def _judging_hook():
-    """Our judge's entry point, looked up when needed: the judge is built separately and may be absent."""
+    """Our judge's entry point, looked up when needed (the judge is built separately and may be
+    absent): ``request_run_judging(run_id)`` when the judge module offers it, else its
+    ``judge_run(run, JudgeSpec.from_settings())``. None when there is no judge."""
     try:
-        from trajectories.judging import request_run_judging
+        from trajectories import judging
     except ImportError:
         return None
-    return request_run_judging
+    if hasattr(judging, "request_run_judging"):
+        return judging.request_run_judging
+    if hasattr(judging, "judge_run") and hasattr(judging, "JudgeSpec"):
+        return lambda run_id: judging.judge_run(Run.objects.get(pk=run_id), judging.JudgeSpec.from_settings())
+    return None
+
+
+def _set_judging(submission: Submission, state: str, note: str) -> None:
+    submission.metadata = {
+        **submission.metadata,
+        "judging": {"state": state, "note": note, "at": timezone.now().isoformat(timespec="seconds")},
+    }
 
 
 def queue_judging(submission_id: int) -> Submission | None:
-    """Ask our judge to judge the submission's run (``request_run_judging(run_id)``), or leave a
-    note saying why it is waiting."""
+    """Ask our judge to judge the submission's run, or leave a note saying why it is waiting. The
+    upload is already stored: a judge that cannot start is a note for maintainers, never a failure."""
     submission = Submission.objects.select_related("run").filter(pk=submission_id).first()
     if submission is None or submission.run is None:
         return submission
     hook = _judging_hook()
     if hook is None:
-        submission.metadata = {
-            **submission.metadata,
-            "judging": {"state": "awaiting_judge", "note": JUDGE_NOT_AVAILABLE},
-        }
+        _set_judging(submission, "awaiting_judge", JUDGE_NOT_AVAILABLE)
         submission.save(update_fields=["metadata", "updated_at"])
         return submission
-    hook(submission.run.pk)
-    submission.metadata = {
-        **submission.metadata,
-        "judging": {"state": "queued", "note": "Queued for our judge.", "at": timezone.now().isoformat()},
-    }
+    try:
+        hook(submission.run.pk)
+    except Exception as exc:  # e.g. no API key configured: keep the upload, say why it waits
+        logger.warning("submission %s: judging not started: %s", submission.pk, exc)
+        _set_judging(
+            submission,
+            "awaiting_judge",
+            f"Not queued for judging: our judge could not start ({exc}). A maintainer can queue it again "
+            "from the admin (Queue for our judge).",
+        )
+        submission.save(update_fields=["metadata", "updated_at"])
+        return submission
+    _set_judging(submission, "queued", "Queued for our judge.")
     if submission.status in (Submission.Status.AWAITING_REVIEW, Submission.Status.VALIDATING):
         submission.status = Submission.Status.JUDGING
     submission.save(update_fields=["metadata", "status", "updated_at"])
