@@ -3,6 +3,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
 
     python -m harness run --tasks PATH [--task ID ...] --backend fake|remote|local|qemu|docker
         --agent scripted|dummy [--plan FILE] --out DIR [--max-turns N]
+    python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
 import argparse
@@ -85,6 +86,37 @@ def run_suite(tasks, env, agent, out: Path, config: LoopConfig, *, meta: dict | 
     return counts
 
 
+def serve_guest(args) -> int:
+    """Serve a guest in the foreground (for ``--backend remote`` or by hand) until Ctrl-C."""
+    from harness.guest.desktop import DesktopUnavailable, LocalDesktop
+    from harness.guest.fake import FakeGuest
+    from harness.guest.server import BindRefused, ControlServer
+
+    size = (args.width, args.height)
+    backend = FakeGuest(*size) if args.kind == "fake" else LocalDesktop(*size, args.start_url,
+                                                                         allow_shell=args.allow_shell)  # fmt: skip
+    try:
+        server = ControlServer(backend, args.host, args.port, allow_remote=args.allow_remote)
+    except (BindRefused, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.kind == "local":
+            backend.start()
+        print(f"{args.kind} guest serving the Control API at {server.url} (Ctrl-C stops it)", file=sys.stderr)
+        server.serve_forever()
+    except DesktopUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.httpd.server_close()
+        if args.kind == "local":
+            backend.stop()
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -105,8 +137,20 @@ def main(argv=None) -> int:
     run.add_argument("--timeout", type=float, default=7200.0, help="wall clock per task, seconds")
     run.add_argument("--width", type=int, default=1280)
     run.add_argument("--height", type=int, default=800)
+    run.add_argument("--settle", type=float, default=None, help="seconds after reset before the first screenshot")
     run.add_argument("--no-progress", action="store_true")
+    guest = sub.add_parser("guest", help="serve a Control API guest until interrupted")
+    guest.add_argument("--kind", choices=("fake", "local"), default="local")
+    guest.add_argument("--host", default="127.0.0.1")
+    guest.add_argument("--port", type=int, default=5000)
+    guest.add_argument("--start-url", default="about:blank", help="page the local desktop guest shows")
+    guest.add_argument("--width", type=int, default=1280)
+    guest.add_argument("--height", type=int, default=800)
+    guest.add_argument("--allow-shell", action="store_true", help="let /execute run shell commands (local)")
+    guest.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     args = parser.parse_args(argv)
+    if args.command == "guest":
+        return serve_guest(args)
 
     try:
         if args.max_turns < 1:
@@ -120,8 +164,10 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     sleep_after = args.sleep_after if args.sleep_after is not None else (0.0 if args.backend == "fake" else 1.0)
+    # Upstream lets a freshly reset VM settle for 5 s; the fake guest has nothing to settle.
+    settle = args.settle if args.settle is not None else (0.0 if args.backend in ("fake", "local") else 5.0)
     config = LoopConfig(max_turns=args.max_turns, screenshot_window=args.screenshot_window, sleep_after=sleep_after,
-                        timeout=args.timeout)  # fmt: skip
+                        timeout=args.timeout, settle_seconds=settle)  # fmt: skip
     out = Path(args.out)
     meta = {"agent": agent.name, "model": agent.model, "backend": args.backend, "max_turns": args.max_turns,
             "screenshot_window": args.screenshot_window, "screen_size": list(size)}  # fmt: skip

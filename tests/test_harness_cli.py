@@ -119,3 +119,41 @@ def test_unavailable_backend_exits_with_the_reason(tmp_path):
     )
     assert done.returncode == 3
     assert "the qemu backend cannot start" in done.stderr and "none.qcow2 does not exist" in done.stderr
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_served_guest_is_driven_through_the_remote_backend(tmp_path, capsys):
+    port = free_port()
+    guest = subprocess.Popen(
+        [sys.executable, "-m", "harness", "guest", "--kind", "fake", "--port", str(port)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert "serving the Control API at http://127.0.0.1:" in guest.stderr.readline()
+        out = tmp_path / "results"
+        code = harness("--task", "demo-d003", "--backend", "remote", "--url", f"http://127.0.0.1:{port}",
+                       "--agent", "dummy", "--settle", "0", "--out", out)  # fmt: skip
+        assert code == 0 and (out / "demo-d003" / "result.txt").read_text() == "1.0\n"
+    finally:
+        guest.terminate()
+        guest.wait(timeout=10)
+
+
+def test_serving_a_guest_beyond_loopback_is_refused():
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "guest", "--kind", "fake", "--host", "0.0.0.0", "--port", "0"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "refusing to bind the Control API to '0.0.0.0'" in done.stderr
