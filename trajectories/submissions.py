@@ -673,7 +673,8 @@ def _judging_hook():
     ``judge_run(run, JudgeSpec.from_settings())``. None when there is no judge."""
     try:
         from trajectories import judging
-    except ImportError:
+    except Exception:  # absent or broken: uploads must still be accepted
+        logger.exception("the judge module could not be imported")
         return None
     if hasattr(judging, "request_run_judging"):
         return judging.request_run_judging
