@@ -29,6 +29,7 @@ B = 1000  # bootstrap replicates (statistics.md: B = 1,000 for final evaluations
 SEED = 0
 RANK_METRICS = ("perfect", "rubric")
 SORT_KEYS = ("rank", "perfect", "rubric", "efficiency", "steps", "tokens", "cost", "graded", "name")
+TYPE_LABELS = dict(BehaviouralType.choices)
 GRADED_PROVENANCES = [p for p in Run.Provenance.values if p != Run.Provenance.REPORTED]
 
 
@@ -580,7 +581,7 @@ def comparison(user, slug_a: str, slug_b: str, weighting: str = "authored") -> C
     tasks = [
         CompareTask(
             task_id=oa.task_ids[i],
-            behavioural_type=str(oa.behavioural_types[i]),
+            behavioural_type=TYPE_LABELS.get(oa.behavioural_types[i], str(oa.behavioural_types[i])),
             a_score=_pct(sa[i]),
             b_score=_pct(sb[i]),
             a_status=_task_status(oa, i),
