@@ -111,6 +111,9 @@ class ControlClient:
         self.attempts = max(1, attempts)
         self.retry_delay = retry_delay
         self.session = requests.Session()
+        # Guests are reached directly (loopback or the VM network); a proxy from the environment
+        # would only get in the way, and reading it costs a few ms on every request.
+        self.session.trust_env = False
 
     def close(self) -> None:
         self.session.close()

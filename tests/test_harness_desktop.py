@@ -100,3 +100,15 @@ def test_xdotool_translation_of_parsed_actions():
     assert keysym("enter") == "Return" and keysym("f5") == "F5" and keysym("a") == "a"
     with pytest.raises(ValueError, match="no xdotool equivalent"):
         xdotool_commands({"type": "other", "text": "x"})
+
+
+@needs_desktop
+def test_allowed_shell_commands_run_with_the_display(tmp_path):
+    from harness.guest.desktop import LocalDesktop
+
+    desktop = LocalDesktop(320, 200, allow_shell=True)
+    desktop.display = ":99999"  # not started: only the command path is exercised
+    status, data = desktop.execute("echo $DISPLAY", shell=True)
+    assert status == 200 and data["returncode"] == 0 and data["output"].strip() == ":99999"
+    status, data = desktop.execute(f"touch {tmp_path / 'made'}", shell=False)
+    assert data["returncode"] == 0 and (tmp_path / "made").exists()

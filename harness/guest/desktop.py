@@ -4,6 +4,7 @@ real captures of the display. Shell commands are refused unless explicitly allow
 
 import io
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -261,6 +262,10 @@ class LocalDesktop:
         if not self.allow_shell:
             message = "shell commands are disabled on the local desktop guest (start it with allow_shell=True)"
             return 200, {"status": "error", "output": "", "error": message, "returncode": 126}
+        if isinstance(command, str) and not shell:
+            command = shlex.split(command)  # as the OSWorld server does
+        elif isinstance(command, list) and shell:
+            command = shlex.join(str(part) for part in command)
         try:
             done = subprocess.run(command, shell=shell, capture_output=True, text=True, timeout=120, env=self._env())
         except subprocess.TimeoutExpired:
