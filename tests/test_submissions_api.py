@@ -181,3 +181,33 @@ def test_signup_login_and_logout(client, settings):
     response = client.post(reverse("login"), {"username": "jim", "password": "Halpert-pranks-2026"})
     assert response.status_code == 302
     assert "Log out jim" in client.get(reverse("leaderboard:home")).content.decode()
+
+
+def test_openapi_documents_the_submission_endpoints(client):
+    schema = client.get("/api/openapi.json").json()
+    upload_op = schema["paths"]["/api/submissions"]["post"]
+    assert upload_op["security"] == [{"TokenAuth": []}]
+    form = upload_op["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert {"archive", "metadata"} <= set(form["properties"])
+    assert "/api/submissions/{submission_id}" in schema["paths"]
+
+
+def test_admin_change_page_shows_report_and_reject_reason_is_logged(client, setup, tmp_path):
+    from trajectories.submissions import submit_archive
+
+    author, staff = setup
+    sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
+    client.force_login(staff)
+    url = reverse("admin:trajectories_submission_changelist")
+    response = client.post(url, {"action": "reject", "_selected_action": [sub.pk], "reason": ""}, follow=True)
+    assert "reject: a reason is required" in response.content.decode()
+    response = client.post(
+        url, {"action": "reject", "_selected_action": [sub.pk], "reason": "Not our VM image."}, follow=True
+    )
+    assert "1 submission(s) rejected." in response.content.decode()
+    page = client.get(reverse("admin:trajectories_submission_change", args=[sub.pk])).content.decode()
+    assert "accepted: 2 trajectories, 6 steps" in page
+    assert "michael rejected (awaiting_review → rejected) Not our VM image." in page
+    client.force_login(author)
+    page = client.get(reverse("trajectories:submission_detail", args=[sub.pk])).content.decode()
+    assert "Rejected" in page and "Not our VM image." in page

@@ -4,6 +4,7 @@ tokens and submissions. Hashes are read-only; token keys are never shown, only t
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.utils.html import format_html, format_html_join
 
 from trajectories import submissions
 from trajectories.models import ApiToken, Judgment, Step, Submission, Trajectory
@@ -91,6 +92,12 @@ class JudgmentAdmin(admin.ModelAdmin):
     raw_id_fields = ["trajectory", "rubric_item", "judge"]
     readonly_fields = ["created_at"]
 
+    def save_model(self, request, obj, form, change):
+        # A maintainer's choice of failure mode is marked, so re-judging keeps it.
+        if change and "failure_mode" in form.changed_data:
+            obj.failure_mode_overridden = bool(obj.failure_mode)
+        super().save_model(request, obj, form, change)
+
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
@@ -132,11 +139,44 @@ class SubmissionAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
         "status",
-        "review_log",
-        "validation_report",
+        "judging",
+        "report",
+        "decisions",
     ]
+    exclude = ["review_log", "validation_report"]
     action_form = ReviewReasonForm
     actions = ["approve", "reject", "request_changes", "queue_judging"]
+
+    @admin.display(description="Judging")
+    def judging(self, obj):
+        state = submissions.judging_state(obj)
+        return f"{state.get('state', 'not asked')}: {state.get('note', '')}" if state else "not asked yet"
+
+    @admin.display(description="Validation report")
+    def report(self, obj):
+        rows = obj.validation_report or []
+        if not rows:
+            return "—"
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "", "<li><strong>{}</strong> {}: {}</li>", ((p["level"], p["file"], p["problem"]) for p in rows)
+            ),
+        )
+
+    @admin.display(description="Review log")
+    def decisions(self, obj):
+        rows = obj.review_log or []
+        if not rows:
+            return "no decisions yet"
+        return format_html(
+            "<ol>{}</ol>",
+            format_html_join(
+                "",
+                "<li>{} {} {} ({} → {}) {}</li>",
+                ((e["at"], e["by"], e.get("label", e["action"]), e["from"], e["to"], e["reason"]) for e in rows),
+            ),
+        )
 
     @admin.action(description="Approve: publish the run", permissions=["change"])
     def approve(self, request, queryset):
