@@ -12,6 +12,7 @@ from django.db.models import Count, Q, Sum
 
 from harness.bundle import StepRecord
 from harness.judge import PROMPT_VERSION, ConfigurationError, Judge, JudgeItem, TrajectoryForJudge, make_provider
+from harness.judge.failure_modes import classify_failure, trajectory_signals
 from leaderboard.models import JudgeConfig, RubricItem, Run
 from trajectories.models import Judgment, Trajectory
 
@@ -161,13 +162,28 @@ def _verdicts(judge: Judge, items: list[RubricItem], seen: TrajectoryForJudge | 
     return judge.judge(seen, judge_items)
 
 
-def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem], verdicts) -> list[Judgment]:
+def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem], verdicts, seen=None) -> list[Judgment]:
     by_position = {item.position: item for item in items}
+    overridden = dict(
+        Judgment.objects.filter(trajectory=trajectory, judge=config, failure_mode_overridden=True).values_list(
+            "rubric_item_id", "failure_mode"
+        )
+    )
+    facts = None
+    if seen is not None and any(v.verdict == "failure" for v in verdicts):
+        facts = trajectory_signals(seen, trajectory.task.apps_involved or [], turn_budget=trajectory.run.turn_budget)
     stored = []
     with transaction.atomic():
         for verdict in verdicts:
             explanation = verdict.explanation if verdict.verdict != "error" else verdict.error
             signals = {"judge_notes": verdict.notes} if verdict.notes else {}
+            mode, kept = "", False
+            if verdict.verdict == "failure" and facts is not None:
+                signals.update(facts)
+                item_pk = by_position[verdict.position].pk
+                # A maintainer's override outlives a re-judging that still finds the item failed.
+                kept = item_pk in overridden
+                mode = overridden[item_pk] if kept else classify_failure(explanation, facts)
             judgment, _ = Judgment.objects.update_or_create(
                 trajectory=trajectory,
                 rubric_item=by_position[verdict.position],
@@ -182,8 +198,8 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
                     "cost_usd": _decimal_cost(verdict.cost_usd),
                     "latency_ms": verdict.latency_ms,
                     "signals": signals,
-                    "failure_mode": "",
-                    "failure_mode_overridden": False,
+                    "failure_mode": mode,
+                    "failure_mode_overridden": kept,
                 },
             )
             stored.append(judgment)
@@ -193,11 +209,11 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
 def judge_trajectory(trajectory: Trajectory, judge: Judge, *, force: bool = False) -> list[Judgment]:
     """Judge what is missing or errored (everything when forced) and store one Judgment per item."""
     config, items, seen = _prepare(trajectory, judge, force)
-    return _store(trajectory, config, items, _verdicts(judge, items, seen))
+    return _store(trajectory, config, items, _verdicts(judge, items, seen), seen)
 
 
 def judge_trajectory_by_id(trajectory_id: int, spec: dict, *, force: bool = False) -> dict | None:
-    trajectory = Trajectory.objects.select_related("task").filter(pk=trajectory_id).first()
+    trajectory = Trajectory.objects.select_related("task", "run").filter(pk=trajectory_id).first()
     if trajectory is None:
         return None
     stored = judge_trajectory(trajectory, build_judge(JudgeSpec(**spec)), force=force)
@@ -208,7 +224,7 @@ def judge_trajectory_by_id(trajectory_id: int, spec: dict, *, force: bool = Fals
 
 
 def run_trajectories(run: Run):
-    return run.trajectories.select_related("task").order_by("task__position", "attempt")
+    return run.trajectories.select_related("task", "run").order_by("task__position", "attempt")
 
 
 def judge_run_inline(run: Run, judge: Judge, *, force: bool = False, progress=None) -> dict:
@@ -222,9 +238,9 @@ def judge_run_inline(run: Run, judge: Judge, *, force: bool = False, progress=No
         pending = []
         for trajectory in run_trajectories(run):
             config, items, seen = _prepare(trajectory, judge, force)
-            pending.append((trajectory, config, items, pool.submit(_verdicts, judge, items, seen)))
-        for trajectory, config, items, future in pending:
-            stored = _store(trajectory, config, items, future.result())
+            pending.append((trajectory, config, items, seen, pool.submit(_verdicts, judge, items, seen)))
+        for trajectory, config, items, seen, future in pending:
+            stored = _store(trajectory, config, items, future.result(), seen)
             totals["trajectories"] += 1
             totals["judged"] += len(stored)
             totals["errors"] += sum(j.verdict == "error" for j in stored)
