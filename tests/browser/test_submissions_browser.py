@@ -30,6 +30,8 @@ def log_in(page, live_server):
 
 
 def test_upload_form_refuses_then_accepts(page, live_server, author, tmp_path, shot):
+    page.goto(live_server.url + "/accounts/login/?next=/submissions/")
+    shot(page, "submissions-login")
     log_in(page, live_server)
     shot(page, "submissions-list-empty")
 
