@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.bundle import TIMESTAMP_FORMAT, TRAJ_FILE
+from harness.control import image_kind
 
 BUNDLE_FORMAT = "mypcbench-bundle"
 BUNDLE_VERSION = 1
@@ -65,8 +66,9 @@ class FolderSink:
         self.task_dir.mkdir(parents=True, exist_ok=True)
         for name in _OWNED:
             (self.task_dir / name).unlink(missing_ok=True)
-        for png in self.task_dir.glob("step_*.png"):
-            png.unlink()
+        for pattern in ("step_*.png", "step_*.jpg"):
+            for old in self.task_dir.glob(pattern):
+                old.unlink()
         (self.task_dir / TRAJ_FILE).touch()
 
     def step(self, row: dict, screenshot: bytes | None) -> None:
@@ -184,9 +186,11 @@ class Recorder:
         extra: dict | None = None,
     ) -> dict:
         stamp = timestamp(when)
-        name = f"step_{step_num}_{stamp}.png" if screenshot is not None else ""
+        # Guests answer PNG (upstream) or JPEG (OSWorld allows it); the file name says which.
+        suffix = ".jpg" if screenshot is not None and image_kind(screenshot) == "jpeg" else ".png"
+        name = f"step_{step_num}_{stamp}{suffix}" if screenshot is not None else ""
         if name and any(r["screenshot_file"] == name for r in self.rows):
-            name = f"step_{step_num}_{stamp}_{len(self.rows) + 1}.png"
+            name = f"step_{step_num}_{stamp}_{len(self.rows) + 1}{suffix}"
         row = {
             "step_num": step_num,
             "action_timestamp": stamp,
