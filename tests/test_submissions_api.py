@@ -211,3 +211,22 @@ def test_admin_change_page_shows_report_and_reject_reason_is_logged(client, setu
     client.force_login(author)
     page = client.get(reverse("trajectories:submission_detail", args=[sub.pk])).content.decode()
     assert "Rejected" in page and "Not our VM image." in page
+
+
+def test_submission_page_shows_our_judges_scores_apart_from_self_reported(client, setup, tmp_path):
+    from leaderboard.models import JudgeConfig
+    from trajectories.models import Judgment
+    from trajectories.submissions import submit_archive
+
+    author, _staff = setup
+    archive = zip_bytes(good_entries(tmp_path, full_judge=[True, True, True]))
+    sub = submit_archive(author, upload(archive), METADATA).submission
+    ours = JudgeConfig.objects.create(name="mypc-judge-1 (gemini)", origin=JudgeConfig.Origin.OURS)
+    trajectory = sub.run.trajectories.get(task__task_id="retrieval-f016")
+    for item, verdict in zip(trajectory.task.current_rubric(), ["success", "failure", "success"], strict=True):
+        Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=ours, verdict=verdict)
+    client.force_login(author)
+    page = client.get(reverse("trajectories:submission_detail", args=[sub.pk])).content.decode()
+    assert "1 of 2 trajectories judged by our judge." in page
+    assert ">70%<" in page.replace(" ", ""), "our score: 0.5 + 0.2 of the rubric weight"
+    assert page.count("3/3 items") == 2, "the author's own verdicts are shown, labelled self-reported"
