@@ -325,7 +325,7 @@
           im.onerror = function () { this.replaceWith(el("span", { class: "thumb-missing", text: "image failed" })); };
           btn.appendChild(im);
         } else {
-          btn.appendChild(el("span", { class: "thumb-missing", text: s.problem ? "unavailable" : "no screenshot" }));
+          btn.appendChild(el("span", { class: "thumb-missing", text: s.original ? "unavailable" : "no screenshot" }));
         }
         btn.appendChild(el("span", { class: "thumb-label", text: String(s.index) }));
         btn.addEventListener("click", onThumb);
@@ -685,7 +685,9 @@
             else go(pos, { quiet: true });
             announce.textContent = fresh.length + " new step" + (fresh.length > 1 ? "s" : "");
           }
-          $("player-status").textContent = update.running ? "Running" : "Finished";
+          var badge = $("player-status");
+          badge.textContent = update.running ? "Running" : update.status.charAt(0).toUpperCase() + update.status.slice(1);
+          badge.className = "badge badge-status-" + update.status;
           if (!update.running) {
             data.live = null;
             renderEnding({ ended_by_label: update.ended_by_label, final_answer: update.final_answer, error: "" });
