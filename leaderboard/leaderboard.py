@@ -347,7 +347,7 @@ def _statistics(outcomes: list[scoring.RunOutcomes], rank_metric: str) -> list[d
     = behavioural type) for perfect, rubric and efficiency, rank intervals and tied groups."""
     if not outcomes:
         return []
-    reps = {m: scoring.bootstrap_replicates(outcomes, m, B=B, seed=SEED) for m in ("perfect", "score", "efficiency")}
+    reps = scoring.bootstrap_many(outcomes, ("perfect", "score", "efficiency"), B=B, seed=SEED)
     ivs = {m: _percentiles(r) for m, r in reps.items()}
     rank_reps = reps["perfect" if rank_metric == "perfect" else "score"]
     # a run with nothing known has NaN replicates: rank it last in every replicate

@@ -169,3 +169,52 @@ def test_constant_queries_whatever_the_number_of_judgments(board):
         scoring.judged_outcomes([board.a, board.b, board.c, more.a, more.b])
     assert small == small_again == len(ctx.captured_queries)
     assert small <= 11
+
+
+def _outcomes(scores, strata, slug):
+    n, r = scores.shape
+    return scoring.RunOutcomes(
+        run_id=0,
+        run_slug=slug,
+        suite_id=0,
+        judge_id=None,
+        judge_name="",
+        judge_origin="",
+        weighting="authored",
+        include_stale=False,
+        task_pks=np.arange(n),
+        task_ids=[f"t{i}" for i in range(n)],
+        behavioural_types=np.asarray(strata, dtype=object),
+        apps_touched_bins=np.full(n, "1", dtype=object),
+        task_apps=[frozenset()] * n,
+        scores=scores,
+        perfect=np.where(np.isnan(scores), np.nan, (scores >= 0.999).astype(float)),
+        status=np.where(np.isnan(scores), "incomplete", "graded").astype(object),
+        steps=np.full((n, r), 10.0),
+        trajectory_ids=np.ones((n, r), dtype=np.int64),
+    )
+
+
+def test_bootstrap_with_attempts_equals_metrics_and_a_brute_force_nan_mean():
+    rng = np.random.default_rng(5)
+    strata = ["a"] * 9 + ["b"] * 7 + ["c"] * 4
+    runs = [rng.random((20, 3)) for _ in range(3)]
+    outs = [_outcomes(s, strata, f"r{i}") for i, s in enumerate(runs)]
+    direct = metrics.stratified_bootstrap(np.stack(runs), np.asarray(strata), B=300, seed=11)
+    np.testing.assert_allclose(scoring.bootstrap_replicates(outs, "score", B=300, seed=11), direct)
+    # with unknown cells: each replicate is the mean of the drawn cells that are known
+    runs[1][[2, 5, 5], [0, 1, 2]] = np.nan
+    outs = [_outcomes(s, strata, f"r{i}") for i, s in enumerate(runs)]
+    got = scoring.bootstrap_replicates(outs, "score", B=50, seed=2)
+    draw = np.random.default_rng(2)
+    labels = np.asarray(strata)
+    cells = [[] for _ in range(50)]
+    for g in np.unique(labels):
+        idx = np.flatnonzero(labels == g)
+        tasks = idx[draw.integers(0, idx.size, size=(50, idx.size))]
+        attempts = draw.integers(0, 3, size=(50, idx.size, 3))
+        for b in range(50):
+            cells[b] += [(t, a) for j, t in enumerate(tasks[b]) for a in attempts[b, j]]
+    for m, s in enumerate(runs):
+        brute = [np.nanmean([s[t, a] for t, a in cells[b]]) for b in range(50)]
+        np.testing.assert_allclose(got[m], brute)
