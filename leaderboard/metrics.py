@@ -126,20 +126,20 @@ def rank_intervals(replicates: np.ndarray, level: float = 0.95) -> np.ndarray:
 
 
 def tied_groups(intervals: np.ndarray) -> list[int]:
-    """Group label per run: runs are in separate groups only when one's lower bound lies above
-    the other's upper bound. Labels count from 1 in descending order of the interval midpoint."""
+    """Tier per run, counting from 1 in descending order of the interval midpoint. A tier is led by
+    its best run and holds every run whose upper bound reaches that leader's lower bound; the first
+    run clearly below the leader starts the next tier. (Not chained through members: two runs whose
+    intervals are far apart never share a tier just because runs in between overlap both.)"""
     iv = np.asarray(intervals, dtype=float)
     order = np.argsort(-(iv[:, 0] + iv[:, 1]) / 2, kind="stable")
     labels = [0] * len(iv)
     group = 0
-    group_floor = None  # lowest upper bound a member of the current group may have
+    leader_low = None
     for i in order:
         low, high = iv[i]
-        if group_floor is None or high < group_floor:
+        if leader_low is None or high < leader_low:
             group += 1
-            group_floor = low
-        else:
-            group_floor = min(group_floor, low)
+            leader_low = low
         labels[i] = group
     return labels
 

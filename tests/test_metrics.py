@@ -131,3 +131,9 @@ def test_rank_intervals_and_tied_groups():
     groups = metrics.tied_groups(metrics.percentile_interval(reps))
     assert groups[0] == groups[1] == 1
     assert groups[2] == 2
+
+
+def test_tiers_do_not_chain_through_overlapping_neighbours():
+    # each neighbour overlaps the next, but the first and the last are far apart
+    intervals = [(0.50, 0.65), (0.40, 0.55), (0.30, 0.45), (0.20, 0.35), (0.027, 0.162)]
+    assert metrics.tied_groups(intervals) == [1, 1, 2, 2, 3]
