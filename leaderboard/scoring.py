@@ -476,9 +476,11 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
         for j in JudgeConfig.objects.filter(pk__in=judge_ids).values("pk", "name", "origin")
     }
 
+    # An author's own verdicts are shown as self-reported on their pages, never used in scores.
+    self_reported = {j for j, (_name, origin) in labels.items() if origin == JudgeConfig.Origin.SELF_REPORTED}
     result = []
     for run in run_rows:
-        per_judge = judges_per_run.get(run["pk"], {})
+        per_judge = {j: t for j, t in judges_per_run.get(run["pk"], {}).items() if j not in self_reported}
         if mode == "all":
             chosen = sorted(per_judge, key=lambda j: labels[j][0]) or [run["judge_config_id"]]
         elif mode == "default":
@@ -489,6 +491,8 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
         else:
             chosen = [int(mode[5:])]
         for judge_id in chosen:
+            if judge_id in self_reported:
+                continue
             result.append(
                 _score_run(
                     run,

@@ -14,6 +14,7 @@ from leaderboard.models import (
     App,
     BehaviouralType,
     Difficulty,
+    JudgeConfig,
     ReportedFigure,
     RubricItem,
     Run,
@@ -317,7 +318,7 @@ def run_detail(user, slug: str) -> Run:
 def run_trajectories(run: Run):
     """The run's trajectories with judgments passed/judged/errors on current rubric items,
     counted for the run's judge when it has one (constant queries)."""
-    jq = Q(judgments__rubric_item__is_current=True)
+    jq = Q(judgments__rubric_item__is_current=True) & ~Q(judgments__judge__origin=JudgeConfig.Origin.SELF_REPORTED)
     if run.judge_config_id:
         jq &= Q(judgments__judge_id=run.judge_config_id)
     return (

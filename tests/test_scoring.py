@@ -93,6 +93,23 @@ def test_unfinished_and_missing_tasks_fill_the_denominator(board):
     assert c.judge_name == "our judge (test)"  # its configured judge, nothing judged yet
 
 
+def test_self_reported_verdicts_are_never_scored(board):
+    from leaderboard.models import JudgeConfig, Run
+
+    author = JudgeConfig.objects.create(name="author's own judge", origin=JudgeConfig.Origin.SELF_REPORTED)
+    upload = Run.objects.create(
+        name="Upload", slug="upload", suite=board.suite, model=board.a.model, provenance="upload"
+    )
+    t1 = traj(upload, board.tasks["t1"], 7)
+    judge(t1, board.items["t1"], ["success"], author)  # the author claims t1 is solved
+
+    default = scoring.run_outcomes([upload])[upload.pk]
+    assert default.judge_origin != JudgeConfig.Origin.SELF_REPORTED
+    assert list(default.status[:, 0])[0] == "unjudged" and default.perfect_k_n()[0] == 0
+    assert [r.judge_name for r in scoring.judged_outcomes([upload])] == [""]
+    assert scoring.run_outcomes([upload], judge=author) == {}
+
+
 def test_reported_runs_are_never_scored(board):
     assert scoring.run_outcomes([board.reported, board.a]).keys() == {board.a.pk}
 
