@@ -261,6 +261,12 @@ def judge_run(run: Run, spec: JudgeSpec, *, force: bool = False):
     return group(judge_trajectory_task.s(pk, spec.as_dict(), force) for pk in ids).apply_async()
 
 
+def request_run_judging(run_id: int):
+    """Queue our judge, as configured in settings, over a run (uploads and admin actions call this);
+    raises before queueing anything when the judge cannot start, e.g. without an API key."""
+    return judge_run(Run.objects.get(pk=run_id), JudgeSpec.from_settings())
+
+
 # ---------------------------------------------------------------- selectors
 
 

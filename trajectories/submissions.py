@@ -31,6 +31,7 @@ from trajectories.ingest import (
     record_judgments,
     rubric_version_for,
 )
+from trajectories.judging import request_run_judging
 from trajectories.models import Judgment, Step, Submission, Trajectory
 
 logger = logging.getLogger(__name__)
@@ -48,10 +49,6 @@ METADATA_FIELDS = (
     "links",
 )
 MAX_TURN_BUDGET = 1000
-JUDGE_NOT_AVAILABLE = (
-    "Not queued for judging: our judge is not available on this site yet. A maintainer can queue it "
-    "later from the admin (Queue for our judge); until then this submission has no verified scores."
-)
 
 
 # ---------------------------------------------------------------- report and errors
@@ -667,22 +664,6 @@ def _store(author, name, sha256, size, meta: SubmissionMetadata, validation: Val
 # ---------------------------------------------------------------- judging
 
 
-def _judging_hook():
-    """Our judge's entry point, looked up when needed (the judge is built separately and may be
-    absent): ``request_run_judging(run_id)`` when the judge module offers it, else its
-    ``judge_run(run, JudgeSpec.from_settings())``. None when there is no judge."""
-    try:
-        from trajectories import judging
-    except Exception:  # absent or broken: uploads must still be accepted
-        logger.exception("the judge module could not be imported")
-        return None
-    if hasattr(judging, "request_run_judging"):
-        return judging.request_run_judging
-    if hasattr(judging, "judge_run") and hasattr(judging, "JudgeSpec"):
-        return lambda run_id: judging.judge_run(Run.objects.get(pk=run_id), judging.JudgeSpec.from_settings())
-    return None
-
-
 def _set_judging(submission: Submission, state: str, note: str) -> None:
     submission.metadata = {
         **submission.metadata,
@@ -696,13 +677,8 @@ def queue_judging(submission_id: int) -> Submission | None:
     submission = Submission.objects.select_related("run").filter(pk=submission_id).first()
     if submission is None or submission.run is None:
         return submission
-    hook = _judging_hook()
-    if hook is None:
-        _set_judging(submission, "awaiting_judge", JUDGE_NOT_AVAILABLE)
-        submission.save(update_fields=["metadata", "updated_at"])
-        return submission
     try:
-        hook(submission.run.pk)
+        request_run_judging(submission.run.pk)
     except Exception as exc:  # e.g. no API key configured: keep the upload, say why it waits
         logger.warning("submission %s: judging not started: %s", submission.pk, exc)
         _set_judging(
