@@ -9,6 +9,13 @@ from django.views.static import serve
 from leaderboard.api import api
 from trajectories.views_submissions import signup
 
+
+def media(request, path):
+    """Screenshots and derivatives for single-host setups (a front server serves them in production).
+    The folder is read per request, so a changed MEDIA_ROOT (tests, reconfigured hosts) applies."""
+    return serve(request, path, document_root=settings.MEDIA_ROOT)
+
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
@@ -20,4 +27,4 @@ urlpatterns = [
 ]
 
 if settings.SERVE_MEDIA:
-    urlpatterns += [re_path(r"^media/(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})]
+    urlpatterns += [re_path(r"^media/(?P<path>.*)$", media)]

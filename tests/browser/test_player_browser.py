@@ -11,7 +11,6 @@ from django.core.management import call_command
 
 from harness.bundle import StepRecord
 from leaderboard.management.commands.load_demo import DEMO_RESULTS_DIR
-from mypcbench_site import urls as site_urls
 from tests.factories import png_bytes
 from trajectories import ingest
 from trajectories.models import Judgment, Step, Trajectory
@@ -24,19 +23,7 @@ RESOURCE_404 = "Failed to load resource"
 
 
 @pytest.fixture
-def served_media(settings, isolated_media):
-    """The media URL serves this test's media folder (the URLconf captured the folder at import)."""
-    patterns = [p for p in site_urls.urlpatterns if "document_root" in getattr(p, "default_args", {})]
-    saved = [p.default_args["document_root"] for p in patterns]
-    for p in patterns:
-        p.default_args["document_root"] = isolated_media
-    yield isolated_media
-    for p, root in zip(patterns, saved, strict=True):
-        p.default_args["document_root"] = root
-
-
-@pytest.fixture
-def demo(live_server, settings, served_media):
+def demo(live_server, settings):
     settings.MYPCBENCH_DERIVATIVES = "inline"
     call_command("load_demo", verbosity=0, stdout=io.StringIO())
     by_task = {t.task.task_id: t for t in Trajectory.objects.select_related("task", "run")}
