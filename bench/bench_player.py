@@ -36,16 +36,9 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
+from harness.chromium import launch_options  # noqa: E402
+
 N_STEPS = 100
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 W, H = 1280, 800
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 WORDS = (
@@ -244,7 +237,7 @@ def browse(base, t):
 
     fetched = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(**launch_options())
         page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
 
         def on_finished(request):

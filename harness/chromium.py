@@ -5,14 +5,15 @@ trying to reach the network."""
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
-HEADLESS_ARGS = [
-    "--headless",
+# For any Chromium we start, headless or on a virtual display.
+QUIET_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
 ]
+HEADLESS_ARGS = ["--headless", *QUIET_ARGS]
 
 
 def launch_options() -> dict:

@@ -12,18 +12,14 @@ import threading
 import time
 
 from harness.actions import parse_action
+from harness.chromium import CHROMIUM, QUIET_ARGS
 from harness.control import snippet_from_command
 from harness.guest.server import ControlServer
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
+    *QUIET_ARGS,
     "--no-first-run",
     "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
     "--disable-dev-shm-usage",
     "--password-store=basic",
 ]
