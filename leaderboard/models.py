@@ -134,6 +134,12 @@ class RubricItem(models.Model):
     normalised_weight = models.FloatField(help_text="Weight divided by the task's total.")
     content_hash = models.CharField(max_length=64)
     is_current = models.BooleanField(default=True)
+    state_check = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Optional command run on the guest when the trajectory ends: {"command", "expected", '
+        '"match": "exact"|"contains"|"regex"}.',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -152,6 +152,78 @@ class Judgment(models.Model):
         return not self.rubric_item.is_current
 
 
+class JudgmentHistory(models.Model):
+    """A verdict that a forced re-judging replaced: the one-judgment-per-key rule keeps the current
+    verdict on Judgment, earlier ones land here so the reliability view can count flips."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="history")
+    verdict = models.CharField(max_length=10, choices=Judgment.Verdict.choices)
+    explanation = models.TextField(blank=True)
+    cited_steps = models.JSONField(default=list, blank=True)
+    failure_mode = models.CharField(max_length=30, choices=FailureMode.choices, blank=True)
+    judged_at = models.DateTimeField(help_text="When the replaced verdict was given.")
+    replaced_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["judgment", "judged_at"]
+        verbose_name_plural = "judgment history"
+
+    def __str__(self):
+        return f"{self.judgment} (earlier: {self.verdict})"
+
+
+class StateCheckResult(models.Model):
+    """What a rubric item's state check found on the guest when the trajectory ended. A command that
+    could not run is ``error`` (not run properly), never ``failed``."""
+
+    class Status(models.TextChoices):
+        PASSED = "passed", "Passed"
+        FAILED = "failed", "Failed"
+        ERROR = "error", "Error (could not run)"
+
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="state_checks")
+    rubric_item = models.ForeignKey(RubricItem, on_delete=models.PROTECT, related_name="state_check_results")
+    status = models.CharField(max_length=10, choices=Status.choices)
+    command = models.JSONField(default=str, blank=True, help_text="The command as run (string or argv).")
+    expected = models.TextField(blank=True)
+    match = models.CharField(max_length=10, blank=True)
+    returncode = models.IntegerField(null=True, blank=True)
+    output = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["trajectory", "rubric_item__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["trajectory", "rubric_item"], name="state_check_trajectory_item")
+        ]
+
+    def __str__(self):
+        return f"{self.trajectory} {self.rubric_item.rubric_id}: state check {self.status}"
+
+
+class HumanLabel(models.Model):
+    """A maintainer's own verdict on a judged rubric item, to measure how far the judge agrees."""
+
+    class Verdict(models.TextChoices):
+        SUCCESS = "success", "Success"
+        FAILURE = "failure", "Failure"
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="human_labels")
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    labeller = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["judgment", "created"]
+
+    def __str__(self):
+        return f"{self.judgment}: human says {self.verdict}"
+
+
 class ApiToken(models.Model):
     """An author's API token; only its hash is stored (the token is shown once)."""
 
