@@ -2,6 +2,7 @@
 two-run comparison; everything is computed by leaderboard/leaderboard.py."""
 
 import csv
+import functools
 import io
 
 from django.core.cache import cache
@@ -27,23 +28,39 @@ SORTABLE = (
 PAGE_CACHE_SECONDS = 3600
 
 
-def board(request):
-    """The board page and its exports. For anonymous visitors the finished bytes are cached per
-    data version and query string (nothing in them depends on who asks); staff pages, which show
-    drafts and carry a CSRF token in the header, are rendered each time."""
-    version = scoring.data_version()
-    page_key = None
-    if not request.user.is_authenticated:
-        page_key = f"board-page:{version}:{urlencode(sorted(request.GET.items()))}"
-        cached = cache.get(page_key)
-        if cached is not None:
-            content, headers = cached
-            return HttpResponse(content, headers=headers)
-    response = _board(request, version)
-    if page_key is not None and response.status_code == 200:
-        headers = {k: v for k, v in response.items() if k in ("Content-Type", "Content-Disposition")}
-        cache.set(page_key, (response.content, headers), PAGE_CACHE_SECONDS)
-    return response
+def anonymous_page_cache(prefix: str):
+    """Cache a page's finished bytes for anonymous visitors per data version and query string
+    (nothing in them depends on who asks); staff pages, which show drafts and carry a CSRF token
+    in the header, are rendered each time. The view is called as ``view(request, version, ...)``
+    so it scores with the version the key was built from. Any judgment, trajectory, task, rubric,
+    run, figure, judge or model change moves scoring.data_version() and so misses every key."""
+
+    def wrap(view):
+        @functools.wraps(view)
+        def cached(request, *args, **kwargs):
+            version = scoring.data_version()
+            page_key = None
+            if not request.user.is_authenticated:
+                page_key = f"{prefix}:{version}:{request.path}:{urlencode(sorted(request.GET.items()))}"
+                found = cache.get(page_key)
+                if found is not None:
+                    content, headers = found
+                    return HttpResponse(content, headers=headers)
+            response = view(request, version, *args, **kwargs)
+            if page_key is not None and response.status_code == 200:
+                headers = {k: v for k, v in response.items() if k in ("Content-Type", "Content-Disposition")}
+                cache.set(page_key, (response.content, headers), PAGE_CACHE_SECONDS)
+            return response
+
+        return cached
+
+    return wrap
+
+
+@anonymous_page_cache("board-page")
+def board(request, version):
+    """The board page and its exports (cached whole for anonymous visitors)."""
+    return _board(request, version)
 
 
 def _board(request, version):
