@@ -271,3 +271,24 @@ class Submission(models.Model):
 
     def __str__(self):
         return f"{self.archive_name} by {self.author} ({self.status})"
+
+
+class VmSlot(models.Model):
+    """A VM slot of one worker host, leased to the trajectory running in it. The lease expires unless
+    renewed, so the slots of a worker that died come back and its trajectory can be marked interrupted."""
+
+    worker = models.CharField(max_length=200, help_text="Host name of the worker that owns the slot.")
+    slot = models.PositiveIntegerField(help_text="Slot number on that host (chooses the VM's ports).")
+    trajectory = models.OneToOneField(
+        Trajectory, null=True, blank=True, on_delete=models.SET_NULL, related_name="vm_slot"
+    )
+    leased_at = models.DateTimeField(null=True, blank=True)
+    renewed_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="The lease lapses here unless renewed.")
+
+    class Meta:
+        ordering = ["worker", "slot"]
+        constraints = [models.UniqueConstraint(fields=["worker", "slot"], name="vmslot_worker_slot")]
+
+    def __str__(self):
+        return f"{self.worker} slot {self.slot}"

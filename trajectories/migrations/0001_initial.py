@@ -190,6 +190,21 @@ class Migration(migrations.Migration):
             name='trajectory',
             field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='trajectories.trajectory'),
         ),
+        migrations.CreateModel(
+            name='VmSlot',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('worker', models.CharField(help_text='Host name of the worker that owns the slot.', max_length=200)),
+                ('slot', models.PositiveIntegerField(help_text="Slot number on that host (chooses the VM's ports).")),
+                ('leased_at', models.DateTimeField(blank=True, null=True)),
+                ('renewed_at', models.DateTimeField(blank=True, null=True)),
+                ('expires_at', models.DateTimeField(blank=True, help_text='The lease lapses here unless renewed.', null=True)),
+                ('trajectory', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='vm_slot', to='trajectories.trajectory')),
+            ],
+            options={
+                'ordering': ['worker', 'slot'],
+            },
+        ),
         migrations.AddConstraint(
             model_name='trajectory',
             constraint=models.UniqueConstraint(fields=('run', 'task', 'attempt'), name='trajectory_run_task_attempt'),
@@ -205,5 +220,9 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name='judgment',
             constraint=models.UniqueConstraint(fields=('trajectory', 'rubric_item', 'judge'), name='judgment_key'),
+        ),
+        migrations.AddConstraint(
+            model_name='vmslot',
+            constraint=models.UniqueConstraint(fields=('worker', 'slot'), name='vmslot_worker_slot'),
         ),
     ]
