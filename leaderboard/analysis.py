@@ -116,14 +116,35 @@ def graded_heatmap(scored: list[Scored], dimension: str, metric: str) -> Heatmap
     0; incomplete grading is left out and counted). Intervals: Wilson for a single-attempt
     perfect rate, else a paired bootstrap over the column's tasks (then attempts)."""
     cols = _columns(dimension, scored)
-    cells = [[Cell(value=None) for _ in cols] for _ in scored]
+    cells = _cells(
+        scored,
+        [key for key, _ in cols],
+        metric,
+        mask_of=lambda o, key: _mask(o, dimension, key),
+        url_of=lambda run, key: trajectory_list_url(run, **{dimension: key}),
+    )
+    return Heatmap(
+        id=f"graded-{dimension}-{metric}",
+        title=f"{METRICS[metric]} by {DIMENSIONS[dimension]}",
+        metric=metric,
+        row_labels=[sc.run.name for sc in scored],
+        col_keys=[k for k, _ in cols],
+        col_labels=[label for _, label in cols],
+        cells=cells,
+    )
+
+
+def _cells(scored: list[Scored], keys: list[str], metric: str, mask_of, url_of) -> list[list[Cell]]:
+    """One Cell per (run, column): ``mask_of(outcomes, key)`` picks the column's tasks,
+    ``url_of(run, key)`` links the trajectories behind it ("" for none)."""
+    cells = [[Cell(value=None) for _ in keys] for _ in scored]
     by_suite: dict[int, list[int]] = defaultdict(list)
     for i, sc in enumerate(scored):
         by_suite[sc.outcomes.suite_id].append(i)
     values = "perfect" if metric == "perfect" else "score"
-    for j, (key, _label) in enumerate(cols):
+    for j, key in enumerate(keys):
         for idxs in by_suite.values():
-            mask = _mask(scored[idxs[0]].outcomes, dimension, key)
+            mask = mask_of(scored[idxs[0]].outcomes, key)
             if not mask.any():
                 continue
             subsets = [scored[i].outcomes.subset(mask) for i in idxs]
@@ -136,7 +157,7 @@ def graded_heatmap(scored: list[Scored], dimension: str, metric: str) -> Heatmap
                 k, n = sub.perfect_k_n()
                 cell.n = n
                 cell.incomplete = _unknown(sub)
-                cell.url = trajectory_list_url(scored[i].run, **{dimension: key})
+                cell.url = url_of(scored[i].run, key)
                 if not n:
                     continue
                 if metric == "perfect":
@@ -149,15 +170,15 @@ def graded_heatmap(scored: list[Scored], dimension: str, metric: str) -> Heatmap
                     cell.value = 100 * sub.mean_score()
                 if not np.isnan(ivs[row]).any():
                     cell.low, cell.high = float(ivs[row][0] * 100), float(ivs[row][1] * 100)
-    return Heatmap(
-        id=f"graded-{dimension}-{metric}",
-        title=f"{METRICS[metric]} by {DIMENSIONS[dimension]}",
-        metric=metric,
-        row_labels=[sc.run.name for sc in scored],
-        col_keys=[k for k, _ in cols],
-        col_labels=[label for _, label in cols],
-        cells=cells,
-    )
+    return cells
+
+
+def heatmaps(user, metric: str) -> list[Heatmap]:
+    """Every heatmap of the heatmaps page and GET /api/analysis/heatmaps: graded runs by
+    behavioural type, apps-touched bin and app, then the published per-slice figures."""
+    scored = scored_runs(list(graded_runs(user)))
+    graded = [graded_heatmap(scored, dim, metric) for dim in DIMENSIONS] if scored else []
+    return [hm for hm in [*graded, *reported_heatmaps(metric)] if hm.row_labels and hm.col_labels]
 
 
 def reported_heatmaps(metric: str) -> list[Heatmap]:
@@ -347,6 +368,13 @@ def reported_taxonomy() -> list[TaxonomyTable]:
     return tables
 
 
+def taxonomy_tables(user) -> list[TaxonomyTable]:
+    """Every table of the taxonomy page and GET /api/analysis/taxonomy: graded counts per model
+    and per family, then the published counts with their source."""
+    scored = scored_runs(list(graded_runs(user)))
+    return [*graded_taxonomy(user, scored), *reported_taxonomy()]
+
+
 @dataclass
 class FailureFilters:
     model: str = ""
@@ -448,6 +476,28 @@ def perfect_by_apps_touched(scored: list[Scored]) -> Heatmap:
     return graded_heatmap(scored, "bin", "perfect")
 
 
+def perfect_by_apps_count(scored: list[Scored]) -> Heatmap:
+    """Perfect rate (%) per run against the exact number of apps a task touches (Task.apps_touched;
+    tasks with no count recorded are left out), with n and intervals per cell (1 query)."""
+    pks = {int(pk) for sc in scored for pk in sc.outcomes.task_pks}
+    touched = dict(Task.objects.filter(pk__in=pks).values_list("pk", "apps_touched")) if pks else {}
+    counts = sorted({c for c in touched.values() if c})
+    keys = [str(c) for c in counts]
+
+    def mask_of(o: scoring.RunOutcomes, key: str) -> np.ndarray:
+        return np.array([touched.get(int(pk)) == int(key) for pk in o.task_pks], dtype=bool)
+
+    return Heatmap(
+        id="graded-apps-count-perfect",
+        title="Perfect rate % by number of apps touched",
+        metric="perfect",
+        row_labels=[sc.run.name for sc in scored],
+        col_keys=keys,
+        col_labels=keys,
+        cells=_cells(scored, keys, "perfect", mask_of=mask_of, url_of=lambda run, key: ""),
+    )
+
+
 def step_budget_curve(o: scoring.RunOutcomes, turn_budget: int) -> tuple[list[int], list[float]]:
     """Cumulative perfect rate (%) against steps used: the share of the suite's tasks whose first
     attempt was perfect within s steps, for s = 0 .. max(turn budget, largest step count)."""
@@ -484,12 +534,33 @@ class RunSummary:
     perfect_high: float | None
     cost_usd: float | None
     judge_name: str
+    attempts: int = 1  # most attempts of any task
+    best_of_k: float | None = None  # percent; pass@k over the run's k attempts, only when k > 1
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def tokens(self) -> int | None:
+        if self.input_tokens is None and self.output_tokens is None:
+            return None
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+
+def best_of_k(o: scoring.RunOutcomes) -> float | None:
+    """pass@k in percent for a run with k > 1 attempts: mean over tasks of 1 - (1 - p_i)^k, p_i =
+    the task's share of perfect attempts (metrics.replay_expected_success). An upper bound, what
+    a blind replay of the best attempt would score, never the headline; None for one attempt."""
+    if o.attempts < 2:
+        return None
+    p = o.task_perfect()
+    p = p[~np.isnan(p)]
+    return 100 * metrics.replay_expected_success(p, o.attempts) if p.size else None
 
 
 def run_summary(sc: Scored) -> RunSummary:
     o = sc.outcomes
     k, n = o.perfect_k_n()
-    iv = metrics.wilson_interval(k, n) if o.attempts == 1 else None
+    iv = metrics.wilson_interval(k, n) if o.attempts == 1 and n else None
     return RunSummary(
         run=sc.run,
         n_tasks=o.n_tasks,
@@ -501,6 +572,10 @@ def run_summary(sc: Scored) -> RunSummary:
         perfect_high=100 * iv[1] if iv else None,
         cost_usd=o.cost_usd,
         judge_name=o.judge_name,
+        attempts=o.attempts,
+        best_of_k=best_of_k(o),
+        input_tokens=o.input_tokens,
+        output_tokens=o.output_tokens,
     )
 
 
@@ -621,32 +696,51 @@ def reported_scaling() -> tuple[list[tuple[str, list[str], list[float | None]]],
 
 def scaling_and_shape(scored: list[Scored], runs: list[Run]) -> dict:
     """Everything the scaling-and-shape page shows: perfect rate by apps-touched bin, the
-    step-budget curve, the performance profile, action shapes, score against cost, and the
-    published counterparts (a constant number of queries)."""
+    step-budget curve, the performance profile, action shapes, score against cost and tokens,
+    single-attempt success beside best-of-k, and the published counterparts (a constant number
+    of queries)."""
     by_bin_map = perfect_by_apps_touched(scored) if scored else None
+    by_count_map = perfect_by_apps_count(scored) if scored else None
     by_bin = (
         [(label, by_bin_map.col_labels, [c.value for c in row]) for label, row in by_bin_map.rows] if by_bin_map else []
     )
-    budget, profile, cost_points = [], [], []
-    for sc in scored:
+    by_count = (
+        [(label, [int(k) for k in by_count_map.col_keys], [c.value for c in row]) for label, row in by_count_map.rows]
+        if by_count_map and by_count_map.col_keys
+        else []
+    )
+    budget, profile, cost_points, token_points = [], [], [], []
+    summaries = [run_summary(sc) for sc in scored]
+    for sc, summary in zip(scored, summaries, strict=True):
         xs, ys = step_budget_curve(sc.outcomes, sc.run.turn_budget)
         if xs:
             budget.append((sc.run.name, xs, ys))
         profile.append((sc.run.name, PROFILE_TAUS, performance_profile(sc.outcomes)))
-        summary = run_summary(sc)
         if summary.cost_usd is not None and summary.rubric is not None:
             cost_points.append((sc.run.name, summary.cost_usd, summary.rubric))
+        if summary.tokens is not None and summary.rubric is not None:
+            token_points.append((sc.run.name, summary.tokens, summary.rubric))
     reported_by_bin, reported_bash = reported_scaling()
     return {
         "by_bin": by_bin,
         "by_bin_map": by_bin_map,
+        "by_count": by_count,
+        "by_count_map": by_count_map if by_count else None,
         "budget": budget,
         "budget_marks": [(name, [ys[min(s, len(ys) - 1)] for s in (10, 25, 50, 100)]) for name, xs, ys in budget],
         "profile": profile,
         "profile_marks": [(name, [ys[i] for i in (5, 10, 15, 20)]) for name, _, ys in profile],
         "shapes": action_shapes(runs),
         "cost_points": cost_points,
+        "token_points": token_points,
         "reported_by_bin": reported_by_bin,
         "reported_bash": reported_bash,
-        "summaries": [run_summary(sc) for sc in scored],
+        "summaries": summaries,
+        "several_attempts": any(s.attempts > 1 for s in summaries),
     }
+
+
+def scaling(user) -> dict:
+    """What the scaling-and-shape page and GET /api/analysis/scaling show (one selector for both)."""
+    runs = list(graded_runs(user))
+    return scaling_and_shape(scored_runs(runs), runs)

@@ -330,3 +330,7 @@ api.add_router("/", submissions_router)
 from leaderboard.api_board import router as board_router  # noqa: E402
 
 api.add_router("/", board_router)
+
+from leaderboard.api_analysis import router as analysis_router  # noqa: E402
+
+api.add_router("/", analysis_router)

@@ -50,9 +50,31 @@ def _wrap(label: str, width: int = 14) -> str:
     return "<br>".join(lines)
 
 
+WIDE_COLUMNS = 8  # more columns than this: labels slanted, the chart scrolls sideways
+WIDE_COLUMN_PX = 64
+
+
+def _abbreviate(label: str, width: int = 16) -> str:
+    return label if len(label) <= width else label[: width - 1].rstrip() + "…"
+
+
+def _distinct(labels: list[str]) -> list[str]:
+    """Plotly merges equal category labels into one column: number repeats (two long names cut
+    to the same prefix)."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
 def heatmap(hm: Heatmap) -> dict:
     """Rows x columns coloured 0..100 %; hover says n and the 95% interval (or "reported");
-    clicking a cell opens its ``url`` (the trajectories behind it)."""
+    clicking a cell opens its ``url`` (the trajectories behind it). Many columns (17 apps and
+    more): labels slanted and abbreviated (full in the hover), and a fixed width per column that
+    charts.js lets scroll sideways instead of squeezing the cells."""
+    wide = len(hm.col_labels) > WIDE_COLUMNS
     z = [[c.value for c in row] for row in hm.cells]
     hover = []
     for label, row in hm.rows:
@@ -74,7 +96,7 @@ def heatmap(hm: Heatmap) -> dict:
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=[_wrap(label) for label in hm.col_labels],
+            x=_distinct([_abbreviate(label) if wide else _wrap(label) for label in hm.col_labels]),
             y=hm.row_labels,
             zmin=0,
             zmax=100,
@@ -91,11 +113,15 @@ def heatmap(hm: Heatmap) -> dict:
     )
     fig.update_layout(
         _layout(
-            height=max(220, 60 + 38 * len(hm.row_labels)),
+            height=max(220, (130 if wide else 60) + 38 * len(hm.row_labels)),
             yaxis={"autorange": "reversed", "automargin": True},
-            xaxis={"side": "top", "automargin": True, "tickangle": 0},
+            xaxis={"side": "top", "automargin": True, "tickangle": -45 if wide else 0, "type": "category"},
         )
     )
+    if wide:
+        # the row labels' margin plus a readable width per column; charts.js sets it as min-width
+        longest = max((len(label) for label in hm.row_labels), default=10)
+        fig.update_layout(width=int(40 + 7 * longest + WIDE_COLUMN_PX * len(hm.col_labels)))
     return _plain(fig)
 
 
@@ -136,8 +162,9 @@ def lines(
     *,
     x_categorical: bool = False,
     markers: bool = False,
+    integer_x: bool = False,
 ) -> dict:
-    """One line per run; ``series`` is (name, xs, ys)."""
+    """One line per run; ``series`` is (name, xs, ys); ``integer_x`` ticks whole numbers only."""
     fig = go.Figure(
         [
             go.Scatter(
@@ -155,7 +182,12 @@ def lines(
         _layout(
             height=340,
             legend={"orientation": "h", "y": -0.25},
-            xaxis={"title": {"text": x_title}, "type": "category" if x_categorical else "linear", "automargin": True},
+            xaxis={
+                "title": {"text": x_title},
+                "type": "category" if x_categorical else "linear",
+                "automargin": True,
+                **({"dtick": 1} if integer_x else {}),
+            },
             yaxis={"title": {"text": y_title}, "range": [0, 100], "automargin": True},
         )
     )

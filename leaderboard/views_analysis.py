@@ -1,12 +1,14 @@
 """Thin views of the analysis pages: heatmaps, failure taxonomy (and the judgments behind a
-bar), scaling and shape, and the model page. Data from leaderboard.analysis, figures from
-leaderboard.charts."""
+bar), scaling and shape, and the model page. Data from leaderboard.analysis (the same selectors
+as GET /api/analysis/*), figures from leaderboard.charts; anonymous pages are cached whole per
+data version by the board's mechanism (views_board.anonymous_page_cache)."""
 
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils.http import urlencode
 
 from leaderboard import analysis, charts
+from leaderboard.views_board import anonymous_page_cache
 
 
 def _metric(request) -> str:
@@ -18,16 +20,11 @@ def _chart(chart_id: str, figure: dict, label: str) -> dict:
     return {"id": f"chart-{chart_id}", "figure": figure, "label": label}
 
 
-def heatmaps(request):
+@anonymous_page_cache("analysis-page")
+def heatmaps(request, version):
     metric = _metric(request)
-    scored = analysis.scored_runs(list(analysis.graded_runs(request.user)))
-    graded = [analysis.graded_heatmap(scored, dim, metric) for dim in analysis.DIMENSIONS] if scored else []
-    reported = analysis.reported_heatmaps(metric)
-    maps = [
-        {"map": hm, "chart": _chart(hm.id, charts.heatmap(hm), f"{hm.title} heatmap")}
-        for hm in [*graded, *reported]
-        if hm.row_labels and hm.col_labels
-    ]
+    found = analysis.heatmaps(request.user, metric)
+    maps = [{"map": hm, "chart": _chart(hm.id, charts.heatmap(hm), f"{hm.title} heatmap")} for hm in found]
     return render(
         request,
         "leaderboard/analysis/heatmaps.html",
@@ -36,14 +33,15 @@ def heatmaps(request):
             "metric_label": analysis.METRICS[metric],
             "metrics": analysis.METRICS,
             "maps": maps,
-            "has_graded": bool(graded),
+            "has_graded": any(not hm.reported for hm in found),
+            "api_href": "/api/analysis/heatmaps?" + urlencode({"metric": metric}),
         },
     )
 
 
-def taxonomy(request):
-    scored = analysis.scored_runs(list(analysis.graded_runs(request.user)))
-    tables = [*analysis.graded_taxonomy(request.user, scored), *analysis.reported_taxonomy()]
+@anonymous_page_cache("analysis-page")
+def taxonomy(request, version):
+    tables = analysis.taxonomy_tables(request.user)
     items = [
         {"table": t, "chart": _chart(f"taxonomy-{i}", charts.taxonomy_bars(t), f"{t.title} bar chart")}
         for i, t in enumerate(tables)
@@ -51,11 +49,12 @@ def taxonomy(request):
     return render(
         request,
         "leaderboard/analysis/taxonomy.html",
-        {"items": items, "has_graded": any(not t.reported for t in tables)},
+        {"items": items, "has_graded": any(not t.reported for t in tables), "api_href": "/api/analysis/taxonomy"},
     )
 
 
-def failures(request):
+@anonymous_page_cache("analysis-page")
+def failures(request, version):
     filters = analysis.FailureFilters.from_query(request.GET)
     judgments = analysis.failure_judgments(request.user, filters)
     page = Paginator(judgments, 50).get_page(request.GET.get("page"))
@@ -67,11 +66,18 @@ def failures(request):
     )
 
 
-def scaling(request):
-    runs = list(analysis.graded_runs(request.user))
-    scored = analysis.scored_runs(runs)
-    ctx = analysis.scaling_and_shape(scored, runs)
+@anonymous_page_cache("analysis-page")
+def scaling(request, version):
+    ctx = analysis.scaling(request.user)
     chart_list = []
+    if ctx["by_count"]:
+        chart_list.append(
+            _chart(
+                "apps-count",
+                charts.lines(ctx["by_count"], "apps touched (exact)", "perfect rate %", markers=True, integer_x=True),
+                "Perfect rate against the number of apps touched",
+            )
+        )
     if ctx["by_bin"]:
         chart_list.append(
             _chart(
@@ -104,6 +110,14 @@ def scaling(request):
         chart_list.append(
             _chart("cost", charts.scatter(ctx["cost_points"], "cost (USD)", "rubric score %"), "Score against cost")
         )
+    if ctx["token_points"]:
+        chart_list.append(
+            _chart(
+                "tokens",
+                charts.scatter(ctx["token_points"], "tokens (input + output, whole run)", "rubric score %"),
+                "Score against tokens",
+            )
+        )
     if ctx["reported_by_bin"]:
         chart_list.append(
             _chart(
@@ -121,9 +135,11 @@ def scaling(request):
             **ctx,
             "charts": {c["id"].removeprefix("chart-").replace("-", "_"): c for c in chart_list},
             "kinds": analysis.ACTION_KINDS,
+            "api_href": "/api/analysis/scaling",
         },
     )
 
 
-def model_detail(request, slug):
+@anonymous_page_cache("analysis-page")
+def model_detail(request, version, slug):
     return render(request, "leaderboard/analysis/model_detail.html", analysis.model_detail(request.user, slug))

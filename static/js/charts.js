@@ -49,6 +49,12 @@
     if (!block || !window.Plotly) return;
     const figure = JSON.parse(block.textContent);
     el.replaceChildren();
+    if (figure.layout && figure.layout.width) {
+      // A wide heatmap (many apps) keeps a readable width per column; its .chart-scroll parent
+      // scrolls sideways. Set through the CSSOM, which the strict CSP allows.
+      el.style.minWidth = `${figure.layout.width}px`;
+      el.classList.add("chart-wide");
+    }
     window.Plotly.newPlot(el, heatmapColours(figure.data), themed(figure.layout || {}), {
       responsive: true,
       displaylogo: false,
