@@ -14,6 +14,7 @@ from django.http import Http404
 from django.utils.http import urlencode
 
 from leaderboard import metrics, scoring
+from leaderboard.badges import Badge, run_badge
 from leaderboard.models import (
     APPS_TOUCHED_BINS,
     App,
@@ -170,6 +171,7 @@ class BoardRow:
     tier: int | None = None  # tied group on the rank metric (1 = top)
     source: str = ""  # reported runs: where the figures come from
     notes: list[str] = field(default_factory=list)
+    badge: Badge | None = None  # verified / re-judged / reported / imported
 
     @property
     def unknown_count(self) -> int:
@@ -303,6 +305,7 @@ def _base_row(run: Run, reported: bool) -> BoardRow:
         provenance_label=run.get_provenance_display(),
         tool_surface=run.tool_surface,
         publication=run.publication,
+        badge=run_badge(run.provenance, run.metadata),
     )
 
 
@@ -451,6 +454,7 @@ EXPORT_COLUMNS = (
     "judge",
     "judge_origin",
     "provenance",
+    "badge",
     "tool_surface",
     "perfect_pct",
     "perfect_low",
@@ -493,6 +497,7 @@ def export_rows(b: Board) -> list[dict]:
                 "judge": row.judge_name,
                 "judge_origin": row.judge_origin,
                 "provenance": row.provenance,
+                "badge": row.badge.key if row.badge else "",
                 "tool_surface": row.tool_surface,
                 "perfect_pct": r(row.perfect.value, 1),
                 "perfect_low": r(row.perfect.low, 1),
