@@ -24,6 +24,8 @@ OSWORLD_OBSERVATION_TYPES = {"screenshot", "a11y_tree", "screenshot_a11y_tree", 
 DEFAULT_TURN_BUDGET = 100
 FULL_TRAJ_RESULT = "osworld_full_traj_result.json"
 TASK_SCORE_RESULT = "rubric_judge_result.json"
+STATE_CHECKS_FILE = "state_checks.json"  # ours: rubric items' state checks run when the trajectory ended
+STATE_CHECK_STATUSES = ("passed", "failed", "error")
 _SKIPPED_DIRS = {"_tasks", "summary", "__pycache__"}
 _INFEASIBLE = re.compile(r"\[?infeasible\]?", re.IGNORECASE)
 _STOP_FENCE = re.compile(r"```\s*(DONE|FAIL)\s*```\s*$", re.IGNORECASE)
@@ -118,6 +120,7 @@ class TrajectoryBundle:
     model: str = ""  # the <model> segment of an OSWorld path
     traj_sha256: str = ""
     warnings: list[str] = field(default_factory=list)
+    state_checks: list[dict] = field(default_factory=list)  # state_checks.json rows, checked
 
     @property
     def n_turns(self) -> int:
@@ -310,8 +313,30 @@ def read_task_dir(task_dir, *, turn_budget: int = DEFAULT_TURN_BUDGET) -> Trajec
     _read_markers(bundle)
     _read_rubric_bundle(bundle)
     _read_judges(bundle)
+    _read_state_checks(bundle)
     _decide_ending(bundle, turn_budget)
     return bundle
+
+
+def _read_state_checks(bundle: TrajectoryBundle) -> None:
+    """state_checks.json: {"checks": [{"rubric_id", "status": passed|failed|error, ...}]}."""
+    path = bundle.path / STATE_CHECKS_FILE
+    if not path.is_file():
+        return
+    data = _read_json(path)
+    checks = data.get("checks") if isinstance(data, dict) else None
+    if not isinstance(checks, list):
+        raise BundleError(path, "missing or not an array", field="checks", expected="an array of state check results")
+    for i, row in enumerate(checks):
+        if not isinstance(row, dict):
+            raise BundleError(path, "not an object", field=f"checks[{i}]", expected="a state check result object")
+        if not isinstance(row.get("rubric_id"), str) or not row["rubric_id"]:
+            raise BundleError(path, f"is {row.get('rubric_id')!r}", field=f"checks[{i}].rubric_id",
+                              expected="the rubric item's id, e.g. R1")  # fmt: skip
+        if row.get("status") not in STATE_CHECK_STATUSES:
+            raise BundleError(path, f"is {row.get('status')!r}", field=f"checks[{i}].status",
+                              expected="one of " + ", ".join(STATE_CHECK_STATUSES))  # fmt: skip
+        bundle.state_checks.append(row)
 
 
 def _read_traj(bundle: TrajectoryBundle, traj: Path) -> None:

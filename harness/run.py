@@ -81,6 +81,10 @@ def run_suite(tasks, env, agent, out: Path, config: LoopConfig, *, meta: dict | 
         bar.set_postfix_str(task.id)
         recorder = Recorder.to_folder(task, task_dir, meta=meta, extra_sinks=extra_sinks)
         result = run_task(task, env, agent, recorder, config)
+        # Imported here: the judge package pulls in the provider SDKs, which a run rarely needs.
+        from harness.judge.state_checks import record_state_checks
+
+        record_state_checks(task, env.execute, task_dir, finished=result.status == "finished")
         counts[result.status] += 1
         counts[result.ended_by] = counts.get(result.ended_by, 0) + 1
     return counts

@@ -59,6 +59,8 @@ class RubricSpec:
     weight: float  # as written, with missing or <= 0 read as 1.0
     normalised_weight: float  # weight / the task's total
     content_hash: str
+    # Optional command run on the guest when the trajectory ends: {"command", "expected", "match"}.
+    state_check: dict | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,16 @@ def parse_json_text(data: bytes, file: str):
         raise TaskFileError(file, "", f"not JSON: {exc}", "valid JSON (numbers must be finite)")
 
 
+STATE_CHECK_MATCHES = ("exact", "contains", "regex")
+
+
+def normalise_state_check(raw) -> dict | None:
+    """A rubric item's state check with its match rule spelled out (exact unless said), or None."""
+    if not raw:
+        return None
+    return {"command": raw["command"], "expected": raw["expected"], "match": raw.get("match") or "exact"}
+
+
 # Our own schema for one task, in the spirit of upstream's tasks/schema.json but accepting the
 # older rubric variants. "expected" texts are what error messages quote.
 _NON_EMPTY = {"type": "string", "minLength": 1, "pattern": r"\S", "expected": "a non-empty string"}
@@ -143,6 +155,23 @@ RUBRIC_ITEM_SCHEMA = {
         "verification": {"type": "string", "expected": "a string"},
         "type": {"enum": ["llm_judge"], "expected": '"llm_judge"'},
         "weight": {"type": ["number", "null"], "expected": "a number (missing or <= 0 counts as 1.0)"},
+        "state_check": {
+            "type": "object",
+            "expected": 'an object {"command", "expected", "match": "exact"|"contains"|"regex"}',
+            "required": ["command", "expected"],
+            "additionalProperties": False,
+            "properties": {
+                "command": {
+                    "type": ["string", "array"],
+                    "minLength": 1,
+                    "minItems": 1,
+                    "items": {"type": "string"},
+                    "expected": "a shell command (string) or an argv (array of strings)",
+                },
+                "expected": {"type": "string", "expected": "the output the command should print (a string)"},
+                "match": {"enum": list(STATE_CHECK_MATCHES), "expected": '"exact", "contains" or "regex"'},
+            },
+        },
     },
     "anyOf": [{"required": ["criterion"]}, {"required": ["requirement"]}],
 }
@@ -254,6 +283,10 @@ def build_rubric(raw_items: list[dict]) -> list[RubricSpec]:
         criterion = item.get("criterion") or item.get("requirement")
         verification = item.get("verification") or ""
         content = {"rubric_id": rubric_id, "criterion": criterion, "verification": verification, "weight": weight}
+        state_check = normalise_state_check(item.get("state_check"))
+        if state_check:
+            # Only items that carry a check hash it, so upstream rubrics keep their hashes.
+            content["state_check"] = state_check
         items.append(
             RubricSpec(
                 position=i + 1,
@@ -263,6 +296,7 @@ def build_rubric(raw_items: list[dict]) -> list[RubricSpec]:
                 weight=weight,
                 normalised_weight=weight / total,
                 content_hash=_hash(content),
+                state_check=state_check,
             )
         )
     return items
@@ -273,6 +307,17 @@ def _rubric(raw_items: list, file: str, where: str) -> list[RubricSpec]:
         weight = item.get("weight")
         if isinstance(weight, float) and not math.isfinite(weight):
             raise TaskFileError(file, f"{where}.grading.rubrics[{i}].weight", "not a finite number", "a number")
+        check = item.get("state_check") or {}
+        if check.get("match") == "regex":
+            try:
+                re.compile(check["expected"])
+            except re.error as exc:
+                raise TaskFileError(
+                    file,
+                    f"{where}.grading.rubrics[{i}].state_check.expected",
+                    f"not a valid regex ({exc})",
+                    "a Python regular expression",
+                ) from exc
     return build_rubric(raw_items)
 
 

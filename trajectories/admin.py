@@ -4,6 +4,7 @@ tokens and submissions. Hashes are read-only; token keys are never shown, only t
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from trajectories import submissions
@@ -110,6 +111,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 class ReviewReasonForm(ActionForm):
     reason = forms.CharField(required=False, label="Reason (for reject / request changes)", max_length=2000)
+    rerun = forms.CharField(required=False, label="Rerun slug (for mark verified)", max_length=200)
 
 
 def _review(modeladmin, request, queryset, action: str, done: str):
@@ -142,10 +144,11 @@ class SubmissionAdmin(admin.ModelAdmin):
         "judging",
         "report",
         "decisions",
+        "original_archive",
     ]
     exclude = ["review_log", "validation_report"]
     action_form = ReviewReasonForm
-    actions = ["approve", "reject", "request_changes", "queue_judging"]
+    actions = ["approve", "reject", "request_changes", "queue_judging", "mark_verified"]
 
     @admin.display(description="Judging")
     def judging(self, obj):
@@ -189,6 +192,26 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.action(description="Request changes (give a reason)", permissions=["change"])
     def request_changes(self, request, queryset):
         _review(self, request, queryset, "request_changes", "sent back for changes")
+
+    @admin.display(description="Original archive")
+    def original_archive(self, obj):
+        if not (obj.metadata or {}).get("archive_file"):
+            return "not kept"
+        return format_html(
+            '<a href="{}">Download {}</a>',
+            reverse("trajectories:submission_archive", args=[obj.pk]),
+            obj.archive_name,
+        )
+
+    @admin.action(description="Mark verified by rerun (give the rerun's slug)", permissions=["change"])
+    def mark_verified(self, request, queryset):
+        for submission in queryset:
+            try:
+                submissions.mark_verified_by_rerun(submission, request.user, request.POST.get("rerun", ""))
+            except submissions.ReviewError as exc:
+                self.message_user(request, f"Submission {submission.pk}: {exc}", messages.ERROR)
+            else:
+                self.message_user(request, f"Submission {submission.pk}: marked verified.", messages.SUCCESS)
 
     @admin.action(description="Queue for our judge", permissions=["change"])
     def queue_judging(self, request, queryset):

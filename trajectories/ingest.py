@@ -21,6 +21,7 @@ from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, StepRecord, Trajectory
 from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories.models import Judgment, Step, Trajectory
+from trajectories.state_checks import store_state_checks
 from trajectories.tasks import judge_on_finish, request_derivatives, request_judging
 
 SCREENSHOT_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
@@ -397,6 +398,7 @@ def ingest_bundle(
             usage=bundle.usage,
         )
         _record_imported_judges(trajectory, task, bundle, report)
+        report.warnings.extend(store_state_checks(trajectory, bundle.state_checks)[1])
     report.trajectories += 1
     report.warnings.extend(bundle.warnings)
     return trajectory

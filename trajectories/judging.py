@@ -15,6 +15,7 @@ from harness.judge import PROMPT_VERSION, ConfigurationError, Judge, JudgeItem, 
 from harness.judge.failure_modes import classify_failure, trajectory_signals
 from leaderboard.models import JudgeConfig, RubricItem, Run
 from trajectories.models import Judgment, Trajectory
+from trajectories.reliability import keep_history
 
 logger = logging.getLogger(__name__)
 
@@ -174,6 +175,7 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
         facts = trajectory_signals(seen, trajectory.task.apps_involved or [], turn_budget=trajectory.run.turn_budget)
     stored = []
     with transaction.atomic():
+        keep_history(trajectory, config, [by_position[v.position] for v in verdicts])
         for verdict in verdicts:
             explanation = verdict.explanation if verdict.verdict != "error" else verdict.error
             signals = {"judge_notes": verdict.notes} if verdict.notes else {}

@@ -11,6 +11,7 @@ from django.urls import reverse
 from harness.apps import APPS, WEB, app_key
 from trajectories import selectors
 from trajectories.models import Step, Trajectory
+from trajectories.state_checks import state_check_summary, state_checks_by_item
 
 # Seconds between polls of a running trajectory; small enough to feel live, large enough to be cheap.
 LIVE_POLL_MS = 2000
@@ -86,6 +87,7 @@ def judges_payload(trajectory: Trajectory) -> list[dict]:
     """Judgments grouped by judge (ours first), each item with verdict, weight, explanation and
     the cited step indices that exist in this trajectory."""
     existing = {s.index for s in trajectory.steps.all()}
+    checks = state_checks_by_item(trajectory)
     judges: dict[int, dict] = {}
     for j in trajectory.judgments.all():
         entry = judges.setdefault(
@@ -107,6 +109,7 @@ def judges_payload(trajectory: Trajectory) -> list[dict]:
                 "cited_steps": cited,
                 "stale": j.is_stale,
                 "failure_mode": j.get_failure_mode_display() if j.failure_mode else "",
+                "state_check": state_check_summary(checks.get(j.rubric_item_id), bool(j.rubric_item.state_check)),
             }
         )
     order = {"ours": 0, "imported": 1, "self_reported": 2}

@@ -43,6 +43,8 @@ class FakeGuest:
         self.commands: list[dict] = []
         self.actions: list[dict] = []
         self.screenshots_served = 0
+        # Shell commands are never run; a test can script what one prints (kept across resets).
+        self.scripted: dict[str, tuple[int, str, str]] = {}
         self._faults: dict[str, deque] = {route: deque() for route in FAULTS}
 
     # ------------------------------------------------------------ test controls
@@ -51,6 +53,10 @@ class FakeGuest:
         if fault not in FAULTS.get(route, ()):
             raise ValueError(f"unknown fault {route}/{fault} (expected one of {sorted(FAULTS.get(route, ()))})")
         self._faults[route].extend([fault] * times)
+
+    def script(self, command, output: str = "", returncode: int = 0, error: str = "") -> None:
+        """Answer ``command`` (a shell string or an argv list, as sent) with this output and status."""
+        self.scripted[_command_key(command)] = (returncode, output, error)
 
     def reset(self) -> None:
         with self.lock:
@@ -95,6 +101,11 @@ class FakeGuest:
             return 200, "<html>proxy error</html>"
         snippet = snippet_from_command(command)
         if snippet is None:
+            answer = self.scripted.get(_command_key(command))
+            if answer is not None:
+                returncode, output, error = answer
+                status = "success" if returncode == 0 else "error"
+                return 200, {"status": status, "output": output, "error": error, "returncode": returncode}
             # Shell commands are recorded, not run: the fake guest has no system to run them on.
             return 200, {"status": "success", "output": "", "error": "", "returncode": 0}
         return self._apply(snippet, "returncode")
@@ -171,6 +182,10 @@ class FakeGuest:
 
 
 _FONT = []
+
+
+def _command_key(command) -> str:
+    return command if isinstance(command, str) else "\0".join(str(part) for part in command)
 
 
 def _font():

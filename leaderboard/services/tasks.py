@@ -186,6 +186,7 @@ def _rubric_rows(task: Task, spec: TaskSpec, version: int) -> list[RubricItem]:
             normalised_weight=item.normalised_weight,
             content_hash=item.content_hash,
             is_current=True,
+            state_check=item.state_check or {},
         )
         for item in spec.rubric
     ]

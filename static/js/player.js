@@ -378,6 +378,7 @@
           el("span", { class: "verdict verdict-" + it.verdict, text: it.verdict === "error" ? "Error (judge could not decide; not a failure)" : it.verdict_label }),
           el("code", { text: it.rubric_id }),
           el("span", { class: "muted small", text: it.weight_pct + "% weight" }),
+          it.state_check ? el("span", { class: "badge state-check state-check-" + it.state_check.status, title: it.state_check.detail || "Command run on the guest when the trajectory ended", text: "state check: " + it.state_check.label }) : null,
           it.stale ? el("span", { class: "badge badge-stale", title: "The rubric item was edited after this judgment; it refers to version " + it.version, text: "stale (v" + it.version + ")" }) : null,
           el("span", { class: "lit-note", text: "cited at this step" }),
         ]);
