@@ -138,6 +138,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
+    "trajectories.tasks.run_trajectory": {"queue": "vm"},
     "trajectories.tasks.judge_*": {"queue": "judging"},
     "trajectories.tasks.*": {"queue": "media"},
 }
@@ -159,6 +160,15 @@ MYPCBENCH_JUDGE = {
 MYPCBENCH_JUDGE_PRICES = {**_judge_prices.DEFAULT_PRICES}
 # Judge each trajectory as soon as it finishes (queue "judging"); off unless asked for.
 MYPCBENCH_JUDGE_ON_FINISH = env_bool("MYPCBENCH_JUDGE_ON_FINISH", False)
+
+# Evaluations launched from the admin (trajectories/evaluations.py): each worker on queue "vm" runs at
+# most MYPCBENCH_VM_SLOTS trajectories at once (start it with that concurrency); a slot's lease lapses
+# after MYPCBENCH_VM_LEASE_SECONDS without renewal, and its trajectory is then marked interrupted.
+MYPCBENCH_VM_SLOTS = int(os.environ.get("MYPCBENCH_VM_SLOTS", "1"))
+MYPCBENCH_VM_LEASE_SECONDS = float(os.environ.get("MYPCBENCH_VM_LEASE_SECONDS", "300"))
+MYPCBENCH_VM_SLOT_WAIT_SECONDS = float(os.environ.get("MYPCBENCH_VM_SLOT_WAIT_SECONDS", "10"))
+MYPCBENCH_VM_GUEST_ATTEMPTS = int(os.environ.get("MYPCBENCH_VM_GUEST_ATTEMPTS", "3"))  # clean restarts of a dead guest
+MYPCBENCH_WORKER_NAME = os.environ.get("MYPCBENCH_WORKER_NAME", "")  # default: the host name
 
 LOGGING = {
     "version": 1,

@@ -84,3 +84,19 @@ def request_judging(trajectory_id: int) -> None:
         judge_trajectory_task.delay(trajectory_id, spec.as_dict())
     except Exception as exc:  # an unreachable broker must not fail a committed ingest
         logger.error("could not queue judging for trajectory %s (%s); run `manage.py judge RUN`", trajectory_id, exc)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, queue="vm", ignore_result=True, max_retries=None)
+def run_trajectory(self, trajectory_id: int) -> str:
+    """Run one trajectory of a launched evaluation in one of this worker's VM slots (queue "vm").
+
+    Idempotent: an ended trajectory is left alone and one running elsewhere under a live lease is
+    skipped, so a redelivered message does no harm. With every slot busy it waits and retries."""
+    from django.conf import settings
+
+    from . import evaluations
+
+    outcome = evaluations.execute_trajectory(trajectory_id)
+    if outcome == evaluations.NO_SLOT:
+        raise self.retry(countdown=float(getattr(settings, "MYPCBENCH_VM_SLOT_WAIT_SECONDS", 10)))
+    return outcome

@@ -1,0 +1,264 @@
+"""Launching, executing, rerunning and cancelling harness evaluations, without a worker: the queued
+Celery task is called directly, against the fake guest on loopback with the scripted agent."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from leaderboard.models import Run
+from tests.evaluation_data import PLAN, make_eval_suite
+from trajectories import evaluations, live_ingest, slots
+from trajectories.evaluations import LaunchRefused, LaunchSpec
+from trajectories.judging import JudgeSpec
+from trajectories.models import Step, Trajectory, VmSlot
+from trajectories.tasks import run_trajectory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def quiet_settings(settings):
+    settings.MYPCBENCH_DERIVATIVES = "off"
+    settings.MYPCBENCH_JUDGE_ON_FINISH = False
+    settings.MYPCBENCH_VM_SLOTS = 2
+    settings.MYPCBENCH_VM_LEASE_SECONDS = 300
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """Messages the launch would send to the broker (no broker or worker in these tests)."""
+    sent = []
+    monkeypatch.setattr(run_trajectory, "apply_async", lambda args, task_id: sent.append((args[0], task_id)))
+    return sent
+
+
+@pytest.fixture
+def world(db):
+    suite, tasks, model = make_eval_suite(2)
+    return {"suite": suite, "tasks": tasks, "model": model}
+
+
+def launch(world, user=None, **overrides):
+    spec = LaunchSpec(suite=world["suite"], model=world["model"], agent_type="scripted", plan=PLAN, **overrides)
+    return evaluations.launch_run(spec, user)
+
+
+def test_launch_creates_a_queued_harness_run_with_one_message_per_task_and_attempt(world, queued, admin_user):
+    run = launch(world, admin_user, attempts=2, turn_budget=7)
+    assert run.provenance == "harness" and run.status == "queued" and run.launched_by == admin_user
+    assert run.turn_budget == 7 and run.agent_type == "scripted"
+    ordered = run.trajectories.order_by("task__position", "attempt")
+    rows = list(ordered.values_list("task__task_id", "attempt", "status"))
+    assert rows == [
+        ("action-e001", 0, "queued"),
+        ("action-e001", 1, "queued"),
+        ("action-e002", 0, "queued"),
+        ("action-e002", 1, "queued"),
+    ]
+    assert sorted(pk for pk, _ in queued) == sorted(run.trajectories.values_list("pk", flat=True))
+    assert set(run.metadata["celery_ids"].values()) == {task_id for _, task_id in queued}
+    counts = evaluations.progress(run)
+    assert (counts["total"], counts["queued"], counts["running"], counts["done"], counts["live"]) == (4, 4, 0, 0, True)
+
+
+def test_the_task_runs_a_trajectory_against_the_fake_guest_and_streams_its_steps(world, queued):
+    run = launch(world, tasks=[world["tasks"][0]])
+    ((trajectory_id, _),) = queued
+    assert run_trajectory.run(trajectory_id) == "done"
+    trajectory = Trajectory.objects.get(pk=trajectory_id)
+    assert trajectory.status == "finished" and trajectory.ended_by == "done"
+    assert trajectory.final_answer == "Replied to Jan."
+    steps = list(trajectory.steps.order_by("index"))
+    assert [s.action_text for s in steps] == [
+        "pyautogui.click(100, 200)",
+        "pyautogui.write('hello')",
+        "pyautogui.press('enter')",
+        "DONE",
+    ]
+    assert [s.turn for s in steps] == [1, 2, 2, 3]
+    assert steps[0].action["type"] == "click" and steps[-1].tool == "control"
+    assert all(s.screenshot and s.screenshot_width == 1280 for s in steps)
+    assert trajectory.n_steps == 4
+    run.refresh_from_db()
+    assert run.status == "finished" and run.finished_at is not None
+    assert not VmSlot.objects.filter(trajectory__isnull=False).exists(), "the slot is given back"
+    assert run_trajectory.run(trajectory_id) == "already ended", "a redelivered message changes nothing"
+    assert trajectory.steps.count() == 4
+
+
+def test_refused_before_anything_is_queued(world, queued, monkeypatch):
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    with pytest.raises(LaunchRefused) as refused:
+        launch(world, backend="remote", url="http://127.0.0.1:9", judge=JudgeSpec(provider="google"), turn_budget=0)
+    text = str(refused.value)
+    assert "turn budget 0" in text
+    assert "remote backend: the guest at http://127.0.0.1:9 does not answer" in text
+    assert "judge:" in text and "GEMINI_API_KEY" in text
+    assert not Run.objects.exists() and queued == []
+
+
+def test_a_provider_agent_without_its_key_is_refused(world, queued, monkeypatch):
+    class KeyedAgent:
+        name = model = "keyed"
+        api_key_env = ("KEYED_API_KEY",)
+
+    monkeypatch.setitem(evaluations.AGENTS, "keyed", KeyedAgent)
+    monkeypatch.delenv("KEYED_API_KEY", raising=False)
+    with pytest.raises(LaunchRefused, match="the keyed agent needs an API key: set KEYED_API_KEY"):
+        evaluations.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type="keyed"))
+    assert not Run.objects.exists()
+
+
+def test_a_bad_plan_names_the_field(world, queued):
+    with pytest.raises(LaunchRefused, match=r"plan.turns\[0\].actions\[0\]"):
+        evaluations.launch_run(
+            LaunchSpec(suite=world["suite"], model=world["model"], plan={"turns": [{"actions": [3]}]})
+        )
+
+
+# ---------------------------------------------------------------- leases
+
+
+def test_slots_are_limited_per_worker_and_a_lapsed_lease_marks_its_trajectory_interrupted(world, queued, settings):
+    settings.MYPCBENCH_VM_SLOTS = 1
+    run = launch(world)
+    first, second = run.trajectories.order_by("task__position")
+    lease = slots.acquire(first, worker="host-a")
+    assert lease is not None and lease.slot == 0
+    assert slots.acquire(second, worker="host-a") is None, "host-a has one slot"
+    assert slots.acquire(second, worker="host-b") is not None, "another host has its own"
+    Trajectory.objects.filter(pk=first.pk).update(status="running")
+    assert slots.reap_expired() == [], "a live lease is left alone"
+    later = timezone.now() + timedelta(seconds=301)
+    assert set(slots.reap_expired(now=later)) == {first.pk, second.pk}
+    first.refresh_from_db()
+    assert first.status == "interrupted" and "host-a stopped renewing" in first.error
+    third = Trajectory.objects.create(run=run, task=first.task, attempt=5, status="queued")
+    assert slots.acquire(third, worker="host-a", now=later) is not None, "the lapsed slot came back"
+
+
+def test_renewal_keeps_a_lease_alive(world, queued):
+    run = launch(world)
+    trajectory = run.trajectories.first()
+    lease = slots.acquire(trajectory, worker="host-a")
+    before = VmSlot.objects.get(pk=lease.pk).expires_at
+    assert slots.renew(lease, now=timezone.now() + timedelta(seconds=60))
+    assert VmSlot.objects.get(pk=lease.pk).expires_at > before
+    slots.release(lease)
+    assert not slots.renew(lease), "a released lease cannot be renewed"
+
+
+def test_a_redelivered_task_restarts_an_interrupted_trajectory_without_duplicating_steps(world, queued):
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+    # What a worker killed mid-trajectory leaves: a running trajectory, five steps (one more than a
+    # full run records), and a lease that lapsed.
+    Trajectory.objects.filter(pk=trajectory.pk).update(status="running")
+    for index in range(1, 6):
+        row = {"step_num": index, "action": "pyautogui.click(1, 1)", "response": "old", "done": False, "info": {}}
+        live_ingest.write_step(trajectory, live_ingest.step_record(row, index), None)
+    VmSlot.objects.create(worker="dead-host", slot=0, trajectory=trajectory, expires_at=timezone.now())
+    assert evaluations.progress(run)["interrupted"] == 1
+    assert run_trajectory.run(trajectory.pk) == "done"
+    trajectory.refresh_from_db()
+    assert trajectory.status == "finished"
+    texts = list(trajectory.steps.order_by("index").values_list("index", "model_text"))
+    assert [i for i, _ in texts] == [1, 2, 3, 4], "rewritten by index, leftovers dropped"
+    assert "old" not in {t for _, t in texts}
+    assert Step.objects.filter(trajectory=trajectory).count() == trajectory.n_steps == 4
+
+
+def test_writing_the_same_step_twice_keeps_one(world, queued):
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+    row = {"step_num": 1, "action": "pyautogui.click(5, 5)", "response": "a", "done": False, "info": {}}
+    live_ingest.write_step(trajectory, live_ingest.step_record(row, 1), None)
+    live_ingest.write_step(trajectory, live_ingest.step_record({**row, "response": "b"}, 1), None)
+    assert list(trajectory.steps.values_list("index", "model_text")) == [(1, "b")]
+
+
+def test_an_unresponsive_guest_gets_bounded_restarts_then_the_trajectory_ends_as_error(world, queued, monkeypatch,
+                                                                                        settings):  # fmt: skip
+    settings.MYPCBENCH_VM_GUEST_ATTEMPTS = 2
+    from harness.envs import FakeEnv
+
+    resets = []
+    real_reset = FakeEnv.reset
+
+    def reset_into_a_dead_screen(self, task=None):
+        resets.append(task.id)
+        real_reset(self, task)
+        self.guest.fail_next("screenshot", "error", times=1000)  # the fake guest's own fault injection
+
+    monkeypatch.setattr(FakeEnv, "reset", reset_into_a_dead_screen)
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+    assert run_trajectory.run(trajectory.pk) == "error"
+    trajectory.refresh_from_db()
+    assert resets == ["action-e001", "action-e001"], "restarted once from a clean reset, then given up"
+    assert trajectory.status == "error" and trajectory.ended_by == "error"
+    assert "environment not ready" in trajectory.error
+
+
+# ---------------------------------------------------------------- rerun and cancel
+
+
+def test_rerun_failed_makes_a_new_run_and_leaves_the_old_one_alone(world, queued, admin_user):
+    run = launch(world)
+    ok, bad = run.trajectories.order_by("task__position")
+    run_trajectory.run(ok.pk)
+    Trajectory.objects.filter(pk=bad.pk).update(status="error", ended_by="error", error="guest died")
+    evaluations.refresh_run_status(run.pk)
+    queued.clear()
+    new = evaluations.rerun(run, "failed", user=admin_user)
+    assert new.pk != run.pk and new.parent == run and new.status == "queued"
+    assert list(new.trajectories.values_list("task__task_id", "attempt", "status")) == [("action-e002", 0, "queued")]
+    assert [pk for pk, _ in queued] == [new.trajectories.get().pk]
+    assert Trajectory.objects.get(pk=bad.pk).error == "guest died", "the old run is not overwritten"
+    assert run_trajectory.run(new.trajectories.get().pk) == "done"
+    whole = evaluations.rerun(run, "all")
+    assert whole.trajectories.count() == 2 and "rerun 2" in whole.name
+    one = evaluations.rerun(run, "task", task=world["tasks"][0])
+    assert list(one.trajectories.values_list("task__task_id", flat=True)) == ["action-e001"]
+
+
+def test_rerun_of_nothing_failed_is_refused(world, queued):
+    run = launch(world, tasks=[world["tasks"][0]])
+    run_trajectory.run(run.trajectories.get().pk)
+    with pytest.raises(LaunchRefused, match="no failed or errored trajectories to rerun"):
+        evaluations.rerun(run, "failed")
+
+
+def test_cancel_revokes_queued_work_and_stops_a_running_trajectory_at_its_next_step(world, queued, monkeypatch):
+    revoked = []
+    from mypcbench_site.celery import app
+
+    monkeypatch.setattr(app.control, "revoke", lambda ids: revoked.extend(ids))
+    run = launch(world)
+    running, waiting = run.trajectories.order_by("task__position")
+
+    # Cancel from inside the loop, as a maintainer pressing cancel while the first step is written.
+    real_write = live_ingest.write_step
+
+    def write_then_cancel(trajectory, record, screenshot, name=""):
+        step = real_write(trajectory, record, screenshot, name)
+        if record.index == 1:
+            evaluations.cancel(Run.objects.get(pk=run.pk))
+        return step
+
+    monkeypatch.setattr(live_ingest, "write_step", write_then_cancel)
+    assert run_trajectory.run(running.pk) == "interrupted"
+    running.refresh_from_db()
+    waiting.refresh_from_db()
+    assert running.status == "interrupted" and running.n_steps == 1
+    assert "cancelled while this trajectory was running" in running.error
+    assert waiting.status == "interrupted" and "before this trajectory started" in waiting.error
+    assert revoked == [run.metadata["celery_ids"][str(waiting.pk)]]
+    assert run_trajectory.run(waiting.pk) == "cancelled", "a message that escaped the revoke does nothing"
+    assert Trajectory.objects.get(pk=waiting.pk).n_steps == 0
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+    with pytest.raises(LaunchRefused, match="not queued or running"):
+        evaluations.cancel(run)

@@ -1,0 +1,135 @@
+"""VM slot leases: a worker host runs at most MYPCBENCH_VM_SLOTS trajectories at once, each holding a
+slot row whose lease expires unless renewed, so a dead worker's slots come back and its trajectories
+are found and marked interrupted."""
+
+import logging
+import socket
+import threading
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
+
+from trajectories.models import Trajectory, VmSlot
+
+logger = logging.getLogger(__name__)
+
+
+def slot_count() -> int:
+    return max(1, int(getattr(settings, "MYPCBENCH_VM_SLOTS", 1)))
+
+
+def lease_seconds() -> float:
+    return float(getattr(settings, "MYPCBENCH_VM_LEASE_SECONDS", 300))
+
+
+def worker_name() -> str:
+    return getattr(settings, "MYPCBENCH_WORKER_NAME", "") or socket.gethostname()
+
+
+def acquire(trajectory: Trajectory, *, worker: str | None = None, slots: int | None = None, now=None) -> VmSlot | None:
+    """Lease a free (or lapsed) slot of ``worker`` to ``trajectory``; None when all are taken.
+    A lapsed lease is taken over only after its trajectory has been marked interrupted."""
+    worker = worker or worker_name()
+    now = now or timezone.now()
+    reap_expired(now=now)
+    for number in range(slots or slot_count()):
+        VmSlot.objects.get_or_create(worker=worker, slot=number)
+        # Compare-and-set: only one contender's UPDATE matches a free row.
+        taken = VmSlot.objects.filter(worker=worker, slot=number, trajectory__isnull=True).update(
+            trajectory=trajectory, leased_at=now, renewed_at=now, expires_at=now + timedelta(seconds=lease_seconds())
+        )
+        if taken:
+            return VmSlot.objects.get(worker=worker, slot=number)
+    return None
+
+
+def renew(lease: VmSlot, *, now=None) -> bool:
+    """Push the lease's expiry forward; False when it was lost (lapsed and taken back)."""
+    now = now or timezone.now()
+    return bool(
+        VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id).update(
+            renewed_at=now, expires_at=now + timedelta(seconds=lease_seconds())
+        )
+    )
+
+
+def release(lease: VmSlot) -> None:
+    VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id).update(
+        trajectory=None, leased_at=None, renewed_at=None, expires_at=None
+    )
+
+
+def holds_live_lease(trajectory: Trajectory, *, now=None) -> bool:
+    now = now or timezone.now()
+    return VmSlot.objects.filter(trajectory=trajectory, expires_at__gt=now).exists()
+
+
+def reap_expired(*, now=None) -> list[int]:
+    """Free lapsed leases and mark their trajectories interrupted; also any trajectory left running
+    with no lease at all (a worker killed between lease and start). Returns the trajectory ids."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        lapsed = list(
+            VmSlot.objects.select_for_update()
+            .filter(trajectory__isnull=False, expires_at__lte=now)
+            .values_list("pk", "trajectory_id", "worker")
+        )
+        ids = [trajectory_id for _, trajectory_id, _ in lapsed]
+        orphans = list(
+            Trajectory.objects.filter(status=Trajectory.Status.RUNNING, vm_slot__isnull=True, run__provenance="harness")
+            .exclude(pk__in=ids)
+            .values_list("pk", flat=True)
+        )
+        for _, trajectory_id, worker in lapsed:
+            Trajectory.objects.filter(pk=trajectory_id, status=Trajectory.Status.RUNNING).update(
+                status=Trajectory.Status.INTERRUPTED,
+                error=f"interrupted: the worker {worker} stopped renewing its VM slot lease",
+                updated_at=now,
+            )
+        if orphans:
+            Trajectory.objects.filter(pk__in=orphans).update(
+                status=Trajectory.Status.INTERRUPTED,
+                error="interrupted: running without a VM slot lease",
+                updated_at=now,
+            )
+        VmSlot.objects.filter(pk__in=[pk for pk, _, _ in lapsed]).update(
+            trajectory=None, leased_at=None, renewed_at=None, expires_at=None
+        )
+    for trajectory_id in ids + orphans:
+        logger.warning("trajectory %s marked interrupted: its VM slot lease lapsed", trajectory_id)
+    return ids + orphans
+
+
+class Heartbeat:
+    """Renews a lease from a background thread while the trajectory runs (model calls can take
+    minutes, so renewing between steps is not enough). ``lost`` is set if the lease was taken back."""
+
+    def __init__(self, lease: VmSlot, interval: float | None = None):
+        self.lease = lease
+        self.interval = interval if interval is not None else max(0.5, lease_seconds() / 4)
+        self.lost = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"lease-{lease.pk}", daemon=True)
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                close_old_connections()
+                try:
+                    if not renew(self.lease):
+                        self.lost.set()
+                        return
+                except Exception as exc:  # a database hiccup must not kill the run; the next beat retries
+                    logger.warning("lease %s: renewal failed: %s", self.lease.pk, exc)
+        finally:
+            connection.close()
+
+    def __enter__(self) -> "Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
