@@ -79,11 +79,11 @@ def test_round_trip_upload_approve_publish(client, setup, tmp_path, isolated_med
     assert sub.status == Submission.Status.PUBLISHED and run.publication == Run.Publication.PUBLISHED
     assert sub.review_log[-1]["by"] == "michael" and sub.review_log[-1]["action"] == "approve"
     page = client.get(reverse("leaderboard:run_detail", args=[run.slug])).content.decode()
-    assert 'class="badge badge-upload"' in page and "Uploaded by an author" in page
+    assert 'class="badge badge-rejudged"' in page and "Uploaded by an author" in page
     assert "retrieval-f016" in page
     listing = client.get(reverse("leaderboard:run_list")).content.decode()
     assert run.name in listing
-    assert len(files_under(isolated_media)) == 6
+    assert len(files_under(isolated_media)) == 7  # 6 screenshots and the original archive
 
 
 def test_api_refusal_lists_every_problem_and_stores_nothing(client, setup, tmp_path, isolated_media):

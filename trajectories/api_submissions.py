@@ -66,6 +66,7 @@ class RefusedOut(Schema):
 
 
 def _out(request, sub: Submission) -> dict:
+    sub = submissions.sync_judging_status(sub)
     run = sub.run
     return {
         "id": sub.pk,
@@ -78,8 +79,8 @@ def _out(request, sub: Submission) -> dict:
         "run": run.slug if run else None,
         "provenance": run.provenance if run else None,
         "publication": run.publication if run else None,
-        "metadata": {k: v for k, v in (sub.metadata or {}).items() if k != "judging"},
-        "judging": submissions.judging_state(sub),
+        "metadata": {k: v for k, v in (sub.metadata or {}).items() if k not in ("judging", "archive_file")},
+        "judging": {**submissions.judging_state(sub), "progress": submissions.judging_progress(sub)},
         "validation_report": sub.validation_report,
         "review_log": sub.review_log,
     }

@@ -6,6 +6,7 @@ import difflib
 import hashlib
 import json
 import logging
+import re
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -14,6 +15,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -21,7 +24,9 @@ from django.utils.text import slugify
 
 from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from harness.bundle import BundleError, JudgeRecord, TrajectoryBundle, find_task_dirs, read_task_dir
+from leaderboard.badges import VERIFIED_KEY
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
+from trajectories import judging
 from trajectories.ingest import (
     IngestError,
     IngestReport,
@@ -313,17 +318,24 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
             files_with_errors.add(rel_file)
             report.append(Problem(rel_file, _bundle_problem(exc, root)))
             continue
-        if bundle.task_id in seen:
+        _read_attempt(bundle, task_dir)
+        key = (bundle.task_id, bundle.attempt)
+        if key in seen:
             report.append(
-                Problem(rel_dir, f"task {bundle.task_id!r} appears twice: in {seen[bundle.task_id]} and in {rel_dir}")
+                Problem(
+                    rel_dir,
+                    f"task {bundle.task_id!r} attempt {bundle.attempt} appears twice: in {seen[key]} and in {rel_dir} "
+                    f"(expected each attempt once; put repeated attempts in {bundle.task_id}/attempt_<n>/ folders)",
+                )
             )
             continue
-        seen[bundle.task_id] = rel_dir
+        seen[key] = rel_dir
         result.bundles.append(bundle)
         for warning in bundle.warnings:
             report.append(Problem(rel_dir, _relative(warning, root), WARNING))
 
-    known = {t.task_id: t for t in Task.objects.filter(suite=meta.suite, task_id__in=list(seen))}
+    task_ids = sorted({task_id for task_id, _attempt in seen})
+    known = {t.task_id: t for t in Task.objects.filter(suite=meta.suite, task_id__in=task_ids)}
     for bundle in result.bundles:
         rel_dir = _rel(bundle.path, root)
         if bundle.task_id not in known:
@@ -341,6 +353,23 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
         _check_screenshots(bundle, root, report, files_with_errors)
     _check_json_files(root, report, files_with_errors)
     return result
+
+
+ATTEMPT_FOLDER = re.compile(r"attempt[_-]?(\d{1,4})")
+
+
+def _read_attempt(bundle: TrajectoryBundle, task_dir: Path) -> None:
+    """Repeated attempts of one task sit in <task_id>/attempt_<n>/ folders: the task id is then the
+    parent folder's name and the attempt index n (a plain <task_id>/ folder is attempt 0)."""
+    match = ATTEMPT_FOLDER.fullmatch(task_dir.name)
+    if match is None:
+        return
+    bundle.task_id = task_dir.parent.name
+    bundle.attempt = int(match.group(1))
+    # the reader compared task.id with the attempt folder's name; the task folder is one level up
+    bundle.warnings = [
+        w for w in bundle.warnings if not (f"but the folder is named {task_dir.name!r}" in w and bundle.task_id in w)
+    ]
 
 
 def _check_steps(bundle: TrajectoryBundle, rel_dir: str, budget: int, report: list[Problem]) -> None:
@@ -475,6 +504,35 @@ def replay_suspicions(bundles: list[TrajectoryBundle], tasks: dict[str, Task]) -
     return found
 
 
+def identical_attempts(bundles: list[TrajectoryBundle]) -> list[Problem]:
+    """Repeated attempts of one task whose action sequences are byte-identical: independent
+    rollouts of a sampling model almost never repeat every action exactly, a replay does."""
+    found: list[Problem] = []
+    by_task: dict[str, dict[str, list[int]]] = {}
+    lengths: dict[str, int] = {}
+    for bundle in sorted(bundles, key=lambda b: (b.task_id, b.attempt)):
+        if len(bundle.steps) < REPLAY_MIN_STEPS:
+            continue
+        lines = "\n".join(step.action_text for step in bundle.steps).encode()
+        digest = hashlib.sha256(lines).hexdigest()
+        by_task.setdefault(bundle.task_id, {}).setdefault(digest, []).append(bundle.attempt)
+        lengths[digest] = len(bundle.steps)
+    for task_id, groups in by_task.items():
+        for digest, attempts in groups.items():
+            if len(attempts) < 2:
+                continue
+            found.append(
+                Problem(
+                    task_id,
+                    f"replay suspicion: attempts {', '.join(map(str, attempts))} of {task_id} have byte-identical "
+                    f"action sequences ({lengths[digest]} actions each, sha256 {digest[:12]}); independent "
+                    "attempts are expected to differ",
+                    WARNING,
+                )
+            )
+    return found
+
+
 # ---------------------------------------------------------------- submit
 
 
@@ -535,12 +593,12 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
             )
         if problems or meta is None:
             raise SubmissionRejected(problems)
-        archive_path.unlink()  # the extracted files are all we need from here on
         validation = validate_tree(root, meta)
         if not validation.ok:
             raise SubmissionRejected(validation.report)
+        validation.report.extend(identical_attempts(validation.bundles))
         validation.report.extend(replay_suspicions(validation.bundles, validation.tasks))
-        submission = _store(author, name, sha256, size, meta, validation, root)
+        submission = _store(author, name, sha256, size, meta, validation, root, archive_path)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     transaction.on_commit(lambda: queue_judging(submission.pk))
@@ -567,6 +625,11 @@ def _unique_slug(model_class, name: str) -> str:
     return slug
 
 
+def self_reported_key(task_id: str, attempt: int) -> str:
+    """Where a trajectory's self-reported score sits in the run's metadata."""
+    return task_id if not attempt else f"{task_id}/attempt_{attempt}"
+
+
 def self_reported_judge(author, record: JudgeRecord) -> JudgeConfig:
     """The author's own judge, labelled self-reported: shown, never used in scores."""
     model = record.model if record.model and record.model != "OSWorld evaluator" else ""
@@ -582,11 +645,36 @@ def self_reported_judge(author, record: JudgeRecord) -> JudgeConfig:
     return judge
 
 
-def _store(author, name, sha256, size, meta: SubmissionMetadata, validation: Validation, root: Path) -> Submission:
+ARCHIVE_FOLDER = "submissions"
+
+
+def archive_storage_name(sha256: str, archive_path: Path) -> str:
+    """Where the original archive is kept: named by its content hash, so one archive is one file."""
+    with open(archive_path, "rb") as f:
+        magic = f.read(4)
+    ext = ".zip" if magic.startswith(b"PK") else ".tar.gz" if magic.startswith(b"\x1f\x8b") else ".bin"
+    return f"{ARCHIVE_FOLDER}/{sha256[:2]}/{sha256}{ext}"
+
+
+def _keep_archive(sha256: str, archive_path: Path, written) -> str:
+    """Copy the uploaded archive into media storage (inside the ingest, so a failure removes it)."""
+    name = archive_storage_name(sha256, archive_path)
+    if not default_storage.exists(name):
+        with open(archive_path, "rb") as f:
+            saved = default_storage.save(name, File(f))
+        written.add(saved)
+        name = saved
+    return name
+
+
+def _store(
+    author, name, sha256, size, meta: SubmissionMetadata, validation: Validation, root: Path, archive_path: Path
+) -> Submission:
     report = IngestReport()
     self_reported: dict[str, float] = {}
     try:
         with all_or_nothing() as written:
+            kept = _keep_archive(sha256, archive_path, written)
             run_name = f"{meta.model} (upload by {author.get_username()}, {timezone.now():%Y-%m-%d %H:%M})"
             run = Run.objects.create(
                 name=run_name[:200],
@@ -608,7 +696,7 @@ def _store(author, name, sha256, size, meta: SubmissionMetadata, validation: Val
                 metadata={"links": meta.links, "submitted_by": author.get_username()},
                 finished_at=timezone.now(),
             )
-            bundles = sorted(validation.bundles, key=lambda b: validation.tasks[b.task_id].position)
+            bundles = sorted(validation.bundles, key=lambda b: (validation.tasks[b.task_id].position, b.attempt))
             for bundle in bundles:
                 task = validation.tasks[bundle.task_id]
                 own_judges, bundle.judges = bundle.judges, []
@@ -623,7 +711,7 @@ def _store(author, name, sha256, size, meta: SubmissionMetadata, validation: Val
                         items = rubric_version_for(task, record.rubric, report)
                         report.judgments += len(record_judgments(trajectory, judge, items, record.verdicts))
                     if record.score is not None:
-                        self_reported.setdefault(bundle.task_id, record.score)
+                        self_reported.setdefault(self_reported_key(bundle.task_id, bundle.attempt), record.score)
             run.metadata["self_reported_scores"] = self_reported
             run.save(update_fields=["metadata"])
             problems = [p.as_dict() for p in validation.report]
@@ -648,7 +736,7 @@ def _store(author, name, sha256, size, meta: SubmissionMetadata, validation: Val
                 archive_name=name,
                 archive_sha256=sha256,
                 archive_size=size,
-                metadata=meta.as_dict(),
+                metadata={**meta.as_dict(), "archive_file": kept},
                 validation_report=problems,
             )
     except IntegrityError:
@@ -690,14 +778,97 @@ def queue_judging(submission_id: int) -> Submission | None:
         submission.save(update_fields=["metadata", "updated_at"])
         return submission
     _set_judging(submission, "queued", "Queued for our judge.")
+    try:
+        submission.metadata["judging"]["judge"] = judging.judge_config_for(
+            judging.build_judge(judging.JudgeSpec.from_settings())
+        ).name
+    except judging.JudgingError:  # the judge started a moment ago; progress then falls back to ours
+        pass
     if submission.status in (Submission.Status.AWAITING_REVIEW, Submission.Status.VALIDATING):
         submission.status = Submission.Status.JUDGING
     submission.save(update_fields=["metadata", "status", "updated_at"])
-    return submission
+    # an eager or very fast judge may already be done
+    return sync_judging_status(submission)
 
 
 def judging_state(submission: Submission) -> dict:
     return (submission.metadata or {}).get("judging") or {}
+
+
+def our_judge_for(submission: Submission) -> JudgeConfig | None:
+    """The judge configuration of ours judging this submission: the one recorded when judging was
+    queued, else ours with the most judgments on the run."""
+    run = submission.run
+    if run is None:
+        return None
+    recorded = judging_state(submission).get("judge")
+    if recorded:
+        found = JudgeConfig.objects.filter(name=recorded, origin=JudgeConfig.Origin.OURS).first()
+        if found is not None:
+            return found
+    return (
+        JudgeConfig.objects.filter(origin=JudgeConfig.Origin.OURS, judgments__trajectory__run=run)
+        .annotate(n=Count("judgments"))
+        .order_by("-n", "name")
+        .first()
+    )
+
+
+def judging_progress(submission: Submission) -> dict:
+    """How far our judge has got: trajectories fully judged, items judged and in error (from
+    judging.judging_progress), and whether every item now has a verdict or an error."""
+    config = our_judge_for(submission)
+    trajectories = submission.run.trajectories.count() if submission.run else 0
+    if config is None:
+        return {
+            "judge": "",
+            "trajectories": trajectories,
+            "done": 0,
+            "items": 0,
+            "judged_items": 0,
+            "error_items": 0,
+            "complete": False,
+            "percent": 0,
+        }
+    progress = judging.judging_progress(submission.run, config)
+    answered = progress["judged_items"] + progress["error_items"]
+    progress["judge"] = config.name
+    progress["complete"] = bool(progress["items"]) and answered >= progress["items"]
+    progress["percent"] = round(100 * min(answered, progress["items"]) / progress["items"]) if progress["items"] else 0
+    return progress
+
+
+def sync_judging_status(submission: Submission) -> Submission:
+    """A submission being judged moves to "awaiting review" once our judge has answered every
+    rubric item (items that ended in error are named in the note; a maintainer may queue again).
+    Called after each judged trajectory of a submitted run and when the submission is looked at."""
+    if submission.status != Submission.Status.JUDGING or submission.run_id is None:
+        return submission
+    progress = judging_progress(submission)
+    if not progress["complete"]:
+        return submission
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().select_related("run").get(pk=submission.pk)
+        if submission.status != Submission.Status.JUDGING:
+            return submission
+        errors = progress["error_items"]
+        note = f"Judged by {progress['judge']}: {progress['judged_items']} of {progress['items']} rubric items" + (
+            f"; {errors} ended in error (an API error, never a failure; queue our judge again from the admin)"
+            if errors
+            else "."
+        )
+        _set_judging(submission, "judged", note)
+        submission.metadata["judging"]["judge"] = progress["judge"]
+        submission.status = Submission.Status.AWAITING_REVIEW
+        submission.save(update_fields=["metadata", "status", "updated_at"])
+    return submission
+
+
+def after_trajectory_judged(trajectory_id: int) -> None:
+    """Hook for the judging task: the submission whose run holds this trajectory may be done."""
+    submission = Submission.objects.select_related("run").filter(run__trajectories__pk=trajectory_id).first()
+    if submission is not None:
+        sync_judging_status(submission)
 
 
 # ---------------------------------------------------------------- review
@@ -773,6 +944,50 @@ def decide(submission: Submission, by, action: str, reason: str = "") -> Submiss
     return submission
 
 
+def mark_verified_by_rerun(submission: Submission, by, rerun_slug: str) -> Submission:
+    """A maintainer reran the uploaded configuration with our harness and the numbers held: link
+    the rerun (a harness run of the same suite) so the uploaded run carries the "verified" badge."""
+    rerun_slug = (rerun_slug or "").strip()
+    if not rerun_slug:
+        raise ReviewError("mark verified: name the rerun (the slug of the harness run that reproduced it)")
+    rerun = Run.objects.filter(slug=rerun_slug).first()
+    if rerun is None:
+        raise ReviewError(f"mark verified: no run with slug {rerun_slug!r} (expected the slug of our harness's rerun)")
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().select_related("run").get(pk=submission.pk)
+        run = submission.run
+        if run is None:
+            raise ReviewError(f"submission {submission.pk} has no run to verify")
+        if rerun.provenance != Run.Provenance.HARNESS:
+            raise ReviewError(
+                f"mark verified: run {rerun.slug!r} is {rerun.get_provenance_display().lower()} "
+                "(expected a run by our harness)"
+            )
+        if rerun.suite_id != run.suite_id:
+            raise ReviewError(
+                f"mark verified: run {rerun.slug!r} ran suite {rerun.suite} "
+                f"(expected the submission's suite {run.suite})"
+            )
+        at = timezone.now().isoformat(timespec="seconds")
+        run.metadata = {
+            **(run.metadata or {}),
+            VERIFIED_KEY: {"run": rerun.slug, "run_name": rerun.name, "by": by.get_username(), "at": at},
+        }
+        run.save(update_fields=["metadata"])
+        entry = {
+            "at": at,
+            "by": by.get_username(),
+            "action": "mark_verified",
+            "label": f"marked verified by rerun {rerun.slug}",
+            "from": submission.status,
+            "to": submission.status,
+            "reason": "",
+        }
+        submission.review_log = [*submission.review_log, entry]
+        submission.save(update_fields=["review_log", "updated_at"])
+    return submission
+
+
 # ---------------------------------------------------------------- reading
 
 
@@ -821,7 +1036,9 @@ def submission_progress(submission: Submission) -> dict:
                 "judged": len(judged),
                 "score": score,
                 "self_reported": f"{self_row['passed']}/{self_row['n']}" if self_row else "",
-                "self_reported_score": (run.metadata or {}).get("self_reported_scores", {}).get(t.task.task_id),
+                "self_reported_score": (run.metadata or {})
+                .get("self_reported_scores", {})
+                .get(self_reported_key(t.task.task_id, t.attempt)),
             }
         )
     return {

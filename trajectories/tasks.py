@@ -66,6 +66,10 @@ def judge_trajectory_task(trajectory_id: int, spec: dict, force: bool = False) -
     result = judging.judge_trajectory_by_id(trajectory_id, spec, force=force)
     if result is None:
         logger.warning("judge_trajectory_task: trajectory %s no longer exists; nothing to do", trajectory_id)
+    else:
+        from .submissions import after_trajectory_judged
+
+        after_trajectory_judged(trajectory_id)  # an uploaded run moves on to review once all is judged
     return result
 
 

@@ -3,10 +3,12 @@ and each one's validation report, judging progress and review. Thin callers of t
 
 from django import forms
 from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.http import Http404, JsonResponse
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -14,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.models import Run, Suite
 from trajectories import submissions, tokens
+from trajectories.models import Submission
 from trajectories.submissions import MAX_TURN_BUDGET
 
 
@@ -136,7 +139,7 @@ def _visible_or_404(user, pk: int):
 
 @login_required
 def submission_detail(request, pk: int):
-    sub = _visible_or_404(request.user, pk)
+    sub = submissions.sync_judging_status(_visible_or_404(request.user, pk))
     report = sub.validation_report or []
     return render(
         request,
@@ -149,11 +152,22 @@ def submission_detail(request, pk: int):
             "notes": [p for p in report if p.get("level") == "note"],
             "judging": submissions.judging_state(sub),
             "progress": submissions.submission_progress(sub),
+            "judge_progress": submissions.judging_progress(sub),
             "is_author": sub.author_id == request.user.pk,
             "can_withdraw": sub.author_id == request.user.pk
             and sub.status not in (sub.Status.WITHDRAWN, sub.Status.VALIDATING),
         },
     )
+
+
+@staff_member_required
+def submission_archive(request, pk: int):
+    """The original archive as uploaded, for maintainers."""
+    sub = Submission.objects.filter(pk=pk).first()
+    name = (sub.metadata or {}).get("archive_file") if sub else None
+    if not name or not default_storage.exists(name):
+        raise Http404("No kept archive for this submission")
+    return FileResponse(default_storage.open(name, "rb"), as_attachment=True, filename=sub.archive_name)
 
 
 @login_required
