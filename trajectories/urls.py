@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views, views_player, views_submissions
+from . import views, views_player, views_reliability, views_submissions
 
 app_name = "trajectories"
 urlpatterns = [
@@ -10,6 +10,7 @@ urlpatterns = [
     path("trajectories/<int:pk>/", views.trajectory_detail, name="trajectory_detail"),
     path("trajectories/<int:pk>/play/", views_player.trajectory_player, name="trajectory_player"),
     path("trajectories/compare/", views_player.trajectory_compare, name="trajectory_compare"),
+    path("runs/<slug:slug>/reliability/", views_reliability.run_reliability_page, name="run_reliability"),
     path("submissions/", views_submissions.submission_list, name="submission_list"),
     path("submissions/new/", views_submissions.submission_new, name="submission_new"),
     path("submissions/<int:pk>/", views_submissions.submission_detail, name="submission_detail"),
