@@ -4,6 +4,7 @@ runs and reported figures. Hashes are read-only: they are computed, never typed.
 from django.contrib import admin
 
 from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, RubricItem, Run, Suite, Task
+from trajectories import admin_launch
 
 
 @admin.register(Suite)
@@ -102,6 +103,21 @@ class RunAdmin(admin.ModelAdmin):
     readonly_fields = ["source_hash", "created_at"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [ReportedFigureInline]
+    actions = admin_launch.ACTIONS
+
+    def get_urls(self):
+        # Launch and rerun pages of harness evaluations (trajectories/admin_launch.py).
+        from django.urls import path
+
+        own = [
+            path("launch/", self.admin_site.admin_view(lambda r: admin_launch.launch_view(self, r)), name="run_launch"),
+            path(
+                "<path:object_id>/rerun/",
+                self.admin_site.admin_view(lambda r, object_id: admin_launch.rerun_view(self, r, object_id)),
+                name="run_rerun",
+            ),
+        ]
+        return own + super().get_urls()
 
 
 @admin.register(ReportedFigure)

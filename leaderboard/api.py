@@ -334,3 +334,7 @@ api.add_router("/", board_router)
 from leaderboard.api_analysis import router as analysis_router  # noqa: E402
 
 api.add_router("/", analysis_router)
+
+from trajectories.api_evaluations import router as evaluations_router  # noqa: E402
+
+api.add_router("/", evaluations_router)

@@ -1,0 +1,146 @@
+"""The admin side of evaluations: the launch form (staff only), refusals shown on the form, the rerun
+form and list actions, and the run page's live progress block with its JSON endpoint."""
+
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from leaderboard.models import Run
+from tests.evaluation_data import PLAN, make_eval_suite
+from trajectories.models import Trajectory
+from trajectories.tasks import run_trajectory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def quiet_settings(settings):
+    settings.MYPCBENCH_DERIVATIVES = "off"
+    settings.MYPCBENCH_JUDGE_ON_FINISH = False
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """Messages the launch would send to the broker (no broker or worker in these tests)."""
+    sent = []
+    monkeypatch.setattr(run_trajectory, "apply_async", lambda args, task_id: sent.append(args[0]))
+    return sent
+
+
+@pytest.fixture
+def world(db):
+    suite, tasks, model = make_eval_suite(2)
+    return {"suite": suite, "tasks": tasks, "model": model}
+
+
+def form_data(world, **overrides):
+    data = {
+        "suite": world["suite"].pk,
+        "model": world["model"].pk,
+        "agent_type": "scripted",
+        "tool_surface": "computer+bash",
+        "turn_budget": 10,
+        "screenshot_window": 5,
+        "backend": "fake",
+        "attempts": 1,
+        "plan": json.dumps(PLAN),
+    }
+    data.update(overrides)
+    return data
+
+
+LAUNCH = "admin:run_launch"
+
+
+def test_the_launch_form_is_for_staff_only(client, world):
+    response = client.get(reverse(LAUNCH))
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    User.objects.create_user("author", password="pw")
+    client.login(username="author", password="pw")
+    assert client.get(reverse(LAUNCH)).status_code == 302, "a logged-in non-staff user is sent to the admin login"
+
+
+def test_the_launch_form_lists_the_harness_agents_and_backends(admin_client, world):
+    page = admin_client.get(reverse(LAUNCH)).content.decode()
+    for choice in ('value="scripted"', 'value="dummy"', 'value="fake"', 'value="remote"', 'value="local"'):
+        assert choice in page
+    assert "Attempts per task" in page and "action-e001" in page
+    changelist = admin_client.get(reverse("admin:leaderboard_run_changelist")).content.decode()
+    assert reverse(LAUNCH) in changelist, "the run list links to the launch form"
+
+
+def test_launching_from_the_admin_queues_the_picked_tasks_and_opens_the_run_page(admin_client, admin_user, world,
+                                                                                  queued):  # fmt: skip
+    response = admin_client.post(reverse(LAUNCH), form_data(world, tasks=[world["tasks"][1].pk], attempts=2))
+    run = Run.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("leaderboard:run_detail", args=[run.slug])
+    assert run.launched_by == admin_user and run.provenance == "harness" and run.status == "queued"
+    assert run.turn_budget == 10 and run.screenshot_window == 5
+    assert list(run.trajectories.values_list("task__task_id", "attempt")) == [("action-e002", 0), ("action-e002", 1)]
+    assert sorted(queued) == sorted(run.trajectories.values_list("pk", flat=True))
+
+
+def test_a_missing_judge_key_is_refused_on_the_form_and_nothing_is_queued(admin_client, world, queued, monkeypatch):
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    response = admin_client.post(reverse(LAUNCH), form_data(world, judge_provider="google"))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Nothing was queued" in page and "GEMINI_API_KEY" in page
+    assert not Run.objects.exists() and queued == []
+
+
+def test_a_plan_that_is_not_json_names_the_field(admin_client, world, queued):
+    response = admin_client.post(reverse(LAUNCH), form_data(world, plan="{turns: []"))
+    assert "not JSON" in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_rerun_one_task_from_the_rerun_form(admin_client, world, queued):
+    admin_client.post(reverse(LAUNCH), form_data(world))
+    run = Run.objects.get()
+    url = reverse("admin:run_rerun", args=[run.pk])
+    assert "A rerun is always a new run" in admin_client.get(url).content.decode()
+    missing = admin_client.post(url, {"which": "task"})
+    assert "choose the task to rerun" in missing.content.decode()
+    response = admin_client.post(url, {"which": "task", "task": world["tasks"][0].pk})
+    new = Run.objects.exclude(pk=run.pk).get()
+    assert response.status_code == 302 and new.parent == run
+    assert list(new.trajectories.values_list("task__task_id", flat=True)) == ["action-e001"]
+
+
+def test_list_actions_cancel_and_rerun_failed(admin_client, world, queued, monkeypatch):
+    from mypcbench_site.celery import app
+
+    monkeypatch.setattr(app.control, "revoke", lambda ids: None)
+    admin_client.post(reverse(LAUNCH), form_data(world))
+    run = Run.objects.get()
+    changelist = reverse("admin:leaderboard_run_changelist")
+    admin_client.post(changelist, {"action": "cancel_runs", "_selected_action": [run.pk]})
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+    assert set(run.trajectories.values_list("status", flat=True)) == {"interrupted"}
+    admin_client.post(changelist, {"action": "rerun_failed", "_selected_action": [run.pk]})
+    new = Run.objects.exclude(pk=run.pk).get()
+    assert new.parent == run and new.trajectories.count() == 2
+
+
+def test_the_run_page_shows_live_progress_from_a_static_script(admin_client, client, world, queued):
+    admin_client.post(reverse(LAUNCH), form_data(world))
+    run = Run.objects.get()
+    run_trajectory.run(run.trajectories.order_by("task__position").first().pk)
+    page = admin_client.get(reverse("leaderboard:run_detail", args=[run.slug])).content.decode()
+    assert 'id="run-progress"' in page and "/static/js/run_progress.js" in page and "<script>" not in page
+    progress = admin_client.get(reverse("api-1:run_progress", args=[run.slug])).json()
+    assert {k: progress[k] for k in ("total", "queued", "running", "done", "errored", "live")} == {
+        "total": 2,
+        "queued": 1,
+        "running": 0,
+        "done": 1,
+        "errored": 0,
+        "live": True,
+    }
+    assert progress["steps"] == Trajectory.objects.get(run=run, status="finished").n_steps
+    assert client.get(reverse("api-1:run_progress", args=[run.slug])).status_code == 404, "a draft run is not public"
