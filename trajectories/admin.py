@@ -8,7 +8,16 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from trajectories import submissions
-from trajectories.models import ApiToken, Judgment, Step, Submission, Trajectory
+from trajectories.models import (
+    ApiToken,
+    HumanLabel,
+    Judgment,
+    JudgmentHistory,
+    StateCheckResult,
+    Step,
+    Submission,
+    Trajectory,
+)
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -39,6 +48,13 @@ class JudgmentInline(ReadOnlyInline):
         return super().get_queryset(request).select_related("rubric_item", "rubric_item__task", "judge")
 
 
+class StateCheckInline(ReadOnlyInline):
+    model = StateCheckResult
+    fields = ["rubric_item", "status", "command", "expected", "match", "returncode", "output", "error"]
+    readonly_fields = fields
+    show_change_link = False
+
+
 @admin.register(Trajectory)
 class TrajectoryAdmin(admin.ModelAdmin):
     list_display = ["__str__", "run", "task", "attempt", "status", "ended_by", "n_steps", "imported_score"]
@@ -47,7 +63,7 @@ class TrajectoryAdmin(admin.ModelAdmin):
     list_select_related = ["run", "task"]
     raw_id_fields = ["run", "task", "imported_score_judge"]
     readonly_fields = ["content_hash", "created_at", "updated_at"]
-    inlines = [StepInline, JudgmentInline]
+    inlines = [StepInline, JudgmentInline, StateCheckInline]
 
 
 @admin.register(Step)
@@ -67,6 +83,22 @@ class StepAdmin(admin.ModelAdmin):
     list_select_related = ["trajectory", "trajectory__run", "trajectory__task"]
     raw_id_fields = ["trajectory"]
     readonly_fields = ["screenshot_sha256"]
+
+
+class HumanLabelInline(admin.TabularInline):
+    """Maintainers label a judged item themselves; the labeller is whoever saves it."""
+
+    model = HumanLabel
+    extra = 1
+    fields = ["verdict", "note", "labeller", "created"]
+    readonly_fields = ["labeller", "created"]
+
+
+class JudgmentHistoryInline(ReadOnlyInline):
+    model = JudgmentHistory
+    fields = ["verdict", "judged_at", "replaced_at", "failure_mode", "explanation"]
+    readonly_fields = fields
+    show_change_link = False
 
 
 @admin.register(Judgment)
@@ -92,12 +124,53 @@ class JudgmentAdmin(admin.ModelAdmin):
     ]
     raw_id_fields = ["trajectory", "rubric_item", "judge"]
     readonly_fields = ["created_at"]
+    inlines = [HumanLabelInline, JudgmentHistoryInline]
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is HumanLabel:
+            for label in formset.save(commit=False):
+                if label.labeller_id is None:
+                    label.labeller = request.user
+                label.save()
+            for gone in formset.deleted_objects:
+                gone.delete()
+            return
+        super().save_formset(request, form, formset, change)
 
     def save_model(self, request, obj, form, change):
         # A maintainer's choice of failure mode is marked, so re-judging keeps it.
         if change and "failure_mode" in form.changed_data:
             obj.failure_mode_overridden = bool(obj.failure_mode)
         super().save_model(request, obj, form, change)
+
+
+@admin.register(HumanLabel)
+class HumanLabelAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "verdict", "labeller", "created"]
+    list_filter = ["verdict"]
+    search_fields = ["judgment__trajectory__task__task_id", "judgment__trajectory__run__slug", "note"]
+    list_select_related = [
+        "judgment__trajectory__run",
+        "judgment__trajectory__task",
+        "judgment__rubric_item",
+        "labeller",
+    ]
+    raw_id_fields = ["judgment"]
+    readonly_fields = ["labeller", "created"]
+
+    def save_model(self, request, obj, form, change):
+        if obj.labeller_id is None:
+            obj.labeller = request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(StateCheckResult)
+class StateCheckResultAdmin(admin.ModelAdmin):
+    list_display = ["trajectory", "rubric_item", "status", "returncode", "checked_at"]
+    list_filter = ["status"]
+    search_fields = ["trajectory__task__task_id", "trajectory__run__slug", "rubric_item__rubric_id"]
+    list_select_related = ["trajectory__run", "trajectory__task", "rubric_item__task"]
+    raw_id_fields = ["trajectory", "rubric_item"]
 
 
 @admin.register(ApiToken)
