@@ -72,6 +72,10 @@ class Agreement:
         return self.agreed / self.n if self.n else None
 
     @property
+    def raw_pct(self) -> float | None:
+        return None if self.raw is None else 100 * self.raw
+
+    @property
     def kappa(self) -> float | None:
         return cohen_kappa(
             self.counts[(True, True)],
@@ -120,6 +124,10 @@ class ItemReliability:
     @property
     def flip_rate(self) -> float | None:
         return self.flipped / self.rejudged if self.rejudged else None
+
+    @property
+    def flip_pct(self) -> float | None:
+        return None if self.flip_rate is None else 100 * self.flip_rate
 
 
 @dataclass
