@@ -3,6 +3,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
 
     python -m harness run --tasks PATH [--task ID ...] --backend fake|remote|local|qemu|docker
         --agent scripted|dummy [--plan FILE] --out DIR [--max-turns N]
+        --agent anthropic|openai|gemini|openai_compatible [--model NAME] [--base-url URL]
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from harness.agents import AGENTS, PlanError, ScriptedAgent, load_plans
+from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, PlanError, ScriptedAgent, load_plans
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
@@ -52,9 +53,19 @@ def select_tasks(tasks_path, wanted: list[str] | None):
     return [by_id[w] for w in wanted]
 
 
-def make_agent(name: str, plan: str | None):
+def make_agent(name: str, plan: str | None, *, model: str | None = None, base_url: str | None = None,
+               screenshot_window: int = 20):  # fmt: skip
     if name not in AGENTS:
         raise RunError(f"--agent: unknown agent {name!r} (expected one of {', '.join(sorted(AGENTS))})")
+    if name in PROVIDER_AGENTS:
+        if plan:
+            raise RunError(f"--plan: only the scripted agent plays a plan (got --agent {name})")
+        try:  # a missing API key or model name stops the run here, before any task starts
+            return PROVIDER_AGENTS[name](model, base_url=base_url, screenshot_window=screenshot_window)
+        except AgentError as exc:
+            raise RunError(str(exc)) from exc
+    if model or base_url:
+        raise RunError(f"--model / --base-url: only provider agents call a model (got --agent {name})")
     if name == "scripted":
         try:
             return ScriptedAgent(load_plans(plan) if plan else None)
@@ -70,6 +81,8 @@ def run_suite(tasks, env, agent, out: Path, config: LoopConfig, *, meta: dict | 
     """Run ``tasks`` in order, skipping finished ones; returns counts by outcome."""
     out.mkdir(parents=True, exist_ok=True)
     counts = {"skipped": 0, "finished": 0, "errored": 0}
+    if hasattr(agent, "attach"):
+        agent.attach(env)  # provider agents run their shell and editor tools through the env's Control API
     bar = tqdm(tasks, desc="tasks", unit="task", disable=not progress, file=sys.stderr)
     for task in bar:
         task_dir = out / task.id
@@ -134,6 +147,8 @@ def main(argv=None) -> int:
     run.add_argument("--slot", type=int, default=0)
     run.add_argument("--agent", choices=sorted(AGENTS), default="dummy")
     run.add_argument("--plan", help="plan file for the scripted agent")
+    run.add_argument("--model", help="model name for a provider agent (default: the agent's own)")
+    run.add_argument("--base-url", help="provider API URL (a proxy, a simulator, or the vLLM server)")
     run.add_argument("--out", required=True, help="result folder")
     run.add_argument("--max-turns", type=int, default=100)
     run.add_argument("--screenshot-window", type=int, default=20)
@@ -160,7 +175,8 @@ def main(argv=None) -> int:
         if args.max_turns < 1:
             raise RunError(f"--max-turns: {args.max_turns} (expected at least 1)")
         tasks = select_tasks(args.tasks, args.task)
-        agent = make_agent(args.agent, args.plan)
+        agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url,
+                           screenshot_window=args.screenshot_window)  # fmt: skip
         size = (args.width, args.height)
         vm = VMConfig(image=args.image, slot=args.slot)
         env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm)

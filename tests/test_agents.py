@@ -1,0 +1,475 @@
+"""The provider computer-use agents (Anthropic, OpenAI Responses, Gemini, OpenAI-compatible/Qwen) over
+their real SDKs against the loopback provider simulator, each driving the fake guest through the real
+agent loop: the pyautogui commands the guest received, coordinate scaling, the turn budget, the
+screenshot window (images counted in the requests the simulator recorded), each stop signal, shell
+tools run through the Control API, usage counters, provider errors, and a missing API key."""
+
+import base64
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from harness.agents import AnthropicAgent, GeminiAgent, MissingApiKey, OpenAIAgent, OpenAICompatibleAgent
+from harness.agents.anthropic import tool_versions
+from harness.agents.openai_compatible import parse_tool_calls
+from harness.bundle import read_task_dir
+from harness.control import ExecResult
+from harness.envs import FakeEnv
+from harness.loop import LoopConfig, run_task
+from harness.recorder import Recorder
+from harness.run import main
+from harness.taskfile import load_tasks
+from tests.simulators import ProviderSimulator, Reply
+from tests.simulators.computer_use import anthropic_turn, gemini_turn, images_in, openai_turn, qwen_call
+
+DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"
+
+
+@pytest.fixture(scope="module")
+def task():
+    return load_tasks(DEMO_SUITE).tasks[0]
+
+
+@pytest.fixture
+def sim():
+    with ProviderSimulator() as simulator:
+        yield simulator
+
+
+def make_env(size=(1280, 800)):
+    env = FakeEnv(screen_size=size)
+    env.start()
+    return env
+
+
+@pytest.fixture
+def env():
+    env = make_env()
+    yield env
+    env.stop()
+
+
+# What each agent's model says, in its own wire format: click at a point given in the model's own
+# coordinates, a bare answer, and where its base URL points.
+def _anthropic_click(x, y):
+    return anthropic_turn("Clicking.", [("computer", {"action": "left_click", "coordinate": [x, y]})])
+
+
+def _openai_click(x, y):
+    return openai_turn("Clicking.", [{"type": "click", "button": "left", "x": x, "y": y}])
+
+
+def _gemini_click(x, y):
+    return gemini_turn("Clicking.", [("click_at", {"x": x, "y": y})])
+
+
+def _qwen_click(x, y):
+    return "Clicking.\n" + qwen_call("computer_use", action="left_click", coordinate=[x, y])
+
+
+AGENTS = {
+    "anthropic": (AnthropicAgent, "url", _anthropic_click, anthropic_turn),
+    "openai": (OpenAIAgent, "openai_url", _openai_click, openai_turn),
+    "gemini": (GeminiAgent, "url", _gemini_click, gemini_turn),
+    "openai_compatible": (OpenAICompatibleAgent, "openai_url", _qwen_click, lambda text: text),
+}
+
+
+def build(name, sim, env, **kwargs):
+    cls, url_attr, _, _ = AGENTS[name]
+    kwargs.setdefault("model", "sim-model" if name in ("openai_compatible",) else None)
+    agent = cls(api_key="sim-key", base_url=getattr(sim, url_attr), max_retries=0, **kwargs)
+    agent.attach(env)
+    return agent
+
+
+def run(task, env, agent, tmp_path, **config):
+    config.setdefault("sleep_after", 0.0)
+    recorder = Recorder.to_folder(task, tmp_path / task.id, meta={"agent": agent.name, "model": agent.model})
+    return run_task(task, env, agent, recorder, LoopConfig(**config)), tmp_path / task.id
+
+
+def pyautogui_sent(env) -> list[str]:
+    """The pyautogui code the guest was asked to run (without the client's prelude)."""
+    out = []
+    for command in env.guest.commands:
+        argv = command.get("command")
+        if isinstance(argv, list) and argv[:2] == ["python3", "-c"] and "pyautogui" in argv[2]:
+            out.append(argv[2].split("pyautogui.PAUSE = 0; ", 1)[-1])
+    return out
+
+
+def shell_sent(env) -> list[str]:
+    return [
+        c["command"] for c in env.guest.commands if c.get("shell") and "mypcbench_agent_response" not in c["command"]
+    ]
+
+
+# ---------------------------------------------------------------- every agent through the loop
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_budget_and_screenshot_window(name, task, sim, env, tmp_path):
+    _, _, click, _ = AGENTS[name]
+    sim.responder = lambda request: click(100, 100)
+    agent = build(name, sim, env, screenshot_window=3)
+    result, folder = run(task, env, agent, tmp_path, max_turns=6, screenshot_window=3)
+    assert (result.status, result.ended_by, result.turns) == ("finished", "budget", 6)
+    assert len(sim.requests) == 6 and len(pyautogui_sent(env)) == 6
+    sent = [images_in(request) for request in sim.requests]
+    if name == "openai":
+        # turns are chained server side: each request carries only the screenshot after the last batch
+        assert sent == [1] * 6
+        assert all(r.body.get("truncation") == "auto" for r in sim.requests)
+    else:
+        assert sent == [1, 2, 3, 3, 3, 3]
+    bundle = read_task_dir(folder, turn_budget=6)
+    assert bundle.ended_by == "budget" and len(bundle.steps) == 6
+    assert bundle.usage["api_calls"] == 6 and bundle.usage["output_tokens"] > 0 and bundle.usage["input_tokens"] > 0
+    assert "cached_tokens" in bundle.usage
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+@pytest.mark.parametrize(
+    ("answer", "ended_by", "last_action"),
+    [
+        ("The flight is DN1562.\n```DONE```", "done", "DONE"),
+        ("I could not finish.\n```FAIL```", "fail", "FAIL"),
+        ("[INFEASIBLE] There is no such airline.\n```FAIL```", "infeasible", "FAIL"),
+    ],
+)
+def test_each_stop_signal_ends_the_task(name, answer, ended_by, last_action, task, sim, env, tmp_path):
+    _, _, click, say = AGENTS[name]
+    sim.script = [click(10, 10), say(answer)]
+    result, folder = run(task, env, build(name, sim, env), tmp_path)
+    assert (result.ended_by, result.turns, len(sim.requests)) == (ended_by, 2, 2)
+    bundle = read_task_dir(folder)
+    assert bundle.ended_by == ended_by and bundle.steps[-1].action_text == last_action
+    assert "```" not in bundle.final_answer and bundle.final_answer
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_provider_errors_are_counted_by_the_loop(name, task, sim, env, tmp_path):
+    _, _, click, say = AGENTS[name]
+    # two overloaded answers are survived and the pending tool results are sent again...
+    sim.script = [click(10, 10), Reply(status=529), Reply(status=500), say("Done.\n```DONE```")]
+    result, _ = run(task, env, build(name, sim, env), tmp_path / "a")
+    assert result.ended_by == "done" and result.turns == 4
+    assert images_in(sim.requests[-1]) >= 1
+    # ...three in a row end the trajectory as an error, with the provider's status in the reason
+    sim.requests.clear()
+    sim.script = [Reply(status=529)] * 3
+    result, folder = run(task, env, build(name, sim, env), tmp_path / "b")
+    assert result.status == "errored" and "3 consecutive provider errors" in result.error
+    assert "Error code: 529" in result.error
+    assert read_task_dir(folder).ended_by == "error"
+
+
+@pytest.mark.parametrize(
+    ("name", "agent_class", "variable"),
+    [
+        ("anthropic", AnthropicAgent, "ANTHROPIC_API_KEY"),
+        ("openai", OpenAIAgent, "OPENAI_API_KEY"),
+        ("gemini", GeminiAgent, "GEMINI_API_KEY"),
+    ],
+)
+def test_missing_api_key_is_an_error_at_construction(name, agent_class, variable):
+    with pytest.raises(MissingApiKey, match=f"no API key for the {name} agent: set {variable}"):
+        agent_class(environ={})
+
+
+def test_openai_compatible_needs_a_server_url_and_a_model():
+    with pytest.raises(Exception, match="needs the server's URL"):
+        OpenAICompatibleAgent("qwen3-vl", environ={})
+    with pytest.raises(Exception, match="needs a model name"):
+        OpenAICompatibleAgent(base_url="http://127.0.0.1:1/v1", environ={})
+
+
+# ---------------------------------------------------------------- Anthropic
+
+
+def _png_size(block_data: str) -> tuple[int, int]:
+    return Image.open(io.BytesIO(base64.b64decode(block_data))).size
+
+
+def _anthropic_images(request) -> list[dict]:
+    found = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            if value.get("type") == "image":
+                found.append(value)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(request.body["messages"])
+    return found
+
+
+def test_anthropic_scales_screenshots_and_coordinates_and_runs_bash(task, sim, tmp_path):
+    env = make_env((1920, 1200))
+    try:
+        sim.script = [
+            anthropic_turn(
+                "Open it.",
+                [
+                    ("computer", {"action": "left_click", "coordinate": [100, 200]}),
+                    ("computer", {"action": "key", "text": "ctrl+l"}),
+                ],
+            ),  # fmt: skip
+            anthropic_turn("", [("bash", {"command": "ls /home/user/Documents"})]),
+            anthropic_turn(
+                "", [("computer", {"action": "left_click_drag", "start_coordinate": [0, 0], "coordinate": [1279, 799]})]
+            ),  # fmt: skip
+            anthropic_turn("Found it.\n```DONE```"),
+        ]
+        agent = build("anthropic", sim, env)
+        result, folder = run(task, env, agent, tmp_path)
+    finally:
+        env.stop()
+    assert result.ended_by == "done" and result.turns == 4
+    first = sim.requests[0]
+    computer = first.body["tools"][0]
+    assert (computer["display_width_px"], computer["display_height_px"]) == (1280, 800)
+    assert [_png_size(i["source"]["data"]) for i in _anthropic_images(first)] == [(1280, 800)]
+    assert pyautogui_sent(env) == [
+        "pyautogui.click(150, 300)",
+        "pyautogui.hotkey('ctrl', 'l')",
+        "pyautogui.moveTo(0, 0); pyautogui.dragTo(1918, 1198, duration=0.5)",
+    ]
+    assert shell_sent(env) == ["ls /home/user/Documents"]
+    # both computer calls of turn 1 get a tool_result; the screenshot answers the batch once
+    results = [b for b in sim.requests[1].body["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert len(results) == 2 and images_in(results) == 1
+    bash_result = sim.requests[2].body["messages"][-1]["content"][0]
+    assert bash_result["type"] == "tool_result" and bash_result["content"][0]["text"] == "(no output)"
+    bundle = read_task_dir(folder)
+    assert [s.action_text for s in bundle.steps][2] == "TOOL_CALL" and bundle.steps[2].tool == "bash"
+    messages = json.loads((folder / "messages.json").read_text())
+    assert "base64" not in json.dumps(messages) or "<stripped:base64 image>" in json.dumps(messages)
+    assert not re.search(r"[A-Za-z0-9+/]{600,}", json.dumps(messages))
+
+
+@pytest.mark.parametrize(
+    ("model", "computer", "beta", "editor"),
+    [
+        ("claude-sonnet-4-6", "computer_20251124", "computer-use-2025-11-24", "str_replace_based_edit_tool"),
+        ("claude-opus-4-7", "computer_20251124", "computer-use-2025-11-24", "str_replace_based_edit_tool"),
+        ("claude-sonnet-4-5-20250929", "computer_20250124", "computer-use-2025-01-24", "str_replace_based_edit_tool"),
+        ("claude-opus-4-1-20250805", "computer_20250124", "computer-use-2025-01-24", "str_replace_based_edit_tool"),
+        ("claude-sonnet-4-20250514", "computer_20250124", "computer-use-2025-01-24", "str_replace_based_edit_tool"),
+        ("claude-3-7-sonnet-20250219", "computer_20250124", "computer-use-2025-01-24", "str_replace_editor"),
+        ("claude-3-5-sonnet-20241022", "computer_20241022", "computer-use-2024-10-22", "str_replace_editor"),
+    ],
+)
+def test_anthropic_tool_version_and_beta_header_per_model(model, computer, beta, editor, task, sim, env, tmp_path):
+    sim.script = [anthropic_turn("Nothing to do.\n```DONE```")]
+    run(task, env, build("anthropic", sim, env, model=model), tmp_path)
+    request = sim.requests[0]
+    assert request.headers["anthropic-beta"] == beta and request.model == model
+    assert [t["type"] for t in request.body["tools"]][0] == computer
+    assert request.body["tools"][2]["name"] == editor == tool_versions(model).editor_name
+
+
+def test_anthropic_text_editor_runs_in_the_guest_and_bash_output_is_truncated(task, sim, env, tmp_path):
+    sim.script = [
+        anthropic_turn(
+            "",
+            [
+                ("str_replace_based_edit_tool", {"command": "create", "path": "/tmp/n.txt", "file_text": "hello"}),
+                ("bash", {"command": "cat /var/log/big"}),
+            ],
+        ),  # fmt: skip
+        anthropic_turn("Done.\n```DONE```"),
+    ]
+    agent = build("anthropic", sim, env, output_limit=100)
+    # The fake guest records shell commands but has no system to run them on, so this one answers
+    # the bash call with a long output the way a real guest would.
+    guest_execute = agent._execute
+
+    def execute(command, shell=False):
+        if command == "cat /var/log/big":
+            return ExecResult(returncode=0, output="x" * 5000)
+        return guest_execute(command, shell=shell)
+
+    agent._execute = execute
+    result, _ = run(task, env, agent, tmp_path)
+    assert result.ended_by == "done"
+    editor = [c["command"] for c in env.guest.commands if isinstance(c.get("command"), list)]
+    assert editor and editor[0][:2] == ["python3", "-c"]
+    assert json.loads(base64.b64decode(editor[0][3])) == {"command": "create", "path": "/tmp/n.txt",
+                                                          "file_text": "hello"}  # fmt: skip
+    results = sim.requests[1].body["messages"][-1]["content"]
+    bash_text = results[1]["content"][0]["text"]
+    assert bash_text.startswith("x" * 100) and "output truncated: 4900 more characters" in bash_text
+
+
+# ---------------------------------------------------------------- OpenAI
+
+
+def test_openai_batches_acknowledges_safety_checks_chains_turns_and_runs_the_shell(task, sim, env, tmp_path):
+    check = {"id": "cu_sc_1", "code": "malicious_instructions", "message": "The page asks you to ignore the user."}
+    sim.script = [
+        openai_turn(
+            "Typing the search.",
+            [
+                {"type": "click", "button": "left", "x": 640, "y": 100},
+                {"type": "type", "text": "Dinoco"},
+                {"type": "keypress", "keys": ["ENTER"]},
+                {"type": "scroll", "x": 640, "y": 400, "scroll_x": 0, "scroll_y": 300},
+            ],
+            safety_checks=[check],
+        ),  # fmt: skip
+        openai_turn("", shell=["grep -r DN1562 /home/user/Maildir", "echo ok"]),
+        openai_turn("DN1562 leaves at 6:00am.\nDONE"),
+    ]
+    result, folder = run(task, env, build("openai", sim, env), tmp_path)
+    assert (result.ended_by, result.turns) == ("done", 3)
+    assert pyautogui_sent(env) == [
+        "pyautogui.click(640, 100)",
+        "pyautogui.typewrite('Dinoco', interval=0.02)",
+        "pyautogui.press('enter')",
+        "pyautogui.scroll(-3, x=640, y=400)",
+    ]
+    assert shell_sent(env) == ["grep -r DN1562 /home/user/Maildir", "echo ok"]
+    first, second, third = sim.requests
+    assert first.body["tools"] == [{"type": "computer"}, {"type": "shell", "environment": {"type": "local"}}]
+    assert "previous_response_id" not in first.body
+    reply = second.body["input"][0]
+    assert reply["type"] == "computer_call_output" and reply["acknowledged_safety_checks"] == [check]
+    assert reply["output"]["type"] == "computer_screenshot" and reply["output"]["image_url"].startswith(
+        "data:image/png;base64,"
+    )
+    assert second.body["previous_response_id"].startswith("resp_sim")
+    assert third.body["previous_response_id"] != second.body["previous_response_id"]
+    shell_output = third.body["input"][0]
+    assert shell_output["type"] == "shell_call_output" and len(shell_output["output"]) == 2
+    assert shell_output["output"][0]["outcome"] == {"type": "exit", "exit_code": 0}
+    assert [s.action_text for s in read_task_dir(folder).steps][4:] == ["TOOL_CALL", "DONE"]
+
+
+def test_openai_drops_a_batch_with_an_unknown_action_and_says_why(task, sim, env, tmp_path):
+    sim.script = [
+        openai_turn("", [{"type": "click", "button": "left", "x": 1, "y": 1}, {"type": "teleport"}]),
+        openai_turn("Giving up.\nFAIL"),
+    ]
+    result, folder = run(task, env, build("openai", sim, env), tmp_path)
+    assert result.ended_by == "fail" and pyautogui_sent(env) == []
+    assert "dropped an action batch" in read_task_dir(folder).steps[0].model_text
+
+
+# ---------------------------------------------------------------- Gemini
+
+
+def test_gemini_normalised_coordinates_and_safety_acknowledgement(task, sim, tmp_path):
+    env = make_env((1000, 500))
+    try:
+        sim.script = [
+            gemini_turn(
+                "",
+                [
+                    ("click_at", {"x": 500, "y": 500, "safety_decision": {"decision": "require_confirmation"}}),
+                    ("type_text_at", {"x": 999, "y": 0, "text": "DN1562", "press_enter": False}),
+                ],
+            ),  # fmt: skip
+            gemini_turn("", [("bash", {"command": "ls /home/user"})]),
+            gemini_turn("Found it. ```DONE```"),
+        ]
+        result, _ = run(task, env, build("gemini", sim, env), tmp_path)
+    finally:
+        env.stop()
+    assert result.ended_by == "done"
+    assert pyautogui_sent(env) == [
+        "pyautogui.click(500, 250)",
+        "pyautogui.click(999, 0)",
+        "pyautogui.hotkey('ctrl', 'a')",
+        "pyautogui.press('backspace')",
+        "pyautogui.typewrite('DN1562', interval=0.02)",
+    ]
+    assert shell_sent(env) == ["ls /home/user"]
+    tool = sim.requests[0].body["tools"][0]["computerUse"]
+    assert tool["environment"] == "ENVIRONMENT_DESKTOP"
+    responses = [p["functionResponse"] for p in sim.requests[1].body["contents"][-1]["parts"]]
+    assert [r["name"] for r in responses] == ["click_at", "type_text_at"]
+    assert responses[0]["response"]["safety_acknowledgement"] == "true"
+    assert "safety_acknowledgement" not in responses[1]["response"]
+    assert images_in(responses) == 1  # the screenshot after the batch answers its last call
+    bash = sim.requests[2].body["contents"][-1]["parts"][0]["functionResponse"]
+    assert bash["name"] == "bash" and bash["response"]["exit_code"] == 0
+
+
+# ---------------------------------------------------------------- OpenAI-compatible (Qwen tool calls)
+
+
+def test_qwen_tool_calls_are_parsed_in_xml_and_json():
+    text, calls = parse_tool_calls(
+        "I will click.\n"
+        + qwen_call("computer_use", action="left_click", coordinate=[10, 990])
+        + '\n<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>'
+    )
+    assert text == "I will click."
+    assert calls == [("computer_use", {"action": "left_click", "coordinate": [10, 990]}),
+                     ("bash", {"command": "ls -la"})]  # fmt: skip
+
+
+def test_openai_compatible_relative_coordinates_bash_and_terminate(task, sim, tmp_path):
+    env = make_env((1998, 999))
+    try:
+        sim.script = [
+            "Open the menu.\n"
+            + qwen_call("computer_use", action="double_click", coordinate=[999, 500])
+            + qwen_call("computer_use", action="key", keys=["ctrl", "s"]),  # fmt: skip
+            qwen_call("bash", command="ls /tmp"),
+            "The file is saved.\n" + qwen_call("computer_use", action="terminate", status="success"),
+        ]
+        result, folder = run(task, env, build("openai_compatible", sim, env), tmp_path)
+    finally:
+        env.stop()
+    assert (result.ended_by, result.turns) == ("done", 3)
+    assert pyautogui_sent(env) == ["pyautogui.doubleClick(1998, 500)", "pyautogui.hotkey('ctrl', 's')"]
+    assert shell_sent(env) == ["ls /tmp"]
+    system = sim.requests[0].body["messages"][0]["content"]
+    assert "<tools>" in system and '"name": "computer_use"' in system and '"name": "bash"' in system
+    tool_response = sim.requests[2].body["messages"][-1]["content"][0]["text"]
+    assert tool_response.startswith("<tool_response>")
+    assert read_task_dir(folder).final_answer == "The file is saved."
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_cli_runs_the_anthropic_agent_against_the_simulator(sim, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    sim.script = [
+        _anthropic_click(640, 400),
+        anthropic_turn("Flight DN1562 leaves AVP at 6:00am.\n```DONE```"),
+    ]
+    out = tmp_path / "results"
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--task", "demo-d001", "--backend", "fake", "--no-progress",
+                 "--agent", "anthropic", "--model", "claude-opus-4-7", "--base-url", sim.url,
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    run_info = json.loads((out / "run.json").read_text())
+    assert run_info["agent"] == "anthropic" and run_info["model"] == "claude-opus-4-7"
+    bundle = read_task_dir(out / "demo-d001")
+    assert bundle.ended_by == "done" and bundle.final_answer.startswith("Flight DN1562")
+    assert [s.action_text for s in bundle.steps] == ["pyautogui.click(640, 400)", "DONE"]
+    assert bundle.usage["api_calls"] == 2 and bundle.usage["input_tokens"] > 0
+    headers = sim.requests[0].headers
+    assert "sim-key" in headers.get("x-api-key", headers.get("authorization", ""))  # the key from the environment
+
+
+def test_cli_without_an_api_key_stops_before_any_task(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    out = tmp_path / "results"
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--backend", "fake", "--no-progress", "--agent", "anthropic",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 2 and not out.exists()
+    assert "no API key for the anthropic agent: set ANTHROPIC_API_KEY" in capsys.readouterr().err
