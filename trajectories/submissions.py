@@ -848,7 +848,7 @@ def sync_judging_status(submission: Submission) -> Submission:
     if not progress["complete"]:
         return submission
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().select_related("run").get(pk=submission.pk)
+        submission = Submission.objects.select_for_update(of=("self",)).select_related("run").get(pk=submission.pk)
         if submission.status != Submission.Status.JUDGING:
             return submission
         errors = progress["error_items"]
@@ -917,7 +917,7 @@ def decide(submission: Submission, by, action: str, reason: str = "") -> Submiss
     if action in ("reject", "request_changes") and not reason:
         raise ReviewError(f"{action.replace('_', ' ')}: a reason is required (the author reads it)")
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().select_related("run").get(pk=submission.pk)
+        submission = Submission.objects.select_for_update(of=("self",)).select_related("run").get(pk=submission.pk)
         if submission.status not in _ALLOWED[action]:
             raise ReviewError(
                 f"submission {submission.pk} is {submission.get_status_display().lower()}; "
@@ -954,7 +954,7 @@ def mark_verified_by_rerun(submission: Submission, by, rerun_slug: str) -> Submi
     if rerun is None:
         raise ReviewError(f"mark verified: no run with slug {rerun_slug!r} (expected the slug of our harness's rerun)")
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().select_related("run").get(pk=submission.pk)
+        submission = Submission.objects.select_for_update(of=("self",)).select_related("run").get(pk=submission.pk)
         run = submission.run
         if run is None:
             raise ReviewError(f"submission {submission.pk} has no run to verify")
