@@ -223,6 +223,14 @@ def reported_heatmaps(metric: str) -> list[Heatmap]:
     return sorted(maps, key=lambda m: (m.note, order.get(m.id.split("-")[-2], 9)))
 
 
+def reported_elsewhere(metric: str, shown: list[Heatmap]) -> list[Heatmap]:
+    """Reported maps published only under the other metric, so the metric switch can say where
+    a map went instead of dropping it silently (1 query)."""
+    other = "perfect" if metric == "rubric" else "rubric"
+    ids = {hm.id for hm in shown}
+    return [hm for hm in reported_heatmaps(other) if hm.id.removesuffix(f"-{other}") + f"-{metric}" not in ids]
+
+
 # -- failure taxonomy -----------------------------------------------------------------------
 
 
@@ -544,6 +552,22 @@ class RunSummary:
         if self.input_tokens is None and self.output_tokens is None:
             return None
         return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+    @staticmethod
+    def _count(n: int | None) -> str:
+        return "—" if n is None else f"{n:,}"
+
+    @property
+    def tokens_text(self) -> str:
+        return self._count(self.tokens)
+
+    @property
+    def input_tokens_text(self) -> str:
+        return self._count(self.input_tokens)
+
+    @property
+    def output_tokens_text(self) -> str:
+        return self._count(self.output_tokens)
 
 
 def best_of_k(o: scoring.RunOutcomes) -> float | None:

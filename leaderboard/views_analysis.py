@@ -34,6 +34,8 @@ def heatmaps(request, version):
             "metrics": analysis.METRICS,
             "maps": maps,
             "has_graded": any(not hm.reported for hm in found),
+            "elsewhere": analysis.reported_elsewhere(metric, found),
+            "other_metric": next(k for k in analysis.METRICS if k != metric),
             "api_href": "/api/analysis/heatmaps?" + urlencode({"metric": metric}),
         },
     )

@@ -138,7 +138,7 @@ def test_tokens_on_the_scaling_page_and_api(client, world):
     page = client.get(reverse("leaderboard:analysis_scaling"))
     assert page.context["token_points"] == [("Alpha run", 1750, pytest.approx(68.75))]
     assert 'data-chart="chart-tokens"' in page.content.decode()
-    assert "Rubric score against tokens" in text(page)
+    assert "Rubric score against tokens" in text(page) and "Alpha run 1,500 250 68.8%" in text(page)
 
 
 def test_one_attempt_runs_show_no_best_of_k(client, world):
