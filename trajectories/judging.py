@@ -205,7 +205,34 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
                 },
             )
             stored.append(judgment)
+    apply_llm_failure_modes(stored)
     return stored
+
+
+def apply_llm_failure_modes(judgments: list[Judgment]) -> int:
+    """When settings.MYPCBENCH_FAILURE_CLASSIFIER says {"mode": "llm", "provider", "model", "base_url"},
+    an LLM reads each failed item's explanation and signals (text only) and picks its failure mode; the
+    rules decide when it cannot, and what happened is kept in signals["classification"]. Maintainer
+    overrides are left alone. Runs after the judgments are stored, outside their transaction."""
+    from harness.judge.classify import FailureClassifier
+
+    spec = getattr(settings, "MYPCBENCH_FAILURE_CLASSIFIER", None) or {}
+    failed = [j for j in judgments if j.verdict == "failure" and not j.failure_mode_overridden]
+    if spec.get("mode", "rules") != "llm" or not failed:
+        return 0
+    try:
+        provider = make_provider(spec.get("provider", "google"), spec.get("model") or None,
+                                 base_url=spec.get("base_url") or None, temperature=0.0)  # fmt: skip
+    except ConfigurationError as exc:
+        logger.warning("failure modes by rules: the LLM classifier cannot start: %s", exc)
+        return 0
+    classifier = FailureClassifier(provider, attempts=int(spec.get("attempts", 3)))
+    for judgment in failed:
+        found = classifier.classify(judgment.explanation, judgment.signals or {})
+        judgment.failure_mode = found.mode
+        judgment.signals = {**(judgment.signals or {}), "classification": found.as_dict()}
+        judgment.save(update_fields=["failure_mode", "signals"])
+    return len(failed)
 
 
 def judge_trajectory(trajectory: Trajectory, judge: Judge, *, force: bool = False) -> list[Judgment]:
