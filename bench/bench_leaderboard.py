@@ -1,7 +1,7 @@
-"""Bench: the scored leaderboard on a large synthetic database, side by side with serving the same
-bytes as a static file through the same Django stack (target: within 3x), the SQL query count at
-two data sizes (target: constant), and the time to compute every interval (target: well under a
-second).
+"""Bench: the scored leaderboard and the analysis pages (heatmaps, failure taxonomy, scaling and
+shape) on a large synthetic database, side by side with serving the same bytes as a static file
+through the same Django stack (target: within 3x), the SQL query count at two data sizes (target:
+constant), and the time to compute every interval (target: well under a second).
 
 Workload (default, the issue's full scale): 30 runs x 184 tasks x 3 attempts x ~60 steps, one
 judgment per rubric item (4-8 items per task), written with bulk_create into a fresh SQLite
@@ -20,6 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+
+ANALYSIS_PAGES = ("/analysis/", "/analysis/?metric=perfect", "/analysis/failures/", "/analysis/scaling/")
 
 
 def best_of(fn, repeat=5):
@@ -84,11 +87,20 @@ def main():
             fn()
         return len(ctx.captured_queries)
 
+    def get(url):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        return response
+
     # a small database first, for the query count as data grows
     build_synthetic(runs=2, tasks=12, attempts=1, steps=3, seed=7, slug="small")
     cache.clear()
     small_cold = queries(lambda: client.get("/leaderboard/?suite=small"))
     assert client.get("/leaderboard/?suite=small").status_code == 200
+    analysis_small = {}
+    for url in ANALYSIS_PAGES:
+        cache.clear()
+        analysis_small[url] = queries(lambda url=url: get(url))
 
     start = time.perf_counter()
     build_synthetic(runs=args.runs, tasks=args.tasks, attempts=args.attempts, steps=args.steps, seed=0, slug="big")
@@ -107,17 +119,40 @@ def main():
     warm_queries = queries(page)
     warm, _ = best_of(page)
 
+    # the analysis pages: cold (scoring, bootstrap per cell, rendering), then served from the cache
+    analysis = {}
+    for url in ANALYSIS_PAGES:
+        cache.clear()
+        start = time.perf_counter()
+        a_body = get(url).content
+        a_cold = time.perf_counter() - start
+        cache.clear()
+        a_queries = queries(lambda url=url: get(url))
+        a_warm_queries = queries(lambda url=url: get(url))
+        a_warm, _ = best_of(lambda url=url: get(url))
+        analysis[url] = {"body": a_body, "cold": a_cold, "queries": a_queries, "warm_queries": a_warm_queries}
+        analysis[url]["warm"] = a_warm
+
     # the same bytes as a static file, through the same Django stack (middleware, handler)
     static_dir = Path(tempfile.mkdtemp(prefix="bench-board-static-"))
-    (static_dir / "leaderboard.html").write_bytes(body)
+    copies = {"leaderboard.html": body}
+    for i, url in enumerate(ANALYSIS_PAGES):
+        copies[f"analysis-{i}.html"] = analysis[url]["body"]
+    for name, content in copies.items():
+        (static_dir / name).write_bytes(content)
     urls = types.ModuleType("bench_board_static_urls")
     urls.urlpatterns = [path("static-copy/<path:path>", serve, {"document_root": str(static_dir)})]
     sys.modules[urls.__name__] = urls
+    static_times = {}
     with override_settings(ROOT_URLCONF=urls.__name__):
         static_client = Client()
-        static, response = best_of(lambda: static_client.get("/static-copy/leaderboard.html"))
-        static_bytes = b"".join(response.streaming_content)
-    assert static_bytes == body
+        for name, content in copies.items():
+            elapsed, response = best_of(lambda name=name: static_client.get(f"/static-copy/{name}"))
+            assert b"".join(response.streaming_content) == content
+            static_times[name] = elapsed
+    static = static_times["leaderboard.html"]
+    for i, url in enumerate(ANALYSIS_PAGES):
+        analysis[url]["static"] = static_times[f"analysis-{i}.html"]
 
     # every interval: outcomes from the DB aggregate, then Wilson, bootstrap, ranks and tiers
     from leaderboard.models import Run
@@ -144,6 +179,21 @@ def main():
         f"{'':9}  constant ({'same' if big_cold == small_cold else 'DIFFERENT'})"
     )
     print(f"{'SQL queries, cached page':44}{warm_queries:12}")
+    for url in ANALYSIS_PAGES:
+        a = analysis[url]
+        print(f"{url}")
+        print(
+            f"{'  cached (ms) vs static file':44}{a['warm'] * 1000:12.2f}{a['static'] * 1000:12.2f}"
+            f"{a['warm'] / a['static']:9.1f}x  within 3x"
+        )
+        print(f"{'  cold: scoring + stats + render (ms)':44}{a['cold'] * 1000:12.1f}")
+        print(f"{'  page size (bytes)':44}{len(a['body']):12,}")
+        same = "same" if a["queries"] == analysis_small[url] else "DIFFERENT"
+        print(
+            f"{'  SQL queries, cold: big vs small DB':44}{a['queries']:12}{analysis_small[url]:12}"
+            f"{'':9}  constant ({same})"
+        )
+        print(f"{'  SQL queries, cached page':44}{a['warm_queries']:12}")
     print(f"{'scoring from the DB, all runs (ms)':44}{scoring_time * 1000:12.1f}")
     print(
         f"{f'all intervals, {len(board_rows)} rows, B=1000 (ms)':44}{stats_time * 1000:12.1f}"
