@@ -39,6 +39,13 @@ class LaunchForm(forms.Form):
     url = forms.CharField(
         required=False, label="Guest URL", help_text="For the remote backend, e.g. http://10.0.0.5:5000"
     )
+    sleep_after = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=60,
+        label="Seconds before each screenshot",
+        help_text="Empty: 0 on the fake guest, 1 elsewhere.",
+    )
     image = forms.CharField(required=False, help_text="qcow2 path (qemu) or image tag (docker).")
     judge_provider = forms.ChoiceField(
         required=False,
@@ -62,7 +69,7 @@ class LaunchForm(forms.Form):
 
     FIELDSETS = [
         ("Agent", ["name", "suite", "model", "agent_type", "tool_surface", "turn_budget", "screenshot_window", "plan"]),
-        ("Environment", ["backend", "url", "image"]),
+        ("Environment", ["backend", "url", "image", "sleep_after"]),
         ("Judge", ["judge_provider", "judge_model", "judge_base_url"]),
         ("Tasks", ["tasks", "attempts"]),
     ]
@@ -104,6 +111,7 @@ class LaunchForm(forms.Form):
             attempts=data["attempts"],
             plan=data["plan"],
             name=data["name"].strip(),
+            sleep_after=data["sleep_after"],
         )
 
 

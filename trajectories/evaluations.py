@@ -53,6 +53,7 @@ class LaunchSpec:
     attempts: int = 1
     plan: dict | None = None  # scripted agent: one plan, or {"plans": {task id or "*": plan}}
     name: str = ""
+    sleep_after: float | None = None  # seconds between an action and its screenshot; None: 0 on fake, else 1
 
 
 # ---------------------------------------------------------------- agents and backends
@@ -137,6 +138,8 @@ def preflight(spec: LaunchSpec) -> list[str]:
         problems.append(f"turn budget {spec.turn_budget} (expected at least 1)")
     if spec.screenshot_window < 1:
         problems.append(f"screenshot window {spec.screenshot_window} (expected at least 1)")
+    if spec.sleep_after is not None and not 0 <= spec.sleep_after <= 60:
+        problems.append(f"seconds before each screenshot {spec.sleep_after:g} (expected 0 to 60)")
     if spec.attempts < 1:
         problems.append(f"attempts per task {spec.attempts} (expected at least 1)")
     foreign = [t.task_id for t in spec.tasks if t.suite_id != spec.suite.pk]
@@ -177,6 +180,7 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
         "plan": spec.plan,
         "attempts": spec.attempts,
         "api_model": spec.model.api_model,
+        "sleep_after": spec.sleep_after,
     }
     with transaction.atomic():
         run = Run.objects.create(
@@ -276,6 +280,7 @@ def spec_from_run(run: Run) -> LaunchSpec:
         judge=JudgeSpec(**judge) if judge else None,
         attempts=launch.get("attempts", 1),
         plan=launch.get("plan"),
+        sleep_after=launch.get("sleep_after"),
     )
 
 
@@ -423,7 +428,9 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
     config = LoopConfig(
         max_turns=run.turn_budget,
         screenshot_window=run.screenshot_window,
-        sleep_after=0.0 if backend == "fake" else 1.0,
+        sleep_after=launch["sleep_after"]
+        if launch.get("sleep_after") is not None
+        else (0.0 if backend == "fake" else 1.0),
         settle_seconds=0.0 if backend in ("fake", "local") else 5.0,
     )
     agent = build_agent(run.agent_type, launch.get("api_model", ""), launch.get("plan"))

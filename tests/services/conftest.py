@@ -15,7 +15,7 @@ from django.conf import settings
 from mypcbench_site.celery import app as celery_app
 
 READY_TIMEOUT = 60
-WORKER_QUEUES = ("default", "media", "judging")
+WORKER_QUEUES = ("default", "media", "judging", "vm")
 
 
 def database_url_for_worker() -> str:

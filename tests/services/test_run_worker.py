@@ -1,0 +1,76 @@
+"""A REAL Celery worker on queue "vm" runs launched evaluations against the fake guest: trajectories
+stream into the database step by step; a worker killed mid-trajectory leaves it interrupted once its
+VM slot lease lapses, and the rerun (a new run) completes on a fresh worker."""
+
+import signal
+
+import pytest
+
+from leaderboard.models import Run
+from tests.evaluation_data import PLAN, make_eval_suite
+from tests.services.test_worker import wait_for
+from trajectories import evaluations
+from trajectories.evaluations import LaunchSpec
+from trajectories.models import Step, Trajectory, VmSlot
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+SLOW_PLAN = {
+    "turns": [{"response": f"Step {i}.", "actions": [f"pyautogui.click({10 * i}, 20)"]} for i in range(1, 41)],
+    "final_answer": "Done slowly.",
+}
+
+
+@pytest.fixture(autouse=True)
+def worker_settings(settings, monkeypatch):
+    settings.MYPCBENCH_DERIVATIVES = "off"
+    monkeypatch.setenv("MYPCBENCH_DERIVATIVES", "off")  # the worker process reads its settings from the env
+    monkeypatch.setenv("MYPCBENCH_JUDGE_ON_FINISH", "0")
+    monkeypatch.setenv("MYPCBENCH_VM_LEASE_SECONDS", "2")  # a killed worker's slot comes back quickly
+
+
+def test_a_worker_runs_a_launched_two_task_run_end_to_end(worker_factory):
+    suite, tasks, model = make_eval_suite(2)
+    worker = worker_factory()
+    run = evaluations.launch_run(LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN))
+    wait_for(lambda: Run.objects.get(pk=run.pk).status == "finished", "the run to finish", worker)
+
+    trajectories = list(run.trajectories.order_by("task__position"))
+    assert [(t.task.task_id, t.status, t.ended_by, t.n_steps) for t in trajectories] == [
+        ("action-e001", "finished", "done", 4),
+        ("action-e002", "finished", "done", 4),
+    ]
+    assert trajectories[0].final_answer == "Replied to Jan."
+    assert all(s.screenshot for s in Step.objects.filter(trajectory__run=run))
+    assert not VmSlot.objects.filter(trajectory__isnull=False).exists(), "every slot was given back"
+    counts = evaluations.progress(Run.objects.get(pk=run.pk))
+    assert (counts["done"], counts["queued"], counts["running"], counts["live"]) == (2, 0, 0, False)
+
+
+def test_a_worker_killed_mid_trajectory_leaves_it_interrupted_and_the_rerun_completes(worker_factory):
+    suite, tasks, model = make_eval_suite(1)
+    worker = worker_factory()
+    run = evaluations.launch_run(
+        LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=SLOW_PLAN, sleep_after=0.25, turn_budget=50)
+    )
+    trajectory = run.trajectories.get()
+    wait_for(lambda: Step.objects.filter(trajectory=trajectory).count() >= 3, "steps streaming in", worker)
+    assert Trajectory.objects.get(pk=trajectory.pk).status == "running"
+    assert evaluations.progress(run)["running"] == 1
+
+    worker.kill(signal.SIGKILL)
+    recorded = Step.objects.filter(trajectory=trajectory).count()
+    # The lease lapses two seconds after the last renewal; progress reaps it.
+    wait_for(lambda: evaluations.progress(Run.objects.get(pk=run.pk))["interrupted"] == 1, "interrupted", worker)
+    trajectory.refresh_from_db()
+    assert trajectory.status == "interrupted" and "stopped renewing its VM slot lease" in trajectory.error
+    assert trajectory.steps.count() == recorded, "what was recorded before the kill is kept"
+    assert Run.objects.get(pk=run.pk).status == "finished"
+
+    rerun = evaluations.rerun(Run.objects.get(pk=run.pk), "failed")
+    second = worker_factory()
+    wait_for(lambda: Run.objects.get(pk=rerun.pk).status == "finished", "the rerun to finish", second)
+    again = rerun.trajectories.get()
+    assert (again.status, again.ended_by, again.n_steps) == ("finished", "done", 41)
+    assert rerun.parent_id == run.pk
+    assert Trajectory.objects.get(pk=trajectory.pk).status == "interrupted", "the old run is not overwritten"
