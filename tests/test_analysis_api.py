@@ -271,3 +271,11 @@ def test_staff_pages_are_not_served_from_the_anonymous_cache(client, world):
     assert "Beta run" in text(client.get(url))
     client.logout()
     assert "Beta run" not in text(client.get(url))
+
+
+def test_model_page_shows_best_of_k_under_single_attempt_success(client, world):
+    page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
+    assert "Single-attempt success" in page and "upper bound" not in page
+    second_attempts(world)
+    page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
+    assert "50.0% best-of-2 / replay-equivalent upper bound ≤ 62.5%" in page
