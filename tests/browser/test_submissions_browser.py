@@ -64,3 +64,52 @@ def test_upload_form_refuses_then_accepts(page, live_server, author, tmp_path, s
     shot(page, "submissions-detail")
     # the refused upload's 422 is logged by the browser; nothing else (no script or CSP errors)
     assert [e for e in page.console_errors if "status of 422" not in e] == []
+
+
+def test_judging_progress_then_badges_on_the_board_and_run_page(page, live_server, author, tmp_path, shot):
+    from leaderboard.models import JudgeConfig, Run
+    from tests.submission_data import METADATA, upload
+    from trajectories import submissions
+    from trajectories.models import Judgment
+
+    staff = get_user_model().objects.create_user("michael", password="pw", is_staff=True)
+    archive = zip_bytes(good_entries(tmp_path, full_judge=[True, False, True]))
+    sub = submissions.submit_archive(author, upload(archive, "opus.zip"), METADATA).submission
+    Submission.objects.filter(pk=sub.pk).update(status=Submission.Status.JUDGING)
+    # our judge has answered the first trajectory only (verdicts written as the judge stores them)
+    ours = JudgeConfig.objects.create(name="ours: anthropic claude-sonnet-4-6", origin=JudgeConfig.Origin.OURS)
+    first = sub.run.trajectories.order_by("task__position").first()
+    for item in first.task.current_rubric():
+        Judgment.objects.create(trajectory=first, rubric_item=item, judge=ours, verdict="success")
+
+    log_in(page, live_server)
+    page.goto(f"{live_server.url}/submissions/{sub.pk}/")
+    assert (
+        "1 of 2 trajectories fully judged · 3 of 6 rubric items judged" in page.locator(".judge-progress").inner_text()
+    )
+    assert page.locator(".judge-progress progress").get_attribute("value") == "50"
+    assert page.locator(".status").inner_text() == "Judging"
+    assert page.locator(".badge-rejudged").inner_text() == "re-judged"
+    shot(page, "submissions-judging-progress")
+
+    submissions.decide(sub, staff, "approve")
+    rerun = Run.objects.create(
+        name="Opus rerun by us",
+        slug="opus-rerun",
+        suite=sub.run.suite,
+        model=sub.run.model,
+        provenance="harness",
+        publication="published",
+    )
+    page.goto(live_server.url + "/leaderboard/")
+    row = page.locator(f'tr[data-run="{sub.run.slug}"]')
+    assert row.locator(".badge-rejudged").inner_text() == "re-judged"
+    assert page.locator('tr[data-run="opus-rerun"] .badge-verified').inner_text() == "verified"
+    shot(page, "submissions-board-badges")
+
+    submissions.mark_verified_by_rerun(sub, staff, rerun.slug)
+    page.goto(f"{live_server.url}/runs/{sub.run.slug}/")
+    assert page.locator("h1 + p .badge-verified").inner_text() == "verified"
+    assert "verified by rerun opus-rerun" in page.locator("h1 + p").inner_text()
+    shot(page, "submissions-run-verified")
+    assert page.console_errors == []
