@@ -49,7 +49,7 @@ def wide(live_server):
     cache.clear()
 
 
-def test_the_metric_switch_redraws_every_map_with_the_apis_numbers(small, page):
+def test_the_metric_switch_redraws_every_map_with_the_apis_numbers(small, page, shot):
     page.goto(small.url + "/analysis/")
     wait_for_charts(page)
     rubric = {d["id"]: d["z"] for d in page.evaluate(DRAWN)}
@@ -59,6 +59,7 @@ def test_the_metric_switch_redraws_every_map_with_the_apis_numbers(small, page):
     wait_for_charts(page)
     assert "metric=perfect" in page.url and page.locator("a.chip-active").inner_text() == "Perfect rate %"
     perfect = {d["id"]: d["z"] for d in page.evaluate(DRAWN)}
+    shot(page, "analysis-heatmaps-perfect")
     # every map of the rubric page has its perfect-rate counterpart, drawn, or is named as
     # published only as rubric score
     elsewhere = page.locator("#reported-elsewhere li").count()
