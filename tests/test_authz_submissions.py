@@ -18,7 +18,7 @@ WHO = ["anonymous", "author", "other", "staff"]
 
 
 @pytest.fixture
-def world(tmp_path, settings):
+def world(tmp_path, settings, isolated_media):
     settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
     cache.clear()  # API call counters live in the cache; user ids repeat between tests
@@ -109,6 +109,26 @@ def test_admin_review_is_staff_only(client, world, who):
     )
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
     assert Submission.objects.get().status == Submission.Status.AWAITING_REVIEW
+
+
+@pytest.mark.parametrize("who, expected", [("anonymous", 302), ("author", 302), ("other", 302), ("staff", 200)])
+def test_only_staff_download_the_original_archive(client, world, who, expected):
+    response = client_as(client, world, who).get(
+        reverse("trajectories:submission_archive", args=[world["submission"].pk])
+    )
+    assert response.status_code == expected
+    if expected == 302:
+        assert "/admin/login/" in response["Location"]
+
+
+@pytest.mark.parametrize("who", ["anonymous", "author", "other"])
+def test_mark_verified_is_staff_only(client, world, who):
+    url = reverse("admin:trajectories_submission_changelist")
+    response = client_as(client, world, who).post(
+        url, {"action": "mark_verified", "_selected_action": [world["submission"].pk], "rerun": "any"}
+    )
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    assert Submission.objects.get().review_log == []
 
 
 def test_draft_upload_run_is_hidden_from_everyone_but_staff(client, world):
