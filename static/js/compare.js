@@ -37,11 +37,40 @@
       title.appendChild(document.createTextNode(" "));
       title.appendChild(P.el("a", { href: tr.play_url, class: "small", text: "open in player" }));
       $("cmp-col-" + s.key).textContent = s.key.toUpperCase() + ": " + tr.model;
+      s.range = r.querySelector(".side-range");
+      s.range.max = Math.max(s.d.steps.length, 1);
+      s.range.disabled = !s.d.steps.length;
+      s.range.addEventListener("input", function () {
+        // Moving one side's slider moves the shared cursor, so the other side follows.
+        go(+s.range.value - 1 - anchors()[sides.indexOf(s)]);
+      });
+      renderSideMarks(s);
       s.firstIn = {};
       s.d.steps.forEach(function (step, i) {
         if (step.app && s.firstIn[step.app] === undefined) s.firstIn[step.app] = i;
       });
     });
+
+    /* The judge's cited steps for one side, marked along that side's slider (first judge: ours
+       first, as the rubric table below uses). */
+    function renderSideMarks(s) {
+      var marks = s.root.querySelector(".side-marks");
+      var steps = s.d.steps;
+      var items = s.d.judges.length ? s.d.judges[0].items : [];
+      var why = {};
+      items.forEach(function (it) {
+        it.cited_steps.forEach(function (n) { (why[n] = why[n] || []).push(it.rubric_id); });
+      });
+      marks.textContent = "";
+      var n = steps.length;
+      steps.forEach(function (step, i) {
+        if (!why[step.index]) return;
+        var m = P.el("span", { class: "mark", title: "Step " + step.index + " cited for " + why[step.index].join(", ") });
+        m.setAttribute("data-step", String(step.index));
+        m.style.left = (n > 1 ? (i / (n - 1)) * 100 : 0) + "%";
+        marks.appendChild(m);
+      });
+    }
 
     Object.keys(sides[0].firstIn).forEach(function (app) {
       if (sides[1].firstIn[app] !== undefined) alignSel.appendChild(P.el("option", { value: app, text: "at the first step in " + app }));
@@ -78,6 +107,8 @@
         var pos = Math.max(0, Math.min(steps.length - 1, want));
         var step = steps[pos];
         P.showOnStage(s.stage, step);
+        s.range.value = pos + 1;
+        s.range.setAttribute("aria-valuetext", "Step " + step.index + " of " + steps.length);
         var held = want < 0 ? " (not started yet at this point)" : want >= steps.length ? " (already ended)" : "";
         line.textContent = "Step " + step.index + " of " + steps.length + (step.app ? " · " + step.app : "") + held;
         line.classList.toggle("muted", !!held);

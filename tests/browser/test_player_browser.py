@@ -231,3 +231,129 @@ def test_compare_steps_both_sides_and_highlights_differing_verdicts(demo, page, 
     )
     shot(page, "compare")
     assert real_errors(page) == []
+
+
+def make_trajectory_of(run, task, actions, *, attempt=0, size=(64, 40)):
+    """A finished trajectory whose step i does ``actions[i-1]`` (a pyautogui line), each with a
+    small PNG, recorded through the one ingest path."""
+    t = ingest.start_trajectory(run, task, attempt=attempt)
+    for i, line in enumerate(actions, start=1):
+        ingest.add_step(
+            t,
+            StepRecord(index=i, turn=i, tool="computer", action={"type": "other", "text": line}, action_text=line),
+            png_bytes(*size, colour=(i % 250, 90, 160)),
+            screenshot_name=f"step_{i}.png",
+        )
+    ingest.finish_trajectory(t, ended_by="done", final_answer="Done.")
+    return t
+
+
+@pytest.fixture
+def own_run(live_server):
+    from leaderboard.models import Model, Run
+    from tests.factories import make_suite
+
+    suite = make_suite(["retrieval-f500"], slug="player-long")
+    model = Model.objects.create(name="Long model", slug="long-model")
+    run = Run.objects.create(name="Long run", slug="long-run", suite=suite, model=model, publication="published")
+    return SimpleNamespace(url=live_server.url, run=run, task=suite.tasks.get(), model=model, suite=suite)
+
+
+def thumbs(page) -> int:
+    return page.locator("#filmstrip-track img").count()
+
+
+def test_a_500_step_trajectory_keeps_the_filmstrip_bounded(own_run, page, shot):
+    t = make_trajectory_of(own_run.run, own_run.task, [f"pyautogui.click({i}, {i})" for i in range(1, 501)])
+    open_player(page, f"{own_run.url}/trajectories/{t.pk}/play/")
+    assert current(page) == "1 of 500"
+    # Only the slots in view (plus a small margin) exist, however long the trajectory is.
+    assert 0 < thumbs(page) <= 30
+    page.keyboard.press("End")
+    wait_step(page, 500)
+    assert current(page) == "500 of 500"
+    assert page.locator(".thumb.active .thumb-label").inner_text() == "500"
+    assert 0 < thumbs(page) <= 30
+    page.keyboard.press("ArrowLeft")
+    wait_step(page, 499)
+    page.keyboard.press("Home")
+    wait_step(page, 1)
+    assert page.locator(".thumb.active .thumb-label").inner_text() == "1"
+    # Scrolling the strip by hand swaps slots instead of adding them.
+    page.evaluate("document.getElementById('filmstrip').scrollLeft = 136 * 240")
+    page.wait_for_function("() => [...document.querySelectorAll('.thumb-label')].some(l => l.textContent === '250')")
+    assert 0 < thumbs(page) <= 30
+    # Jumping by number keys reaches the middle.
+    for key in "250":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    wait_step(page, 250)
+    shot(page, "player-500-steps")
+    assert real_errors(page) == []
+
+
+def test_compare_aligns_both_sides_at_the_first_step_in_an_app(own_run, page, shot):
+    # A opens HooliMail (port 3016) at step 2 and Gringotts (3001) at step 5; B opens Gringotts at
+    # step 2 and HooliMail at step 4. Judges cite different steps on each side.
+    a = make_trajectory_of(
+        own_run.run,
+        own_run.task,
+        [
+            "pyautogui.hotkey('ctrl', 'l')",
+            "pyautogui.typewrite('localhost:3016/inbox\\n')",
+            "pyautogui.click(10, 10)",
+            "pyautogui.click(20, 20)",
+            "pyautogui.typewrite('http://localhost:3001/accounts\\n')",
+            "pyautogui.click(30, 30)",
+        ],
+    )
+    b = make_trajectory_of(
+        own_run.run,
+        own_run.task,
+        [
+            "pyautogui.hotkey('ctrl', 'l')",
+            "pyautogui.typewrite('localhost:3001/\\n')",
+            "pyautogui.click(10, 10)",
+            "pyautogui.typewrite('127.0.0.1:3016/inbox\\n')",
+        ],
+        attempt=1,
+    )
+    from leaderboard.models import JudgeConfig
+
+    judge = JudgeConfig.objects.create(name="our-judge", origin="ours", model="m")
+    for t, verdicts, cited in ((a, ("success", "failure"), ([2], [5, 6])), (b, ("success", "success"), ([4], [2]))):
+        for item, verdict, steps in zip(
+            own_run.task.rubric_items.order_by("position")[:2], verdicts, cited, strict=True
+        ):
+            Judgment.objects.create(trajectory=t, rubric_item=item, judge=judge, verdict=verdict, cited_steps=steps)
+
+    page.goto(f"{own_run.url}/trajectories/compare/?a={a.pk}&b={b.pk}")
+    page.wait_for_selector("#compare:not([hidden])")
+    lines = page.locator(".step-line")
+    # Each side's slider marks its own cited steps.
+    assert page.locator("#side-a .side-marks .mark").count() == 3
+    assert page.locator("#side-b .side-marks .mark").count() == 2
+    assert "R2" in page.locator('#side-a .side-marks .mark[data-step="5"]').get_attribute("title")
+    options = page.locator("#cmp-align option").all_inner_texts()
+    assert "at the first step in HooliMail" in options and "at the first step in Gringotts" in options
+    page.select_option("#cmp-align", "HooliMail")
+    assert lines.nth(0).inner_text().startswith("Step 2 of 6 · HooliMail")
+    assert lines.nth(1).inner_text().startswith("Step 4 of 4 · HooliMail")
+    # One step back moves both sides together from their own anchors.
+    page.locator("body").click(position={"x": 2, "y": 2})
+    page.keyboard.press("ArrowLeft")
+    assert lines.nth(0).inner_text().startswith("Step 1 of 6")
+    assert lines.nth(1).inner_text().startswith("Step 3 of 4")
+    page.select_option("#cmp-align", "Gringotts")
+    assert lines.nth(0).inner_text().startswith("Step 5 of 6 · Gringotts")
+    assert lines.nth(1).inner_text().startswith("Step 2 of 4 · Gringotts")
+    assert "align=Gringotts" in page.url
+    # Dragging B's own slider to its step 4 moves A by the same amount.
+    page.locator("#side-b .side-range").fill("4")
+    assert lines.nth(1).inner_text().startswith("Step 4 of 4")
+    assert lines.nth(0).inner_text().startswith("Step 6 of 6")
+    # R2 failed on A and passed on B: that row is highlighted.
+    differs = page.locator("table.compare-rubric tr.differs")
+    assert differs.count() == 1 and "R2" in differs.first.inner_text()
+    shot(page, "compare-aligned")
+    assert real_errors(page) == []
