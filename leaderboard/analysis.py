@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.core.cache import cache
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.fields.json import KT
 from django.http import Http404
@@ -16,7 +17,7 @@ from django.utils.http import urlencode
 
 from leaderboard import metrics, scoring
 from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, Model, ReportedFigure, Run, Task
-from leaderboard.selectors import slice_label, visible_runs
+from leaderboard.selectors import sees_unpublished, slice_label, visible_runs
 from trajectories.models import FailureMode, Judgment, Step
 
 BOOTSTRAP_B = 1000
@@ -24,6 +25,18 @@ TYPE_LABELS = dict(BehaviouralType.choices)
 MODE_LABELS = {**dict(FailureMode.choices), "": "Not classified"}
 METRICS = {"rubric": "Rubric score %", "perfect": "Perfect rate %"}
 DIMENSIONS = {"type": "behavioural type", "bin": "apps touched", "app": "app"}
+CACHE_SECONDS = 3600
+
+
+def _per_version(name: str, user, version: str | None, build):
+    """What a page and its API endpoint show, computed once per data version and audience (the
+    bootstrap per cell is the costly part; staff pages are not cached whole, so this spares them)."""
+    key = f"analysis:{name}:{version or scoring.data_version()}:{sees_unpublished(user)}"
+    found = cache.get(key)
+    if found is None:
+        found = build()
+        cache.set(key, found, CACHE_SECONDS)
+    return found
 
 
 # -- per-run, per-task outcomes of graded runs ---------------------------------------------
@@ -173,12 +186,16 @@ def _cells(scored: list[Scored], keys: list[str], metric: str, mask_of, url_of) 
     return cells
 
 
-def heatmaps(user, metric: str) -> list[Heatmap]:
+def heatmaps(user, metric: str, version: str | None = None) -> list[Heatmap]:
     """Every heatmap of the heatmaps page and GET /api/analysis/heatmaps: graded runs by
     behavioural type, apps-touched bin and app, then the published per-slice figures."""
-    scored = scored_runs(list(graded_runs(user)))
-    graded = [graded_heatmap(scored, dim, metric) for dim in DIMENSIONS] if scored else []
-    return [hm for hm in [*graded, *reported_heatmaps(metric)] if hm.row_labels and hm.col_labels]
+
+    def build():
+        scored = scored_runs(list(graded_runs(user)))
+        graded = [graded_heatmap(scored, dim, metric) for dim in DIMENSIONS] if scored else []
+        return [hm for hm in [*graded, *reported_heatmaps(metric)] if hm.row_labels and hm.col_labels]
+
+    return _per_version(f"heatmaps:{metric}", user, version, build)
 
 
 def reported_heatmaps(metric: str) -> list[Heatmap]:
@@ -376,11 +393,15 @@ def reported_taxonomy() -> list[TaxonomyTable]:
     return tables
 
 
-def taxonomy_tables(user) -> list[TaxonomyTable]:
+def taxonomy_tables(user, version: str | None = None) -> list[TaxonomyTable]:
     """Every table of the taxonomy page and GET /api/analysis/taxonomy: graded counts per model
     and per family, then the published counts with their source."""
-    scored = scored_runs(list(graded_runs(user)))
-    return [*graded_taxonomy(user, scored), *reported_taxonomy()]
+
+    def build():
+        scored = scored_runs(list(graded_runs(user)))
+        return [*graded_taxonomy(user, scored), *reported_taxonomy()]
+
+    return _per_version("taxonomy", user, version, build)
 
 
 @dataclass
@@ -764,7 +785,11 @@ def scaling_and_shape(scored: list[Scored], runs: list[Run]) -> dict:
     }
 
 
-def scaling(user) -> dict:
+def scaling(user, version: str | None = None) -> dict:
     """What the scaling-and-shape page and GET /api/analysis/scaling show (one selector for both)."""
-    runs = list(graded_runs(user))
-    return scaling_and_shape(scored_runs(runs), runs)
+
+    def build():
+        runs = list(graded_runs(user))
+        return scaling_and_shape(scored_runs(runs), runs)
+
+    return _per_version("scaling", user, version, build)

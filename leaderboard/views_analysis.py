@@ -23,7 +23,7 @@ def _chart(chart_id: str, figure: dict, label: str) -> dict:
 @anonymous_page_cache("analysis-page")
 def heatmaps(request, version):
     metric = _metric(request)
-    found = analysis.heatmaps(request.user, metric)
+    found = analysis.heatmaps(request.user, metric, version)
     maps = [{"map": hm, "chart": _chart(hm.id, charts.heatmap(hm), f"{hm.title} heatmap")} for hm in found]
     return render(
         request,
@@ -43,7 +43,7 @@ def heatmaps(request, version):
 
 @anonymous_page_cache("analysis-page")
 def taxonomy(request, version):
-    tables = analysis.taxonomy_tables(request.user)
+    tables = analysis.taxonomy_tables(request.user, version)
     items = [
         {"table": t, "chart": _chart(f"taxonomy-{i}", charts.taxonomy_bars(t), f"{t.title} bar chart")}
         for i, t in enumerate(tables)
@@ -70,7 +70,7 @@ def failures(request, version):
 
 @anonymous_page_cache("analysis-page")
 def scaling(request, version):
-    ctx = analysis.scaling(request.user)
+    ctx = analysis.scaling(request.user, version)
     chart_list = []
     if ctx["by_count"]:
         chart_list.append(

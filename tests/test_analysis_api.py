@@ -279,3 +279,20 @@ def test_model_page_shows_best_of_k_under_single_attempt_success(client, world):
     second_attempts(world)
     page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
     assert "50.0% best-of-2 / replay-equivalent upper bound ≤ 62.5%" in page
+
+
+def test_staff_pages_and_the_api_reuse_the_figures_computed_for_this_data_version(client, world):
+    staff = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
+    client.force_login(staff)
+    url = reverse("leaderboard:analysis_heatmaps")
+    with CaptureQueriesContext(connection) as first:
+        client.get(url)
+    with CaptureQueriesContext(connection) as second:
+        page = client.get(url)
+    assert len(second) < len(first)  # no scoring, no bootstrap: only the session, user and version
+    assert "Beta run" in text(page)
+    j = Judgment.objects.get(trajectory=world.b3, judge=world.judge)
+    j.verdict = "success"
+    j.save()
+    hm = next(item["map"] for item in client.get(url).context["maps"] if item["map"].id == "graded-type-rubric")
+    assert hm.cells[hm.row_labels.index("Beta run")][hm.col_keys.index("personal_lookup")].value == 100.0
