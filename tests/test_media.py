@@ -4,10 +4,11 @@ request modes and the backfill command."""
 import hashlib
 import io
 
+import numpy as np
 import pytest
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFilter
 
 from tests.services.factories import make_trajectory, screenshot_png
 from trajectories import media
@@ -31,9 +32,9 @@ def test_display_and_thumbnail_are_webp_scaled_and_smaller(isolated_media):
         original = read(step.screenshot)
         display, thumb = read(step.display_image), read(step.thumbnail)
         with Image.open(io.BytesIO(display)) as image:
-            assert image.format == "WEBP" and image.size == (1280, 720)
+            assert image.format == "WEBP" and image.size == (media.DISPLAY_MAX_WIDTH, 576) == (1024, 576)
         with Image.open(io.BytesIO(thumb)) as image:
-            assert image.format == "WEBP" and image.size == (240, 135)
+            assert image.format == "WEBP" and image.size == (media.THUMBNAIL_WIDTH, 90) == (160, 90)
         assert len(display) < len(original) / 3
         assert len(thumb) < len(display)
         # Names are the sha256 of the bytes, under derivatives/.
@@ -45,14 +46,67 @@ def test_display_and_thumbnail_are_webp_scaled_and_smaller(isolated_media):
         assert (isolated_media / step.screenshot.name).exists()
 
 
+def shown_ssim(original_png: bytes, webp: bytes) -> float:
+    with Image.open(io.BytesIO(webp)) as shown, Image.open(io.BytesIO(original_png)) as original:
+        reference = original.convert("RGB").resize(shown.size, Image.Resampling.LANCZOS)
+        return media.ssim(media.grey(reference), media.grey(shown))
+
+
+def test_ssim_is_one_for_the_same_picture_and_falls_with_damage():
+    picture = Image.open(io.BytesIO(screenshot_png(640, 400, seed=3))).convert("L")
+    same = np.asarray(picture)
+    assert media.ssim(same, same) == pytest.approx(1.0)
+    blurred = np.asarray(picture.filter(ImageFilter.GaussianBlur(2)))
+    assert media.ssim(same, blurred) < 0.9
+
+
+def photo_png(width=1280, height=800) -> bytes:
+    """Fine-grained photographic texture (a wallpaper): the hard case for lossy encoding."""
+    rng = np.random.default_rng(5)
+    small = rng.normal(128, 50, (height // 2, width // 2, 3)).clip(0, 255).astype("uint8")
+    image = Image.fromarray(small).resize((width, height), Image.Resampling.BICUBIC)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def ui_png(width=1280, height=800) -> bytes:
+    """A flat app screen with lines of text."""
+    image = Image.new("RGB", (width, height), (250, 250, 252))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, width, 48), fill=(197, 54, 43))
+    for row in range(70, height - 20, 24):
+        draw.text((30, row), f"Dunder Mifflin invoice {row} Scranton paper order reply", fill=(30, 30, 30))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_display_quality_is_chosen_per_screenshot_to_keep_ssim_at_display_size():
+    ui, photo = ui_png(), photo_png()
+    ui_bytes, ui_quality, ui_score = media.encode_display(Image.open(io.BytesIO(ui)))
+    photo_bytes, photo_quality, photo_score = media.encode_display(Image.open(io.BytesIO(photo)))
+    # Both meet the floor, measured independently of the encoder's own check.
+    assert shown_ssim(ui, ui_bytes) >= media.DISPLAY_MIN_SSIM > 0.97
+    assert shown_ssim(photo, photo_bytes) >= media.DISPLAY_MIN_SSIM
+    assert ui_score == pytest.approx(shown_ssim(ui, ui_bytes), abs=1e-9)
+    # The flat screen passes at the lowest rung; the photo needs a higher quality than that.
+    assert ui_quality == media.DISPLAY_QUALITIES[0]
+    assert photo_quality > ui_quality
+    # At the lowest rung the photo would have fallen below the floor.
+    cheap = media.encode_webp(Image.open(io.BytesIO(photo)), media.DISPLAY_MAX_WIDTH, media.DISPLAY_QUALITIES[0])
+    assert shown_ssim(photo, cheap) < media.DISPLAY_MIN_SSIM
+    assert len(ui_bytes) < len(ui) / 2
+
+
 def test_small_screenshots_are_not_upscaled():
-    trajectory = make_trajectory(1, size=(200, 100))
+    trajectory = make_trajectory(1, size=(120, 60))
     media.make_trajectory_derivatives(trajectory.id)
     step = trajectory.steps.get()
     with Image.open(io.BytesIO(read(step.display_image))) as image:
-        assert image.size == (200, 100)
+        assert image.size == (120, 60)
     with Image.open(io.BytesIO(read(step.thumbnail))) as image:
-        assert image.size == (200, 100)
+        assert image.size == (120, 60)
 
 
 def test_second_pass_skips_finished_steps_and_force_remakes(isolated_media):

@@ -62,7 +62,9 @@ def test_payload_has_every_step_with_derivative_urls_and_parsed_actions(imported
     first = steps[0]
     # The display WebP, not the PNG, is what the stage loads; the original stays reachable.
     assert first["image"].endswith(".webp") and "/derivatives/" in first["image"]
-    assert first["thumb"].endswith(".webp") and first["thumb"] != first["image"]
+    # (A 64x40 screenshot is below both widths: when both encodings come out byte-identical they
+    # share one content-addressed file, fetched once.)
+    assert first["thumb"].endswith(".webp") and "/derivatives/" in first["thumb"]
     assert first["original"].endswith(".png")
     assert first["action"] == {"type": "click", "x": 640, "y": 400}
     assert (first["width"], first["height"]) == (64, 40)
