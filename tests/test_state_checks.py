@@ -186,3 +186,25 @@ def test_a_malformed_state_checks_file_is_a_clear_error(tmp_path, env):
     (out / "demo-d001" / "state_checks.json").write_text('{"checks": [{"rubric_id": "R1", "status": "ok"}]}')
     with pytest.raises(BundleError, match=r"checks\[0\]\.status.*one of passed, failed, error"):
         read_task_dir(out / "demo-d001")
+
+
+@pytest.mark.django_db
+def test_runs_launched_from_the_site_store_their_checks(monkeypatch, settings):
+    from tests.evaluation_data import PLAN, make_eval_suite
+    from trajectories import evaluations
+    from trajectories.tasks import run_trajectory
+
+    settings.MYPCBENCH_DERIVATIVES = "off"
+    settings.MYPCBENCH_JUDGE_ON_FINISH = False
+    queued = []
+    monkeypatch.setattr(run_trajectory, "apply_async", lambda args, task_id: queued.append(args[0]))
+    suite, tasks, model = make_eval_suite(1)
+    first, second = RubricItem.objects.filter(task=tasks[0], is_current=True).order_by("position")[:2]
+    # The fake guest runs no shell: it prints nothing and exits 0, so "" passes and "done" fails.
+    RubricItem.objects.filter(pk=first.pk).update(state_check={"command": "test -f /tmp/r", "expected": ""})
+    RubricItem.objects.filter(pk=second.pk).update(state_check={"command": "cat /tmp/r", "expected": "done"})
+    spec = evaluations.LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN, tasks=[tasks[0]])
+    evaluations.launch_run(spec, None)
+    assert run_trajectory.run(queued[0]) == "done"
+    stored = StateCheckResult.objects.filter(trajectory_id=queued[0]).order_by("rubric_item__position")
+    assert [(r.rubric_item_id, r.status) for r in stored] == [(first.pk, "passed"), (second.pk, "failed")]

@@ -14,6 +14,7 @@ from django.utils.text import slugify
 from harness.agents import AGENTS, Plan, PlanError, ScriptedAgent
 from harness.control import ControlError
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
+from harness.judge.state_checks import run_state_checks
 from harness.loop import LoopConfig, run_task
 from harness.recorder import HARNESS_VERSION, Recorder
 from harness.taskfile import RubricSpec, TaskSpec
@@ -21,6 +22,7 @@ from leaderboard.models import Model, Run, Suite, Task
 from trajectories import live_ingest, slots
 from trajectories.judging import JudgeSpec, JudgingError, build_judge, judge_config_for
 from trajectories.models import Judgment, Trajectory
+from trajectories.state_checks import store_state_checks
 
 logger = logging.getLogger(__name__)
 
@@ -449,6 +451,8 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
                 logger.warning("trajectory %s: %s", trajectory.pk, reason)
                 continue
             result = run_task(spec, env, agent, Recorder(spec, [sink], meta), config)
+            # Rubric items' state checks run on the guest as the trajectory left it, before it stops.
+            checks = run_state_checks(env.execute, spec.rubric) if result.status == "finished" else []
         except live_ingest.StopRequested as stop:
             live_ingest.close(trajectory, steps=sink.written, ended_by="unknown", status="interrupted", error=str(stop))
             return "interrupted"
@@ -469,6 +473,7 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
             error=result.error,
             usage=summary.get("usage"),
         )
+        store_state_checks(trajectory, checks)
         return result.ended_by
     live_ingest.close(
         trajectory, steps=0, ended_by="error", status=Trajectory.Status.ERROR, error=f"gave up after {attempts} "
