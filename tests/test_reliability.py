@@ -173,3 +173,8 @@ def test_a_forced_rejudging_keeps_the_replaced_verdicts(tmp_path, monkeypatch, s
     report = run_reliability(run)
     assert report.total.rejudged == 3 and report.total.flipped == 1
     assert "1 of 3 (33.3%)" in client.get(f"/runs/{run.slug}/reliability/").content.decode()
+
+
+def test_the_run_page_links_to_it(client):
+    run, *_ = build()
+    assert f'href="/runs/{run.slug}/reliability/"' in client.get(f"/runs/{run.slug}/").content.decode()
