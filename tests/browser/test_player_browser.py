@@ -11,6 +11,7 @@ from django.core.management import call_command
 
 from harness.bundle import StepRecord
 from leaderboard.management.commands.load_demo import DEMO_RESULTS_DIR
+from tests.browser.conftest import ARTIFACTS
 from tests.factories import png_bytes
 from trajectories import ingest
 from trajectories.models import Judgment, Step, Trajectory
@@ -133,6 +134,12 @@ def test_rubric_lights_up_at_cited_steps_and_jumps(demo, page, dark_page, shot):
     page.keyboard.press("End")
     wait_step(page, 9)
     assert page.locator("#rubric-list .rubric-item.lit").count() == 7
+    # Reading the last rubric item, the screenshot stays in view beside it.
+    page.locator("#rubric-list .rubric-item").last.scroll_into_view_if_needed()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    box = page.locator("#stage").bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 900
+    page.screenshot(path=str(ARTIFACTS / "player-rubric-scrolled.png"))
     # Dark theme follows the system preference.
     dark_page.goto(url + "?step=9")
     dark_page.wait_for_function("() => window.__playerPainted !== undefined")
@@ -292,7 +299,7 @@ def test_a_500_step_trajectory_keeps_the_filmstrip_bounded(own_run, page, shot):
     assert real_errors(page) == []
 
 
-def test_compare_aligns_both_sides_at_the_first_step_in_an_app(own_run, page, shot):
+def test_compare_aligns_both_sides_at_the_first_step_in_an_app(own_run, page, dark_page, shot):
     # A opens HooliMail (port 3016) at step 2 and Gringotts (3001) at step 5; B opens Gringotts at
     # step 2 and HooliMail at step 4. Judges cite different steps on each side.
     a = make_trajectory_of(
@@ -357,3 +364,6 @@ def test_compare_aligns_both_sides_at_the_first_step_in_an_app(own_run, page, sh
     assert differs.count() == 1 and "R2" in differs.first.inner_text()
     shot(page, "compare-aligned")
     assert real_errors(page) == []
+    dark_page.goto(page.url)
+    dark_page.wait_for_selector("#compare:not([hidden])")
+    shot(dark_page, "compare-dark")
