@@ -208,3 +208,24 @@ def test_compare_refuses_different_tasks_and_bad_ids(client, imported):
     response = client.get(url + "?a=<script>&b=2")
     assert response.status_code == 400 and response["Content-Type"].startswith("text/plain")
     assert b"whole numbers" in response.content
+
+
+def test_leaderboard_compare_links_each_task_to_the_side_by_side_player(client):
+    from django.core.cache import cache
+
+    from tests.board_data import build_board
+
+    cache.clear()  # the board caches scored outcomes per data version
+    build_board()
+    response = client.get("/compare/?a=run-a&b=run-b")
+    c = response.context["c"]
+    html = response.content.decode()
+    both = [t for t in c.tasks if t.a_trajectory and t.b_trajectory]
+    assert both
+    for t in both:
+        link = f"{reverse('trajectories:trajectory_compare')}?a={t.a_trajectory}&amp;b={t.b_trajectory}"
+        assert link in html
+        # ...and the link opens: both are trajectories of the same task.
+        assert client.get(link.replace("&amp;", "&")).status_code == 200
+    # Rows missing a trajectory on one side get no link.
+    assert html.count('class="side-by-side"') == len(both)
