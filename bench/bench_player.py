@@ -1,12 +1,17 @@
-"""Bench: the trajectory player on a 100-step trajectory of generated 1280x800 desktop-like
-screenshots (Pillow: window chrome, sidebars, tables, DejaVu text, photos-like gradients).
+"""Bench: the trajectory player on 100-step trajectories of 1280x800 screenshots, over two image
+sets reported side by side: generated (Pillow: window chrome, tables, DejaVu text, blurred noise
+tiles) and REAL rendered screens (Chromium screenshots of the site's own pages in light and dark,
+the seeding demo apps, a desktop over a photographic wallpaper, a photo grid and a spreadsheet;
+bench/player_screens.py). Then a 500-step trajectory for stepping time.
 
-Prints, side by side in one run:
-- bytes the browser fetches to step through all 100 steps (page + JS + CSS + display WebP +
-  thumbnails) against the PNG originals (target: at least 6x fewer);
-- SSIM of each display WebP against its original at display size (numpy, 7x7 windows; target >= 0.97);
+Prints, per set:
+- every byte the browser fetches to step through all 100 steps (page with its embedded payload,
+  JS, CSS, each display WebP and every thumbnail the filmstrip loads) against the PNG originals
+  (target: at least 6x fewer);
+- SSIM of each display WebP against its original scaled to the same size (target >= 0.97);
 - time to the first screenshot painted, and to the next step painted after a key press once
-  prefetched, against a far jump whose image was not prefetched (headless Debian Chromium).
+  prefetched, against a far jump whose image was not prefetched (headless Debian Chromium);
+and for 500 steps: next-step time at the start and after End, and the thumbnail <img> count.
 
 Run: MYPCBENCH_VAR_DIR=$(mktemp -d) .venv/bin/python bench/bench_player.py
 """
@@ -19,6 +24,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
@@ -39,6 +45,7 @@ from django.core.management import call_command  # noqa: E402
 from harness.chromium import launch_options  # noqa: E402
 
 N_STEPS = 100
+N_LONG = 500
 W, H = 1280, 800
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 WORDS = (
@@ -125,56 +132,35 @@ def screenshot(i: int) -> bytes:
     return out.getvalue()
 
 
-# ---------------------------------------------------------------- SSIM (numpy)
+def display_ssim(png: bytes, webp: bytes) -> float:
+    """SSIM of a display WebP against its original scaled to the WebP's size (what the stage shows)."""
+    from trajectories.media import grey, ssim
 
-
-def _box(a, k=7):
-    """Mean over k x k windows (valid region) with cumulative sums."""
-    c = np.cumsum(np.cumsum(np.pad(a, ((1, 0), (1, 0))), axis=0), axis=1)
-    return (c[k:, k:] - c[:-k, k:] - c[k:, :-k] + c[:-k, :-k]) / (k * k)
-
-
-def ssim(x: np.ndarray, y: np.ndarray) -> float:
-    """Mean SSIM of two greyscale images (0..255), 7x7 uniform windows, sample covariance."""
-    x, y = x.astype(np.float64), y.astype(np.float64)
-    k, n = 7, 49
-    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
-    mx, my = _box(x), _box(y)
-    cov = n / (n - 1)
-    vx = cov * (_box(x * x) - mx * mx)
-    vy = cov * (_box(y * y) - my * my)
-    vxy = cov * (_box(x * y) - mx * my)
-    s = ((2 * mx * my + c1) * (2 * vxy + c2)) / ((mx * mx + my * my + c1) * (vx + vy + c2))
-    del k
-    return float(s.mean())
-
-
-def grey(data: bytes, size=None) -> np.ndarray:
-    with Image.open(io.BytesIO(data)) as im:
-        im = im.convert("L")
-        if size and im.size != size:
-            im = im.resize(size, Image.Resampling.LANCZOS)
-        return np.asarray(im)
+    with Image.open(io.BytesIO(webp)) as shown, Image.open(io.BytesIO(png)) as original:
+        reference = original.convert("RGB").resize(shown.size, Image.Resampling.LANCZOS)
+        return ssim(grey(reference), grey(shown))
 
 
 # ---------------------------------------------------------------- setup and serving
 
 
-def build_trajectory(pngs):
+def build_trajectory(pngs, label):
     from harness.bundle import StepRecord
     from leaderboard.models import Model, Run
     from tests.factories import make_suite
     from trajectories import ingest, media
 
-    suite = make_suite([f"bench-{os.getpid()}"], slug=f"bench-{os.getpid()}")
+    suite = make_suite([f"bench-{label}"], slug=f"bench-{label}")
     task = suite.tasks.first()
-    model = Model.objects.create(name="Bench model", slug=f"bench-model-{os.getpid()}")
+    model = Model.objects.create(name=f"Bench model {label}", slug=f"bench-model-{label}")
     run = Run.objects.create(
-        name="Bench run", slug=f"bench-run-{os.getpid()}", suite=suite, model=model, publication="published"
+        name=f"Bench run {label}", slug=f"bench-run-{label}", suite=suite, model=model, publication="published"
     )
     t = ingest.start_trajectory(run, task)
     for i, png in enumerate(pngs, start=1):
-        x, y = random.Random(i).randint(40, W - 40), random.Random(-i).randint(140, H - 40)
+        with Image.open(io.BytesIO(png)) as im:
+            w, h = im.size
+        x, y = random.Random(i).randint(4, w - 4), random.Random(-i).randint(4, h - 4)
         ingest.add_step(
             t,
             StepRecord(
@@ -232,107 +218,215 @@ RECORD_KEYS = (
 SINCE_KEY = "() => window.__playerPainted.at - window.__keyAt[window.__keyAt.length - 1]"
 
 
-def browse(base, t):
-    from playwright.sync_api import sync_playwright
+def open_player(browser, url):
+    page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    page.goto(url)
+    page.wait_for_function("() => window.__playerFirstPaint !== undefined")
+    page.evaluate(RECORD_KEYS)
+    page.locator("body").click(position={"x": 2, "y": 2})
+    return page
 
+
+def step_latency(page, key):
+    before = page.evaluate("() => window.__playerPainted.at")
+    page.keyboard.press(key)
+    page.wait_for_function("b => window.__playerPainted.at > b", arg=before)
+    return page.evaluate(SINCE_KEY)
+
+
+def browse(browser, base, t, n_steps):
+    """Step through every step of ``t`` as a reader would; returns what was fetched and the timings."""
     fetched = {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(**launch_options())
-        page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
 
-        def on_finished(request):
-            try:
-                size = request.sizes()["responseBodySize"]
-            except Exception:
-                size = 0
-            fetched[request.url] = (classify(request.url), size)
+    def on_finished(request):
+        try:
+            size = request.sizes()["responseBodySize"]
+        except Exception:
+            size = 0
+        fetched[request.url] = (classify(request.url), size)
 
-        page.on("requestfinished", on_finished)
-        page.goto(f"{base}/trajectories/{t.pk}/play/")
-        page.wait_for_function("() => window.__playerFirstPaint !== undefined")
-        first = page.evaluate(
-            "() => ({mark: performance.getEntriesByName('player-first-screenshot')[0].startTime,"
-            " fcp: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime})"
-        )
-        page.evaluate(RECORD_KEYS)
-        page.locator("body").click(position={"x": 2, "y": 2})
+    page.on("requestfinished", on_finished)
+    page.goto(f"{base}/trajectories/{t.pk}/play/")
+    page.wait_for_function("() => window.__playerFirstPaint !== undefined")
+    first = page.evaluate(
+        "() => ({mark: performance.getEntriesByName('player-first-screenshot')[0].startTime,"
+        " fcp: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime})"
+    )
+    page.evaluate(RECORD_KEYS)
+    page.locator("body").click(position={"x": 2, "y": 2})
+    next_ms = []
+    for _ in range(n_steps - 1):
+        page.wait_for_timeout(120)  # let the prefetch of the next image finish, as a reader would
+        next_ms.append(step_latency(page, "ArrowRight"))
+    page.wait_for_timeout(500)  # lazy thumbnails still in flight are fetched bytes too
+    page.context.close()
+    # Far jumps to images that were never prefetched: a fresh page, jump with number keys.
+    page2 = open_player(browser, f"{base}/trajectories/{t.pk}/play/")
+    far_ms = []
+    for target in (50, 90, 20, 70, 35):
+        before = page2.evaluate("() => window.__playerPainted.at")
+        for ch in str(target):
+            page2.keyboard.press(ch)
+        page2.keyboard.press("Enter")
+        page2.wait_for_function("b => window.__playerPainted.at > b", arg=before)
+        far_ms.append(page2.evaluate(SINCE_KEY))
+    page2.context.close()
+    return {"fetched": fetched, "first": first, "next": next_ms, "far": far_ms}
 
-        def step_latency(key):
-            before = page.evaluate("() => window.__playerPainted.at")
-            page.keyboard.press(key)
-            page.wait_for_function("b => window.__playerPainted.at > b", arg=before)
-            return page.evaluate(SINCE_KEY)
 
-        next_ms, far_ms = [], []
-        for _ in range(N_STEPS - 1):
-            page.wait_for_timeout(120)  # let the prefetch of the next image finish, as a reader would
-            next_ms.append(step_latency("ArrowRight"))
-        # Far jumps to images that were never prefetched: a fresh page, jump with number keys.
-        page2 = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
-        page2.goto(f"{base}/trajectories/{t.pk}/play/")
-        page2.wait_for_function("() => window.__playerFirstPaint !== undefined")
-        page2.evaluate(RECORD_KEYS)
-        page2.locator("body").click(position={"x": 2, "y": 2})
-        for target in (50, 90, 20, 70, 35):
-            before = page2.evaluate("() => window.__playerPainted.at")
-            for ch in str(target):
-                page2.keyboard.press(ch)
-            page2.keyboard.press("Enter")
-            page2.wait_for_function("b => window.__playerPainted.at > b", arg=before)
-            far_ms.append(page2.evaluate(SINCE_KEY))
-        browser.close()
-    return fetched, first, next_ms, far_ms
+def browse_long(browser, base, t, presses=40):
+    """Next-step times on a long trajectory at its start and after End, and how many thumbnail
+    <img> elements the filmstrip holds."""
+    page = open_player(browser, f"{base}/trajectories/{t.pk}/play/")
+    start = []
+    for _ in range(presses):
+        page.wait_for_timeout(60)
+        start.append(step_latency(page, "ArrowRight"))
+    end_ms = step_latency(page, "End")
+    end = []
+    for _ in range(presses):
+        page.wait_for_timeout(60)
+        end.append(step_latency(page, "ArrowLeft"))
+    home_ms = step_latency(page, "Home")
+    thumbs = page.locator("#filmstrip-track img").count()
+    page.context.close()
+    return {"start": start, "end": end, "end_ms": end_ms, "home_ms": home_ms, "thumbs": thumbs}
+
+
+def small_png(i: int) -> bytes:
+    img = Image.new("RGB", (320, 200), (240, 240, 244))
+    ImageDraw.Draw(img).text((10, 10 + i % 150), f"step {i}", fill=(20, 20, 20), font=font(14))
+    out = io.BytesIO()
+    img.save(out, format="PNG")
+    return out.getvalue()
+
+
+def measure_set(pngs, t, result):
+    scores = []
+    for step, png in zip(t.steps.order_by("index"), pngs, strict=True):
+        with step.display_image.open("rb") as fh:
+            scores.append(display_ssim(png, fh.read()))
+    by_kind = {}
+    thumbs = 0
+    for url, (kind, size) in result["fetched"].items():
+        if kind == "webp":
+            is_thumb = urlsplit(url).path in THUMB_PATHS
+            thumbs += is_thumb
+            kind = "webp thumbnail" if is_thumb else "webp display"
+        by_kind[kind] = by_kind.get(kind, 0) + size
+    return {"scores": scores, "by_kind": by_kind, "png": sum(len(p) for p in pngs), "thumbs": thumbs, **result}
+
+
+THUMB_PATHS: set = set()  # URL paths of thumbnails, to tell them from display images
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def p95(xs):
+    return sorted(xs)[max(0, int(0.95 * len(xs)) - 1)]
 
 
 def main():
+    from bench import player_screens
+    from trajectories.models import Trajectory
+
     call_command("migrate", verbosity=0)
-    print(f"generating {N_STEPS} screenshots of {W}x{H} ...", flush=True)
-    pngs = [screenshot(i) for i in range(N_STEPS)]
-    t = build_trajectory(pngs)
-    steps = list(t.steps.order_by("index"))
-
-    scores = []
-    for step, png in zip(steps, pngs, strict=True):
-        with step.display_image.open("rb") as fh:
-            webp = fh.read()
-        with Image.open(io.BytesIO(webp)) as im:
-            size = im.size
-        scores.append(ssim(grey(png, size), grey(webp)))
-
+    call_command("load_demo", verbosity=0, stdout=io.StringIO())  # the site pages we screenshot
+    demo = Trajectory.objects.select_related("run", "task", "task__suite").order_by("pk").first()
     server, base = serve()
     try:
-        fetched, first, next_ms, far_ms = browse(base, t)
+        print(f"generating {N_STEPS} Pillow screenshots of {W}x{H} ...", flush=True)
+        synthetic = [screenshot(i) for i in range(N_STEPS)]
+        print(f"recording {N_STEPS} real screens of {W}x{H} in Chromium ...", flush=True)
+        site_paths = [
+            "/",
+            "/leaderboard/",
+            "/runs/",
+            f"/runs/{demo.run.slug}/",
+            "/tasks/",
+            f"/tasks/{demo.task.suite.slug}/{demo.task.task_id}/",
+            f"/trajectories/{demo.pk}/",
+            f"/trajectories/{demo.pk}/play/",
+            "/analysis/",
+            "/analysis/failures/",
+            "/trajectories/",
+        ]
+        folder = Path(os.environ["MYPCBENCH_VAR_DIR"]) / "bench-screens"
+        real = player_screens.record(player_screens.screen_list(base, site_paths, folder), N_STEPS)
+        print("making derivatives and stepping through each set ...", flush=True)
+        sets = {}
+        long_t = None
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(**launch_options())
+            for label, pngs in (("synthetic", synthetic), ("real", real)):
+                t = build_trajectory(pngs, label)
+                THUMB_PATHS.update(s.thumbnail.url for s in t.steps.all() if s.thumbnail)
+                sets[label] = measure_set(pngs, t, browse(browser, base, t, N_STEPS))
+            print(f"building a {N_LONG}-step trajectory of small screenshots ...", flush=True)
+            long_t = build_trajectory([small_png(i) for i in range(N_LONG)], "long")
+            long = browse_long(browser, base, long_t)
+            browser.close()
     finally:
         server.shutdown()
+    report(sets, long)
 
-    by_kind = {}
-    for kind, size in fetched.values():
-        by_kind[kind] = by_kind.get(kind, 0) + size
-    browser_bytes = sum(by_kind.values())
-    png_bytes = sum(len(p) for p in pngs)
-    print(f"\nworkload: one trajectory, {N_STEPS} steps, {W}x{H} PNG originals, stepped through every step in Chromium")
-    print("bytes fetched by the browser:")
-    for kind in sorted(by_kind):
-        print(f"  {kind:<14} {by_kind[kind]:>12,}")
-    print(f"  {'total':<14} {browser_bytes:>12,}")
-    print(f"PNG originals   {png_bytes:>12,}  ({png_bytes / N_STEPS / 1024:.0f} KiB per screenshot)")
-    print(f"ratio originals / browser: {png_bytes / browser_bytes:.1f}x fewer bytes   (target >= 6x)")
+
+def report(sets, long):
+    a, b = sets["synthetic"], sets["real"]
+    row = "  {:<44} {:>16} {:>16}"
+    print(f"\nworkload: one {N_STEPS}-step trajectory per set, {W}x{H} PNG originals, every step viewed in Chromium")
+    print(row.format("", "synthetic", "real screens"))
+    kinds = sorted(set(a["by_kind"]) | set(b["by_kind"]))
+    for kind in kinds:
+        print(row.format(f"bytes fetched: {kind}", f"{a['by_kind'].get(kind, 0):,}", f"{b['by_kind'].get(kind, 0):,}"))
+    total = {k: sum(v["by_kind"].values()) for k, v in sets.items()}
+    print(row.format("bytes fetched: total", f"{total['synthetic']:,}", f"{total['real']:,}"))
+    print(row.format("thumbnails fetched (of 100 steps)", a["thumbs"], b["thumbs"]))
+    print(row.format("PNG originals", f"{a['png']:,}", f"{b['png']:,}"))
     print(
-        f"SSIM display WebP vs original at display size: mean {statistics.mean(scores):.4f}, "
-        f"min {min(scores):.4f}   (target >= 0.97)"
+        row.format(
+            "ratio originals / browser (target >= 6x)",
+            f"{a['png'] / total['synthetic']:.1f}x",
+            f"{b['png'] / total['real']:.1f}x",
+        )
     )
     print(
-        f"first screenshot painted: {first['mark']:.0f} ms after navigation start "
-        f"(first contentful paint {first['fcp'] or 0:.0f} ms)"
+        row.format(
+            "SSIM at display size: mean / min (>= 0.97)",
+            f"{statistics.mean(a['scores']):.4f} / {min(a['scores']):.4f}",
+            f"{statistics.mean(b['scores']):.4f} / {min(b['scores']):.4f}",
+        )
     )
-    med_next, med_far = statistics.median(next_ms), statistics.median(far_ms)
-    p95 = sorted(next_ms)[int(0.95 * len(next_ms)) - 1]
+    print(row.format("first screenshot painted (ms)", f"{a['first']['mark']:.0f}", f"{b['first']['mark']:.0f}"))
     print(
-        f"next step painted after a key press, prefetched: median {med_next:.1f} ms, p95 {p95:.1f} ms "
-        f"({len(next_ms)} presses)"
+        row.format(
+            "next step, prefetched: median / p95 (ms)",
+            f"{median(a['next']):.1f} / {p95(a['next']):.1f}",
+            f"{median(b['next']):.1f} / {p95(b['next']):.1f}",
+        )
     )
-    print(f"far jump to a step not prefetched:               median {med_far:.1f} ms ({len(far_ms)} jumps)")
-    print(f"ratio not-prefetched / prefetched: {med_far / med_next:.1f}x")
+    print(row.format("far jump, not prefetched: median (ms)", f"{median(a['far']):.1f}", f"{median(b['far']):.1f}"))
+    print(
+        row.format(
+            "ratio not-prefetched / prefetched",
+            f"{median(a['far']) / median(a['next']):.1f}x",
+            f"{median(b['far']) / median(b['next']):.1f}x",
+        )
+    )
+    print(f"\n{N_LONG}-step trajectory (320x200 screenshots):")
+    print(f"  next step at the start: median {median(long['start']):.1f} ms, p95 {p95(long['start']):.1f} ms")
+    print(f"  previous step near the end: median {median(long['end']):.1f} ms, p95 {p95(long['end']):.1f} ms")
+    print(f"  End: {long['end_ms']:.1f} ms, Home: {long['home_ms']:.1f} ms")
+    print(
+        f"  ratio near the end / {N_STEPS}-step trajectory: {median(long['end']) / median(b['next']):.1f}x "
+        f"(next-step time does not grow with length)"
+    )
+    print(f"  thumbnail <img> elements in the filmstrip: {long['thumbs']} (of {N_LONG} steps)")
 
 
 if __name__ == "__main__":
