@@ -83,6 +83,9 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # A file-backed test database lets a real Celery worker process see the test's rows.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # Take the write lock when a transaction begins: a read that later upgrades to a write fails at
+    # once with "database is locked" when a worker process writes at the same time (no busy wait).
+    DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("MYPCBENCH_TEST_SQLITE", str(VAR_DIR / "test.sqlite3"))}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -130,6 +133,8 @@ if CELERY_BROKER_URL == "filesystem://":
         # Exchange bindings; kombu's default is a "control" folder in the working directory.
         "control_folder": str(VAR_DIR / "celery-control"),
         "store_processed": False,
+        # How often an idle worker looks for new messages (kombu's default is 1 s).
+        "polling_interval": float(os.environ.get("MYPCBENCH_BROKER_POLL_SECONDS", "1.0")),
     }
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True

@@ -415,6 +415,13 @@ def execute_trajectory(trajectory_id: int, *, worker: str | None = None) -> str:
             logger.warning("trajectory %s restarts from a clean reset (it was interrupted)", trajectory.pk)
         with slots.Heartbeat(lease) as heartbeat:
             outcome = _run_in_slot(trajectory, lease.slot, heartbeat)
+    except Exception as exc:
+        # Our own failure (database, storage): end the trajectory with the reason rather than leave
+        # it running; the message is not retried, a rerun is the maintainer's call.
+        Trajectory.objects.filter(pk=trajectory.pk, status=Trajectory.Status.RUNNING).update(
+            status=Trajectory.Status.ERROR, ended_by="error", error=f"the worker failed: {type(exc).__name__}: {exc}"
+        )
+        raise
     finally:
         slots.release(lease)
         refresh_run_status(run.pk)
