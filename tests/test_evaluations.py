@@ -99,16 +99,29 @@ def test_refused_before_anything_is_queued(world, queued, monkeypatch):
     assert not Run.objects.exists() and queued == []
 
 
-def test_a_provider_agent_without_its_key_is_refused(world, queued, monkeypatch):
-    class KeyedAgent:
-        name = model = "keyed"
-        api_key_env = ("KEYED_API_KEY",)
+@pytest.mark.parametrize(
+    ("agent", "variables"),
+    [
+        ("anthropic", ["ANTHROPIC_API_KEY"]),
+        ("openai", ["OPENAI_API_KEY"]),
+        ("gemini", ["GEMINI_API_KEY", "GOOGLE_API_KEY"]),
+    ],
+)
+def test_a_provider_agent_without_its_key_is_refused(world, queued, monkeypatch, agent, variables):
+    for name in variables:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(LaunchRefused, match=f"agent {agent}: no API key for the {agent} agent: set {variables[0]}"):
+        evaluations.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type=agent))
+    assert not Run.objects.exists() and queued == []
 
-    monkeypatch.setitem(evaluations.AGENTS, "keyed", KeyedAgent)
-    monkeypatch.delenv("KEYED_API_KEY", raising=False)
-    with pytest.raises(LaunchRefused, match="the keyed agent needs an API key: set KEYED_API_KEY"):
-        evaluations.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type="keyed"))
-    assert not Run.objects.exists()
+
+def test_a_provider_agent_with_its_key_launches_with_the_models_api_name(world, queued, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    world["model"].api_model = "claude-sonnet-4-6"
+    world["model"].save()
+    run = evaluations.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type="anthropic"))
+    assert run.agent_type == "anthropic" and run.metadata["launch"]["api_model"] == "claude-sonnet-4-6"
+    assert len(queued) == 2
 
 
 def test_a_bad_plan_names_the_field(world, queued):

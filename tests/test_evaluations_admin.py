@@ -64,7 +64,15 @@ def test_the_launch_form_is_for_staff_only(client, world):
 
 def test_the_launch_form_lists_the_harness_agents_and_backends(admin_client, world):
     page = admin_client.get(reverse(LAUNCH)).content.decode()
-    for choice in ('value="scripted"', 'value="dummy"', 'value="fake"', 'value="remote"', 'value="local"'):
+    for choice in (
+        'value="scripted"',
+        'value="dummy"',
+        'value="anthropic"',
+        'value="openai_compatible"',
+        'value="fake"',
+        'value="remote"',
+        'value="local"',
+    ):
         assert choice in page
     assert "Attempts per task" in page and "action-e001" in page
     changelist = admin_client.get(reverse("admin:leaderboard_run_changelist")).content.decode()

@@ -32,6 +32,9 @@ class LaunchForm(forms.Form):
     suite = forms.ModelChoiceField(Suite.objects.order_by("is_demo", "name", "version"))
     model = forms.ModelChoiceField(Model.objects.order_by("name"))
     agent_type = forms.ChoiceField(label="Agent", help_text="Agents the harness offers (harness/agents).")
+    agent_base_url = forms.CharField(
+        required=False, label="Agent base URL", help_text="openai_compatible: the vLLM server, e.g. http://gpu:8000/v1"
+    )
     tool_surface = forms.ChoiceField(choices=Run.ToolSurface.choices, initial=Run.ToolSurface.COMPUTER_BASH)
     turn_budget = forms.IntegerField(min_value=1, initial=100)
     screenshot_window = forms.IntegerField(min_value=1, initial=20, help_text="Most recent screenshots sent.")
@@ -68,7 +71,20 @@ class LaunchForm(forms.Form):
     )
 
     FIELDSETS = [
-        ("Agent", ["name", "suite", "model", "agent_type", "tool_surface", "turn_budget", "screenshot_window", "plan"]),
+        (
+            "Agent",
+            [
+                "name",
+                "suite",
+                "model",
+                "agent_type",
+                "agent_base_url",
+                "tool_surface",
+                "turn_budget",
+                "screenshot_window",
+                "plan",
+            ],
+        ),
         ("Environment", ["backend", "url", "image", "sleep_after"]),
         ("Judge", ["judge_provider", "judge_model", "judge_base_url"]),
         ("Tasks", ["tasks", "attempts"]),
@@ -112,6 +128,7 @@ class LaunchForm(forms.Form):
             plan=data["plan"],
             name=data["name"].strip(),
             sleep_after=data["sleep_after"],
+            agent_base_url=data["agent_base_url"].strip(),
         )
 
 

@@ -2,7 +2,6 @@
 on queue "vm"), execute one trajectory in a leased VM slot, rerun as a new run, cancel, and progress."""
 
 import logging
-import os
 import uuid
 from dataclasses import dataclass, field
 
@@ -11,7 +10,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from harness.agents import AGENTS, Plan, PlanError, ScriptedAgent
+from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent
 from harness.control import ControlError
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.judge.state_checks import run_state_checks
@@ -56,6 +55,7 @@ class LaunchSpec:
     plan: dict | None = None  # scripted agent: one plan, or {"plans": {task id or "*": plan}}
     name: str = ""
     sleep_after: float | None = None  # seconds between an action and its screenshot; None: 0 on fake, else 1
+    agent_base_url: str = ""  # provider agents: another endpoint (vLLM for openai_compatible)
 
 
 # ---------------------------------------------------------------- agents and backends
@@ -75,27 +75,28 @@ def plans_from_data(data) -> dict[str, Plan] | None:
     return {"*": Plan.from_dict(data, "plan")}
 
 
-def agent_key_problems(agent_type: str, environ=None) -> list[str]:
-    """A provider agent names the environment variable(s) holding its key in ``api_key_env``;
-    one of them must be set on the workers (and here, where the launch is checked)."""
-    environ = os.environ if environ is None else environ
-    names = getattr(AGENTS.get(agent_type), "api_key_env", None)
-    if not names:
-        return []
-    names = (names,) if isinstance(names, str) else tuple(names)
-    if any(environ.get(name) for name in names):
-        return []
-    return [f"the {agent_type} agent needs an API key: set {' or '.join(names)} in the workers' environment"]
-
-
-def build_agent(agent_type: str, api_model: str = "", plan: dict | None = None):
+def build_agent(agent_type: str, api_model: str = "", plan: dict | None = None, *, base_url: str = "",
+                screenshot_window: int = 20):  # fmt: skip
+    """The agent a trajectory runs; provider agents read their key from the environment and raise
+    AgentError (MissingApiKey) when it, the model name or a needed base URL is missing."""
+    if agent_type in PROVIDER_AGENTS:
+        return PROVIDER_AGENTS[agent_type](api_model or None, base_url=base_url or None,
+                                           screenshot_window=screenshot_window)  # fmt: skip
     cls = AGENTS[agent_type]
     if cls is ScriptedAgent:
         return ScriptedAgent(plans_from_data(plan))
+    return cls()
+
+
+def agent_problems(spec: "LaunchSpec") -> list[str]:
+    """Build the agent once here, so a missing API key (checked in this process's environment, which
+    should match the workers') or model name is reported before anything is queued."""
     try:
-        return cls(model=api_model) if api_model else cls()
-    except TypeError:  # agents without a model choice (dummy)
-        return cls()
+        build_agent(spec.agent_type, spec.model.api_model, spec.plan, base_url=spec.agent_base_url,
+                    screenshot_window=spec.screenshot_window)  # fmt: skip
+    except (AgentError, PlanError) as exc:
+        return [f"agent {spec.agent_type}: {exc}"]
+    return []
 
 
 def make_backend(launch: dict, slot: int = 0):
@@ -127,15 +128,10 @@ def preflight(spec: LaunchSpec) -> list[str]:
     problems = []
     if spec.agent_type not in AGENTS:
         problems.append(f"agent {spec.agent_type!r} is unknown (expected one of {', '.join(agent_choices())})")
+    elif spec.plan and spec.agent_type != "scripted":
+        problems.append(f"a plan is only played by the scripted agent (got agent {spec.agent_type!r})")
     else:
-        problems += agent_key_problems(spec.agent_type)
-    if spec.plan:
-        if spec.agent_type != "scripted":
-            problems.append(f"a plan is only played by the scripted agent (got agent {spec.agent_type!r})")
-        try:
-            plans_from_data(spec.plan)
-        except PlanError as exc:
-            problems.append(str(exc))
+        problems += agent_problems(spec)
     if spec.turn_budget < 1:
         problems.append(f"turn budget {spec.turn_budget} (expected at least 1)")
     if spec.screenshot_window < 1:
@@ -183,6 +179,7 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
         "attempts": spec.attempts,
         "api_model": spec.model.api_model,
         "sleep_after": spec.sleep_after,
+        "agent_base_url": spec.agent_base_url,
     }
     with transaction.atomic():
         run = Run.objects.create(
@@ -283,6 +280,7 @@ def spec_from_run(run: Run) -> LaunchSpec:
         attempts=launch.get("attempts", 1),
         plan=launch.get("plan"),
         sleep_after=launch.get("sleep_after"),
+        agent_base_url=launch.get("agent_base_url", ""),
     )
 
 
@@ -442,7 +440,8 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
         else (0.0 if backend == "fake" else 1.0),
         settle_seconds=0.0 if backend in ("fake", "local") else 5.0,
     )
-    agent = build_agent(run.agent_type, launch.get("api_model", ""), launch.get("plan"))
+    agent = build_agent(run.agent_type, launch.get("api_model", ""), launch.get("plan"),
+                        base_url=launch.get("agent_base_url", ""), screenshot_window=run.screenshot_window)  # fmt: skip
     meta = {"agent": agent.name, "model": run.model.name, "backend": backend, "run": run.slug,
             "max_turns": run.turn_budget, "screenshot_window": run.screenshot_window}  # fmt: skip
     reason = ""
@@ -457,6 +456,8 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
                 reason = f"the {backend} guest did not start (attempt {attempt} of {attempts}): {exc}"
                 logger.warning("trajectory %s: %s", trajectory.pk, reason)
                 continue
+            if hasattr(agent, "attach"):
+                agent.attach(env)  # provider agents run their shell and editor tools through the guest
             result = run_task(spec, env, agent, Recorder(spec, [sink], meta), config)
             # Rubric items' state checks run on the guest as the trajectory left it, before it stops.
             checks = run_state_checks(env.execute, spec.rubric) if result.status == "finished" else []
