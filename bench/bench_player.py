@@ -315,7 +315,15 @@ def measure_set(pngs, t, result):
             thumbs += is_thumb
             kind = "webp thumbnail" if is_thumb else "webp display"
         by_kind[kind] = by_kind.get(kind, 0) + size
-    return {"scores": scores, "by_kind": by_kind, "png": sum(len(p) for p in pngs), "thumbs": thumbs, **result}
+    unique = len(set(pngs))
+    return {
+        "scores": scores,
+        "by_kind": by_kind,
+        "png": sum(len(p) for p in pngs),
+        "thumbs": thumbs,
+        "unique": unique,
+        **result,
+    }
 
 
 THUMB_PATHS: set = set()  # URL paths of thumbnails, to tell them from display images
@@ -388,6 +396,7 @@ def report(sets, long):
     print(row.format("bytes fetched: total", f"{total['synthetic']:,}", f"{total['real']:,}"))
     print(row.format("thumbnails fetched (of 100 steps)", a["thumbs"], b["thumbs"]))
     print(row.format("PNG originals", f"{a['png']:,}", f"{b['png']:,}"))
+    print(row.format("distinct screenshots (of 100)", a["unique"], b["unique"]))
     print(
         row.format(
             "ratio originals / browser (target >= 6x)",

@@ -137,6 +137,21 @@ def screen_list(base: str, site_paths: list[str], folder: Path) -> list[tuple[st
     return screens
 
 
+POINTER = """([x, y]) => {
+  let p = document.getElementById('bench-pointer');
+  if (!p) {
+    p = document.createElement('div');
+    p.id = 'bench-pointer';
+    p.style.cssText = 'position:fixed;z-index:2147483647;width:0;height:0;pointer-events:none;' +
+      'border-left:9px solid #111;border-right:9px solid transparent;border-bottom:18px solid transparent;' +
+      'filter:drop-shadow(0 0 1px #fff)';
+    document.body.appendChild(p);
+  }
+  p.style.left = x + 'px';
+  p.style.top = y + 'px';
+}"""
+
+
 def record(screens: list[tuple[str, str]], n: int) -> list[bytes]:
     """``n`` PNG screenshots cycling through ``screens``, each pass scrolled further down, as an
     agent moving through its apps would see them."""
@@ -155,6 +170,9 @@ def record(screens: list[tuple[str, str]], n: int) -> list[bytes]:
             if page.url != url:
                 page.goto(url, wait_until="load")
             page.evaluate("y => window.scrollTo(0, y)", (i // len(screens)) * 260)
+            # A mouse pointer, as desktop screenshots have: it also keeps every screenshot unique, so
+            # content-addressed derivatives cannot make repeated screens look cheaper than they are.
+            page.evaluate(POINTER, [(i * 397) % (W - 20), (i * 211) % (H - 24)])
             page.wait_for_timeout(30)
             data = page.screenshot(type="png")
             with Image.open(io.BytesIO(data)) as im:
