@@ -31,7 +31,9 @@ class LaunchForm(forms.Form):
     name = forms.CharField(required=False, max_length=200, help_text="Leave empty for model · agent · date.")
     suite = forms.ModelChoiceField(Suite.objects.order_by("is_demo", "name", "version"))
     model = forms.ModelChoiceField(Model.objects.order_by("name"))
-    agent_type = forms.ChoiceField(label="Agent", help_text="Agents the harness offers (harness/agents).")
+    agent_type = forms.ChoiceField(
+        label="Agent", initial="scripted", help_text="Agents the harness offers (harness/agents)."
+    )
     agent_base_url = forms.CharField(
         required=False, label="Agent base URL", help_text="openai_compatible: the vLLM server, e.g. http://gpu:8000/v1"
     )
@@ -56,7 +58,7 @@ class LaunchForm(forms.Form):
         help_text="A provider here judges each trajectory as soon as it ends.",
     )
     judge_model = forms.CharField(required=False, help_text="Empty: the provider's default model.")
-    judge_base_url = forms.CharField(required=False, help_text="openai_compatible only.")
+    judge_base_url = forms.CharField(required=False, label="Judge base URL", help_text="openai_compatible only.")
     tasks = forms.ModelMultipleChoiceField(
         Task.objects.select_related("suite").order_by("suite__name", "position"),
         required=False,
@@ -93,6 +95,11 @@ class LaunchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["agent_type"].choices = [(name, name) for name in evaluations.agent_choices()]
+        self.fields["tasks"].label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"
+        for name in ("suite", "model"):  # the usual case: one real suite, preselected
+            first = self.fields[name].queryset.first()
+            if first is not None and not self.is_bound:
+                self.initial.setdefault(name, first.pk)
 
     def clean_plan(self):
         text = self.cleaned_data["plan"].strip()
@@ -149,11 +156,6 @@ class RerunForm(forms.Form):
         return data
 
 
-def _refusal(request, exc: LaunchRefused) -> None:
-    for problem in exc.problems:
-        messages.error(request, problem)
-
-
 def launch_view(model_admin, request):
     if not model_admin.has_add_permission(request):
         raise PermissionDenied
@@ -162,7 +164,8 @@ def launch_view(model_admin, request):
         try:
             run = evaluations.launch_run(form.spec(), request.user)
         except LaunchRefused as exc:
-            form.add_error(None, "Nothing was queued: " + "; ".join(exc.problems))
+            for problem in ["Nothing was queued:", *exc.problems]:
+                form.add_error(None, problem)
         else:
             count = run.trajectories.count()
             messages.success(request, f"Launched {run.name}: {count} trajector{'y' if count == 1 else 'ies'} queued.")
@@ -186,7 +189,8 @@ def rerun_view(model_admin, request, object_id):
         try:
             new = evaluations.rerun(run, form.cleaned_data["which"], task=form.cleaned_data["task"], user=request.user)
         except LaunchRefused as exc:
-            form.add_error(None, "Nothing was queued: " + "; ".join(exc.problems))
+            for problem in ["Nothing was queued:", *exc.problems]:
+                form.add_error(None, problem)
         else:
             messages.success(request, f"Rerun queued as a new run: {new.name}.")
             return redirect(reverse("leaderboard:run_detail", args=[new.slug]))
