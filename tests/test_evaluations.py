@@ -12,7 +12,7 @@ from trajectories import evaluations, live_ingest, slots
 from trajectories.evaluations import LaunchRefused, LaunchSpec
 from trajectories.judging import JudgeSpec
 from trajectories.models import Step, Trajectory, VmSlot
-from trajectories.tasks import run_trajectory
+from trajectories.tasks import judge_trajectory_task, run_trajectory
 
 pytestmark = pytest.mark.django_db
 
@@ -129,6 +129,19 @@ def test_a_bad_plan_names_the_field(world, queued):
         evaluations.launch_run(
             LaunchSpec(suite=world["suite"], model=world["model"], plan={"turns": [{"actions": [3]}]})
         )
+
+
+def test_the_runs_judge_is_asked_as_each_trajectory_finishes(world, queued, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    asked = []
+    monkeypatch.setattr(judge_trajectory_task, "delay", lambda pk, spec: asked.append((pk, spec)))
+    judge = JudgeSpec(provider="anthropic", model="claude-sonnet-4-6")
+    run = launch(world, tasks=[world["tasks"][0]], judge=judge)
+    assert run.judge_config.provider == "anthropic" and run.judge_config.model == "claude-sonnet-4-6"
+    trajectory = run.trajectories.get()
+    assert asked == [], "nothing is judged before it ends"
+    run_trajectory.run(trajectory.pk)
+    assert asked == [(trajectory.pk, judge.as_dict())]
 
 
 # ---------------------------------------------------------------- leases

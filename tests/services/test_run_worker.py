@@ -9,9 +9,11 @@ import pytest
 from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.services.test_worker import wait_for
+from tests.simulators import ProviderSimulator
 from trajectories import evaluations
 from trajectories.evaluations import LaunchSpec
-from trajectories.models import Step, Trajectory, VmSlot
+from trajectories.judging import JudgeSpec
+from trajectories.models import Judgment, Step, Trajectory, VmSlot
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -45,6 +47,21 @@ def test_a_worker_runs_a_launched_two_task_run_end_to_end(worker_factory):
     assert not VmSlot.objects.filter(trajectory__isnull=False).exists(), "every slot was given back"
     counts = evaluations.progress(Run.objects.get(pk=run.pk))
     assert (counts["done"], counts["queued"], counts["running"], counts["live"]) == (2, 0, 0, False)
+
+
+def test_each_trajectory_is_judged_by_the_runs_judge_when_it_ends(worker_factory, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")  # read by the worker process too
+    suite, tasks, model = make_eval_suite(2)
+    verdict = '{"reasoning": "The reply is sent in step 3.", "cited_steps": [3], "verdict": "success"}'
+    with ProviderSimulator(lambda request: verdict) as sim:
+        worker = worker_factory()
+        judge = JudgeSpec(provider="anthropic", base_url=sim.url, concurrency=2, attempts=1)
+        run = evaluations.launch_run(LaunchSpec(suite=suite, model=model, plan=PLAN, judge=judge))
+        judgments = Judgment.objects.filter(trajectory__run=run)
+        wait_for(lambda: judgments.count() == 4, "2 rubric items x 2 trajectories judged", worker)
+    assert set(judgments.values_list("verdict", flat=True)) == {"success"}
+    assert set(judgments.values_list("judge", flat=True)) == {run.judge_config_id}
+    assert evaluations.progress(Run.objects.get(pk=run.pk))["judged"] == 2
 
 
 def test_a_worker_killed_mid_trajectory_leaves_it_interrupted_and_the_rerun_completes(worker_factory):
