@@ -21,9 +21,10 @@ logger = logging.getLogger(__name__)
 DISPLAY_MAX_WIDTH = 1024
 # Per screenshot, the lowest quality whose picture still matches the original (SSIM at display
 # size, greyscale, 7x7 windows) to DISPLAY_MIN_SSIM: flat UI passes at the first rung, photos and
-# wallpapers climb; close rungs keep each picture near the floor rather than far above it. The floor is 0.97; the margin keeps rounding on other decoders safe.
+# wallpapers climb; close rungs keep each picture near the floor rather than far above it. The
+# floor is the 0.97 (libwebp decodes deterministically, so no margin is needed).
 DISPLAY_QUALITIES = (40, 50, 60, 70, 78, 85, 90, 95)
-DISPLAY_MIN_SSIM = 0.975
+DISPLAY_MIN_SSIM = 0.97
 # Filmstrip slots are 120 CSS px wide; 160 px keeps them crisp up to 1.33x device pixels.
 THUMBNAIL_WIDTH = 160
 THUMBNAIL_QUALITY = 60
