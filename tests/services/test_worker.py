@@ -9,6 +9,7 @@ from django.core.files.storage import default_storage
 from PIL import Image
 
 from tests.services.factories import make_trajectory
+from trajectories import media
 from trajectories.tasks import request_derivatives
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -44,7 +45,7 @@ def test_worker_writes_webp_derivatives_smaller_than_the_originals(settings, wor
     steps = wait_for(lambda: len(done_steps(trajectory)) == 3 and done_steps(trajectory), "3 derivatives", worker)
     for step in steps:
         assert step.media_error == ""
-        for field, width in ((step.display_image, 1280), (step.thumbnail, 240)):
+        for field, width in ((step.display_image, media.DISPLAY_MAX_WIDTH), (step.thumbnail, media.THUMBNAIL_WIDTH)):
             with default_storage.open(field.name, "rb") as fh:
                 data = fh.read()
             with Image.open(io.BytesIO(data)) as image:
