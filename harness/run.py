@@ -4,6 +4,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
     python -m harness run --tasks PATH [--task ID ...] --backend fake|remote|local|qemu|docker
         --agent scripted|dummy [--plan FILE] --out DIR [--max-turns N]
         --agent anthropic|openai|gemini|openai_compatible [--model NAME] [--base-url URL]
+        [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -15,7 +16,15 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, PlanError, ScriptedAgent, load_plans
+from harness.agents import (
+    AGENTS,
+    PROVIDER_AGENTS,
+    AgentError,
+    PlanError,
+    ScriptedAgent,
+    load_plans,
+    provider_agent,
+)
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
@@ -54,18 +63,21 @@ def select_tasks(tasks_path, wanted: list[str] | None):
 
 
 def make_agent(name: str, plan: str | None, *, model: str | None = None, base_url: str | None = None,
-               screenshot_window: int = 20):  # fmt: skip
+               screenshot_window: int = 20, coordinate_type: str = ""):  # fmt: skip
     if name not in AGENTS:
         raise RunError(f"--agent: unknown agent {name!r} (expected one of {', '.join(sorted(AGENTS))})")
     if name in PROVIDER_AGENTS:
         if plan:
             raise RunError(f"--plan: only the scripted agent plays a plan (got --agent {name})")
         try:  # a missing API key or model name stops the run here, before any task starts
-            return PROVIDER_AGENTS[name](model, base_url=base_url, screenshot_window=screenshot_window)
+            return provider_agent(name, model, base_url=base_url, screenshot_window=screenshot_window,
+                                  coordinate_type=coordinate_type)  # fmt: skip
         except AgentError as exc:
             raise RunError(str(exc)) from exc
-    if model or base_url:
-        raise RunError(f"--model / --base-url: only provider agents call a model (got --agent {name})")
+    if model or base_url or coordinate_type:
+        raise RunError(
+            f"--model / --base-url / --coordinate-type: only provider agents call a model (got --agent {name})"
+        )
     if name == "scripted":
         try:
             return ScriptedAgent(load_plans(plan) if plan else None)
@@ -149,6 +161,13 @@ def main(argv=None) -> int:
     run.add_argument("--plan", help="plan file for the scripted agent")
     run.add_argument("--model", help="model name for a provider agent (default: the agent's own)")
     run.add_argument("--base-url", help="provider API URL (a proxy, a simulator, or the vLLM server)")
+    run.add_argument(
+        "--coordinate-type",
+        choices=("relative", "absolute"),
+        default="",
+        help="openai_compatible: relative = Qwen3-VL's 0-999 grid (default); absolute = Qwen2.5-VL's pixels of "
+        "the screenshot resized by smart_resize (sent at that size, clicks scaled back)",
+    )
     run.add_argument("--out", required=True, help="result folder")
     run.add_argument("--max-turns", type=int, default=100)
     run.add_argument("--screenshot-window", type=int, default=20)
@@ -176,7 +195,7 @@ def main(argv=None) -> int:
             raise RunError(f"--max-turns: {args.max_turns} (expected at least 1)")
         tasks = select_tasks(args.tasks, args.task)
         agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url,
-                           screenshot_window=args.screenshot_window)  # fmt: skip
+                           screenshot_window=args.screenshot_window, coordinate_type=args.coordinate_type)  # fmt: skip
         size = (args.width, args.height)
         vm = VMConfig(image=args.image, slot=args.slot)
         env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm)
@@ -191,6 +210,8 @@ def main(argv=None) -> int:
     out = Path(args.out)
     meta = {"agent": agent.name, "model": agent.model, "backend": args.backend, "max_turns": args.max_turns,
             "screenshot_window": args.screenshot_window, "screen_size": list(size)}  # fmt: skip
+    if getattr(agent, "coordinate_type", None):
+        meta["coordinate_type"] = agent.coordinate_type
     try:
         env.start()
     except BackendUnavailable as exc:

@@ -1,6 +1,7 @@
 """One translation layer: each provider's computer-use action vocabulary (Anthropic, OpenAI, Gemini,
 Qwen) becomes pyautogui command strings (or WAIT / DONE / FAIL). Pure functions, no I/O."""
 
+import math
 from dataclasses import dataclass
 
 DONE, FAIL, WAIT = "DONE", "FAIL", "WAIT"
@@ -387,18 +388,71 @@ QWEN_ACTIONS = {
 }
 
 
-def qwen_point(coordinate, screen: tuple[int, int], grid: int | None = 999) -> tuple[int, int]:
-    """Qwen3-VL's relative 0..999 grid (``x * width / 999``); ``grid=None`` for absolute pixels."""
+# Qwen3-VL answers on a relative 0..999 grid whatever the image size; Qwen2.5-VL answers in absolute
+# pixels of the image its processor actually saw, which smart_resize below reproduces.
+QWEN_COORDINATE_TYPES = {
+    "relative": "Qwen3-VL: a 0-999 grid over the screenshot",
+    "absolute": "Qwen2.5-VL: pixels of the screenshot resized by smart_resize",
+}
+QWEN_GRID = 999
+QWEN25_FACTOR = 28  # the vision patch (14) times the 2x2 token merge
+QWEN25_MIN_PIXELS = 4 * 28 * 28  # 3136, the processor's default floor
+QWEN25_MAX_PIXELS = 1280 * 28 * 28  # 1,003,520 (provider-apis.md section 5)
+
+
+def check_coordinate_type(coordinate_type: str) -> None:
+    if coordinate_type not in QWEN_COORDINATE_TYPES:
+        expected = ", ".join(QWEN_COORDINATE_TYPES)
+        raise ValueError(f"Qwen coordinate type {coordinate_type!r} (expected one of: {expected})")
+
+
+def smart_resize(size: tuple[int, int], *, factor: int = QWEN25_FACTOR, min_pixels: int = QWEN25_MIN_PIXELS,
+                 max_pixels: int = QWEN25_MAX_PIXELS) -> tuple[int, int]:  # fmt: skip
+    """(width, height) of the image a Qwen2.5-VL processor feeds the model for a screenshot of ``size``:
+    both sides a multiple of ``factor``, nearest to the original, then shrunk (sides rounded down) or
+    grown (rounded up) with the aspect ratio kept until the area is within [min_pixels, max_pixels].
+    1280x800 -> 1260x784, 1920x1080 -> 1316x728."""
+    width, height = size
+    if width < 1 or height < 1:
+        raise ValueError(f"screen size {width}x{height}: both sides must be at least 1 pixel")
+    if max(width, height) / min(width, height) > 200:
+        raise ValueError(f"screen size {width}x{height}: aspect ratio above 200 (the Qwen2.5-VL processor refuses it)")
+    w = max(factor, round(width / factor) * factor)
+    h = max(factor, round(height / factor) * factor)
+    if w * h > max_pixels:
+        shrink = math.sqrt(width * height / max_pixels)
+        w = max(factor, math.floor(width / shrink / factor) * factor)
+        h = max(factor, math.floor(height / shrink / factor) * factor)
+    elif w * h < min_pixels:
+        grow = math.sqrt(min_pixels / (width * height))
+        w = math.ceil(width * grow / factor) * factor
+        h = math.ceil(height * grow / factor) * factor
+    return w, h
+
+
+def qwen_model_size(screen: tuple[int, int], coordinate_type: str = "relative") -> tuple[int, int]:
+    """The size of the screenshot the model is sent: the screen itself (relative), or its smart_resize (absolute)."""
+    check_coordinate_type(coordinate_type)
+    return smart_resize(screen) if coordinate_type == "absolute" else tuple(screen)
+
+
+def qwen_point(coordinate, screen: tuple[int, int], coordinate_type: str = "relative",
+               model_size: tuple[int, int] | None = None) -> tuple[int, int]:  # fmt: skip
+    """A Qwen coordinate as screen pixels: relative ``x * width / 999``; absolute, pixels of the
+    ``model_size`` image (default: the screen's smart_resize) scaled back by screen / model size."""
     x, y = coordinate
-    if grid is None:
-        return round(float(x)), round(float(y))
-    return round(float(x) * screen[0] / grid), round(float(y) * screen[1] / grid)
+    if coordinate_type == "relative":
+        return round(float(x) * screen[0] / QWEN_GRID), round(float(y) * screen[1] / QWEN_GRID)
+    return Scale.between(model_size or qwen_model_size(screen, coordinate_type), screen).point(x, y)
 
 
-def from_qwen(args: dict, screen: tuple[int, int], grid: int | None = 999) -> list[str]:
-    """The arguments of one ``computer_use`` tool call (``{"action": "left_click", "coordinate": [x, y]}``)."""
+def from_qwen(args: dict, screen: tuple[int, int], coordinate_type: str = "relative",
+              model_size: tuple[int, int] | None = None) -> list[str]:  # fmt: skip
+    """The arguments of one ``computer_use`` tool call (``{"action": "left_click", "coordinate": [x, y]}``),
+    coordinates read as ``coordinate_type`` (see QWEN_COORDINATE_TYPES)."""
+    check_coordinate_type(coordinate_type)
     name = args.get("action")
-    point = qwen_point(args["coordinate"], screen, grid) if args.get("coordinate") else None
+    point = qwen_point(args["coordinate"], screen, coordinate_type, model_size) if args.get("coordinate") else None
     clicks = {"left_click": ("left", 1), "right_click": ("right", 1), "middle_click": ("middle", 1)}
     # Qwen's triple click is played as a double click, as upstream does.
     clicks |= {"double_click": ("left", 2), "triple_click": ("left", 2)}

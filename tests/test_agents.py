@@ -446,6 +446,64 @@ def test_openai_compatible_relative_coordinates_bash_and_terminate(task, sim, tm
     assert read_task_dir(folder).final_answer == "The file is saved."
 
 
+def image_sizes(request) -> list[tuple[int, int]]:
+    """Pixel sizes of the screenshots in one chat completions request the simulator recorded."""
+    sizes = []
+    for message in request.body["messages"]:
+        for part in message["content"] if isinstance(message["content"], list) else []:
+            if part.get("type") == "image_url":
+                data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+                sizes.append(Image.open(io.BytesIO(data)).size)
+    return sizes
+
+
+def test_openai_compatible_relative_grid_sends_the_screen_as_it_is(task, sim, env, tmp_path):
+    sim.script = [_qwen_click(500, 500), "Done.\n" + qwen_call("computer_use", action="terminate", status="success")]
+    run(task, env, build("openai_compatible", sim, env), tmp_path)
+    assert pyautogui_sent(env) == ["pyautogui.click(641, 400)"]  # 500/999 of 1280x800
+    assert image_sizes(sim.requests[0]) == [(1280, 800)]
+    system = sim.requests[0].body["messages"][0]["content"]
+    assert "0-999 grid" in system and "resolution" not in system
+
+
+@pytest.mark.parametrize(
+    ("screen", "sent", "model_point", "screen_point"),
+    [
+        ((1280, 800), (1260, 784), [630, 392], (640, 400)),
+        ((1920, 1080), (1316, 728), [658, 364], (960, 540)),
+        ((1920, 1080), (1316, 728), [1316, 728], (1920, 1080)),
+    ],
+)
+def test_openai_compatible_absolute_pixels_of_the_resized_screenshot(task, sim, tmp_path, screen, sent, model_point,
+                                                                     screen_point):  # fmt: skip
+    env = make_env(screen)
+    try:
+        sim.script = [
+            _qwen_click(*model_point),
+            "Saved.\n" + qwen_call("computer_use", action="terminate", status="success"),
+        ]
+        agent = build("openai_compatible", sim, env, model="qwen2.5-vl-72b", coordinate_type="absolute")
+        result, folder = run(task, env, agent, tmp_path)
+    finally:
+        env.stop()
+    assert (result.ended_by, result.turns) == ("done", 2)
+    # the fake guest ran the click at the screen pixel, scaled back from the model's image
+    assert pyautogui_sent(env) == [f"pyautogui.click({screen_point[0]}, {screen_point[1]})"]
+    assert [s.action_text for s in read_task_dir(folder).steps][0] == pyautogui_sent(env)[0]
+    # every screenshot the model got was at the smart_resize size, and the prompt speaks of that size
+    assert [image_sizes(r) for r in sim.requests] == [[sent], [sent, sent]]
+    system = sim.requests[0].body["messages"][0]["content"]
+    width, height = sent
+    assert f"The screen's resolution is {width}x{height}. Coordinates are pixels of the screenshot" in system
+    assert f"in pixels of the {width}x{height} screenshot" in system and "0-999" not in system
+    assert f"at {width}x{height} pixels" in system  # the shared persona-and-environment context
+
+
+def test_openai_compatible_refuses_an_unknown_coordinate_type(sim):
+    with pytest.raises(Exception, match="coordinate_type 'pixels' .expected one of: relative = Qwen3-VL"):
+        OpenAICompatibleAgent("qwen", base_url=sim.openai_url, coordinate_type="pixels", environ={})
+
+
 # ---------------------------------------------------------------- the command line
 
 
@@ -468,6 +526,27 @@ def test_cli_runs_the_anthropic_agent_against_the_simulator(sim, tmp_path, monke
     assert bundle.usage["api_calls"] == 2 and bundle.usage["input_tokens"] > 0
     headers = sim.requests[0].headers
     assert "sim-key" in headers.get("x-api-key", headers.get("authorization", ""))  # the key from the environment
+
+
+def test_cli_runs_a_qwen25_model_in_absolute_pixels(sim, tmp_path, capsys):
+    sim.script = [_qwen_click(658, 364), "Done.\n" + qwen_call("computer_use", action="terminate", status="success")]
+    out = tmp_path / "results"
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--task", "demo-d001", "--backend", "fake", "--no-progress",
+                 "--agent", "openai_compatible", "--model", "qwen2.5-vl-72b", "--base-url", sim.openai_url,
+                 "--coordinate-type", "absolute", "--width", "1920", "--height", "1080",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert [s.action_text for s in read_task_dir(out / "demo-d001").steps] == ["pyautogui.click(960, 540)", "DONE"]
+    assert image_sizes(sim.requests[0]) == [(1316, 728)]
+    assert json.loads((out / "run.json").read_text())["coordinate_type"] == "absolute"
+
+
+def test_cli_refuses_a_coordinate_type_for_an_agent_without_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--backend", "fake", "--no-progress", "--agent", "anthropic",
+                 "--coordinate-type", "absolute", "--out", str(tmp_path / "results")])  # fmt: skip
+    assert code == 2 and not (tmp_path / "results").exists()
+    assert "coordinate type 'absolute': only the openai_compatible agent takes one" in capsys.readouterr().err
 
 
 def test_python_m_harness_run_in_a_subprocess(sim, tmp_path):

@@ -9,6 +9,9 @@ from django.urls import reverse
 
 from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
+from tests.simulators import ProviderSimulator
+from tests.simulators.computer_use import qwen_call
+from trajectories import evaluations
 from trajectories.models import Trajectory
 from trajectories.tasks import run_trajectory
 
@@ -88,6 +91,35 @@ def test_launching_from_the_admin_queues_the_picked_tasks_and_opens_the_run_page
     assert run.turn_budget == 10 and run.screenshot_window == 5
     assert list(run.trajectories.values_list("task__task_id", "attempt")) == [("action-e002", 0), ("action-e002", 1)]
     assert sorted(queued) == sorted(run.trajectories.values_list("pk", flat=True))
+
+
+def test_a_qwen25_model_launched_from_the_form_clicks_at_the_scaled_back_pixel(admin_client, world, queued):
+    """The open-weight agent against the OpenAI-compatible provider simulator on loopback (no GPU server here)."""
+    world["model"].api_model = "qwen2.5-vl-72b"
+    world["model"].save()
+    click = qwen_call("computer_use", action="left_click", coordinate=[630, 392])  # of the 1260x784 image
+    stop = "Sent.\n" + qwen_call("computer_use", action="terminate", status="success")
+    with ProviderSimulator() as sim:
+        sim.script = [click, stop]
+        response = admin_client.post(reverse(LAUNCH), form_data(
+            world, agent_type="openai_compatible", agent_base_url=sim.openai_url, coordinate_type="absolute",
+            plan="", tasks=[world["tasks"][0].pk]))  # fmt: skip
+        assert response.status_code == 302, response.content.decode()[:2000]
+        run = Run.objects.get()
+        assert run.metadata["launch"]["coordinate_type"] == "absolute"
+        trajectory = run.trajectories.get()
+        assert run_trajectory.run(trajectory.pk) == "done"
+    # the fake guest's screen is 1280x800: the model's (630, 392) is its centre
+    assert [s.action_text for s in trajectory.steps.order_by("index")] == ["pyautogui.click(640, 400)", "DONE"]
+    assert "The screen's resolution is 1260x784" in sim.requests[0].body["messages"][0]["content"]
+    rerun = evaluations.rerun(run, "all")
+    assert rerun.metadata["launch"]["coordinate_type"] == "absolute", "a rerun keeps the coordinate convention"
+
+
+def test_a_coordinate_type_for_an_agent_that_reads_none_is_refused(admin_client, world, queued):
+    response = admin_client.post(reverse(LAUNCH), form_data(world, coordinate_type="absolute"))
+    assert "coordinate type &#x27;absolute&#x27;: the scripted agent calls no model" in response.content.decode()
+    assert not Run.objects.exists() and queued == []
 
 
 def test_a_missing_judge_key_is_refused_on_the_form_and_nothing_is_queued(admin_client, world, queued, monkeypatch):

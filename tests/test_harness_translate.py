@@ -13,6 +13,7 @@ from harness.translate import (
     from_gemini,
     from_openai,
     from_qwen,
+    smart_resize,
     split_keys,
     translate,
 )
@@ -138,6 +139,58 @@ def test_gemini_type_text_at_clicks_clears_types_and_submits():
 )
 def test_qwen_tool_calls_on_the_relative_grid(args, expected):
     assert from_qwen(args, SCREEN) == expected
+
+
+@pytest.mark.parametrize(
+    ("screen", "resized"),
+    [
+        ((1280, 800), (1260, 784)),  # provider-apis.md section 5
+        ((1920, 1080), (1316, 728)),
+        ((1008, 700), (1008, 700)),  # multiples of 28 within the pixel budget stay as they are
+        ((1000, 700), (1008, 700)),  # sides go to the nearest multiple of 28
+        ((20, 30), (56, 84)),  # below 3136 pixels: grown, sides rounded up
+    ],
+)
+def test_smart_resize_gives_the_size_a_qwen25_vl_processor_sees(screen, resized):
+    assert smart_resize(screen) == resized
+    width, height = resized
+    assert width % 28 == 0 and height % 28 == 0 and 3136 <= width * height <= 1_003_520
+
+
+def test_smart_resize_refuses_what_the_processor_refuses():
+    with pytest.raises(ValueError, match="aspect ratio above 200"):
+        smart_resize((20100, 100))
+    with pytest.raises(ValueError, match="0x800: both sides must be at least 1 pixel"):
+        smart_resize((0, 800))
+
+
+@pytest.mark.parametrize(
+    ("screen", "args", "expected"),
+    [
+        # pixels of the 1260x784 image the model saw, scaled back by 1280/1260 and 800/784
+        ((1280, 800), {"action": "left_click", "coordinate": [630, 392]}, ["pyautogui.click(640, 400)"]),
+        ((1280, 800), {"action": "left_click", "coordinate": [1260, 784]}, ["pyautogui.click(1280, 800)"]),
+        ((1280, 800), {"action": "right_click", "coordinate": [100, 100]}, ["pyautogui.rightClick(102, 102)"]),
+        # 1920x1080 was sent as 1316x728
+        ((1920, 1080), {"action": "double_click", "coordinate": [658, 364]}, ["pyautogui.doubleClick(960, 540)"]),
+        ((1920, 1080), {"action": "mouse_move", "coordinate": [1316, 728]}, ["pyautogui.moveTo(1920, 1080)"]),
+        (
+            (1920, 1080),
+            {"action": "scroll", "coordinate": [0, 728], "pixels": -3},
+            ["pyautogui.scroll(-3, x=0, y=1080)"],
+        ),
+    ],
+)
+def test_qwen25_absolute_pixels_are_scaled_back_from_the_resized_screenshot(screen, args, expected):
+    assert from_qwen(args, screen, "absolute") == expected
+
+
+def test_the_same_qwen_point_lands_differently_in_each_convention():
+    click = {"action": "left_click", "coordinate": [500, 500]}
+    assert from_qwen(click, SCREEN, "relative") == ["pyautogui.click(641, 400)"]  # 500 / 999 of the screen
+    assert from_qwen(click, SCREEN, "absolute") == ["pyautogui.click(508, 510)"]  # 500 px of 1260x784
+    with pytest.raises(ValueError, match=r"Qwen coordinate type 'normalized' \(expected one of: relative, absolute\)"):
+        from_qwen(click, SCREEN, "normalized")
 
 
 def test_every_generated_command_reads_back_as_the_intended_action():

@@ -37,6 +37,17 @@ class LaunchForm(forms.Form):
     agent_base_url = forms.CharField(
         required=False, label="Agent base URL", help_text="openai_compatible: the vLLM server, e.g. http://gpu:8000/v1"
     )
+    coordinate_type = forms.ChoiceField(
+        required=False,
+        label="Qwen coordinates",
+        choices=[
+            ("", "the agent's default (relative)"),
+            ("relative", "relative: a 0-999 grid over the screenshot (Qwen3-VL)"),
+            ("absolute", "absolute: pixels of the screenshot resized by smart_resize (Qwen2.5-VL)"),
+        ],
+        help_text="openai_compatible only: how the model gives click positions. Absolute sends the screenshot "
+        "at the model's own size (1280x800 as 1260x784) and scales clicks back.",
+    )
     tool_surface = forms.ChoiceField(choices=Run.ToolSurface.choices, initial=Run.ToolSurface.COMPUTER_BASH)
     turn_budget = forms.IntegerField(min_value=1, initial=100)
     screenshot_window = forms.IntegerField(min_value=1, initial=20, help_text="Most recent screenshots sent.")
@@ -81,6 +92,7 @@ class LaunchForm(forms.Form):
                 "model",
                 "agent_type",
                 "agent_base_url",
+                "coordinate_type",
                 "tool_surface",
                 "turn_budget",
                 "screenshot_window",
@@ -136,6 +148,7 @@ class LaunchForm(forms.Form):
             name=data["name"].strip(),
             sleep_after=data["sleep_after"],
             agent_base_url=data["agent_base_url"].strip(),
+            coordinate_type=data["coordinate_type"],
         )
 
 

@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent
+from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent, provider_agent
 from harness.control import ControlError
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.judge.state_checks import run_state_checks
@@ -56,6 +56,7 @@ class LaunchSpec:
     name: str = ""
     sleep_after: float | None = None  # seconds between an action and its screenshot; None: 0 on fake, else 1
     agent_base_url: str = ""  # provider agents: another endpoint (vLLM for openai_compatible)
+    coordinate_type: str = ""  # openai_compatible: "relative" (Qwen3-VL, the default) or "absolute" (Qwen2.5-VL)
 
 
 # ---------------------------------------------------------------- agents and backends
@@ -76,12 +77,15 @@ def plans_from_data(data) -> dict[str, Plan] | None:
 
 
 def build_agent(agent_type: str, api_model: str = "", plan: dict | None = None, *, base_url: str = "",
-                screenshot_window: int = 20):  # fmt: skip
+                screenshot_window: int = 20, coordinate_type: str = ""):  # fmt: skip
     """The agent a trajectory runs; provider agents read their key from the environment and raise
-    AgentError (MissingApiKey) when it, the model name or a needed base URL is missing."""
+    AgentError (MissingApiKey) when it, the model name or a needed base URL is missing, or when given a
+    coordinate type they do not read."""
     if agent_type in PROVIDER_AGENTS:
-        return PROVIDER_AGENTS[agent_type](api_model or None, base_url=base_url or None,
-                                           screenshot_window=screenshot_window)  # fmt: skip
+        return provider_agent(agent_type, api_model or None, base_url=base_url or None,
+                              screenshot_window=screenshot_window, coordinate_type=coordinate_type)  # fmt: skip
+    if coordinate_type:
+        raise AgentError(f"coordinate type {coordinate_type!r}: the {agent_type} agent calls no model")
     cls = AGENTS[agent_type]
     if cls is ScriptedAgent:
         return ScriptedAgent(plans_from_data(plan))
@@ -93,7 +97,7 @@ def agent_problems(spec: "LaunchSpec") -> list[str]:
     should match the workers') or model name is reported before anything is queued."""
     try:
         build_agent(spec.agent_type, spec.model.api_model, spec.plan, base_url=spec.agent_base_url,
-                    screenshot_window=spec.screenshot_window)  # fmt: skip
+                    screenshot_window=spec.screenshot_window, coordinate_type=spec.coordinate_type)  # fmt: skip
     except (AgentError, PlanError) as exc:
         return [f"agent {spec.agent_type}: {exc}"]
     return []
@@ -180,6 +184,7 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
         "api_model": spec.model.api_model,
         "sleep_after": spec.sleep_after,
         "agent_base_url": spec.agent_base_url,
+        "coordinate_type": spec.coordinate_type,
     }
     with transaction.atomic():
         run = Run.objects.create(
@@ -281,6 +286,7 @@ def spec_from_run(run: Run) -> LaunchSpec:
         plan=launch.get("plan"),
         sleep_after=launch.get("sleep_after"),
         agent_base_url=launch.get("agent_base_url", ""),
+        coordinate_type=launch.get("coordinate_type", ""),
     )
 
 
@@ -441,9 +447,12 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
         settle_seconds=0.0 if backend in ("fake", "local") else 5.0,
     )
     agent = build_agent(run.agent_type, launch.get("api_model", ""), launch.get("plan"),
-                        base_url=launch.get("agent_base_url", ""), screenshot_window=run.screenshot_window)  # fmt: skip
+                        base_url=launch.get("agent_base_url", ""), screenshot_window=run.screenshot_window,
+                        coordinate_type=launch.get("coordinate_type", ""))  # fmt: skip
     meta = {"agent": agent.name, "model": run.model.name, "backend": backend, "run": run.slug,
             "max_turns": run.turn_budget, "screenshot_window": run.screenshot_window}  # fmt: skip
+    if getattr(agent, "coordinate_type", None):
+        meta["coordinate_type"] = agent.coordinate_type
     reason = ""
     attempts = guest_attempts()
     for attempt in range(1, attempts + 1):

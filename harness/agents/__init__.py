@@ -18,9 +18,28 @@ PROVIDER_AGENTS = {
     "openai_compatible": OpenAICompatibleAgent,
 }
 AGENTS.update(PROVIDER_AGENTS)
+# Agents that read model coordinates in more than one convention (the two Qwen ones).
+COORDINATE_TYPES = {"openai_compatible": ("relative", "absolute")}
+
+
+def provider_agent(name: str, model: str | None = None, *, base_url: str | None = None, screenshot_window: int = 20,
+                   coordinate_type: str = ""):  # fmt: skip
+    """A provider agent as the CLI and the site build it; raises AgentError for a missing key, model or
+    base URL, or a ``coordinate_type`` the agent does not read ("" = the agent's own default)."""
+    options = {}
+    if coordinate_type:
+        if name not in COORDINATE_TYPES:
+            raise AgentError(
+                f"coordinate type {coordinate_type!r}: only the {', '.join(COORDINATE_TYPES)} agent takes one "
+                f"(got agent {name!r})"
+            )
+        options["coordinate_type"] = coordinate_type
+    return PROVIDER_AGENTS[name](model, base_url=base_url, screenshot_window=screenshot_window, **options)
+
 
 __all__ = [
     "AGENTS",
+    "COORDINATE_TYPES",
     "PROVIDER_AGENTS",
     "Agent",
     "AgentError",
@@ -35,4 +54,5 @@ __all__ = [
     "ProviderAgent",
     "ScriptedAgent",
     "load_plans",
+    "provider_agent",
 ]

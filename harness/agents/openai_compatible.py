@@ -1,33 +1,54 @@
 """An agent for open-weight models served behind an OpenAI-compatible chat endpoint (vLLM): the tools
 are declared in the system prompt and the model answers with Qwen-style ``<tool_call>`` blocks (XML
-parameters or JSON), parsed here; coordinates are on a relative 0-999 grid; a ``bash`` tool runs in the guest."""
+parameters or JSON), parsed here; a ``bash`` tool runs in the guest. Coordinates follow one of the two
+Qwen conventions (``coordinate_type``): "relative", Qwen3-VL's 0-999 grid over the screenshot, or
+"absolute", Qwen2.5-VL's pixels of the screenshot resized by smart_resize (1280x800 is sent as 1260x784)
+and scaled back to the screen."""
 
 import json
 import re
 
 from harness.agents.base import AgentError
-from harness.agents.common import ProviderAgent, ProviderCallError, b64, strip_images
-from harness.translate import QWEN_ACTIONS, TranslationError, from_qwen
+from harness.agents.common import ProviderAgent, ProviderCallError, b64, png_at, strip_images
+from harness.translate import QWEN_ACTIONS, QWEN_COORDINATE_TYPES, TranslationError, from_qwen, qwen_model_size
 
 COLLAPSED = "This screenshot has been collapsed."
-COMPUTER_USE = {
-    "name": "computer_use",
-    "description": "Use the mouse and keyboard on the computer's screen. Coordinates are on a 0-999 grid "
-    "relative to the screenshot: (0, 0) is the top left corner, (999, 999) the bottom right.",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": sorted(QWEN_ACTIONS)},
-            "keys": {"type": "array", "items": {"type": "string"}, "description": "for key"},
-            "text": {"type": "string", "description": "for type and answer"},
-            "coordinate": {"type": "array", "items": {"type": "number"}, "description": "[x, y] on the 0-999 grid"},
-            "pixels": {"type": "number", "description": "for scroll / hscroll: positive up / right"},
-            "time": {"type": "number", "description": "for wait: seconds"},
-            "status": {"type": "string", "enum": ["success", "failure"], "description": "for terminate"},
+
+
+def computer_use_tool(coordinate_type: str = "relative", model_size: tuple[int, int] = (1280, 800)) -> dict:
+    """The ``computer_use`` function as declared to the model, its coordinates described in the model's convention."""
+    if coordinate_type == "absolute":
+        width, height = model_size
+        where = (
+            f"The screen's resolution is {width}x{height}. Coordinates are pixels of the screenshot: (0, 0) is the "
+            f"top left corner, ({width - 1}, {height - 1}) the bottom right."
+        )
+        coordinate = f"[x, y] in pixels of the {width}x{height} screenshot"
+    else:
+        where = (
+            "Coordinates are on a 0-999 grid relative to the screenshot: (0, 0) is the top left corner, "
+            "(999, 999) the bottom right."
+        )
+        coordinate = "[x, y] on the 0-999 grid"
+    return {
+        "name": "computer_use",
+        "description": f"Use the mouse and keyboard on the computer's screen. {where}",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": sorted(QWEN_ACTIONS)},
+                "keys": {"type": "array", "items": {"type": "string"}, "description": "for key"},
+                "text": {"type": "string", "description": "for type and answer"},
+                "coordinate": {"type": "array", "items": {"type": "number"}, "description": coordinate},
+                "pixels": {"type": "number", "description": "for scroll / hscroll: positive up / right"},
+                "time": {"type": "number", "description": "for wait: seconds"},
+                "status": {"type": "string", "enum": ["success", "failure"], "description": "for terminate"},
+            },
+            "required": ["action"],
         },
-        "required": ["action"],
-    },
-}
+    }
+
+
 BASH = {
     "name": "bash",
     "description": "Run a non-interactive shell command on the computer and return its output.",
@@ -80,9 +101,19 @@ class OpenAICompatibleAgent(ProviderAgent):
     default_model = ""
     key_variables = ("OPENAI_COMPATIBLE_API_KEY",)
 
-    def __init__(self, model=None, *, api_key=None, base_url=None, temperature: float = 0.0, environ=None,
-                 **kwargs):  # fmt: skip
+    def __init__(self, model=None, *, api_key=None, base_url=None, temperature: float = 0.0,
+                 coordinate_type: str = "relative", environ=None, **kwargs):  # fmt: skip
+        """``coordinate_type``: "relative" (Qwen3-VL, 0-999 grid) or "absolute" (Qwen2.5-VL, pixels of the
+        smart_resize'd screenshot, which is what the model is then sent)."""
         import os
+
+        if coordinate_type not in QWEN_COORDINATE_TYPES:
+            raise AgentError(
+                f"coordinate_type {coordinate_type!r} (expected one of: "
+                + "; ".join(f"{name} = {what}" for name, what in QWEN_COORDINATE_TYPES.items())
+                + ")"
+            )
+        self.coordinate_type = coordinate_type
 
         environ = os.environ if environ is None else environ
         base_url = base_url or environ.get("OPENAI_BASE_URL")
@@ -128,8 +159,14 @@ class OpenAICompatibleAgent(ProviderAgent):
 
     def take_turn(self, instruction, observation):
         screen = tuple(observation["screen_size"])
-        user = self._user_message(instruction, observation["screenshot"])
-        system = f"{self.system_prompt(screen)}\n\n{tools_prompt([COMPUTER_USE, BASH])}"
+        # absolute: the model is sent (and answers in pixels of) the screenshot as its processor resizes it
+        model_size = qwen_model_size(screen, self.coordinate_type)
+        screenshot = observation["screenshot"]
+        if self.coordinate_type == "absolute":
+            screenshot = png_at(screenshot, model_size)
+        user = self._user_message(instruction, screenshot)
+        tools = [computer_use_tool(self.coordinate_type, model_size), BASH]
+        system = f"{self.system_prompt(model_size)}\n\n{tools_prompt(tools)}"
         messages = [{"role": "system", "content": system}, *self._windowed([*self.history, user])]
         try:
             completion = self.client.chat.completions.create(
@@ -148,9 +185,9 @@ class OpenAICompatibleAgent(ProviderAgent):
         self.add_usage(api_calls=1)
         reply = (completion.choices[0].message.content or "") if completion.choices else ""
         self.history += [user, {"role": "assistant", "content": reply}]
-        return self._act(reply, screen)
+        return self._act(reply, screen, model_size)
 
-    def _act(self, reply: str, screen) -> tuple[str, list[str]]:
+    def _act(self, reply: str, screen, model_size) -> tuple[str, list[str]]:
         self.tool_responses = []
         try:
             text, calls = parse_tool_calls(reply)
@@ -164,7 +201,7 @@ class OpenAICompatibleAgent(ProviderAgent):
                 self.tool_responses.append(output if code == 0 else f"{output}\n[exit code {code}]")
             elif name == "computer_use":
                 try:
-                    actions += from_qwen(args, screen)
+                    actions += from_qwen(args, screen, self.coordinate_type, model_size)
                 except (TranslationError, KeyError, TypeError, ValueError) as exc:
                     self.tool_responses.append(f"error: {exc}")
                 if args.get("action") == "answer" and args.get("text"):
