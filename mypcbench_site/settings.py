@@ -5,8 +5,10 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from harness.judge import prices as _judge_prices
+from harness.judge.classify import ClassifierSettingError, parse_classifier_setting
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything the site writes at run time (database, media, broker queue) lives here by default.
@@ -162,7 +164,17 @@ MYPCBENCH_JUDGE = {
     "concurrency": int(os.environ.get("MYPCBENCH_JUDGE_CONCURRENCY", "8")),  # calls in flight per provider
     "attempts": int(os.environ.get("MYPCBENCH_JUDGE_ATTEMPTS", "5")),
 }
-MYPCBENCH_JUDGE_PRICES = {**_judge_prices.DEFAULT_PRICES}
+# MYPCBENCH_JUDGE_PRICES (environment): a JSON price file whose entries replace the shipped, unverified
+# estimates in harness/judge/prices.py; costs priced from the estimates are labelled "estimated".
+try:
+    MYPCBENCH_JUDGE_PRICES, MYPCBENCH_JUDGE_PRICES_CONFIGURED = _judge_prices.price_table()
+except _judge_prices.PriceFileError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
+# The LLM failure-mode classifier: "off" (the rules alone) or provider[:model][@base_url].
+try:
+    MYPCBENCH_FAILURE_CLASSIFIER = parse_classifier_setting(os.environ.get("MYPCBENCH_FAILURE_CLASSIFIER", "off"))
+except ClassifierSettingError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 # Judge each trajectory as soon as it finishes (queue "judging"); off unless asked for.
 MYPCBENCH_JUDGE_ON_FINISH = env_bool("MYPCBENCH_JUDGE_ON_FINISH", False)
 

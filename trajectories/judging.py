@@ -56,14 +56,18 @@ class JudgeSpec:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def build_judge(spec: JudgeSpec) -> Judge:
-    """A ready judge; a missing key or base URL is a JudgingError before any work starts."""
+def build_judge(spec: JudgeSpec, *, check_classifier: bool = True) -> Judge:
+    """A ready judge; a missing key or base URL is a JudgingError before any work starts, and so is
+    a failure classifier that cannot start (unless ``check_classifier`` is off: a worker judging one
+    trajectory then lets the rules name failure modes, with a warning, rather than judge nothing)."""
     try:
         provider = make_provider(
             spec.provider, spec.model or None, base_url=spec.base_url or None, temperature=spec.temperature
         )
     except ConfigurationError as exc:
         raise JudgingError(str(exc)) from exc
+    if check_classifier:
+        classifier_provider()
     return Judge(
         provider,
         max_images=spec.max_images,
@@ -209,6 +213,21 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
     return stored
 
 
+def classifier_provider():
+    """The provider of the LLM failure classifier (settings.MYPCBENCH_FAILURE_CLASSIFIER, from the
+    environment variable of that name), or None when failure modes come from the rules alone; a
+    JudgingError naming the setting when it is asked for but cannot start (a missing key, no base URL)."""
+    spec = getattr(settings, "MYPCBENCH_FAILURE_CLASSIFIER", None) or {}
+    if spec.get("mode", "rules") != "llm":
+        return None
+    provider = spec.get("provider", "google")
+    try:
+        model, base_url = spec.get("model") or None, spec.get("base_url") or None
+        return make_provider(provider, model, base_url=base_url, temperature=0.0)
+    except (ConfigurationError, KeyError) as exc:
+        raise JudgingError(f"MYPCBENCH_FAILURE_CLASSIFIER ({provider}): {exc}") from exc
+
+
 def apply_llm_failure_modes(judgments: list[Judgment]) -> int:
     """When settings.MYPCBENCH_FAILURE_CLASSIFIER says {"mode": "llm", "provider", "model", "base_url"},
     an LLM reads each failed item's explanation and signals (text only) and picks its failure mode; the
@@ -221,9 +240,8 @@ def apply_llm_failure_modes(judgments: list[Judgment]) -> int:
     if spec.get("mode", "rules") != "llm" or not failed:
         return 0
     try:
-        provider = make_provider(spec.get("provider", "google"), spec.get("model") or None,
-                                 base_url=spec.get("base_url") or None, temperature=0.0)  # fmt: skip
-    except ConfigurationError as exc:
+        provider = classifier_provider()
+    except JudgingError as exc:
         logger.warning("failure modes by rules: the LLM classifier cannot start: %s", exc)
         return 0
     classifier = FailureClassifier(provider, attempts=int(spec.get("attempts", 3)))
@@ -245,7 +263,7 @@ def judge_trajectory_by_id(trajectory_id: int, spec: dict, *, force: bool = Fals
     trajectory = Trajectory.objects.select_related("task", "run").filter(pk=trajectory_id).first()
     if trajectory is None:
         return None
-    stored = judge_trajectory(trajectory, build_judge(JudgeSpec(**spec)), force=force)
+    stored = judge_trajectory(trajectory, build_judge(JudgeSpec(**spec), check_classifier=False), force=force)
     return {"trajectory": trajectory_id, "judged": len(stored), "errors": sum(j.verdict == "error" for j in stored)}
 
 
@@ -341,6 +359,15 @@ def trajectory_judge_usage(trajectory: Trajectory, config: JudgeConfig | None = 
     """Judge tokens and cost spent on one trajectory (by one configuration, or all)."""
     queryset = Judgment.objects.filter(trajectory=trajectory)
     return _usage(queryset.filter(judge=config) if config else queryset)
+
+
+def describe_judge_cost(cost_usd, model: str) -> str:
+    """The judge's cost for display, labelled "estimated" unless ``model``'s price comes from the price
+    file named by MYPCBENCH_JUDGE_PRICES (the shipped prices are unverified)."""
+    from harness.judge.prices import describe_cost
+
+    configured = getattr(settings, "MYPCBENCH_JUDGE_PRICES_CONFIGURED", frozenset())
+    return describe_cost(float(cost_usd or 0), model, configured)
 
 
 def run_judge_usage(run: Run, config: JudgeConfig | None = None) -> dict:

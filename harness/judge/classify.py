@@ -9,9 +9,10 @@ from dataclasses import asdict, dataclass
 
 from harness.judge.failure_modes import FAILURE_MODES, classify_failure
 from harness.judge.prompt import neutralise
-from harness.judge.providers import Provider, ProviderError
+from harness.judge.providers import PROVIDERS, Provider, ProviderError
 
 CLASSIFIER_VERSION = "mypc-failure-modes-1"
+CLASSIFIER_ENV = "MYPCBENCH_FAILURE_CLASSIFIER"
 BEGIN, END = "<<<EXPLANATION BEGIN>>>", "<<<EXPLANATION END>>>"
 
 SYSTEM = f"""You sort failed requirements of computer-use tasks into one failure mode.
@@ -32,6 +33,33 @@ Answer with exactly one JSON object and nothing else:
 {{"failure_mode": "<one of {", ".join(FAILURE_MODES)}>", "reason": "<one sentence>"}}"""
 
 _JSON = re.compile(r"\{[^{}]*\}", re.S)
+_SETTING = re.compile(r"^(?P<provider>[a-z_]+)(?::(?P<model>[^\s]*?))?(?:@(?P<base_url>https?://\S+))?$")
+RULES_ONLY = {"mode": "rules"}
+
+
+class ClassifierSettingError(ValueError):
+    """MYPCBENCH_FAILURE_CLASSIFIER is malformed; the message names the variable and the accepted forms."""
+
+
+def parse_classifier_setting(value: str | None) -> dict:
+    """The failure classifier asked for by MYPCBENCH_FAILURE_CLASSIFIER: "off" (or empty) for the rules
+    alone, else ``provider[:model][@base_url]``, e.g. ``anthropic:claude-haiku-4-5`` or
+    ``openai_compatible:qwen3@http://127.0.0.1:8000/v1``; the model defaults to the provider's."""
+    text = (value or "").strip()
+    if text.lower() in ("", "off", "rules", "none", "0", "false"):
+        return dict(RULES_ONLY)
+    found = _SETTING.match(text)
+    if found is None or found["provider"] not in PROVIDERS:
+        raise ClassifierSettingError(
+            f"{CLASSIFIER_ENV}={value!r}: expected 'off' or provider[:model][@base_url] with provider one of "
+            f"{', '.join(PROVIDERS)} (e.g. anthropic:claude-haiku-4-5)"
+        )
+    return {
+        "mode": "llm",
+        "provider": found["provider"],
+        "model": found["model"] or "",
+        "base_url": found["base_url"] or "",
+    }
 
 
 @dataclass

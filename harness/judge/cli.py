@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.bundle import BundleError, find_task_dirs, read_task_dir
 from harness.judge.core import DEFAULT_CONCURRENCY, ERROR, ItemVerdict, Judge, task_score
-from harness.judge.prices import DEFAULT_PRICES
+from harness.judge.prices import PRICES_ENV, PriceFileError, price_status, price_table
 from harness.judge.prompt import DEFAULT_MAX_IMAGES, TrajectoryForJudge
 from harness.judge.providers import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError, make_provider
 
@@ -168,6 +168,17 @@ def main(argv=None) -> int:
     except ConfigurationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    try:
+        prices, configured = price_table()
+    except PriceFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    status = price_status(provider.model, configured)
+    if status != "configured":
+        why = "unverified shipped prices" if status == "estimated" else f"no price for {provider.model}"
+        costs = "estimated" if status == "estimated" else "not computed"
+        note = f"note: judge costs in {ITEMS_FILE} are {costs} ({why}); set {PRICES_ENV} to a price file"
+        print(note, file=sys.stderr)
     if provider.model != PAPER_MODEL:
         print(f"note: judging with {provider.model}, not the paper's judge {PAPER_MODEL}", file=sys.stderr)
     judge = Judge(
@@ -175,7 +186,7 @@ def main(argv=None) -> int:
         max_images=args.max_images,
         concurrency=args.concurrency,
         attempts=args.attempts,
-        price_table=DEFAULT_PRICES,
+        price_table=prices,
     )
     task_dirs = find_task_dirs(args.result_folder)
     if not task_dirs:

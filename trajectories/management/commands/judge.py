@@ -59,7 +59,7 @@ class Command(BaseCommand):
             f"{progress['done']}/{progress['trajectories']} trajectories fully judged; "
             f"{progress['judged_items']} items judged, {progress['error_items']} in error; "
             f"tokens in {usage['input_tokens']} (cached {usage['cached_tokens']}), out {usage['output_tokens']}; "
-            f"cost ${usage['cost_usd']:.4f}"
+            f"cost {judging.describe_judge_cost(usage['cost_usd'], config.model)}"
         )
         if progress["error_items"]:
             self.stdout.write(self.style.WARNING("Some items ended in error (not failure); run the command again."))
