@@ -88,7 +88,7 @@ def test_flips_and_agreement_worked_by_hand():
     two = item["R2"]
     assert (two.judged, two.rejudged, two.human.n) == (1, 0, 0)  # the error is neither judged nor compared
     assert report.total.judged == 5 and report.total.flip_rate == pytest.approx(2 / 3)
-    why = {label: reason for _, label, reason in one.trajectories}
+    why = {flag.label: flag.why for flag in one.flags}
     assert why["retrieval-r001#0"] == "re-judging flipped: failure → success"
     assert why["retrieval-r001#2"] == "judge says failure, human label success"
 

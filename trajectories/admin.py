@@ -1,13 +1,14 @@
-"""Admin for trajectories (steps and judgments shown read-only inline), steps, judgments, API
-tokens and submissions. Hashes are read-only; token keys are never shown, only their hash."""
+"""Admin for trajectories (steps and judgments shown read-only inline), steps, judgments (with human
+labelling, see admin_labelling.py), API tokens and submissions. Hashes are read-only; token keys are
+never shown, only their hash."""
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from trajectories import submissions
+from trajectories import admin_labelling, labelling, submissions
 from trajectories.models import (
     ApiToken,
     HumanLabel,
@@ -108,11 +109,19 @@ class JudgmentAdmin(admin.ModelAdmin):
         "rubric_item",
         "judge",
         "verdict",
+        "human_label",
         "failure_mode",
         "failure_mode_overridden",
         "created_at",
     ]
-    list_filter = ["verdict", "failure_mode", "failure_mode_overridden", "judge", "rubric_item__is_current"]
+    list_filter = [
+        "verdict",
+        admin_labelling.HumanLabelFilter,
+        "failure_mode",
+        "failure_mode_overridden",
+        "judge",
+        "rubric_item__is_current",
+    ]
     search_fields = ["trajectory__task__task_id", "trajectory__run__slug", "rubric_item__rubric_id", "explanation"]
     list_select_related = [
         "trajectory",
@@ -125,6 +134,23 @@ class JudgmentAdmin(admin.ModelAdmin):
     raw_id_fields = ["trajectory", "rubric_item", "judge"]
     readonly_fields = ["created_at"]
     inlines = [HumanLabelInline, JudgmentHistoryInline]
+    # Bulk human labels and the labelling page: trajectories/admin_labelling.py.
+    actions = admin_labelling.ACTIONS
+    action_form = admin_labelling.LabelNoteForm
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(latest_label=labelling.latest_label())
+
+    @admin.display(description="Human label", ordering="latest_label")
+    def human_label(self, obj):
+        return obj.latest_label or "—"
+
+    def has_label_permission(self, request):
+        return admin_labelling.can_label(request.user)
+
+    def get_urls(self):
+        label = self.admin_site.admin_view(lambda request: admin_labelling.label_view(self, request))
+        return [path("label/", label, name="trajectories_judgment_label"), *super().get_urls()]
 
     def save_formset(self, request, form, formset, change):
         if formset.model is HumanLabel:

@@ -1,12 +1,13 @@
-"""How far to trust the judge: verdicts kept when a re-judging replaces them, and per run and per rubric
-item how often re-judging flips a verdict and how well verdicts agree with state checks and human labels."""
+"""How far to trust the judge: verdicts kept when a re-judging replaces them, and, per run and per rubric
+item across runs, how often re-judging flips a verdict and how well verdicts agree with state checks and
+human labels. Every report is a fixed number of queries whatever the number of judgments."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count
+from django.db.models import Count, Q
 
-from leaderboard.models import JudgeConfig, RubricItem, Run
+from leaderboard.models import JudgeConfig, RubricItem, Run, Suite, Task
 from trajectories.models import HumanLabel, Judgment, JudgmentHistory, StateCheckResult, Trajectory
 
 SUCCESS, FAILURE = "success", "failure"
@@ -105,6 +106,16 @@ def cohen_kappa(ss: int, sf: int, fs: int, ff: int) -> float | None:
 
 
 @dataclass
+class Flag:
+    """A verdict worth a look: a flip on re-judging or a disagreement with a state check or a human."""
+
+    trajectory_id: int
+    judgment_id: int
+    label: str
+    why: str
+
+
+@dataclass
 class ItemReliability:
     rubric_item_id: int
     task_id: str
@@ -113,13 +124,14 @@ class ItemReliability:
     version: int
     criterion: str
     has_state_check: bool
+    task_position: int = 0
+    is_current: bool = True
     judged: int = 0
     rejudged: int = 0  # trajectories where this item has two or more verdicts from the judge's family
     flipped: int = 0  # ... of which not all verdicts were the same
     state: Agreement = field(default_factory=Agreement)
     human: Agreement = field(default_factory=Agreement)
-    # (trajectory id, label, why) for the trajectories worth a look: flips and disagreements
-    trajectories: list = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)  # flips first, then disagreements, in trajectory order
 
     @property
     def flip_rate(self) -> float | None:
@@ -128,6 +140,137 @@ class ItemReliability:
     @property
     def flip_pct(self) -> float | None:
         return None if self.flip_rate is None else 100 * self.flip_rate
+
+
+def family_key(config: JudgeConfig) -> tuple:
+    """Configurations counted as one judge when looking for flips: same origin, provider, model and
+    prompt version (temperature, image cap or base URL may differ). A configuration that names no model
+    (an imported judge we know nothing about) is a family of its own."""
+    if not config.model:
+        return ("config", config.pk)
+    return (config.origin, config.provider, config.model, config.prompt_version)
+
+
+def _tally(
+    rows, history, checks, labels, agree_judges: set[int], label_of
+) -> tuple[list[ItemReliability], ItemReliability]:
+    """Per rubric item and in total, from the family's judgments ``rows`` (ordered by item, then
+    trajectory), the verdicts re-judgings replaced (``history``: judgment id -> verdicts), state checks
+    (``checks``: (trajectory id, item id) -> status) and the latest human labels (judgment id -> verdict).
+    Flips count every verdict of the family; agreement only the judgments of ``agree_judges``."""
+    items: dict[int, ItemReliability] = {}
+    verdicts_by_key = defaultdict(list)
+    for row in rows:
+        item_id = row["rubric_item_id"]
+        if item_id not in items:
+            items[item_id] = ItemReliability(
+                rubric_item_id=item_id,
+                task_id=row["rubric_item__task__task_id"],
+                rubric_id=row["rubric_item__rubric_id"],
+                position=row["rubric_item__position"],
+                version=row["rubric_item__version"],
+                criterion=row["rubric_item__criterion"],
+                has_state_check=bool(row["rubric_item__state_check"]),
+                task_position=row["rubric_item__task__position"],
+                is_current=row["rubric_item__is_current"],
+            )
+        verdicts_by_key[(row["trajectory_id"], item_id)] += [*history.get(row["pk"], ()), row["verdict"]]
+    total = ItemReliability(0, "", "all items", 0, 0, "", False)
+
+    def note(item, row, why):
+        flag = Flag(row["trajectory_id"], row["pk"], label_of(row), why)
+        item.flags.append(flag)
+        total.flags.append(flag)
+
+    counted = set()
+    for row in rows:
+        item = items[row["rubric_item_id"]]
+        key = (row["trajectory_id"], row["rubric_item_id"])
+        if key not in counted:
+            counted.add(key)
+            decided = [v for v in verdicts_by_key[key] if v in (SUCCESS, FAILURE)]
+            if len(decided) >= 2:
+                flipped = len(set(decided)) > 1
+                for target in (item, total):
+                    target.rejudged += 1
+                    target.flipped += flipped
+                if flipped:
+                    note(item, row, "re-judging flipped: " + " → ".join(decided))
+        if row["judge_id"] not in agree_judges or row["verdict"] not in (SUCCESS, FAILURE):
+            continue
+        says_success = row["verdict"] == SUCCESS
+        for target in (item, total):
+            target.judged += 1
+        status = checks.get(key)
+        if status in ("passed", "failed"):
+            for target in (item, total):
+                target.state.add(says_success, status == "passed")
+            if says_success != (status == "passed"):
+                note(item, row, f"judge says {row['verdict']}, state check {status}")
+        label = labels.get(row["pk"])
+        if label in (SUCCESS, FAILURE):
+            for target in (item, total):
+                target.human.add(says_success, label == SUCCESS)
+            if label != row["verdict"]:
+                note(item, row, f"judge says {row['verdict']}, human label {label}")
+    return list(items.values()), total
+
+
+ROW_FIELDS = (
+    "pk",
+    "judge_id",
+    "verdict",
+    "trajectory_id",
+    "trajectory__attempt",
+    "rubric_item_id",
+    "rubric_item__task__task_id",
+    "rubric_item__task__position",
+    "rubric_item__rubric_id",
+    "rubric_item__position",
+    "rubric_item__version",
+    "rubric_item__criterion",
+    "rubric_item__state_check",
+    "rubric_item__is_current",
+)
+ROW_ORDER = (
+    "rubric_item__task__position",
+    "rubric_item__task__task_id",
+    "rubric_item__position",
+    "rubric_item__version",
+    "trajectory_id",
+)
+
+
+def _gather(judgments, family_ids: set[int], label_judges: set[int], extra_fields=()):
+    """The four reads behind a report, whatever its size: the family's judgments in ``judgments``, the
+    verdicts re-judgings replaced, state checks of the same trajectories, and the latest human label
+    of each judgment by ``label_judges``."""
+    scoped = judgments.filter(judge_id__in=family_ids)
+    rows = list(scoped.values(*ROW_FIELDS, *extra_fields).order_by(*ROW_ORDER))
+    history = defaultdict(list)
+    for judgment_id, verdict in (
+        JudgmentHistory.objects.filter(judgment__in=scoped.values("pk"))
+        .order_by("judgment_id", "judged_at", "pk")
+        .values_list("judgment_id", "verdict")
+    ):
+        history[judgment_id].append(verdict)
+    checks = {
+        (t, i): status
+        for t, i, status in StateCheckResult.objects.filter(
+            trajectory__in=scoped.values("trajectory_id"), rubric_item__in=scoped.values("rubric_item_id")
+        ).values_list("trajectory_id", "rubric_item_id", "status")
+    }
+    labels = {}
+    for judgment_id, verdict in (
+        HumanLabel.objects.filter(judgment__in=scoped.filter(judge_id__in=label_judges).values("pk"))
+        .order_by("created", "pk")
+        .values_list("judgment_id", "verdict")
+    ):
+        labels[judgment_id] = verdict  # the latest label wins
+    return rows, history, checks, labels
+
+
+# ---------------------------------------------------------------- one run
 
 
 @dataclass
@@ -158,115 +301,133 @@ def _pick_judge(run: Run, judge_id: int | None):
 def run_reliability(run: Run, judge_id: int | None = None) -> RunReliability:
     """Reliability of one judge on one run, per rubric item and in total, in a fixed number of queries.
 
-    Flips: for each (trajectory, rubric item), the verdicts of every configuration sharing the judge's
-    provider, model and prompt version (current ones and those a re-judging replaced); errors do not count.
-    Agreement: the judge's current success/failure against the state check (passed/failed; errors and
-    checks not run are left out) and against the latest human label of that judgment."""
+    Flips: for each (trajectory, rubric item), the verdicts of every configuration of the judge's family
+    (family_key: same provider, model and prompt version), current ones and those a re-judging replaced;
+    errors do not count. Agreement: the judge's current success/failure against the state check
+    (passed/failed; errors and checks not run are left out) and against the latest human label."""
     judge, judges = _pick_judge(run, judge_id)
-    family = [
-        j
-        for j in judges
-        if judge is not None
-        and (j.provider, j.model, j.prompt_version) == (judge.provider, judge.model, judge.prompt_version)
-        and j.origin == judge.origin
-    ]
-    family_ids = {j.pk for j in family}
-    rows = list(
-        Judgment.objects.filter(trajectory__run=run, judge_id__in=family_ids)
-        .values(
-            "pk",
-            "judge_id",
-            "verdict",
-            "trajectory_id",
-            "trajectory__attempt",
-            "trajectory__task__task_id",
-            "rubric_item_id",
-            "rubric_item__rubric_id",
-            "rubric_item__position",
-            "rubric_item__version",
-            "rubric_item__criterion",
-            "rubric_item__state_check",
-            "rubric_item__task__position",
-        )
-        .order_by("rubric_item__task__position", "rubric_item__position", "rubric_item__version", "trajectory_id")
-    )
-    history = defaultdict(list)
-    for judgment_id, verdict in JudgmentHistory.objects.filter(
-        judgment__trajectory__run=run, judgment__judge_id__in=family_ids
-    ).values_list("judgment_id", "verdict"):
-        history[judgment_id].append(verdict)
-    checks = {
-        (t, i): status
-        for t, i, status in StateCheckResult.objects.filter(trajectory__run=run).values_list(
-            "trajectory_id", "rubric_item_id", "status"
-        )
-    }
-    labels = {}
-    for judgment_id, verdict in (
-        HumanLabel.objects.filter(judgment__trajectory__run=run, judgment__judge=judge)
-        .order_by("created", "pk")
-        .values_list("judgment_id", "verdict")
-    ):
-        labels[judgment_id] = verdict  # the latest label wins
+    family = [j for j in judges if judge is not None and family_key(j) == family_key(judge)]
+    agree = {judge.pk} if judge is not None else set()
+    rows, history, checks, labels = _gather(Judgment.objects.filter(trajectory__run=run), {j.pk for j in family}, agree)
 
-    items: dict[int, ItemReliability] = {}
-    verdicts_by_key = defaultdict(list)
-    for row in rows:
-        item_id = row["rubric_item_id"]
-        if item_id not in items:
-            items[item_id] = ItemReliability(
-                rubric_item_id=item_id,
-                task_id=row["trajectory__task__task_id"],
-                rubric_id=row["rubric_item__rubric_id"],
-                position=row["rubric_item__position"],
-                version=row["rubric_item__version"],
-                criterion=row["rubric_item__criterion"],
-                has_state_check=bool(row["rubric_item__state_check"]),
-            )
-        verdicts_by_key[(row["trajectory_id"], item_id)] += [*history[row["pk"]], row["verdict"]]
-    total = ItemReliability(0, "", "all items", 0, 0, "", False)
+    def label_of(row):
+        return f"{row['rubric_item__task__task_id']}#{row['trajectory__attempt']}"
 
-    def note(item, row, why):
-        label = f"{row['trajectory__task__task_id']}#{row['trajectory__attempt']}"
-        for target in (item, total):
-            target.trajectories.append((row["trajectory_id"], label, why))
-
-    flagged = set()
-    for row in rows:
-        item = items[row["rubric_item_id"]]
-        key = (row["trajectory_id"], row["rubric_item_id"])
-        if key not in flagged:
-            flagged.add(key)
-            decided = [v for v in verdicts_by_key[key] if v in (SUCCESS, FAILURE)]
-            if len(decided) >= 2:
-                flipped = len(set(decided)) > 1
-                for target in (item, total):
-                    target.rejudged += 1
-                    target.flipped += flipped
-                if flipped:
-                    note(item, row, "re-judging flipped: " + " → ".join(decided))
-        if row["judge_id"] != judge.pk or row["verdict"] not in (SUCCESS, FAILURE):
-            continue
-        says_success = row["verdict"] == SUCCESS
-        for target in (item, total):
-            target.judged += 1
-        status = checks.get(key)
-        if status in ("passed", "failed"):
-            for target in (item, total):
-                target.state.add(says_success, status == "passed")
-            if says_success != (status == "passed"):
-                note(item, row, f"judge says {row['verdict']}, state check {status}")
-        label = labels.get(row["pk"])
-        if label in (SUCCESS, FAILURE):
-            for target in (item, total):
-                target.human.add(says_success, label == SUCCESS)
-            if label != row["verdict"]:
-                note(item, row, f"judge says {row['verdict']}, human label {label}")
+    items, total = _tally(rows, history, checks, labels, agree, label_of)
     return RunReliability(
-        run=run,
-        judge=judge,
-        judges=judges,
-        family=[j.name for j in family],
-        items=list(items.values()),
-        total=total,
+        run=run, judge=judge, judges=judges, family=[j.name for j in family], items=items, total=total
     )
+
+
+# ---------------------------------------------------------------- rubric items across runs
+
+
+@dataclass
+class JudgeFamily:
+    """Configurations that count as one judge, with how many judgments they gave in scope."""
+
+    key: tuple
+    configs: list
+    n_judgments: int
+
+    @property
+    def pk(self) -> int:  # the first configuration stands for the family in links
+        return self.configs[0].pk
+
+    @property
+    def label(self) -> str:
+        first = self.configs[0]
+        if self.key[0] == "config":
+            return first.name
+        name = f"{first.get_origin_display()}: {first.provider} {first.model} {first.prompt_version}".strip()
+        return name + (f", {len(self.configs)} configurations" if len(self.configs) > 1 else "")
+
+
+SORTS = {
+    # key: (column label, natural direction, value; None sorts last)
+    "item": ("Rubric item", "asc", None),
+    "judged": ("Verdicts", "desc", lambda i: i.judged),
+    "rejudged": ("Re-judged", "desc", lambda i: i.rejudged),
+    "flip": ("Flip rate", "desc", lambda i: i.flip_rate),
+    "state": ("Agreement", "asc", lambda i: i.state.raw),
+    "state_kappa": ("Kappa", "asc", lambda i: i.state.kappa),
+    "human": ("Agreement", "asc", lambda i: i.human.raw),
+    "human_kappa": ("Kappa", "asc", lambda i: i.human.kappa),
+}
+
+
+@dataclass
+class ItemsReliability:
+    suite: Suite
+    task: Task | None
+    family: JudgeFamily | None
+    families: list[JudgeFamily]
+    items: list[ItemReliability]
+    total: ItemReliability
+    sort: str
+    dir: str
+
+
+def _natural(item: ItemReliability):
+    return (item.task_position, item.task_id, item.position, item.version)
+
+
+def sort_items(items: list[ItemReliability], sort: str, direction: str) -> tuple[str, str]:
+    """Sort in place by a SORTS key; unknown keys fall back to rubric order. Items without a value
+    (nothing to compare) go last either way; ties keep rubric order. Returns the (sort, dir) used."""
+    if sort not in SORTS:
+        sort = "item"
+    natural = SORTS[sort][1]
+    direction = direction if direction in ("asc", "desc") else natural
+    items.sort(key=_natural, reverse=sort == "item" and direction == "desc")
+    value = SORTS[sort][2]
+    if value is not None:
+        known = [i for i in items if value(i) is not None]
+        unknown = [i for i in items if value(i) is None]
+        known.sort(key=value, reverse=direction == "desc")
+        items[:] = known + unknown
+    return sort, direction
+
+
+def items_reliability(
+    suite: Suite,
+    runs,
+    *,
+    task: Task | None = None,
+    judge_id: int | None = None,
+    sort: str = "item",
+    direction: str = "",
+) -> ItemsReliability:
+    """Reliability of one judge per rubric item of a suite (or one task) across every run in ``runs``
+    (the runs the viewer may see), in a fixed number of queries.
+
+    The judge is a family of configurations (family_key), the one holding ``judge_id`` or else the one
+    with the most judgments, ours first. Flips: per (trajectory, rubric item), the family's verdicts,
+    current and replaced. Agreement: every current success/failure of the family against the state
+    check and the latest human label of that judgment."""
+    judgments = Judgment.objects.filter(trajectory__run__in=runs, rubric_item__task__suite=suite)
+    if task is not None:
+        judgments = judgments.filter(rubric_item__task=task)
+    configs = list(
+        JudgeConfig.objects.filter(pk__in=judgments.values("judge_id"))
+        .annotate(n_judgments=Count("judgments", filter=Q(judgments__in=judgments)))
+        .order_by("name")
+    )
+    grouped: dict[tuple, JudgeFamily] = {}
+    for config in configs:
+        family = grouped.setdefault(family_key(config), JudgeFamily(family_key(config), [], 0))
+        family.configs.append(config)
+        family.n_judgments += config.n_judgments
+    families = sorted(
+        grouped.values(), key=lambda f: (f.configs[0].origin != JudgeConfig.Origin.OURS, -f.n_judgments, f.label)
+    )
+    chosen = next((f for f in families if judge_id in {c.pk for c in f.configs}), families[0] if families else None)
+    ids = {c.pk for c in chosen.configs} if chosen else set()
+    rows, history, checks, labels = _gather(judgments, ids, ids, extra_fields=("trajectory__run__name",))
+
+    def label_of(row):
+        return f"{row['trajectory__run__name']} #{row['trajectory__attempt']}"
+
+    items, total = _tally(rows, history, checks, labels, ids, label_of)
+    sort, direction = sort_items(items, sort, direction)
+    return ItemsReliability(suite, task, chosen, families, items, total, sort, direction)

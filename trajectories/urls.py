@@ -11,6 +11,12 @@ urlpatterns = [
     path("trajectories/<int:pk>/play/", views_player.trajectory_player, name="trajectory_player"),
     path("trajectories/compare/", views_player.trajectory_compare, name="trajectory_compare"),
     path("runs/<slug:slug>/reliability/", views_reliability.run_reliability_page, name="run_reliability"),
+    path("suites/<slug:slug>/reliability/", views_reliability.suite_reliability_page, name="suite_reliability"),
+    path(
+        "tasks/<slug:suite>/<str:task_id>/reliability/",
+        views_reliability.task_reliability_page,
+        name="task_reliability",
+    ),
     path("submissions/", views_submissions.submission_list, name="submission_list"),
     path("submissions/new/", views_submissions.submission_new, name="submission_new"),
     path("submissions/<int:pk>/", views_submissions.submission_detail, name="submission_detail"),
