@@ -323,9 +323,12 @@ from trajectories.api_player import router as player_router  # noqa: E402  (rout
 
 api.add_router("/", player_router)
 
+from trajectories.api_submissions import rate_limited_response  # noqa: E402
 from trajectories.api_submissions import router as submissions_router  # noqa: E402
+from trajectories.ratelimits import RateLimited  # noqa: E402
 
 api.add_router("/", submissions_router)
+api.add_exception_handler(RateLimited, lambda request, exc: rate_limited_response(request, exc, api))
 
 from leaderboard.api_board import router as board_router  # noqa: E402
 

@@ -1,9 +1,10 @@
 """GET /api/leaderboard: the scored leaderboard with the page's filters, per row each metric with
-its interval, the rank interval, n and provenance. Reads the same selector as the page."""
+its interval, the rank interval, n, provenance and badge. Reads the same selector as the page."""
 
-from ninja import Router, Schema
+from ninja import Field, Router, Schema
 
 from leaderboard import leaderboard
+from leaderboard.badges import BADGE_KEYS
 from leaderboard.leaderboard import BoardFilters
 
 router = Router(tags=["leaderboard"])
@@ -21,6 +22,15 @@ class BoardRowOut(Schema):
     run_name: str
     model: str
     provenance: str
+    badge: str = Field(
+        description="How far we vouch for the run's numbers, as the page's badge: one of "
+        + ", ".join(BADGE_KEYS)
+        + ". verified: run by our harness, or an upload a maintainer reproduced with it; rejudged: uploaded, "
+        "every trajectory judged by our judge; judging / awaiting-judge: uploaded, our judge not finished or "
+        "not started (never scored from the author's own verdicts); reported: published figures; imported: "
+        "an upstream result folder."
+    )
+    badge_title: str = Field(description="The badge's tooltip: what exactly was verified for this run.")
     tool_surface: str
     judge: str
     judge_origin: str
@@ -57,6 +67,8 @@ def _row(row: leaderboard.BoardRow) -> dict:
         "run_name": row.run_name,
         "model": row.model_name,
         "provenance": row.provenance,
+        "badge": row.badge.key if row.badge else "",
+        "badge_title": row.badge.title if row.badge else "",
         "tool_surface": row.tool_surface,
         "judge": row.judge_name,
         "judge_origin": row.judge_origin,

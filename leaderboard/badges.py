@@ -1,5 +1,6 @@
 """The badge every published run carries wherever it is named: how far we vouch for its numbers
-(verified: we ran it; re-judged: uploaded, judged by our judge; reported: published figures)."""
+(verified: we ran it; re-judged: uploaded, judged by our judge; an upload our judge has not
+finished is "judging" or "awaiting our judge", never re-judged; reported: published figures)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,14 @@ from dataclasses import dataclass
 from leaderboard.models import Run
 
 VERIFIED_KEY = "verified_by_rerun"  # Run.metadata entry set when a maintainer links a rerun
+# Run.metadata entry kept by trajectories.submissions for uploaded runs: {"state": "judging" |
+# "judged", "judge", "items", "judged_items", "error_items", "at"}; absent = our judge not started.
+OUR_JUDGING_KEY = "our_judging"
+
+# Every badge key, for the API's documentation and the CSS (badge-<key>).
+BADGE_KEYS = ("verified", "rejudged", "judging", "awaiting-judge", "reported", "imported")
+
+NEVER_SCORED = "The author's own verdicts are never scored."
 
 
 @dataclass(frozen=True)
@@ -17,29 +26,91 @@ class Badge:
     title: str  # one sentence saying what the badge means for this run
     rerun_slug: str = ""  # verified uploads: the harness run that reproduced it
 
+    def as_dict(self) -> dict:
+        return {"key": self.key, "label": self.label, "title": self.title}
+
+
+def our_judging(metadata: dict | None) -> dict:
+    """How far our judge has got on an uploaded run, as recorded on the run (see OUR_JUDGING_KEY)."""
+    return (metadata or {}).get(OUR_JUDGING_KEY) or {}
+
+
+def rejudged(metadata: dict | None) -> bool:
+    """True once our judge has answered every rubric item of the run with at least one verdict."""
+    state = our_judging(metadata)
+    return state.get("state") == "judged" and int(state.get("judged_items") or 0) > 0
+
+
+def _judged_sentence(state: dict) -> str:
+    items, judged, errors = (int(state.get(k) or 0) for k in ("items", "judged_items", "error_items"))
+    text = f"our judge ({state.get('judge') or 'ours'}) judged every trajectory: {judged} of {items} rubric items"
+    if errors:
+        text += f", {errors} ended in an API error and are left out of the figures"
+    when = (state.get("at") or "")[:10]
+    return text + (f" (finished {when})." if when else ".")
+
+
+def _upload_judging(metadata: dict | None) -> Badge:
+    """The badge of an upload without a linked rerun: only "re-judged" once our judge is done."""
+    state = our_judging(metadata)
+    if rejudged(metadata):
+        return Badge("rejudged", "re-judged", f"Uploaded by an author; {_judged_sentence(state)} {NEVER_SCORED}")
+    if state.get("state") == "judged":  # every call ended in error: nothing of ours to score
+        return Badge(
+            "awaiting-judge",
+            "awaiting our judge",
+            "Uploaded by an author; every call to our judge ended in an API error (never a failure), so it has no "
+            f"score until our judge is queued again. {NEVER_SCORED}",
+        )
+    if state.get("state") == "judging":
+        return Badge(
+            "judging",
+            "being judged",
+            "Uploaded by an author; our judge is still judging its trajectories, so its figures cover only what "
+            f"has been judged so far. {NEVER_SCORED}",
+        )
+    return Badge(
+        "awaiting-judge",
+        "awaiting our judge",
+        f"Uploaded by an author; our judge has not judged it yet, so it has no score. {NEVER_SCORED}",
+    )
+
 
 def run_badge(provenance: str, metadata: dict | None = None) -> Badge:
     """The badge of a run with this provenance and metadata (no query)."""
     verified = (metadata or {}).get(VERIFIED_KEY) or {}
     if provenance == Run.Provenance.HARNESS:
-        return Badge("verified", "verified", "Run by our harness: trajectories recorded and judged by us.")
+        return Badge(
+            "verified",
+            "verified",
+            "Run by our harness: we recorded every trajectory ourselves; only our judge's verdicts are scored.",
+        )
     if provenance == Run.Provenance.UPLOAD and verified.get("run"):
+        judged = (
+            _judged_sentence(our_judging(metadata)).replace("our judge", "Our judge", 1)
+            if rejudged(metadata)
+            else "Our judge has not finished judging the uploaded trajectories; their figures cover only what it "
+            "has judged."
+        )
         return Badge(
             "verified",
             "verified",
             f"Uploaded by an author, then rerun with our harness as {verified.get('run_name') or verified['run']} "
-            "and marked verified by a maintainer; judged by our judge.",
+            f"and marked verified by {verified.get('by') or 'a maintainer'}"
+            + (f" on {verified['at'][:10]}" if verified.get("at") else "")
+            + f". {judged} {NEVER_SCORED}",
             rerun_slug=verified["run"],
         )
     if provenance == Run.Provenance.UPLOAD:
-        return Badge(
-            "rejudged",
-            "re-judged",
-            "Uploaded by an author, judged by our judge; the author's own verdicts are never scored.",
-        )
+        return _upload_judging(metadata)
     if provenance == Run.Provenance.REPORTED:
         return Badge("reported", "reported", "Reported: figures as published, not recomputed by us.")
-    return Badge("imported", "imported", "Imported result folder: trajectories recorded elsewhere.")
+    return Badge(
+        "imported",
+        "imported",
+        "Imported result folder: trajectories recorded elsewhere, not rerun by us; scored with the judge its row "
+        "names.",
+    )
 
 
 def badge_of(obj) -> Badge:

@@ -6,6 +6,7 @@ import struct
 import tarfile
 import zipfile
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -100,3 +101,20 @@ def stored_counts() -> dict:
 
 def files_under(folder: Path) -> list[Path]:
     return [p for p in Path(folder).rglob("*") if p.is_file()] if Path(folder).exists() else []
+
+
+# Our judge's answer in the provider simulator: every rubric item passes.
+JUDGE_SUCCESS = '{"reasoning": "Seen in the steps.", "cited_steps": [1], "verdict": "success"}'
+
+
+@contextmanager
+def our_judge(settings, monkeypatch, reply: str = JUDGE_SUCCESS):
+    """Our judge as settings configure it, answering through the real Anthropic SDK from the
+    provider simulator on 127.0.0.1 (no network, no API key here; the simulator takes any key)."""
+    from tests.simulators import ProviderSimulator
+    from trajectories import judging
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    with ProviderSimulator(lambda request: reply) as sim:
+        settings.MYPCBENCH_JUDGE = {"provider": "anthropic", "base_url": sim.url, "attempts": 1, "concurrency": 2}
+        yield judging.build_judge(judging.JudgeSpec.from_settings())

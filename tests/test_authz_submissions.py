@@ -58,6 +58,22 @@ def test_submission_page(client, world, who, expected):
         assert b"pam-run.zip" in response.content
 
 
+@pytest.mark.parametrize("who, expected", [("anonymous", 302), ("author", 200), ("other", 404), ("staff", 200)])
+def test_submission_progress_json_is_seen_by_whoever_sees_the_page(client, world, who, expected):
+    sub = world["submission"]
+    response = client_as(client, world, who).get(reverse("trajectories:submission_live", args=[sub.pk]))
+    assert response.status_code == expected
+    if expected == 302:
+        assert response["Location"].startswith(reverse("login"))
+    if expected == 404:
+        assert b"pam-run.zip" not in response.content and b"retrieval-f016" not in response.content
+    if expected == 200:
+        body = response.json()
+        assert body["id"] == sub.pk and body["status"] == "awaiting_review"
+        assert [r["task"] for r in body["rows"]] == TASK_IDS
+        assert "no-cache" in response["Cache-Control"], "progress is never served from a cache"
+
+
 @pytest.mark.parametrize("who, sees", [("author", True), ("other", False), ("staff", True)])
 def test_submission_list_shows_only_what_one_may_see(client, world, who, sees):
     response = client_as(client, world, who).get(reverse("trajectories:submission_list"))

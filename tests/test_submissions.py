@@ -300,8 +300,9 @@ def test_metadata_that_is_not_json(tmp_path, baseline, author, isolated_media, u
 def test_rate_limit(settings, tmp_path, baseline, author, isolated_media, upload_tmp):
     settings.MYPCBENCH_UPLOADS_PER_WINDOW = 1
     submit_archive(author, upload(zip_bytes(good_entries(tmp_path / "a", ["retrieval-f016"]))), METADATA)
-    with pytest.raises(submissions.SubmissionLimited, match="rate limit: 1 submissions in the last 60 minutes"):
+    with pytest.raises(submissions.SubmissionLimited, match="rate limit: at most 1 upload per hour per author") as e:
         submit_archive(author, upload(zip_bytes(good_entries(tmp_path / "b", ["writing-a001"]))), METADATA)
+    assert e.value.status_code == 429 and 3590 <= e.value.retry_after <= 3600
 
 
 # ---------------------------------------------------------------- accepted uploads

@@ -4,11 +4,13 @@ published run with the upload badge; the web form's answers; rate limits on API 
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils import timezone
 
 from leaderboard.models import Run
 from tests.factories import make_suite
@@ -79,7 +81,9 @@ def test_round_trip_upload_approve_publish(client, setup, tmp_path, isolated_med
     assert sub.status == Submission.Status.PUBLISHED and run.publication == Run.Publication.PUBLISHED
     assert sub.review_log[-1]["by"] == "michael" and sub.review_log[-1]["action"] == "approve"
     page = client.get(reverse("leaderboard:run_detail", args=[run.slug])).content.decode()
-    assert 'class="badge badge-rejudged"' in page and "Uploaded by an author" in page
+    # approved before our judge ran (no judge configured here): published, but not claimed re-judged
+    assert 'class="badge badge-awaiting-judge"' in page and ">awaiting our judge<" in page
+    assert "badge-rejudged" not in page
     assert "retrieval-f016" in page
     listing = client.get(reverse("leaderboard:run_list")).content.decode()
     assert run.name in listing
@@ -112,12 +116,64 @@ def test_api_refusal_lists_every_problem_and_stores_nothing(client, setup, tmp_p
 
 
 def test_api_calls_are_rate_limited_per_author(client, setup, settings):
-    author, _staff = setup
+    author, staff = setup
     settings.MYPCBENCH_API_CALLS_PER_WINDOW = 3
     raw = new_token(client, author)
     codes = [client.get("/api/submissions", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code for _ in range(5)]
     assert codes == [200, 200, 200, 429, 429]
-    assert "rate limit" in client.get("/api/submissions", HTTP_AUTHORIZATION=f"Bearer {raw}").json()["detail"]
+
+    def next_hour():
+        now = timezone.now()
+        return (now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")
+
+    before = next_hour()
+    refused = client.get("/api/submissions", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    detail = refused.json()["detail"]
+    # the limit, and the end of the current clock hour when it resets (either side of an hour's turn)
+    assert detail.startswith("rate limit: at most 3 API calls per hour per author (counted per clock window); ")
+    assert any(f"you have made 6. The limit resets at {at} UTC (in " in detail for at in (before, next_hour()))
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    assert refused.json()["problems"] == [{"file": "", "problem": detail, "level": "error"}]
+    # per author: another account's calls are counted apart
+    client.force_login(staff)
+    assert client.get("/api/submissions").status_code == 200
+
+
+def test_uploads_are_rate_limited_per_author(client, setup, settings, tmp_path):
+    author, _staff = setup
+    settings.MYPCBENCH_UPLOADS_PER_WINDOW = 2
+    raw = new_token(client, author)
+
+    def post(name):
+        # a note of its own in each archive, so no two are the same upload
+        archive = zip_bytes([*good_entries(tmp_path / name, ["retrieval-f016"]), ("README.txt", name.encode())])
+        form = {"archive": upload(archive, f"{name}.zip"), "metadata": json.dumps(METADATA)}
+        return client.post("/api/submissions", form, HTTP_AUTHORIZATION=f"Bearer {raw}")
+
+    assert [post("a").status_code, post("b").status_code] == [201, 201]
+    first = Submission.objects.order_by("created_at").first()
+    Submission.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(minutes=45))
+    refused = post("c")
+    assert refused.status_code == 429
+    detail = refused.json()["detail"]
+    frees = (Submission.objects.get(pk=first.pk).created_at + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")
+    assert (
+        "rate limit: at most 2 uploads per hour per author (accepted uploads in the last hour count); you have "
+        f"made 2. The limit resets at {frees} UTC (in 15 minutes); try again then." in detail
+    )
+    assert 14 * 60 <= int(refused["Retry-After"]) <= 15 * 60
+    assert Submission.objects.count() == 2, "nothing stored"
+
+    # the web form says the same, with the same status
+    client.force_login(author)
+    form = {**METADATA, "links": "", "archive": upload(zip_bytes(good_entries(tmp_path / "d", ["writing-a001"])))}
+    page = client.post(reverse("trajectories:submission_new"), form)
+    assert page.status_code == 429 and "Retry-After" in page
+    assert "at most 2 uploads per hour per author" in page.content.decode()
+
+    # once the oldest upload leaves the window, the next is accepted
+    Submission.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(minutes=61))
+    assert post("e").status_code == 201
 
 
 # ---------------------------------------------------------------- the web form

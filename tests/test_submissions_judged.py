@@ -150,6 +150,47 @@ def test_judging_progress_on_the_submission_page_and_status_after_the_last_item(
     assert "Awaiting review" in page and "Judged by ours: anthropic" in page
 
 
+def test_progress_json_follows_judging_then_says_stop(
+    client, people, simulator, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    author, _staff = people
+    monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)  # the test judges, not a worker
+    with django_capture_on_commit_callbacks(execute=True):
+        sub = submissions.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
+    client.force_login(author)
+    page_url = reverse("trajectories:submission_detail", args=[sub.pk])
+    url = reverse("trajectories:submission_live", args=[sub.pk])
+
+    page = client.get(page_url).content.decode()
+    assert f'data-live-url="{url}" data-live="on"' in page, "the page polls while judging"
+    assert '<noscript><p class="muted small">Reload this page to see the latest state.</p></noscript>' in page
+    body = client.get(url).json()
+    assert (body["status"], body["status_label"], body["live"]) == ("judging", "Judging", True)
+    assert body["badge"]["key"] == "judging" and body["badge"]["label"] == "being judged"
+    assert [(r["task"], r["score_text"]) for r in body["rows"]] == [("retrieval-f016", ""), ("writing-a001", "")]
+
+    first, second = judging.run_trajectories(sub.run)
+    judge_trajectory_task(first.pk, judging.JudgeSpec.from_settings().as_dict())
+    body = client.get(url).json()
+    assert body["live"] and body["judged_trajectories"] == 1
+    assert {k: body["judge_progress"][k] for k in ("done", "judged_items", "items", "percent")} == {
+        "done": 1,
+        "judged_items": 3,
+        "items": 6,
+        "percent": 50,
+    }
+    assert [r["score_text"] for r in body["rows"]] == ["100%", ""]
+    assert body["judging"]["note"].startswith("Being judged by ours: anthropic")
+
+    judge_trajectory_task(second.pk, judging.JudgeSpec.from_settings().as_dict())
+    body = client.get(url).json()
+    assert (body["status"], body["status_label"], body["live"]) == ("awaiting_review", "Awaiting review", False)
+    assert body["badge"]["key"] == "rejudged" and "6 of 6 rubric items" in body["badge"]["title"]
+    assert body["judging"]["note"].startswith("Judged by ours: anthropic")
+    assert [r["score_text"] for r in body["rows"]] == ["100%", "100%"]
+    assert 'data-live="off"' in client.get(page_url).content.decode(), "a final status is not polled"
+
+
 def test_items_in_error_still_end_judging_and_are_named(client, people, settings, tmp_path, monkeypatch):
     author, _staff = people
     monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)

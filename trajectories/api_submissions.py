@@ -3,23 +3,32 @@ their submission's status and validation report. Thin callers of trajectories.su
 
 from datetime import datetime
 
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.urls import reverse
 from ninja import File, Form, Router, Schema, Status
-from ninja.errors import HttpError
 from ninja.files import UploadedFile
 from ninja.security import HttpBearer, SessionAuth
 
 from trajectories import submissions
 from trajectories.models import Submission
-from trajectories.tokens import api_calls_allowed, authenticate_token
+from trajectories.ratelimits import RateLimited, count_api_call
+from trajectories.tokens import authenticate_token
 
 router = Router(tags=["submissions"])
 
 
+def rate_limited_response(request, exc: RateLimited, api) -> HttpResponse:
+    """429 naming the limit and when it resets, with Retry-After (registered on the api for
+    refusals raised while authenticating)."""
+    response = api.create_response(
+        request, {"detail": str(exc), "problems": [{"file": "", "problem": str(exc), "level": "error"}]}, status=429
+    )
+    response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
 def _rate_limited(user):
-    if not api_calls_allowed(user):
-        raise HttpError(429, "rate limit: too many API calls in the last hour; try again later")
+    count_api_call(user)  # raises RateLimited, answered by rate_limited_response
     return user
 
 
@@ -95,13 +104,17 @@ def _out(request, sub: Submission) -> dict:
         "Multipart form: `archive` (a .zip or .tar.gz holding one or many task folders in the upstream "
         "MyPCBench, OSWorld or bundle layout) and `metadata` (JSON: suite, model, agent, tool_surface, "
         "turn_budget, harness_version, image_version, notes, links). 201 when accepted, 200 when the same "
-        "archive was already submitted, 422 with every problem found when refused (nothing is stored)."
+        "archive was already submitted, 422 with every problem found when refused (nothing is stored), 429 "
+        "over the per-author upload or API-call limit (the message names the limit and when it resets; "
+        "Retry-After gives the seconds to wait)."
     ),
 )
-def create_submission(request, archive: File[UploadedFile], metadata: Form[str] = "{}"):
+def create_submission(request, response: HttpResponse, archive: File[UploadedFile], metadata: Form[str] = "{}"):
     try:
         result = submissions.submit_archive(request.auth, archive, metadata)
     except submissions.SubmissionRejected as exc:
+        if exc.retry_after is not None:
+            response["Retry-After"] = str(exc.retry_after)
         return Status(exc.status_code, {"detail": str(exc), "problems": exc.report_dicts})
     return Status(201 if result.created else 200, _out(request, result.submission))
 

@@ -10,7 +10,6 @@ import re
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -24,9 +23,9 @@ from django.utils.text import slugify
 
 from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from harness.bundle import BundleError, JudgeRecord, TrajectoryBundle, find_task_dirs, read_task_dir
-from leaderboard.badges import VERIFIED_KEY
+from leaderboard.badges import OUR_JUDGING_KEY, VERIFIED_KEY, badge_of, our_judging
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
-from trajectories import judging
+from trajectories import judging, ratelimits
 from trajectories.ingest import (
     IngestError,
     IngestReport,
@@ -76,8 +75,9 @@ class SubmissionRejected(ValueError):
 
     status_code = 422
 
-    def __init__(self, report: list[Problem]):
+    def __init__(self, report: list[Problem], retry_after: int | None = None):
         self.report = report
+        self.retry_after = retry_after  # seconds, for a Retry-After header (rate limits)
         errors = [p for p in report if p.level == ERROR]
         lines = [f"{p.file}: {p.problem}" if p.file else p.problem for p in errors]
         super().__init__(f"upload refused, {len(errors)} problem(s): " + "; ".join(lines[:20]))
@@ -119,21 +119,21 @@ def upload_tmp_dir() -> Path:
 
 
 def check_upload_rate(user) -> None:
-    """Refuse when ``user`` made too many submissions in the recent window (settings)."""
-    limit = int(getattr(settings, "MYPCBENCH_UPLOADS_PER_WINDOW", 20))
-    window = int(getattr(settings, "MYPCBENCH_RATE_WINDOW_SECONDS", 3600))
-    since = timezone.now() - timedelta(seconds=window)
-    recent = Submission.objects.filter(author=user, created_at__gte=since).count()
-    if recent >= limit:
-        raise SubmissionLimited(
-            [
-                Problem(
-                    "",
-                    f"rate limit: {recent} submissions in the last {window // 60} minutes "
-                    f"(at most {limit}); try again later",
-                )
-            ]
+    """Refuse (429) when ``user`` already has the maximum of accepted uploads in the sliding window
+    (MYPCBENCH_UPLOADS_PER_WINDOW per MYPCBENCH_RATE_WINDOW_SECONDS); the message names the limit
+    and when it resets."""
+
+    def uploaded_since(since):
+        return (
+            Submission.objects.filter(author=user, created_at__gte=since)
+            .order_by("created_at")
+            .values_list("created_at", flat=True)
         )
+
+    try:
+        ratelimits.check_uploads(user, uploaded_since)
+    except ratelimits.RateLimited as exc:
+        raise SubmissionLimited([Problem("", str(exc))], retry_after=exc.retry_after) from exc
 
 
 # ---------------------------------------------------------------- metadata
@@ -752,11 +752,12 @@ def _store(
 # ---------------------------------------------------------------- judging
 
 
+def _now() -> str:
+    return timezone.now().isoformat(timespec="seconds")
+
+
 def _set_judging(submission: Submission, state: str, note: str) -> None:
-    submission.metadata = {
-        **submission.metadata,
-        "judging": {"state": state, "note": note, "at": timezone.now().isoformat(timespec="seconds")},
-    }
+    submission.metadata = {**submission.metadata, "judging": {"state": state, "note": note, "at": _now()}}
 
 
 def queue_judging(submission_id: int) -> Submission | None:
@@ -787,6 +788,13 @@ def queue_judging(submission_id: int) -> Submission | None:
     if submission.status in (Submission.Status.AWAITING_REVIEW, Submission.Status.VALIDATING):
         submission.status = Submission.Status.JUDGING
     submission.save(update_fields=["metadata", "status", "updated_at"])
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=submission.run_id)
+        # the run's badge: "judging" until our judge is done; a run judged before keeps "re-judged"
+        if our_judging(run.metadata).get("state") != "judged":
+            run.metadata = {**(run.metadata or {}), OUR_JUDGING_KEY: {"state": "judging", "at": _now()}}
+            run.save(update_fields=["metadata"])
+            submission.run = run
     # an eager or very fast judge may already be done
     return sync_judging_status(submission)
 
@@ -838,19 +846,42 @@ def judging_progress(submission: Submission) -> dict:
     return progress
 
 
+def _judging_underway(submission: Submission) -> bool:
+    """Whether our judge may still be working for this submission, so progress is worth reading."""
+    return (
+        submission.status == Submission.Status.JUDGING
+        or judging_state(submission).get("state") == "queued"
+        or our_judging(submission.run.metadata).get("state") != "judged"
+    )
+
+
 def sync_judging_status(submission: Submission) -> Submission:
-    """A submission being judged moves to "awaiting review" once our judge has answered every
-    rubric item (items that ended in error are named in the note; a maintainer may queue again).
-    Called after each judged trajectory of a submitted run and when the submission is looked at."""
-    if submission.status != Submission.Status.JUDGING or submission.run_id is None:
+    """Once our judge has answered every rubric item (items that ended in error are named in the
+    note; a maintainer may queue again): the run records it, so its badge may say "re-judged", and a
+    submission being judged moves to "awaiting review". Called after each judged trajectory of a
+    submitted run and when the submission is looked at (page, progress poll, API)."""
+    if submission.run_id is None or not _judging_underway(submission):
         return submission
     progress = judging_progress(submission)
     if not progress["complete"]:
         return submission
     with transaction.atomic():
         submission = Submission.objects.select_for_update(of=("self",)).select_related("run").get(pk=submission.pk)
-        if submission.status != Submission.Status.JUDGING:
+        submission.run = run = Run.objects.select_for_update().get(pk=submission.run_id)
+        if not _judging_underway(submission):
             return submission
+        run.metadata = {
+            **(run.metadata or {}),
+            OUR_JUDGING_KEY: {
+                "state": "judged",
+                "judge": progress["judge"],
+                "items": progress["items"],
+                "judged_items": progress["judged_items"],
+                "error_items": progress["error_items"],
+                "at": _now(),
+            },
+        }
+        run.save(update_fields=["metadata"])
         errors = progress["error_items"]
         note = f"Judged by {progress['judge']}: {progress['judged_items']} of {progress['items']} rubric items" + (
             f"; {errors} ended in error (an API error, never a failure; queue our judge again from the admin)"
@@ -859,7 +890,8 @@ def sync_judging_status(submission: Submission) -> Submission:
         )
         _set_judging(submission, "judged", note)
         submission.metadata["judging"]["judge"] = progress["judge"]
-        submission.status = Submission.Status.AWAITING_REVIEW
+        if submission.status == Submission.Status.JUDGING:
+            submission.status = Submission.Status.AWAITING_REVIEW
         submission.save(update_fields=["metadata", "status", "updated_at"])
     return submission
 
@@ -1045,4 +1077,61 @@ def submission_progress(submission: Submission) -> dict:
         "trajectories": len(trajectories),
         "judged": sum(1 for r in rows if r["judged"]),
         "rows": rows,
+    }
+
+
+def is_live(submission: Submission) -> bool:
+    """Whether the submission page should keep asking for progress: validating or judging, or our
+    judge queued and not done yet (a maintainer may approve before it finishes)."""
+    return (
+        submission.status in (Submission.Status.VALIDATING, Submission.Status.JUDGING)
+        or judging_state(submission).get("state") == "queued"
+    )
+
+
+def score_text(score: float | None) -> str:
+    """A rubric score as the submission page shows it (as Django's widthratio rounds it)."""
+    return "" if score is None else f"{round(score * 100)}%"
+
+
+def judging_note(submission: Submission, judge_progress: dict) -> str:
+    """The judging note the submission page shows: "queued" turns into "being judged" once our
+    judge's first answers are in."""
+    state = judging_state(submission)
+    if state.get("state") == "queued" and judge_progress["judged_items"] + judge_progress["error_items"]:
+        return f"Being judged by {judge_progress['judge']}."
+    return state.get("note", "")
+
+
+def live_state(submission: Submission) -> dict:
+    """What the submission page updates while it polls: status, the run's badge and publication,
+    our judge's progress and each trajectory's score by our judge (plain JSON)."""
+    progress = submission_progress(submission)
+    judge_progress = judging_progress(submission)
+    run = submission.run
+    return {
+        "id": submission.pk,
+        "status": submission.status,
+        "status_label": submission.get_status_display(),
+        "live": is_live(submission),
+        "judging": {
+            "state": judging_state(submission).get("state", ""),
+            "note": judging_note(submission, judge_progress),
+        },
+        "judge_progress": judge_progress,
+        "trajectories": progress["trajectories"],
+        "judged_trajectories": progress["judged"],
+        "rows": [
+            {
+                "trajectory": r["trajectory"].pk,
+                "task": r["trajectory"].task.task_id,
+                "attempt": r["trajectory"].attempt,
+                "judged_items": r["judged"],
+                "score": None if r["score"] is None else round(r["score"], 4),
+                "score_text": score_text(r["score"]),
+            }
+            for r in progress["rows"]
+        ],
+        "badge": badge_of(run).as_dict() if run else None,
+        "published": bool(run and run.publication == Run.Publication.PUBLISHED),
     }

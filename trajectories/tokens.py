@@ -1,11 +1,9 @@
 """Authors' API tokens: created and shown once, stored only as a sha256 hash, listed by prefix,
-revoked, and checked on each API call."""
+revoked, and checked on each API call (per-author call limits: trajectories.ratelimits)."""
 
 import hashlib
 import secrets
 
-from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -68,18 +66,3 @@ def authenticate_token(raw: str):
     with transaction.atomic():
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
     return token.user
-
-
-def api_calls_allowed(user) -> bool:
-    """Count one API call for ``user`` in the current window; False once over the limit (settings).
-    Counted in Django's cache: per process with the default local-memory cache, shared with Redis."""
-    limit = int(getattr(settings, "MYPCBENCH_API_CALLS_PER_WINDOW", 600))
-    window = int(getattr(settings, "MYPCBENCH_RATE_WINDOW_SECONDS", 3600))
-    key = f"mypcbench:api-calls:{user.pk}:{int(timezone.now().timestamp()) // window}"
-    cache.add(key, 0, timeout=window)
-    try:
-        calls = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window)
-        calls = 1
-    return calls <= limit

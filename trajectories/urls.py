@@ -20,6 +20,7 @@ urlpatterns = [
     path("submissions/", views_submissions.submission_list, name="submission_list"),
     path("submissions/new/", views_submissions.submission_new, name="submission_new"),
     path("submissions/<int:pk>/", views_submissions.submission_detail, name="submission_detail"),
+    path("submissions/<int:pk>/progress.json", views_submissions.submission_live, name="submission_live"),
     path("submissions/<int:pk>/withdraw/", views_submissions.submission_withdraw, name="submission_withdraw"),
     path("submissions/<int:pk>/archive/", views_submissions.submission_archive, name="submission_archive"),
     path("accounts/tokens/", views_submissions.token_list, name="token_list"),

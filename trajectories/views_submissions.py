@@ -98,14 +98,14 @@ def _wants_json(request) -> bool:
 @login_required
 def submission_new(request):
     form = SubmissionForm(request.POST or None, request.FILES or None)
-    problems = []
+    problems, retry_after = [], None
     if request.method == "POST":
         if form.is_valid():
             try:
                 result = submissions.submit_archive(request.user, form.cleaned_data["archive"], form.metadata())
             except submissions.SubmissionRejected as exc:
                 problems = exc.report_dicts
-                status = exc.status_code
+                status, retry_after = exc.status_code, exc.retry_after
             else:
                 url = reverse("trajectories:submission_detail", args=[result.submission.pk])
                 if not result.created:
@@ -120,8 +120,14 @@ def submission_new(request):
                 for name, errs in form.errors.items()
             ]
         if _wants_json(request):
-            return JsonResponse({"problems": problems}, status=status)
-    return render(request, "submissions/new.html", {"form": form, "problems": problems}, status=200)
+            response = JsonResponse({"problems": problems}, status=status)
+        else:  # the form again with the problems listed; a rate limit keeps its 429
+            context = {"form": form, "problems": problems}
+            response = render(request, "submissions/new.html", context, status=429 if status == 429 else 200)
+        if status == 429:
+            response["Retry-After"] = str(retry_after)
+        return response
+    return render(request, "submissions/new.html", {"form": form, "problems": problems})
 
 
 @login_required
@@ -141,6 +147,7 @@ def _visible_or_404(user, pk: int):
 def submission_detail(request, pk: int):
     sub = submissions.sync_judging_status(_visible_or_404(request.user, pk))
     report = sub.validation_report or []
+    judge_progress = submissions.judging_progress(sub)
     return render(
         request,
         "submissions/detail.html",
@@ -151,13 +158,24 @@ def submission_detail(request, pk: int):
             "warnings": [p for p in report if p.get("level") == "warning"],
             "notes": [p for p in report if p.get("level") == "note"],
             "judging": submissions.judging_state(sub),
+            "judging_note": submissions.judging_note(sub, judge_progress),
             "progress": submissions.submission_progress(sub),
-            "judge_progress": submissions.judging_progress(sub),
+            "judge_progress": judge_progress,
+            "live": submissions.is_live(sub),
             "is_author": sub.author_id == request.user.pk,
             "can_withdraw": sub.author_id == request.user.pk
             and sub.status not in (sub.Status.WITHDRAWN, sub.Status.VALIDATING),
         },
     )
+
+
+@never_cache
+@login_required
+def submission_live(request, pk: int):
+    """The submission page's progress as JSON, polled while it is validating or judging; seen by
+    exactly who sees the page (the author and staff; 404 for anyone else)."""
+    sub = submissions.sync_judging_status(_visible_or_404(request.user, pk))
+    return JsonResponse(submissions.live_state(sub))
 
 
 @staff_member_required

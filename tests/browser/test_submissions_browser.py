@@ -1,5 +1,6 @@
 """Submissions in a real browser: log in, create a token, upload through the form (XHR with
-progress, upload.js), see refusals listed without a page load, and land on the submission page."""
+progress, upload.js), see refusals listed without a page load, and land on the submission page;
+the submission page follows our judge live (submission_live.js) until the status is final."""
 
 import re
 
@@ -66,31 +67,57 @@ def test_upload_form_refuses_then_accepts(page, live_server, author, tmp_path, s
     assert [e for e in page.console_errors if "status of 422" not in e] == []
 
 
-def test_judging_progress_then_badges_on_the_board_and_run_page(page, live_server, author, tmp_path, shot):
-    from leaderboard.models import JudgeConfig, Run
-    from tests.submission_data import METADATA, upload
-    from trajectories import submissions
-    from trajectories.models import Judgment
+def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_run_page(
+    page, live_server, author, tmp_path, shot, settings, monkeypatch
+):
+    from playwright.sync_api import expect
 
+    from leaderboard.models import Run
+    from tests.submission_data import METADATA, our_judge, upload
+    from trajectories import judging, submissions
+    from trajectories.tasks import judge_trajectory_task
+
+    settings.MYPCBENCH_DERIVATIVES = "off"
     staff = get_user_model().objects.create_user("michael", password="pw", is_staff=True)
     archive = zip_bytes(good_entries(tmp_path, full_judge=[True, False, True]))
-    sub = submissions.submit_archive(author, upload(archive, "opus.zip"), METADATA).submission
-    Submission.objects.filter(pk=sub.pk).update(status=Submission.Status.JUDGING)
-    # our judge has answered the first trajectory only (verdicts written as the judge stores them)
-    ours = JudgeConfig.objects.create(name="ours: anthropic claude-sonnet-4-6", origin=JudgeConfig.Origin.OURS)
-    first = sub.run.trajectories.order_by("task__position").first()
-    for item in first.task.current_rubric():
-        Judgment.objects.create(trajectory=first, rubric_item=item, judge=ours, verdict="success")
+    with our_judge(settings, monkeypatch):
+        # Judging is queued (recorded, not sent to a worker); the test then runs the worker's task
+        # itself, one trajectory at a time, against the provider simulator.
+        monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)
+        sub = submissions.submit_archive(author, upload(archive, "opus.zip"), METADATA).submission
+        spec = judging.JudgeSpec.from_settings().as_dict()
+        first, second = judging.run_trajectories(sub.run)
 
-    log_in(page, live_server)
-    page.goto(f"{live_server.url}/submissions/{sub.pk}/")
-    assert (
-        "1 of 2 trajectories fully judged · 3 of 6 rubric items judged" in page.locator(".judge-progress").inner_text()
-    )
-    assert page.locator(".judge-progress progress").get_attribute("value") == "50"
-    assert page.locator(".status").inner_text() == "Judging"
-    assert page.locator(".badge-rejudged").inner_text() == "re-judged"
-    shot(page, "submissions-judging-progress")
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/submissions/{sub.pk}/")
+        page.evaluate("window.sameDocument = true")  # gone if the page were reloaded
+        status, badge = page.locator("[data-live=status] .status"), page.locator("[data-live=badge] .badge").first
+        counts = page.locator(".judge-progress-counts")
+        assert status.inner_text() == "Judging" and badge.inner_text() == "being judged"
+        assert "0 of 6 rubric items judged" in counts.inner_text()
+        assert page.locator("[data-live=note]").inner_text() == "Queued for our judge."
+        expect(page.locator("[data-live=indicator]")).to_have_text("· updating live")
+
+        judge_trajectory_task(first.pk, spec)
+        expect(counts).to_contain_text("1 of 2 trajectories fully judged · 3 of 6 rubric items judged", timeout=20_000)
+        assert page.locator(".judge-progress progress").get_attribute("value") == "50"
+        scores = page.locator("[data-live=score]")
+        assert [scores.nth(0).inner_text(), scores.nth(1).inner_text()] == ["100%", "not judged"]
+        assert status.inner_text() == "Judging" and badge.inner_text() == "being judged"
+        assert page.locator("[data-live=note]").inner_text().startswith("Being judged by ours: anthropic")
+        shot(page, "submissions-live-judging")
+
+        judge_trajectory_task(second.pk, spec)
+        expect(status).to_have_text("Awaiting review", timeout=20_000)
+    expect(badge).to_have_text("re-judged")
+    assert "6 of 6 rubric items" in badge.get_attribute("title")
+    assert "2 of 2 trajectories fully judged · 6 of 6 rubric items judged · 0 in error" in counts.inner_text()
+    assert page.locator(".judge-progress progress").get_attribute("value") == "100"
+    assert [scores.nth(0).inner_text(), scores.nth(1).inner_text()] == ["100%", "100%"]
+    assert page.locator("[data-live=note]").inner_text().startswith("Judged by ours: anthropic")
+    expect(page.locator("[data-live=indicator]")).to_have_text("· up to date")
+    assert page.evaluate("window.sameDocument") is True, "updated in place, not reloaded"
+    shot(page, "submissions-live-judged")
 
     submissions.decide(sub, staff, "approve")
     rerun = Run.objects.create(
@@ -102,7 +129,7 @@ def test_judging_progress_then_badges_on_the_board_and_run_page(page, live_serve
         publication="published",
     )
     page.goto(live_server.url + "/leaderboard/")
-    row = page.locator(f'tr[data-run="{sub.run.slug}"]')
+    row = page.locator(f'tr[data-run="{sub.run.slug}"]')  # approved once our judge was done
     assert row.locator(".badge-rejudged").inner_text() == "re-judged"
     assert page.locator('tr[data-run="opus-rerun"] .badge-verified').inner_text() == "verified"
     shot(page, "submissions-board-badges")

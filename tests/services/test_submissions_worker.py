@@ -1,10 +1,12 @@
 """An upload judged by a real Celery worker: the submission queues our judge on commit, the worker
 judges every trajectory against the provider simulator, and the submission moves from "judging"
-to "awaiting review" by itself (the hook after each judged trajectory), with nobody viewing it."""
+to "awaiting review" by itself (the hook after each judged trajectory), with nobody viewing it, and
+its run's badge turns "re-judged"."""
 
 import pytest
 from django.contrib.auth import get_user_model
 
+from leaderboard.badges import run_badge
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite
 from tests.services.test_worker import wait_for
@@ -39,3 +41,6 @@ def test_worker_judges_an_upload_and_it_moves_to_review(tmp_path, settings, monk
     assert sub.metadata["judging"]["state"] == "judged"
     ours = Judgment.objects.filter(trajectory__run=sub.run, judge__origin=JudgeConfig.Origin.OURS)
     assert ours.count() == 6 and len(sim.requests) == 6
+    sub.run.refresh_from_db()
+    badge = run_badge(sub.run.provenance, sub.run.metadata)
+    assert badge.label == "re-judged" and "6 of 6 rubric items" in badge.title, "the run records our judge is done"

@@ -1,0 +1,91 @@
+"""Per-author rate limits on uploads and API calls. A refusal names the limit, what was counted
+and when the limit resets, and carries the seconds to wait for a Retry-After header."""
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+
+
+def duration_text(seconds: float) -> str:
+    """A span in plain words: "1 hour", "15 minutes", "40 seconds" (rounded up)."""
+    seconds = max(1, math.ceil(seconds))
+    if seconds % 3600 == 0:
+        n, unit = seconds // 3600, "hour"
+    elif seconds >= 120:
+        n, unit = math.ceil(seconds / 60), "minute"
+    else:
+        n, unit = seconds, "second"
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def per_text(seconds: float) -> str:
+    """A span for "per ..." and "in the last ...": "hour" rather than "1 hour"."""
+    text = duration_text(seconds)
+    return text.removeprefix("1 ")
+
+
+@dataclass(eq=False)  # an exception: hashable by identity
+class RateLimited(Exception):
+    """Over a per-author limit: ``used`` of ``limit`` ``what`` in a window of ``window`` seconds;
+    the next one is accepted from ``resets_at``."""
+
+    what: str  # "uploads", "API calls"
+    limit: int
+    window: int
+    used: int
+    resets_at: datetime
+    counted: str = ""  # how the window is counted, in words
+
+    @property
+    def retry_after(self) -> int:
+        """Whole seconds until the limit lets the next one through (for Retry-After)."""
+        return max(1, math.ceil((self.resets_at - timezone.now()).total_seconds()))
+
+    def __str__(self) -> str:
+        return (
+            f"rate limit: at most {self.limit} {self.what.removesuffix('s') if self.limit == 1 else self.what} "
+            f"per {per_text(self.window)} per author"
+            f"{f' ({self.counted})' if self.counted else ''}; you have made {self.used}. The limit resets at "
+            f"{self.resets_at:%Y-%m-%d %H:%M:%S} UTC (in {duration_text(self.retry_after)}); try again then."
+        )
+
+
+def window_seconds() -> int:
+    return int(getattr(settings, "MYPCBENCH_RATE_WINDOW_SECONDS", 3600))
+
+
+def check_uploads(user, created_at_in_window) -> None:
+    """Refuse an upload when ``user`` already has the maximum of accepted uploads in the sliding
+    window; ``created_at_in_window(since)`` lists their upload times since then, oldest first.
+    The limit resets when the oldest upload that keeps them at the limit leaves the window."""
+    limit = int(getattr(settings, "MYPCBENCH_UPLOADS_PER_WINDOW", 20))
+    window = window_seconds()
+    recent = list(created_at_in_window(timezone.now() - timedelta(seconds=window)))
+    if len(recent) < limit:
+        return
+    frees_at = recent[len(recent) - limit] + timedelta(seconds=window)
+    counted = f"accepted uploads in the last {per_text(window)} count"
+    raise RateLimited("uploads", limit, window, len(recent), frees_at, counted=counted)
+
+
+def count_api_call(user) -> None:
+    """Count one API call for ``user`` in the current fixed window; raise RateLimited once over the
+    limit. Counted in Django's cache: per process with the default local-memory cache, shared by
+    every process with Redis."""
+    limit = int(getattr(settings, "MYPCBENCH_API_CALLS_PER_WINDOW", 600))
+    window = window_seconds()
+    bucket = int(timezone.now().timestamp()) // window
+    key = f"mypcbench:api-calls:{user.pk}:{bucket}"
+    cache.add(key, 0, timeout=window)
+    try:
+        calls = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=window)
+        calls = 1
+    if calls > limit:
+        resets_at = datetime.fromtimestamp((bucket + 1) * window, tz=UTC)
+        raise RateLimited("API calls", limit, window, calls, resets_at, counted="counted per clock window")
