@@ -6,6 +6,7 @@ import base64
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -18,6 +19,10 @@ APP_PORTS = tuple(range(3001, 3019))
 SLOT_WINDOW = 30  # ports per slot, as upstream's parallel runner lays them out
 ANSWER_PATH = "/tmp/mypcbench_agent_response.txt"
 OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf", "/usr/share/edk2/ovmf", "/usr/share/qemu")
+
+
+class BootFailed(ControlError):
+    """A VM was started but its guest never answered the Control API (or QEMU exited first)."""
 
 
 class BackendUnavailable(RuntimeError):
@@ -57,12 +62,28 @@ def port_taken(port: int, host: str = "127.0.0.1") -> bool:
     return False
 
 
-def kvm_problem(path: str = "/dev/kvm") -> str | None:
+def kvm_problem(path: str = "/dev/kvm", cpuinfo: str = "/proc/cpuinfo") -> str | None:
+    """Why KVM cannot run a stock guest here, or None. For a real device node the CPU is checked too:
+    some sandboxes offer /dev/kvm without hardware virtualisation (PVM, module kvm_pvm), which runs only
+    PVM-enabled guest kernels and crawls through an ordinary one under instruction emulation."""
     if not os.path.exists(path):
         return f"no {path} (KVM is not available: enable virtualisation or run on a host with KVM)"
     if not os.access(path, os.R_OK | os.W_OK):
         return f"{path} is not readable and writable by this user (add the user to the kvm group)"
+    if stat.S_ISCHR(os.stat(path).st_mode) and not _cpu_has_virtualisation(cpuinfo):
+        backing = " (it is PVM: module kvm_pvm)" if os.path.isdir("/sys/module/kvm_pvm") else ""
+        return (f"{path} is there but the CPU has no hardware virtualisation (no vmx/svm in {cpuinfo}){backing}: "
+                "an ordinary guest kernel would boot under instruction emulation, slower than TCG")  # fmt: skip
     return None
+
+
+def _cpu_has_virtualisation(cpuinfo: str) -> bool:
+    try:
+        text = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True  # cannot tell: let QEMU try
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), None)
+    return flags is None or "vmx" in flags or "svm" in flags
 
 
 class Environment:
@@ -205,6 +226,11 @@ class VMConfig:
     persona: str = "michael_scott"
     world: str = "scranton-office"
     allow_tcg: bool = False  # boot without KVM (very slow; off unless asked for)
+    # qemu only: boot this kernel directly (no firmware, no boot loader) with its initramfs and
+    # command line; the disk overlay stays attached as /dev/vda.
+    kernel: str = ""
+    initrd: str = ""
+    append: str = ""
 
     @property
     def ports(self) -> SlotPorts:
@@ -258,9 +284,14 @@ def find_ovmf(dirs=OVMF_DIRS) -> tuple[str, str] | None:
 
 class QemuEnv(_VMEnv):
     """The released qcow2 booted under QEMU with a copy-on-write overlay per slot. Reset is a cold
-    boot from a fresh overlay (upstream has no snapshots either)."""
+    boot from a fresh overlay (upstream has no snapshots either); a guest that has just booted and
+    was sent nothing yet is kept. With ``config.kernel`` the kernel is booted directly (the test guest
+    of harness/testguest.py boots this way). Logs: <work_dir>/<slot>-serial.log and -qemu.log."""
 
     name = "qemu"
+    process: subprocess.Popen | None = None
+    boot_seconds: float | None = None  # how long the last boot took to answer the Control API
+    _fresh = False  # booted and nothing sent to the guest since
 
     @property
     def overlay_path(self) -> str:
@@ -275,6 +306,13 @@ class QemuEnv(_VMEnv):
             problems.append("no base image given (expected the released mypcbench qcow2 path)")
         elif not Path(self.config.image).is_file():
             problems.append(f"base image {self.config.image} does not exist")
+        if self.config.kernel:
+            for what in ("kernel", "initrd"):
+                path = getattr(self.config, what)
+                if path and not Path(path).is_file():
+                    problems.append(f"{what} {path} does not exist")
+        elif self.config.initrd or self.config.append:
+            problems.append("initrd / append given without a kernel (they only apply to direct kernel boot)")
         return problems + self._kvm_problems() + self._port_problems()
 
     def overlay_command(self) -> list[str]:
@@ -304,11 +342,18 @@ class QemuEnv(_VMEnv):
             "-serial", f"file:{work / (config.slot_name + '-serial.log')}",
             "-pidfile", str(work / f"{config.slot_name}.pid"),
         ]  # fmt: skip
+        if config.kernel:
+            command += ["-kernel", config.kernel]
+            command += ["-initrd", config.initrd] if config.initrd else []
+            command += ["-append", config.append] if config.append else []
         if ovmf:
             vars_copy = work / f"{config.slot_name}-OVMF_VARS.fd"
             command += ["-drive", f"if=pflash,format=raw,readonly=on,file={ovmf[0]}",
                         "-drive", f"if=pflash,format=raw,file={vars_copy}"]  # fmt: skip
         return command
+
+    def _slot_file(self, suffix: str) -> Path:
+        return Path(self.config.work_dir) / f"{self.config.slot_name}{suffix}"
 
     def start(self) -> None:
         problems = self.preflight()
@@ -317,35 +362,91 @@ class QemuEnv(_VMEnv):
         self._boot()
 
     def _boot(self) -> None:
+        """Fresh overlay, then QEMU, then wait for the Control API; on failure nothing is left running."""
         Path(self.overlay_path).unlink(missing_ok=True)
-        subprocess.run(self.overlay_command(), check=True, capture_output=True, timeout=120)
-        ovmf = find_ovmf()
+        made = subprocess.run(self.overlay_command(), capture_output=True, text=True, timeout=120)
+        if made.returncode != 0:
+            raise BackendUnavailable(self.name, [f"qemu-img could not create the overlay: {made.stderr.strip()[:300]}"])
+        # Direct kernel boot needs no UEFI firmware (SeaBIOS loads the kernel, and boots faster).
+        ovmf = None if self.config.kernel else find_ovmf()
         if ovmf:
-            shutil.copyfile(ovmf[1], Path(self.config.work_dir) / f"{self.config.slot_name}-OVMF_VARS.fd")
-        self.process = subprocess.Popen(self.qemu_command(ovmf), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            shutil.copyfile(ovmf[1], self._slot_file("-OVMF_VARS.fd"))
+        with open(self._slot_file("-qemu.log"), "wb") as log:  # QEMU's own messages; kept after stop
+            self.process = subprocess.Popen(self.qemu_command(ovmf), stdin=subprocess.DEVNULL,
+                                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
         try:
-            self.client.wait_ready(timeout=self.ready_timeout, interval=5.0)
-        except ControlError:
+            self.boot_seconds = self._wait_ready()
+        except BootFailed:
             self.stop()
             raise
+        self._fresh = True
+
+    def _wait_ready(self) -> float:
+        """Seconds until /health answers 200; BootFailed when QEMU exits or ``ready_timeout`` passes."""
+        started = time.monotonic()
+        probe = ControlClient(self.url)  # its timeouts shrink so the last poll ends by the deadline
+        try:
+            while True:
+                code = self.process.poll()
+                if code is not None:
+                    raise BootFailed(self.url, f"qemu exited with code {code} before the guest was ready; "
+                                               f"{self._tail('-qemu.log', 'QEMU output')}")  # fmt: skip
+                remaining = self.ready_timeout - (time.monotonic() - started)
+                probe.connect_timeout = probe.health_timeout = max(0.2, min(5.0, remaining))
+                if probe.health():
+                    return time.monotonic() - started
+                waited = time.monotonic() - started
+                if waited >= self.ready_timeout:
+                    raise BootFailed(self.url, f"guest not ready after {waited:.0f} s (no HTTP 200 on /health; "
+                                               f"ready timeout {self.ready_timeout:g} s); "
+                                               f"{self._tail('-serial.log', 'serial console')}")  # fmt: skip
+                time.sleep(min(1.0, max(0.0, self.ready_timeout - waited)))
+        finally:
+            probe.close()
+
+    def _tail(self, suffix: str, what: str, lines: int = 6) -> str:
+        path = self._slot_file(suffix)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return f"no {what} log at {path}"
+        last = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
+        return f"{what} ({path}) ends with: " + (" | ".join(last) if last else "(nothing)")
 
     def reset(self, task=None) -> None:
+        """Cold boot from a fresh overlay, unless the guest has just booted and nothing was sent to it."""
+        if self._fresh and self.process.poll() is None and self.client.health():
+            return
         self._kill()
         deadline = time.monotonic() + 90
         while self._port_problems() and time.monotonic() < deadline:
             time.sleep(1)
         self._boot()
 
+    def execute(self, command, shell: bool = False) -> ExecResult:
+        self._fresh = False
+        return super().execute(command, shell=shell)
+
+    def run_action(self, action: str) -> ExecResult:
+        self._fresh = False
+        return super().run_action(action)
+
+    def write_answer(self, text: str) -> ExecResult:
+        self._fresh = False
+        return super().write_answer(text)
+
     def _kill(self) -> None:
-        process = getattr(self, "process", None)
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
+        self._fresh = False
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
 
     def stop(self) -> None:
+        """Kill QEMU and remove the overlay (the serial and QEMU logs stay for a post-mortem)."""
         self._kill()
         super().stop()
-        Path(self.overlay_path).unlink(missing_ok=True)
+        for leftover in (self.overlay_path, self._slot_file(".pid"), self._slot_file("-OVMF_VARS.fd")):
+            Path(leftover).unlink(missing_ok=True)
 
 
 class DockerEnv(_VMEnv):
@@ -409,15 +510,21 @@ BACKENDS = ("fake", "remote", "local", "qemu", "docker")
 
 
 def make_env(backend: str, *, url: str = "", screen_size=(1280, 800), start_url: str = "about:blank",
-             vm: VMConfig | None = None, wait_seconds: float = 2.0) -> Environment:  # fmt: skip
+             vm: VMConfig | None = None, wait_seconds: float = 2.0,
+             ready_timeout: float = 900.0) -> Environment:  # fmt: skip
+    """The backend ``backend``; ``ready_timeout`` is how long remote and VM guests get to answer."""
     if backend == "fake":
         return FakeEnv(screen_size=screen_size)
     if backend == "remote":
-        return RemoteEnv(url, screen_size=screen_size, wait_seconds=wait_seconds)
+        return RemoteEnv(url, screen_size=screen_size, wait_seconds=wait_seconds, ready_timeout=ready_timeout)
     if backend == "local":
         return LocalEnv(start_url=start_url, screen_size=screen_size, wait_seconds=wait_seconds)
     if backend == "qemu":
-        return QemuEnv(vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds)
+        return QemuEnv(
+            vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds, ready_timeout=ready_timeout
+        )
     if backend == "docker":
-        return DockerEnv(vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds)
+        return DockerEnv(
+            vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds, ready_timeout=ready_timeout
+        )
     raise ValueError(f"unknown backend {backend!r} (expected one of {', '.join(BACKENDS)})")

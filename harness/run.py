@@ -5,6 +5,8 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         --agent scripted|dummy [--plan FILE] --out DIR [--max-turns N]
         --agent anthropic|openai|gemini|openai_compatible [--model NAME] [--base-url URL]
         [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
+        --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
+            [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testguest builds a small guest)
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -25,6 +27,7 @@ from harness.agents import (
     load_plans,
     provider_agent,
 )
+from harness.control import ControlError
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
@@ -157,6 +160,13 @@ def main(argv=None) -> int:
     run.add_argument("--start-url", default="about:blank", help="page the local desktop guest shows")
     run.add_argument("--image", default="", help="qcow2 (qemu) or image tag (docker)")
     run.add_argument("--slot", type=int, default=0)
+    run.add_argument("--memory", default="8G", help="VM memory (qemu, docker)")
+    run.add_argument("--cpus", type=int, default=4, help="VM CPUs (qemu, docker)")
+    run.add_argument("--kernel", default="", help="qemu: boot this kernel directly (e.g. the test guest's)")
+    run.add_argument("--initrd", default="", help="qemu: the directly booted kernel's initramfs")
+    run.add_argument("--append", default="", help="qemu: the directly booted kernel's command line")
+    run.add_argument("--allow-tcg", action="store_true", help="qemu: boot without KVM (slow) when KVM is unusable")
+    run.add_argument("--ready-timeout", type=float, default=900.0, help="seconds a VM or remote guest gets to boot")
     run.add_argument("--agent", choices=sorted(AGENTS), default="dummy")
     run.add_argument("--plan", help="plan file for the scripted agent")
     run.add_argument("--model", help="model name for a provider agent (default: the agent's own)")
@@ -197,8 +207,10 @@ def main(argv=None) -> int:
         agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url,
                            screenshot_window=args.screenshot_window, coordinate_type=args.coordinate_type)  # fmt: skip
         size = (args.width, args.height)
-        vm = VMConfig(image=args.image, slot=args.slot)
-        env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm)
+        vm = VMConfig(image=args.image, slot=args.slot, memory=args.memory, cpus=args.cpus, kernel=args.kernel,
+                      initrd=args.initrd, append=args.append, allow_tcg=args.allow_tcg)  # fmt: skip
+        env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm,
+                       ready_timeout=args.ready_timeout)  # fmt: skip
     except RunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -214,7 +226,7 @@ def main(argv=None) -> int:
         meta["coordinate_type"] = agent.coordinate_type
     try:
         env.start()
-    except BackendUnavailable as exc:
+    except (BackendUnavailable, ControlError) as exc:  # cannot start, or started but never answered
         print(f"error: {exc}", file=sys.stderr)
         return 3
     try:
