@@ -5,6 +5,7 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 from leaderboard import selectors
+from trajectories import evaluations, run_table, views_runs
 
 
 def home(request):
@@ -54,12 +55,20 @@ def run_list(request):
 
 def run_detail(request, slug):
     run = selectors.run_detail(request.user, slug)
+    # A run our harness is running polls its progress; the table is rendered from the same rows.
+    launched = run.provenance == run.Provenance.HARNESS and bool((run.metadata or {}).get("launch"))
+    progress = evaluations.progress(run) if launched else None
+    rows = progress["trajectories"] if progress else run_table.trajectory_rows(run)
     return render(
         request,
         "leaderboard/run_detail.html",
         {
             "run": run,
-            "trajectories": selectors.run_trajectories(run),
+            "trajectories": rows,
+            "progress": progress,
+            "show_imported": any(row["imported_score"] is not None for row in rows),
+            "can_manage": launched and views_runs.can_manage_runs(request.user),
+            "rerun_tasks": list({row["task_pk"]: row["task"] for row in rows}.items()),
             "figure_groups": selectors.reported_figure_groups(run) if run.is_reported else [],
         },
     )

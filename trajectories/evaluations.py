@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -18,9 +18,9 @@ from harness.loop import LoopConfig, run_task
 from harness.recorder import HARNESS_VERSION, Recorder
 from harness.taskfile import RubricSpec, TaskSpec
 from leaderboard.models import Model, Run, Suite, Task
-from trajectories import live_ingest, slots
+from trajectories import live_ingest, run_table, slots
 from trajectories.judging import JudgeSpec, JudgingError, build_judge, judge_config_for
-from trajectories.models import Judgment, Trajectory
+from trajectories.models import Trajectory
 from trajectories.state_checks import store_state_checks
 
 logger = logging.getLogger(__name__)
@@ -528,33 +528,24 @@ def refresh_run_status(run_id: int) -> None:
 
 
 def progress(run: Run) -> dict:
-    """Counts the run page polls: queued, running, done, errored, interrupted, judged, steps so far.
-    Lapsed leases are reaped first, so a dead worker's trajectory shows as interrupted."""
-    if run.provenance == Run.Provenance.HARNESS and run.status in (Run.Status.QUEUED, Run.Status.RUNNING):
+    """What the run page polls: counts by state (queued, running, done, errored, interrupted, judged,
+    steps so far) and every trajectory's table row (trajectories/run_table.py), in a constant number
+    of queries. Lapsed leases are reaped first, so a dead worker's trajectory shows as interrupted.
+    ``live`` stays true while a trajectory still runs, also in a run cancelled meanwhile (a running
+    trajectory stops after its next step); ``cancellable`` says whether the run can still be cancelled."""
+    open_statuses = (Run.Status.QUEUED, Run.Status.RUNNING)
+    if run.provenance == Run.Provenance.HARNESS and run.status in (*open_statuses, Run.Status.CANCELLED):
         slots.reap_expired()
         refresh_run_status(run.pk)
         run.refresh_from_db(fields=["status", "finished_at"])
-    by_status = dict(run.trajectories.values_list("status").annotate(n=Count("id")))
-    judged = (
-        Judgment.objects.filter(trajectory__run=run)
-        .exclude(verdict=Judgment.Verdict.ERROR)
-        .values("trajectory")
-        .distinct()
-        .count()
-    )
-    from trajectories.models import Step
-
+    rows = run_table.trajectory_rows(run)
+    counts = run_table.summary(rows)
     return {
         "run": run.slug,
         "status": run.status,
         "status_display": run.get_status_display(),
-        "live": run.status in (Run.Status.QUEUED, Run.Status.RUNNING),
-        "total": sum(by_status.values()),
-        "queued": by_status.get(Trajectory.Status.QUEUED, 0),
-        "running": by_status.get(Trajectory.Status.RUNNING, 0),
-        "done": by_status.get(Trajectory.Status.FINISHED, 0),
-        "errored": by_status.get(Trajectory.Status.ERROR, 0),
-        "interrupted": by_status.get(Trajectory.Status.INTERRUPTED, 0),
-        "judged": judged,
-        "steps": Step.objects.filter(trajectory__run=run).count(),
+        "live": run.status in open_statuses or counts["running"] > 0,
+        "cancellable": run.provenance == Run.Provenance.HARNESS and run.status in open_statuses,
+        **counts,
+        "trajectories": rows,
     }

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views, views_player, views_reliability, views_submissions
+from . import views, views_player, views_reliability, views_runs, views_submissions
 
 app_name = "trajectories"
 urlpatterns = [
@@ -11,6 +11,8 @@ urlpatterns = [
     path("trajectories/<int:pk>/play/", views_player.trajectory_player, name="trajectory_player"),
     path("trajectories/compare/", views_player.trajectory_compare, name="trajectory_compare"),
     path("runs/<slug:slug>/reliability/", views_reliability.run_reliability_page, name="run_reliability"),
+    path("runs/<slug:slug>/cancel/", views_runs.run_cancel, name="run_cancel"),
+    path("runs/<slug:slug>/rerun/", views_runs.run_rerun, name="run_rerun"),
     path("suites/<slug:slug>/reliability/", views_reliability.suite_reliability_page, name="suite_reliability"),
     path(
         "tasks/<slug:suite>/<str:task_id>/reliability/",

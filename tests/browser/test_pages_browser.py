@@ -87,7 +87,7 @@ def test_suite_and_run_pages(site, page, shot):
     assert page.locator("table.runs tbody tr").count() == 13  # 12 reported + 1 published; the draft is hidden
     shot(page, "runs")
     page.goto(site.url + "/runs/published-run/")
-    assert page.locator("table.trajectories tbody tr td").last.inner_text().startswith("1 / 2")
+    assert page.locator('table.trajectories tbody tr [data-cell="judgments"]').last.inner_text().startswith("1 / 2")
     shot(page, "run")
 
 
