@@ -166,6 +166,7 @@ def main(argv=None) -> int:
     run.add_argument("--initrd", default="", help="qemu: the directly booted kernel's initramfs")
     run.add_argument("--append", default="", help="qemu: the directly booted kernel's command line")
     run.add_argument("--allow-tcg", action="store_true", help="qemu: boot without KVM (slow) when KVM is unusable")
+    run.add_argument("--work-dir", default="/tmp", help="qemu: folder for the slot's overlay and its logs")
     run.add_argument("--ready-timeout", type=float, default=900.0, help="seconds a VM or remote guest gets to boot")
     run.add_argument("--agent", choices=sorted(AGENTS), default="dummy")
     run.add_argument("--plan", help="plan file for the scripted agent")
@@ -208,7 +209,8 @@ def main(argv=None) -> int:
                            screenshot_window=args.screenshot_window, coordinate_type=args.coordinate_type)  # fmt: skip
         size = (args.width, args.height)
         vm = VMConfig(image=args.image, slot=args.slot, memory=args.memory, cpus=args.cpus, kernel=args.kernel,
-                      initrd=args.initrd, append=args.append, allow_tcg=args.allow_tcg)  # fmt: skip
+                      initrd=args.initrd, append=args.append, allow_tcg=args.allow_tcg,
+                      work_dir=args.work_dir)  # fmt: skip
         env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm,
                        ready_timeout=args.ready_timeout)  # fmt: skip
     except RunError as exc:
