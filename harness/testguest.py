@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.envs import VMConfig
+from harness.envs import VMConfig, kvm_problem
 
 HERE = Path(__file__).resolve().parent
 KERNEL_META = "linux-image-cloud-amd64"  # Debian's kernel for VMs: virtio drivers, ext4 built in
@@ -368,8 +368,10 @@ def main(argv=None) -> int:
         return 1
     print(f"kernel: {guest.kernel}\ninitrd: {guest.initrd}\nappend: {guest.append}")
     image = args.disk or "BASE.qcow2"
+    tcg = f" --allow-tcg  (no usable KVM: {problem})" if (problem := kvm_problem()) else ""
     print(f"boot it: python -m harness run --backend qemu --image {image} --kernel {guest.kernel} "
-          f"--initrd {guest.initrd} --append '{guest.append}' --memory 256M --cpus 1 ...")  # fmt: skip
+          f"--initrd {guest.initrd} --append '{guest.append}' --memory 256M --cpus 1 --settle 0 "
+          f"--tasks ... --out ...{tcg}")  # fmt: skip
     return 0
 
 
