@@ -270,16 +270,18 @@ def _draw_weights(strata: np.ndarray, N: int, R: int, B: int, seed: int) -> np.n
     sequence as metrics.stratified_bootstrap (strata in np.unique order; tasks, then attempts)."""
     rng = np.random.default_rng(seed)
     strata = np.asarray(strata)
-    weights = np.zeros((B, N * R))
-    rows = np.arange(B)[:, None, None]
+    offsets = (np.arange(B) * (N * R))[:, None, None]  # replicate b's cells start at b * N * R
+    drawn = []
     for g in np.unique(strata):
         idx = np.flatnonzero(strata == g)
         n_g = idx.size
         tasks = idx[rng.integers(0, n_g, size=(B, n_g))]  # (B, n_g)
         attempts = rng.integers(0, R, size=(B, n_g, R))  # (B, n_g, R)
-        cells = tasks[:, :, None] * R + attempts
-        np.add.at(weights, (np.broadcast_to(rows, cells.shape), cells), 1.0)
-    return weights
+        drawn.append((offsets + tasks[:, :, None] * R + attempts).ravel())
+    if not drawn:
+        return np.zeros((B, N * R))
+    # counting the draws with bincount: several times faster than np.add.at, same counts
+    return np.bincount(np.concatenate(drawn), minlength=B * N * R).reshape(B, N * R).astype(float)
 
 
 # ------------------------------------------------------------------------------ data version
