@@ -1,15 +1,21 @@
 """Read-side data for the analysis pages (heatmaps, failure taxonomy, scaling and shape, model
-pages, per-run outcomes on a task): aggregated in the database, a constant number of queries."""
+pages, per-run outcomes on a task): aggregated in the database, a constant number of queries.
+The heatmap, taxonomy and scaling pages take the leaderboard's run filters (selectors.RunFilters:
+suite, tool surface, judge, provenance, behavioural type, apps-touched bin, app, weighting), each
+page only those that make sense on it, and select runs and tasks through the same selectors."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, F, Q, QuerySet
+from django.db import connection
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.http import Http404
 from django.urls import reverse
@@ -17,8 +23,15 @@ from django.utils.http import urlencode
 
 from leaderboard import metrics, scoring
 from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, Model, ReportedFigure, Run, Task
-from leaderboard.selectors import sees_unpublished, slice_label, visible_runs
-from trajectories.models import FailureMode, Judgment, Step
+from leaderboard.selectors import (
+    RunFilters,
+    filtered_runs,
+    scored_slice,
+    sees_unpublished,
+    slice_label,
+    visible_runs,
+)
+from trajectories.models import FailureMode, Judgment, Step, Trajectory
 
 BOOTSTRAP_B = 1000
 TYPE_LABELS = dict(BehaviouralType.choices)
@@ -26,12 +39,40 @@ MODE_LABELS = {**dict(FailureMode.choices), "": "Not classified"}
 METRICS = {"rubric": "Rubric score %", "perfect": "Perfect rate %"}
 DIMENSIONS = {"type": "behavioural type", "bin": "apps touched", "app": "app"}
 CACHE_SECONDS = 3600
+SLICE_FILTERS = ("suite", "surface", "judge", "provenance", "type", "bin", "app")
 
 
-def _per_version(name: str, user, version: str | None, build):
-    """What a page and its API endpoint show, computed once per data version and audience (the
-    bootstrap per cell is the costly part; staff pages are not cached whole, so this spares them)."""
-    key = f"analysis:{name}:{version or scoring.data_version()}:{sees_unpublished(user)}"
+# -- filters: the leaderboard's, each page offering those that make sense on it -------------
+
+
+@dataclass
+class HeatmapFilters(RunFilters):
+    """/analysis/: which runs and tasks, the rubric weighting, and the metric the cells show."""
+
+    OFFERED: ClassVar[tuple[str, ...]] = (*SLICE_FILTERS, "weighting", "metric")
+    metric: str = "rubric"
+
+
+@dataclass
+class TaxonomyFilters(RunFilters):
+    """/analysis/failures/: which runs and tasks (failed items are counted: no weighting, no metric)."""
+
+    OFFERED: ClassVar[tuple[str, ...]] = SLICE_FILTERS
+
+
+@dataclass
+class ScalingFilters(RunFilters):
+    """/analysis/scaling/: which runs and tasks and the rubric weighting (each chart has its metric)."""
+
+    OFFERED: ClassVar[tuple[str, ...]] = (*SLICE_FILTERS, "weighting")
+
+
+def _per_version(name: str, user, version: str | None, filters: RunFilters, build):
+    """What a page and its API endpoint show, computed once per data version, audience and filter
+    state (the bootstrap per cell is the costly part; staff pages are not cached whole, so this
+    spares them)."""
+    state = urlencode(sorted(filters.as_query().items()))
+    key = f"analysis:{name}:{version or scoring.data_version()}:{sees_unpublished(user)}:{state}"
     found = cache.get(key)
     if found is None:
         found = build()
@@ -42,27 +83,47 @@ def _per_version(name: str, user, version: str | None, build):
 # -- per-run, per-task outcomes of graded runs ---------------------------------------------
 
 
-def graded_runs(user) -> QuerySet[Run]:
-    """Visible runs scored from judgments (everything except published figures)."""
-    return (
-        visible_runs(user)
-        .exclude(provenance=Run.Provenance.REPORTED)
-        .select_related("model", "suite", "judge_config")
-        .order_by("model__name", "name")
-    )
+def graded_runs(user, filters: RunFilters | None = None) -> QuerySet[Run]:
+    """Visible runs scored from judgments (everything except published figures), narrowed by the
+    filters' suite ("" = every suite), tool surface and provenance."""
+    filters = filters or RunFilters()
+    runs = filtered_runs(user, filters, None).exclude(provenance=Run.Provenance.REPORTED)
+    if filters.suite:
+        runs = runs.filter(suite__slug=filters.suite)
+    return runs.select_related("model", "suite", "judge_config").order_by("model__name", "name")
 
 
 @dataclass
 class Scored:
-    """A graded run with its outcomes (leaderboard.scoring), scored by its default judge."""
+    """A graded run with its outcomes (leaderboard.scoring), scored by its default judge or the
+    filters' judge, restricted to the filters' tasks."""
 
     run: Run
     outcomes: scoring.RunOutcomes
 
 
-def scored_runs(runs: list[Run]) -> list[Scored]:
-    found = scoring.run_outcomes(runs)
-    return [Scored(r, found[r.pk]) for r in runs if r.pk in found]
+def scored_runs(runs: list[Run], filters: RunFilters | None = None, version: str | None = None) -> list[Scored]:
+    """The runs scored through the leaderboard's selector (selectors.scored_slice), in ``runs``
+    order; a run the filters' judge did not judge drops out."""
+    by_pk = {r.pk: r for r in runs}
+    order = {r.pk: i for i, r in enumerate(runs)}
+    outcomes = scored_slice(runs, filters or RunFilters(), version)
+    return [Scored(by_pk[o.run_id], o) for o in sorted(outcomes, key=lambda o: order[o.run_id])]
+
+
+def _reported_scope(filters: RunFilters) -> Q | None:
+    """Which published figures answer the filters, or None when none can: published figures are
+    over every task for the source's judge, so a judge or app filter, or a graded provenance,
+    leaves them out (as on the leaderboard); the behavioural type and the apps-touched bin are
+    handled per slice by the callers."""
+    if filters.judge or filters.app or filters.provenance not in ("", Run.Provenance.REPORTED):
+        return None
+    q = Q(run__provenance=Run.Provenance.REPORTED, run__publication=Run.Publication.PUBLISHED)
+    if filters.suite:
+        q &= Q(run__suite__slug=filters.suite)
+    if filters.surface:
+        q &= Q(run__tool_surface=filters.surface)
+    return q
 
 
 def _unknown(o: scoring.RunOutcomes) -> int:
@@ -82,6 +143,15 @@ class Cell:
     incomplete: int = 0
     url: str = ""
 
+    # display text, written here rather than with template filters: a heatmap table has hundreds
+    @property
+    def value_text(self) -> str:
+        return "" if self.value is None else f"{self.value:.1f}"
+
+    @property
+    def interval_text(self) -> str:
+        return "" if self.low is None or self.high is None else f"{self.low:.0f}–{self.high:.0f}"
+
 
 @dataclass
 class Heatmap:
@@ -95,21 +165,30 @@ class Heatmap:
     reported: bool = False
     source: str = ""
     note: str = ""
+    # how charts.js builds a cell's link without a URL per cell: link_base?run=<row key>&<name>=
+    # <value>..., a None value standing for the cell's column key
+    row_keys: list[str] = field(default_factory=list)  # run slugs
+    link_base: str = ""
+    link_query: list[tuple[str, str | None]] = field(default_factory=list)
 
     @property
     def rows(self):
         return list(zip(self.row_labels, self.cells, strict=True))
 
 
-def trajectory_list_url(run: Run, **filters) -> str:
-    return reverse("trajectories:trajectory_list") + "?" + urlencode({"run": run.slug, **filters})
+def trajectory_list_base() -> str:
+    """The trajectory list, which a heatmap cell opens filtered (?run=...&type=...&bin=...&app=...)."""
+    return reverse("trajectories:trajectory_list")
 
 
-def _columns(dimension: str, scored: list[Scored]) -> list[tuple[str, str]]:
+def _columns(dimension: str, scored: list[Scored], task_slice: dict) -> list[tuple[str, str]]:
+    """The columns of a map: every behavioural type or bin (the one filtered on, if any), or the
+    apps of the scored tasks."""
+    chosen = task_slice.get(dimension, "")
     if dimension == "type":
-        return list(BehaviouralType.choices)
+        return [(k, label) for k, label in BehaviouralType.choices if not chosen or k == chosen]
     if dimension == "bin":
-        return [(b, slice_label("apps_touched", b)) for b in APPS_TOUCHED_BINS]
+        return [(b, slice_label("apps_touched", b)) for b in APPS_TOUCHED_BINS if not chosen or b == chosen]
     slugs = {slug for sc in scored for apps in sc.outcomes.task_apps for slug in apps}
     names = dict(App.objects.filter(slug__in=slugs).values_list("slug", "name")) if slugs else {}
     return sorted(((slug, names.get(slug, slug)) for slug in slugs), key=lambda kv: kv[1].lower())
@@ -123,18 +202,22 @@ def _mask(o: scoring.RunOutcomes, dimension: str, key: str) -> np.ndarray:
     return o.task_mask(app=key)
 
 
-def graded_heatmap(scored: list[Scored], dimension: str, metric: str) -> Heatmap:
+def graded_heatmap(scored: list[Scored], dimension: str, metric: str, task_slice: dict | None = None) -> Heatmap:
     """Runs x (behavioural type | apps-touched bin | app). A cell is the run's mean over the
     suite's tasks in that column under the scoring rules (missing and failed trajectories count
     0; incomplete grading is left out and counted). Intervals: Wilson for a single-attempt
-    perfect rate, else a paired bootstrap over the column's tasks (then attempts)."""
-    cols = _columns(dimension, scored)
+    perfect rate, else a paired bootstrap over the column's tasks (then attempts). ``task_slice``
+    (the filters' type, bin, app; the outcomes are already restricted to it) goes into each cell's
+    link, so it opens exactly the trajectories behind the cell."""
+    task_slice = task_slice or {}
+    cols = _columns(dimension, scored, task_slice)
+    base = trajectory_list_base()
     cells = _cells(
         scored,
         [key for key, _ in cols],
         metric,
         mask_of=lambda o, key: _mask(o, dimension, key),
-        url_of=lambda run, key: trajectory_list_url(run, **{dimension: key}),
+        url_of=lambda run, key: f"{base}?{urlencode({'run': run.slug, **task_slice, dimension: key})}",
     )
     return Heatmap(
         id=f"graded-{dimension}-{metric}",
@@ -144,12 +227,16 @@ def graded_heatmap(scored: list[Scored], dimension: str, metric: str) -> Heatmap
         col_keys=[k for k, _ in cols],
         col_labels=[label for _, label in cols],
         cells=cells,
+        row_keys=[sc.run.slug for sc in scored],
+        link_base=base,
+        link_query=list({**task_slice, dimension: None}.items()),
     )
 
 
 def _cells(scored: list[Scored], keys: list[str], metric: str, mask_of, url_of) -> list[list[Cell]]:
     """One Cell per (run, column): ``mask_of(outcomes, key)`` picks the column's tasks,
-    ``url_of(run, key)`` links the trajectories behind it ("" for none)."""
+    ``url_of(run, key)`` links the trajectories behind it ("" for none). The bootstrap runs only
+    for the runs that need it (not for a single-attempt perfect rate, which has Wilson's)."""
     cells = [[Cell(value=None) for _ in keys] for _ in scored]
     by_suite: dict[int, list[int]] = defaultdict(list)
     for i, sc in enumerate(scored):
@@ -161,21 +248,27 @@ def _cells(scored: list[Scored], keys: list[str], metric: str, mask_of, url_of) 
             if not mask.any():
                 continue
             subsets = [scored[i].outcomes.subset(mask) for i in idxs]
-            reps = scoring.bootstrap_replicates(subsets, values, B=BOOTSTRAP_B)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: nothing known
-                ivs = np.nanquantile(reps, [0.025, 0.975], axis=1).T
+            wilson = [metric == "perfect" and sub.attempts == 1 for sub in subsets]
+            # the paired draws depend on the column's tasks and the most attempts, not on which
+            # runs are resampled: leaving out the Wilson rows changes no other row's interval
+            boot = [row for row, w in enumerate(wilson) if not w]
+            ivs = {}
+            if boot:
+                reps = scoring.bootstrap_replicates([subsets[row] for row in boot], values, B=BOOTSTRAP_B)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: nothing known
+                    ivs = dict(zip(boot, np.nanquantile(reps, [0.025, 0.975], axis=1).T, strict=True))
             for row, (i, sub) in enumerate(zip(idxs, subsets, strict=True)):
                 cell = cells[i][j]
                 k, n = sub.perfect_k_n()
                 cell.n = n
-                cell.incomplete = _unknown(sub)
+                cell.incomplete = int(np.isnan(sub.scores).sum())  # the unknown statuses' cells
                 cell.url = url_of(scored[i].run, key)
                 if not n:
                     continue
                 if metric == "perfect":
                     cell.value = 100 * k / n
-                    if sub.attempts == 1:
+                    if wilson[row]:
                         low, high = metrics.wilson_interval(k, n)
                         cell.low, cell.high = 100 * low, 100 * high
                         continue
@@ -186,28 +279,31 @@ def _cells(scored: list[Scored], keys: list[str], metric: str, mask_of, url_of) 
     return cells
 
 
-def heatmaps(user, metric: str, version: str | None = None) -> list[Heatmap]:
-    """Every heatmap of the heatmaps page and GET /api/analysis/heatmaps: graded runs by
-    behavioural type, apps-touched bin and app, then the published per-slice figures."""
+def heatmaps(user, filters: HeatmapFilters, version: str | None = None) -> list[Heatmap]:
+    """Every heatmap of the heatmaps page and GET /api/analysis/heatmaps for these filters:
+    graded runs by behavioural type, apps-touched bin and app, then the published per-slice
+    figures that answer the filters."""
 
     def build():
-        scored = scored_runs(list(graded_runs(user)))
-        graded = [graded_heatmap(scored, dim, metric) for dim in DIMENSIONS] if scored else []
-        return [hm for hm in [*graded, *reported_heatmaps(metric)] if hm.row_labels and hm.col_labels]
+        scored = scored_runs(list(graded_runs(user, filters)), filters, version)
+        graded = [graded_heatmap(scored, dim, filters.metric, filters.task_slice) for dim in DIMENSIONS]
+        return [hm for hm in [*graded, *reported_heatmaps(filters)] if hm.row_labels and hm.col_labels]
 
-    return _per_version(f"heatmaps:{metric}", user, version, build)
+    return _per_version("heatmaps", user, version, filters, build)
 
 
-def reported_heatmaps(metric: str) -> list[Heatmap]:
+def reported_heatmaps(filters: RunFilters) -> list[Heatmap]:
     """Published per-slice figures (by behavioural type, by apps-touched bin) as heatmaps, one
-    per result set and slice, labelled as reported and without intervals (1 query)."""
+    per result set and slice, labelled as reported and without intervals (1 query; none when the
+    filters ask what they cannot answer). A type filter keeps the by-type map's column and drops
+    the by-bin map (published over every type); a bin filter likewise."""
+    scope = _reported_scope(filters)
+    kinds = [k for k, other in (("task_type", filters.bin), ("apps_touched", filters.type)) if not other]
+    if scope is None or not kinds:
+        return []
+    metric = filters.metric
     figures = (
-        ReportedFigure.objects.filter(
-            run__provenance=Run.Provenance.REPORTED,
-            run__publication=Run.Publication.PUBLISHED,
-            metric=metric,
-            slice_kind__in=["task_type", "apps_touched"],
-        )
+        ReportedFigure.objects.filter(scope, metric=metric, slice_kind__in=kinds)
         .select_related("run", "run__model")
         .order_by("run__name")
     )
@@ -218,6 +314,8 @@ def reported_heatmaps(metric: str) -> list[Heatmap]:
     for (set_id, kind), figs in groups.items():
         meta = figs[0].run.metadata
         keys = BehaviouralType.values if kind == "task_type" else list(APPS_TOUCHED_BINS)
+        chosen = filters.type if kind == "task_type" else filters.bin
+        keys = [k for k in keys if not chosen or k == chosen]
         present = {f.slice_value for f in figs}
         keys = [k for k in keys if k in present]
         runs = sorted({f.run for f in figs}, key=lambda r: (r.metadata.get("model_position", 99), r.model.name))
@@ -240,12 +338,14 @@ def reported_heatmaps(metric: str) -> list[Heatmap]:
     return sorted(maps, key=lambda m: (m.note, order.get(m.id.split("-")[-2], 9)))
 
 
-def reported_elsewhere(metric: str, shown: list[Heatmap]) -> list[Heatmap]:
+def reported_elsewhere(filters: HeatmapFilters, shown: list[Heatmap]) -> list[Heatmap]:
     """Reported maps published only under the other metric, so the metric switch can say where
     a map went instead of dropping it silently (1 query)."""
+    metric = filters.metric
     other = "perfect" if metric == "rubric" else "rubric"
     ids = {hm.id for hm in shown}
-    return [hm for hm in reported_heatmaps(other) if hm.id.removesuffix(f"-{other}") + f"-{metric}" not in ids]
+    found = reported_heatmaps(dataclasses.replace(filters, metric=other))
+    return [hm for hm in found if hm.row_labels and hm.id.removesuffix(f"-{other}") + f"-{metric}" not in ids]
 
 
 # -- failure taxonomy -----------------------------------------------------------------------
@@ -261,6 +361,7 @@ class TaxonomyTable:
     modes: list[str]
     counts: list[list[int]]
     urls: list[list[str]] = field(default_factory=list)
+    rows_are_models: bool = False  # row keys are model slugs: labels link to the model pages
     reported: bool = False
     source: str = ""
     note: str = ""
@@ -271,29 +372,51 @@ class TaxonomyTable:
 
     @property
     def rows(self):
+        """(label, [(count, url)], total, model page or "") per row."""
         urls = self.urls or [[""] * len(self.modes) for _ in self.row_labels]
         return [
-            (label, [(c, u) for c, u in zip(counts, row_urls, strict=True)], sum(counts))
-            for label, counts, row_urls in zip(self.row_labels, self.counts, urls, strict=True)
+            (
+                label,
+                [(c, u) for c, u in zip(counts, row_urls, strict=True)],
+                sum(counts),
+                reverse("leaderboard:model_detail", args=[key]) if self.rows_are_models else "",
+            )
+            for key, label, counts, row_urls in zip(self.row_keys, self.row_labels, self.counts, urls, strict=True)
         ]
 
 
-def failed_judgments(user, scored: list[Scored] | None = None) -> QuerySet[Judgment]:
-    """Failed verdicts on current rubric items of visible graded runs, each run counted under
-    the judge that scores it (leaderboard.scoring's default judge)."""
-    if scored is None:
-        scored = scored_runs(list(graded_runs(user)))
-    by_judge = Q(pk__in=[])
+def failed_judgments(scored: list[Scored], filters: RunFilters) -> QuerySet[Judgment]:
+    """Failed verdicts on current rubric items of the scored runs, each run counted under the
+    judge that scores it (its default judge, or the filters' judge), on the filters' tasks."""
+    runs_of: dict[int, list[int]] = defaultdict(list)
     for sc in scored:
         if sc.outcomes.judge_id is not None:
-            by_judge |= Q(trajectory__run_id=sc.run.pk, judge_id=sc.outcomes.judge_id)
-    return Judgment.objects.filter(by_judge, verdict=Judgment.Verdict.FAILURE, rubric_item__is_current=True)
+            runs_of[sc.outcomes.judge_id].append(sc.run.pk)
+    # one condition per judge, not per run: SQLite then uses its indexes (10x at 30 runs)
+    by_judge = Q(pk__in=[])
+    for judge_id, run_ids in runs_of.items():
+        by_judge |= Q(judge_id=judge_id, trajectory__run_id__in=run_ids)
+    qs = Judgment.objects.filter(by_judge, verdict=Judgment.Verdict.FAILURE, rubric_item__is_current=True)
+    return qs.filter(**_task_lookups(filters, "trajectory__task__"))
 
 
-def graded_taxonomy(user, scored: list[Scored] | None = None) -> list[TaxonomyTable]:
-    """Per model and per family (1 query once runs are scored)."""
+def _task_lookups(filters: RunFilters, prefix: str) -> dict:
+    """ORM lookups of the filters' task slice, from a model related to Task through ``prefix``."""
+    lookups = {}
+    if filters.type:
+        lookups[prefix + "behavioural_type"] = filters.type
+    if filters.bin:
+        lookups[prefix + "apps_touched_bin"] = filters.bin
+    if filters.app:
+        lookups[prefix + "apps__slug"] = filters.app
+    return lookups
+
+
+def graded_taxonomy(scored: list[Scored], filters: RunFilters) -> list[TaxonomyTable]:
+    """Per model and per family (1 query once runs are scored); each count links to the
+    judgments behind it under the same filters."""
     rows = (
-        failed_judgments(user, scored)
+        failed_judgments(scored, filters)
         .values("trajectory__run__model__slug", "trajectory__run__model__name", "trajectory__run__model__family")
         .annotate(mode=F("failure_mode"), n=Count("id"))
         .order_by()
@@ -308,6 +431,7 @@ def graded_taxonomy(user, scored: list[Scored] | None = None) -> list[TaxonomyTa
         return []
     modes = [m for m in [*FailureMode.values, ""] if any(c[m] for c in by_model.values())]
     base = reverse("leaderboard:analysis_failures")
+    carried = filters.as_query()
 
     def table(title, items, param):
         items = sorted(items, key=lambda kv: -sum(kv[1].values()))
@@ -319,25 +443,26 @@ def graded_taxonomy(user, scored: list[Scored] | None = None) -> list[TaxonomyTa
             counts=[[c[m] for m in modes] for _, c in items],
             urls=[
                 [
-                    base + "?" + urlencode({param: k[0] if isinstance(k, tuple) else k, "mode": m or "none"})
+                    base + "?" + urlencode({param: k[0] if isinstance(k, tuple) else k, "mode": m or "none", **carried})
                     for m in modes
                 ]
                 for k, _ in items
             ],
+            rows_are_models=param == "model",
         )
 
     return [table("Per model", by_model.items(), "model"), table("Per family", by_family.items(), "family")]
 
 
-def reported_taxonomy() -> list[TaxonomyTable]:
+def reported_taxonomy(filters: RunFilters) -> list[TaxonomyTable]:
     """Published failure-mode counts: the result set's total over all its models, and the
-    per-model counts the source gives (often only some modes), each with its source (1 query)."""
+    per-model counts the source gives (often only some modes), each with its source (1 query;
+    none under a task filter or another thing they cannot answer: they count every task)."""
+    scope = _reported_scope(filters)
+    if scope is None or filters.slices_tasks:
+        return []
     figures = (
-        ReportedFigure.objects.filter(
-            run__provenance=Run.Provenance.REPORTED,
-            run__publication=Run.Publication.PUBLISHED,
-            slice_kind__in=["failure_mode", "failure_mode_all_models"],
-        )
+        ReportedFigure.objects.filter(scope, slice_kind__in=["failure_mode", "failure_mode_all_models"])
         .select_related("run", "run__model")
         .order_by("run__name")
     )
@@ -393,29 +518,30 @@ def reported_taxonomy() -> list[TaxonomyTable]:
     return tables
 
 
-def taxonomy_tables(user, version: str | None = None) -> list[TaxonomyTable]:
-    """Every table of the taxonomy page and GET /api/analysis/taxonomy: graded counts per model
-    and per family, then the published counts with their source."""
+def taxonomy_tables(user, filters: TaxonomyFilters, version: str | None = None) -> list[TaxonomyTable]:
+    """Every table of the taxonomy page and GET /api/analysis/taxonomy for these filters: graded
+    counts per model and per family, then the published counts with their source."""
 
     def build():
-        scored = scored_runs(list(graded_runs(user)))
-        return [*graded_taxonomy(user, scored), *reported_taxonomy()]
+        scored = scored_runs(list(graded_runs(user, filters)), filters, version)
+        return [*graded_taxonomy(scored, filters), *reported_taxonomy(filters)]
 
-    return _per_version("taxonomy", user, version, build)
+    return _per_version("taxonomy", user, version, filters, build)
 
 
 @dataclass
-class FailureFilters:
+class FailureFilters(TaxonomyFilters):
+    """The judgments behind one taxonomy bar: the taxonomy's filters, then model or family and mode."""
+
+    OFFERED: ClassVar[tuple[str, ...]] = ("model", "family", "mode", *SLICE_FILTERS)
     model: str = ""
     family: str = ""
     mode: str = ""  # a FailureMode value, or "none" for not classified
 
-    @classmethod
-    def from_query(cls, params) -> FailureFilters:
-        f = cls(**{k: (params.get(k) or "").strip() for k in ("model", "family", "mode")})
-        if f.mode and f.mode != "none" and f.mode not in FailureMode.values:
-            f.mode = ""
-        return f
+    def clean(self, defaults: dict) -> None:
+        super().clean(defaults)
+        if self.mode and self.mode != "none" and self.mode not in FailureMode.values:
+            self.mode = ""
 
     @property
     def description(self) -> str:
@@ -426,12 +552,36 @@ class FailureFilters:
             parts.append(f"model {self.model}")
         if self.family:
             parts.append(f"family {self.family}")
+        shown = {"type": TYPE_LABELS, "bin": {b: slice_label("apps_touched", b) for b in APPS_TOUCHED_BINS}}
+        parts += [
+            f"{filter_label(name)} {shown.get(name, {}).get(value, value)}"
+            for name, value in self.as_query().items()
+            if name in SLICE_FILTERS
+        ]
         return ", ".join(parts) or "all failed rubric items"
 
 
-def failure_judgments(user, filters: FailureFilters) -> QuerySet[Judgment]:
+FILTER_LABELS = {
+    "suite": "suite",
+    "surface": "tool surface",
+    "judge": "judge",
+    "provenance": "provenance",
+    "type": "behavioural type",
+    "bin": "apps touched",
+    "app": "app",
+    "weighting": "rubric weights",
+    "metric": "metric",
+}
+
+
+def filter_label(name: str) -> str:
+    return FILTER_LABELS.get(name, name)
+
+
+def failure_judgments(user, filters: FailureFilters, version: str | None = None) -> QuerySet[Judgment]:
     """The failed judgments behind one taxonomy bar, with what the list shows (one query per page)."""
-    qs = failed_judgments(user).select_related(
+    scored = scored_runs(list(graded_runs(user, filters)), filters, version)
+    qs = failed_judgments(scored, filters).select_related(
         "trajectory", "trajectory__run", "trajectory__run__model", "trajectory__task", "rubric_item"
     )
     if filters.model:
@@ -483,26 +633,50 @@ class ActionShape:
         return [100 * self.counts.get(k, 0) / total if total else 0.0 for k in ACTION_KINDS]
 
 
-def action_shapes(runs: list[Run]) -> list[ActionShape]:
+def action_shapes(runs: list[Run], filters: RunFilters | None = None) -> list[ActionShape]:
     """Shares of click / type / key / scroll / drag / bash / editor actions per run, counted in
-    the database (1 query; control steps such as wait and done are left out)."""
-    counts: dict[int, Counter] = defaultdict(Counter)
-    rows = (
-        Step.objects.filter(trajectory__run__in=[r.pk for r in runs])
-        .values("trajectory__run_id", "tool", atype=KT("action__type"))
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    for r in rows:
-        kind = action_kind(r["tool"], r["atype"])
-        if kind:
-            counts[r["trajectory__run_id"]][kind] += r["n"]
-    return [ActionShape(run=r, counts=dict(counts[r.pk])) for r in runs if counts[r.pk]]
+    the database over the filters' tasks (control steps such as wait and done are left out). The
+    count reads every step of the runs, so it is cached apart from the scores: keyed on
+    :func:`steps_version`, a judgment written by the judge does not make it read them again
+    (2 queries, 1 when cached)."""
+    filters = filters or RunFilters()
+    state = urlencode(sorted(filters.task_slice.items()))
+    key = f"analysis:shapes:{steps_version()}:{','.join(str(r.pk) for r in runs)}:{state}"
+    counts: dict[int, Counter] | None = cache.get(key)
+    if counts is None:
+        counts = defaultdict(Counter)
+        rows = (
+            Step.objects.filter(trajectory__run__in=[r.pk for r in runs])
+            .filter(**_task_lookups(filters, "trajectory__task__"))
+            .values("trajectory__run_id", "tool", atype=KT("action__type"))
+            .annotate(n=Count("id"))
+            .order_by()
+        )
+        for r in rows:
+            kind = action_kind(r["tool"], r["atype"])
+            if kind:
+                counts[r["trajectory__run_id"]][kind] += r["n"]
+        counts = dict(counts)
+        cache.set(key, counts, CACHE_SECONDS)
+    return [ActionShape(run=r, counts=dict(counts[r.pk])) for r in runs if counts.get(r.pk)]
 
 
-def perfect_by_apps_touched(scored: list[Scored]) -> Heatmap:
+def steps_version() -> str:
+    """A key that changes when steps are written (live ingest appends them without saving the
+    trajectory) or trajectories and tasks are added, changed or deleted, and not when judgments
+    change (1 query; the max ids use the primary key index)."""
+    s, t, k = Step._meta.db_table, Trajectory._meta.db_table, Task._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT MAX(id) FROM {s}), (SELECT COUNT(*) FROM {t}), (SELECT MAX(id) FROM {t}),"
+            f" (SELECT MAX(updated_at) FROM {t}), (SELECT MAX(updated_at) FROM {k})"
+        )
+        return "-".join(str(p).replace(" ", "_") for p in cursor.fetchone())
+
+
+def perfect_by_apps_touched(scored: list[Scored], task_slice: dict | None = None) -> Heatmap:
     """Perfect rate (%) per apps-touched bin per run, with intervals."""
-    return graded_heatmap(scored, "bin", "perfect")
+    return graded_heatmap(scored, "bin", "perfect", task_slice)
 
 
 def perfect_by_apps_count(scored: list[Scored]) -> Heatmap:
@@ -602,10 +776,13 @@ def best_of_k(o: scoring.RunOutcomes) -> float | None:
     return 100 * metrics.replay_expected_success(p, o.attempts) if p.size else None
 
 
-def run_summary(sc: Scored) -> RunSummary:
+def run_summary(sc: Scored, usage: tuple | None = None) -> RunSummary:
+    """The run's headline figures; ``usage`` = (input tokens, output tokens, cost) over a task
+    slice, in place of the whole run's (RunOutcomes keeps those whole-run when sliced)."""
     o = sc.outcomes
     k, n = o.perfect_k_n()
     iv = metrics.wilson_interval(k, n) if o.attempts == 1 and n else None
+    input_tokens, output_tokens, cost = usage or (o.input_tokens, o.output_tokens, o.cost_usd)
     return RunSummary(
         run=sc.run,
         n_tasks=o.n_tasks,
@@ -615,13 +792,28 @@ def run_summary(sc: Scored) -> RunSummary:
         perfect=100 * k / n if n else None,
         perfect_low=100 * iv[0] if iv else None,
         perfect_high=100 * iv[1] if iv else None,
-        cost_usd=o.cost_usd,
+        cost_usd=cost,
         judge_name=o.judge_name,
         attempts=o.attempts,
         best_of_k=best_of_k(o),
-        input_tokens=o.input_tokens,
-        output_tokens=o.output_tokens,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
     )
+
+
+def sliced_usage(scored: list[Scored], filters: RunFilters) -> dict[int, tuple]:
+    """(input tokens, output tokens, cost) per run over the trajectories of the filters' tasks,
+    None where no trajectory recorded them (1 query)."""
+    rows = (
+        Trajectory.objects.filter(run_id__in=[sc.run.pk for sc in scored], **_task_lookups(filters, "task__"))
+        .values("run_id")
+        .annotate(i=Sum("input_tokens"), o=Sum("output_tokens"), c=Sum("cost_usd"))
+        .order_by()
+    )
+    usage = {sc.run.pk: (None, None, None) for sc in scored}
+    for r in rows:
+        usage[r["run_id"]] = (r["i"], r["o"], None if r["c"] is None else float(r["c"]))
+    return usage
 
 
 # -- model page and task outcomes -----------------------------------------------------------
@@ -716,16 +908,23 @@ def task_outcomes(task: Task, user) -> list[TaskOutcome]:
     return out
 
 
-def reported_scaling() -> tuple[list[tuple[str, list[str], list[float | None]]], list[tuple[str, float, str]]]:
-    """Published perfect rate by apps-touched bin (one line per reported run) and published bash
-    shares of actions, each with its source (1 query)."""
+def reported_scaling(
+    filters: RunFilters | None = None,
+) -> tuple[list[tuple[str, list[str], list[float | None]]], list[tuple[str, float, str]]]:
+    """Published perfect rate by apps-touched bin (one line per reported run; under a bin filter,
+    that bin) and published bash shares of actions, each with its source (1 query; none of what
+    the filters ask and the figures cannot answer: a behavioural type, an app, a judge)."""
+    filters = filters or RunFilters()
+    scope = _reported_scope(filters)
+    if scope is None or filters.type:
+        return [], []
+    wanted = Q(metric="perfect", slice_kind="apps_touched")
+    if filters.bin:
+        wanted = Q(metric="perfect", slice_kind="apps_touched", slice_value=filters.bin)
+    else:
+        wanted |= Q(metric="bash_share", slice_kind="overall")
     figures = (
-        ReportedFigure.objects.filter(
-            run__provenance=Run.Provenance.REPORTED, run__publication=Run.Publication.PUBLISHED
-        )
-        .filter(Q(metric="perfect", slice_kind="apps_touched") | Q(metric="bash_share", slice_kind="overall"))
-        .select_related("run", "run__model")
-        .order_by("run__name")
+        ReportedFigure.objects.filter(scope).filter(wanted).select_related("run", "run__model").order_by("run__name")
     )
     by_bin: dict[Run, dict[str, float]] = defaultdict(dict)
     bash = []
@@ -734,17 +933,19 @@ def reported_scaling() -> tuple[list[tuple[str, list[str], list[float | None]]],
             by_bin[fig.run][fig.slice_value] = fig.value
         else:
             bash.append((fig.run.name, fig.value, fig.source))
-    bins = [slice_label("apps_touched", b) for b in APPS_TOUCHED_BINS]
-    lines = [(run.name, bins, [vals.get(b) for b in APPS_TOUCHED_BINS]) for run, vals in by_bin.items()]
+    keys = [b for b in APPS_TOUCHED_BINS if not filters.bin or b == filters.bin]
+    bins = [slice_label("apps_touched", b) for b in keys]
+    lines = [(run.name, bins, [vals.get(b) for b in keys]) for run, vals in by_bin.items()]
     return lines, bash
 
 
-def scaling_and_shape(scored: list[Scored], runs: list[Run]) -> dict:
-    """Everything the scaling-and-shape page shows: perfect rate by apps-touched bin, the
-    step-budget curve, the performance profile, action shapes, score against cost and tokens,
-    single-attempt success beside best-of-k, and the published counterparts (a constant number
-    of queries)."""
-    by_bin_map = perfect_by_apps_touched(scored) if scored else None
+def scaling_and_shape(scored: list[Scored], filters: RunFilters | None = None) -> dict:
+    """Everything the scaling-and-shape page shows for the filters: perfect rate by apps-touched
+    bin, the step-budget curve, the performance profile, action shapes, score against cost and
+    tokens (over the filters' tasks), single-attempt success beside best-of-k, and the published
+    counterparts (a constant number of queries)."""
+    filters = filters or ScalingFilters()
+    by_bin_map = perfect_by_apps_touched(scored, filters.task_slice) if scored else None
     by_count_map = perfect_by_apps_count(scored) if scored else None
     by_bin = (
         [(label, by_bin_map.col_labels, [c.value for c in row]) for label, row in by_bin_map.rows] if by_bin_map else []
@@ -755,7 +956,8 @@ def scaling_and_shape(scored: list[Scored], runs: list[Run]) -> dict:
         else []
     )
     budget, profile, cost_points, token_points = [], [], [], []
-    summaries = [run_summary(sc) for sc in scored]
+    usage = sliced_usage(scored, filters) if filters.slices_tasks and scored else {}
+    summaries = [run_summary(sc, usage.get(sc.run.pk)) for sc in scored]
     for sc, summary in zip(scored, summaries, strict=True):
         xs, ys = step_budget_curve(sc.outcomes, sc.run.turn_budget)
         if xs:
@@ -765,7 +967,8 @@ def scaling_and_shape(scored: list[Scored], runs: list[Run]) -> dict:
             cost_points.append((sc.run.name, summary.cost_usd, summary.rubric))
         if summary.tokens is not None and summary.rubric is not None:
             token_points.append((sc.run.name, summary.tokens, summary.rubric))
-    reported_by_bin, reported_bash = reported_scaling()
+    reported_by_bin, reported_bash = reported_scaling(filters)
+    runs = list({sc.run.pk: sc.run for sc in scored}.values())
     return {
         "by_bin": by_bin,
         "by_bin_map": by_bin_map,
@@ -775,7 +978,7 @@ def scaling_and_shape(scored: list[Scored], runs: list[Run]) -> dict:
         "budget_marks": [(name, [ys[min(s, len(ys) - 1)] for s in (10, 25, 50, 100)]) for name, xs, ys in budget],
         "profile": profile,
         "profile_marks": [(name, [ys[i] for i in (5, 10, 15, 20)]) for name, _, ys in profile],
-        "shapes": action_shapes(runs),
+        "shapes": action_shapes(runs, filters),
         "cost_points": cost_points,
         "token_points": token_points,
         "reported_by_bin": reported_by_bin,
@@ -785,11 +988,10 @@ def scaling_and_shape(scored: list[Scored], runs: list[Run]) -> dict:
     }
 
 
-def scaling(user, version: str | None = None) -> dict:
+def scaling(user, filters: ScalingFilters, version: str | None = None) -> dict:
     """What the scaling-and-shape page and GET /api/analysis/scaling show (one selector for both)."""
 
     def build():
-        runs = list(graded_runs(user))
-        return scaling_and_shape(scored_runs(runs), runs)
+        return scaling_and_shape(scored_runs(list(graded_runs(user, filters)), filters, version), filters)
 
-    return _per_version("scaling", user, version, build)
+    return _per_version("scaling", user, version, filters, build)

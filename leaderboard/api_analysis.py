@@ -1,5 +1,6 @@
 """GET /api/analysis/heatmaps, /taxonomy and /scaling: the analysis pages' numbers as JSON, read
-from the same selectors as the pages (leaderboard.analysis) with the same query parameters."""
+from the same selectors as the pages (leaderboard.analysis) with the same query parameters: the
+leaderboard's run filters, parsed by the same classes (unknown values ignored, as on the pages)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,14 @@ router = Router(tags=["analysis"])
 
 def _r(x: float | None, places: int = 2) -> float | None:
     return None if x is None else round(float(x), places)
+
+
+FILTERS_DOC = (
+    "Filters as on the page and on /leaderboard/: suite (slug; default every suite), surface (tool surface), "
+    "judge (name; default each run's own judge), provenance, type (behavioural type), bin (apps touched: "
+    "1, 2-3, 4-6, 7+), app (slug){extra}. Unknown values are ignored; `filters` in the answer echoes the "
+    "ones applied. Published (reported) figures appear only where they answer the filters."
+)
 
 
 # -- heatmaps -------------------------------------------------------------------------------
@@ -50,6 +59,7 @@ class HeatmapOut(Schema):
 
 class HeatmapsOut(Schema):
     metric: str
+    filters: dict[str, str]  # the filters applied (non-default values)
     maps: list[HeatmapOut]
 
 
@@ -97,15 +107,27 @@ def heatmap_out(hm: analysis.Heatmap) -> dict:
         "The maps of /analysis/: metric (rubric|perfect, as on the page; default rubric) and, to pick "
         "maps, dimension (type|bin|app). Values are percentages with n, the 95% interval and the link to "
         "the trajectories behind each cell. Reported maps (published figures) follow the graded ones, "
-        "labelled, without intervals."
+        "labelled, without intervals. " + FILTERS_DOC.format(extra=", weighting (authored|equal rubric weights)")
     ),
 )
-def get_heatmaps(request, metric: str = "", dimension: str = ""):
-    metric = metric if metric in analysis.METRICS else "rubric"
-    maps = [heatmap_out(hm) for hm in analysis.heatmaps(request.user, metric)]
+def get_heatmaps(
+    request,
+    metric: str = "",
+    dimension: str = "",
+    suite: str = "",
+    surface: str = "",
+    judge: str = "",
+    provenance: str = "",
+    type: str = "",
+    bin: str = "",
+    app: str = "",
+    weighting: str = "",
+):
+    filters = analysis.HeatmapFilters.from_query(locals())
+    maps = [heatmap_out(hm) for hm in analysis.heatmaps(request.user, filters)]
     if dimension:
         maps = [m for m in maps if m["dimension"] == dimension]
-    return {"metric": metric, "maps": maps}
+    return {"metric": filters.metric, "filters": filters.as_query(), "maps": maps}
 
 
 # -- failure taxonomy -----------------------------------------------------------------------
@@ -129,6 +151,7 @@ class TaxonomyTableOut(Schema):
 
 
 class TaxonomyOut(Schema):
+    filters: dict[str, str]
     tables: list[TaxonomyTableOut]
 
 
@@ -160,11 +183,22 @@ def taxonomy_out(t: analysis.TaxonomyTable) -> dict:
     description=(
         "The tables of /analysis/failures/: failed rubric items of graded runs (each under the judge that "
         "scores it) per model and per family, with the link to the judgments behind each count; then the "
-        "published counts with their source (reported: true)."
+        "published counts with their source (reported: true). " + FILTERS_DOC.format(extra="")
     ),
 )
-def get_taxonomy(request):
-    return {"tables": [taxonomy_out(t) for t in analysis.taxonomy_tables(request.user)]}
+def get_taxonomy(
+    request,
+    suite: str = "",
+    surface: str = "",
+    judge: str = "",
+    provenance: str = "",
+    type: str = "",
+    bin: str = "",
+    app: str = "",
+):
+    filters = analysis.TaxonomyFilters.from_query(locals())
+    tables = analysis.taxonomy_tables(request.user, filters)
+    return {"filters": filters.as_query(), "tables": [taxonomy_out(t) for t in tables]}
 
 
 # -- scaling and shape ----------------------------------------------------------------------
@@ -212,6 +246,7 @@ class ReportedShareOut(Schema):
 
 
 class ScalingOut(Schema):
+    filters: dict[str, str]
     runs: list[ScalingRunOut]
     reported_perfect_by_apps_touched_bin: list[ReportedLineOut]
     reported_bash_share: list[ReportedShareOut]
@@ -291,8 +326,21 @@ def scaling_out(ctx: dict) -> dict:
         "only for runs with several attempts per task, best-of-k (pass@k) labelled as the replay-equivalent "
         "upper bound; perfect rate by apps-touched bin and by the exact number of apps touched (with n and "
         "intervals); the step-budget curve; the performance profile; action shares; tokens and cost. "
-        "Published figures follow, labelled reported."
+        "Published figures follow, labelled reported. "
+        + FILTERS_DOC.format(extra=", weighting (authored|equal rubric weights)")
+        + " Under a task filter, tokens and cost are summed over the filtered tasks' trajectories."
     ),
 )
-def get_scaling(request):
-    return scaling_out(analysis.scaling(request.user))
+def get_scaling(
+    request,
+    suite: str = "",
+    surface: str = "",
+    judge: str = "",
+    provenance: str = "",
+    type: str = "",
+    bin: str = "",
+    app: str = "",
+    weighting: str = "",
+):
+    filters = analysis.ScalingFilters.from_query(locals())
+    return {"filters": filters.as_query(), **scaling_out(analysis.scaling(request.user, filters))}

@@ -5,7 +5,7 @@ The board page, its CSV/JSON export and GET /api/leaderboard all read :func:`boa
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.core.cache import cache
@@ -15,78 +15,20 @@ from django.utils.http import urlencode
 
 from leaderboard import metrics, scoring
 from leaderboard.badges import Badge, run_badge
-from leaderboard.models import (
-    APPS_TOUCHED_BINS,
-    App,
-    BehaviouralType,
-    JudgeConfig,
-    ReportedFigure,
-    Run,
-    Suite,
+from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
+from leaderboard.selectors import (
+    BoardFilters,
+    filtered_runs,
+    run_filter_options,
+    scored_slice,
+    sees_unpublished,
+    visible_runs,
 )
-from leaderboard.selectors import sees_unpublished, visible_runs
 
 B = 1000  # bootstrap replicates (statistics.md: B = 1,000 for final evaluations)
 SEED = 0
-RANK_METRICS = ("perfect", "rubric")
-SORT_KEYS = ("rank", "perfect", "rubric", "efficiency", "steps", "tokens", "cost", "graded", "name")
 TYPE_LABELS = dict(BehaviouralType.choices)
 GRADED_PROVENANCES = [p for p in Run.Provenance.values if p != Run.Provenance.REPORTED]
-
-
-# ------------------------------------------------------------------------------ filters
-
-
-@dataclass
-class BoardFilters:
-    """Every filter and display choice of the board, read from and written to a query string so
-    each state is a shareable URL. Unknown values are dropped (a stale link still opens)."""
-
-    suite: str = ""  # Suite slug; "" = the default suite
-    surface: str = ""  # Run.tool_surface
-    judge: str = ""  # JudgeConfig name
-    provenance: str = ""  # Run.provenance
-    type: str = ""  # behavioural type
-    bin: str = ""  # apps-touched bin
-    app: str = ""  # App slug
-    weighting: str = "authored"  # or "equal"
-    metric: str = "perfect"  # what ranks and tied groups are computed on: "perfect" or "rubric"
-    sort: str = "rank"
-    dir: str = ""  # "asc" / "desc"; "" = the natural direction of the sort key
-
-    @classmethod
-    def from_query(cls, params) -> BoardFilters:
-        def get(name):
-            return (params.get(name) or "").strip()
-
-        f = cls(**{fl.name: get(fl.name) or fl.default for fl in fields(cls)})
-        if f.surface not in Run.ToolSurface.values:
-            f.surface = ""
-        if f.provenance not in Run.Provenance.values:
-            f.provenance = ""
-        if f.type not in BehaviouralType.values:
-            f.type = ""
-        if f.bin not in APPS_TOUCHED_BINS:
-            f.bin = ""
-        if f.weighting not in scoring.WEIGHTINGS:
-            f.weighting = "authored"
-        if f.metric not in RANK_METRICS:
-            f.metric = "perfect"
-        if f.sort not in SORT_KEYS:
-            f.sort = "rank"
-        if f.dir not in ("asc", "desc"):
-            f.dir = ""
-        return f
-
-    def as_query(self, **override) -> dict[str, str]:
-        """Non-default values only, so URLs stay short; ``override`` changes some on the way."""
-        values = {**asdict(self), **override}
-        defaults = {fl.name: fl.default for fl in fields(self)}
-        return {k: v for k, v in values.items() if v and v != defaults[k]}
-
-    @property
-    def slices_tasks(self) -> bool:
-        return bool(self.type or self.bin or self.app)
 
 
 # ------------------------------------------------------------------------------ rows
@@ -230,41 +172,24 @@ def _default_suite() -> Suite | None:
     return with_runs or Suite.objects.order_by("is_demo", "name", "-version").first()
 
 
-def board_options() -> dict:
-    """Choices for the filter form (3 queries)."""
-    return {
-        "suites": list(Suite.objects.order_by("is_demo", "name", "version").values_list("slug", "name", "version")),
-        "surfaces": Run.ToolSurface.choices,
-        "judges": list(JudgeConfig.objects.order_by("name").values_list("name", flat=True)),
-        "provenances": Run.Provenance.choices,
-        "types": BehaviouralType.choices,
-        "bins": [(b, f"{b} app" + ("" if b == "1" else "s")) for b in APPS_TOUCHED_BINS],
-        "apps": list(App.objects.filter(tasks__isnull=False).distinct().order_by("name").values_list("slug", "name")),
-        "weightings": [("authored", "authored weights"), ("equal", "equal weights")],
-        "metrics": [("perfect", "perfect rate"), ("rubric", "rubric score")],
-    }
-
-
 def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     """The leaderboard for ``filters`` as ``user`` may see it (published runs; staff: all).
     Constant query count; the scored rows are cached per data version (``version``, read here
     when not given) and filter state."""
     suite = Suite.objects.filter(slug=filters.suite).first() if filters.suite else _default_suite()
-    options = board_options()
+    options = run_filter_options()  # shared with the analysis pages
     if suite is None:
         return Board(filters, None, [], [], 0, options)
 
-    runs = visible_runs(user).filter(suite=suite).select_related("model")
-    if filters.surface:
-        runs = runs.filter(tool_surface=filters.surface)
-    if filters.provenance:
-        runs = runs.filter(provenance=filters.provenance)
+    runs = filtered_runs(user, filters, suite).select_related("model")
     runs = list(runs.prefetch_related(_reported_figures(filters)))
     graded = [r for r in runs if not r.is_reported]
     reported = [r for r in runs if r.is_reported]
 
     rows, task_count = _graded_rows(user, suite, graded, filters, version)
-    reported_rows = [] if filters.judge or filters.app else [_reported_row(r, filters) for r in reported]
+    # published figures are per type or per bin, over every app, for the source's judge
+    unanswerable = filters.judge or filters.app or (filters.type and filters.bin)
+    reported_rows = [] if unanswerable else [_reported_row(r, filters) for r in reported]
     _sort(rows, filters)
     return Board(filters, suite, rows, reported_rows, task_count, options)
 
@@ -313,15 +238,8 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     if not runs:
         return [], suite.tasks.count()
     version = version or scoring.data_version()
-    outcomes = scoring.judged_outcomes(runs, weighting=filters.weighting, version=version)
-    if filters.judge:
-        outcomes = [o for o in outcomes if o.judge_name == filters.judge]
-    if outcomes:
-        mask = outcomes[0].task_mask(filters.type, filters.bin, filters.app)
-        outcomes = [o.subset(mask) for o in outcomes]
-        task_count = int(mask.sum())
-    else:
-        task_count = suite.tasks.count()
+    outcomes = scored_slice(runs, filters, version, every_judge=True)  # a row per (run, judge)
+    task_count = outcomes[0].n_tasks if outcomes else suite.tasks.count()
     by_slug = {r.slug: r for r in runs}
     # the scored rows depend on the data, the slice and who looks (sorting happens after)
     state = urlencode(sorted(filters.as_query(sort="", dir="").items()))

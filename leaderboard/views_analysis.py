@@ -1,19 +1,59 @@
 """Thin views of the analysis pages: heatmaps, failure taxonomy (and the judgments behind a
-bar), scaling and shape, and the model page. Data from leaderboard.analysis (the same selectors
-as GET /api/analysis/*), figures from leaderboard.charts; anonymous pages are cached whole per
-data version by the board's mechanism (views_board.anonymous_page_cache)."""
+bar), scaling and shape, and the model page. Filters are the leaderboard's (selectors.RunFilters,
+each page offering those that make sense on it) and every filter state is the page's URL; data
+from leaderboard.analysis (the same selectors as GET /api/analysis/*), figures from
+leaderboard.charts; anonymous pages are cached whole per data version and query string by the
+board's mechanism (views_board.anonymous_page_cache)."""
 
 from django.core.paginator import Paginator
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.http import urlencode
 
 from leaderboard import analysis, charts
+from leaderboard.selectors import BoardFilters, run_filter_options
 from leaderboard.views_board import anonymous_page_cache
 
+TABS = (
+    ("heatmaps", "leaderboard:analysis_heatmaps", analysis.HeatmapFilters),
+    ("taxonomy", "leaderboard:analysis_taxonomy", analysis.TaxonomyFilters),
+    ("scaling", "leaderboard:analysis_scaling", analysis.ScalingFilters),
+)
 
-def _metric(request) -> str:
-    metric = request.GET.get("metric", "rubric")
-    return metric if metric in analysis.METRICS else "rubric"
+
+def _href(url: str, query: dict) -> str:
+    return url + ("?" + urlencode(query) if query else "")
+
+
+def _filter_context(request, filters, api_path: str, api_query: dict | None = None) -> dict:
+    """The filter form (only the filters this page offers), the tabs and the leaderboard link
+    carrying the filters each of them offers, and the API link with the same query."""
+    query = filters.as_query()
+    options = run_filter_options()
+    shown = {
+        "suite": {slug: f"{name} {version}" for slug, name, version in options["suites"]},
+        "surface": dict(options["surfaces"]),
+        "provenance": dict(options["provenances"]),
+        "type": dict(options["types"]),
+        "bin": dict(options["bins"]),
+        "app": dict(options["apps"]),
+    }
+    active = [
+        (analysis.filter_label(name), shown.get(name, {}).get(value, value))
+        for name, value in query.items()
+        if name != "metric"
+    ]
+    return {
+        "filters": filters,
+        "offered": set(filters.OFFERED),
+        "options": options,
+        "query": urlencode(query),
+        "active_filters": active,
+        "clear_href": _href(request.path, {k: v for k, v in query.items() if k == "metric"}),
+        "tabs": {name: _href(reverse(url), filters.carried_to(cls)) for name, url, cls in TABS},
+        "board_href": _href(reverse("leaderboard:board"), filters.carried_to(BoardFilters)),
+        "api_href": _href(api_path, api_query if api_query is not None else query),
+    }
 
 
 def _chart(chart_id: str, figure: dict, label: str) -> dict:
@@ -22,28 +62,36 @@ def _chart(chart_id: str, figure: dict, label: str) -> dict:
 
 @anonymous_page_cache("analysis-page")
 def heatmaps(request, version):
-    metric = _metric(request)
-    found = analysis.heatmaps(request.user, metric, version)
+    filters = analysis.HeatmapFilters.from_query(request.GET)
+    metric = filters.metric
+    other = next(k for k in analysis.METRICS if k != metric)
+    found = analysis.heatmaps(request.user, filters, version)
     maps = [{"map": hm, "chart": _chart(hm.id, charts.heatmap(hm), f"{hm.title} heatmap")} for hm in found]
+    api_query = {"metric": metric, **filters.as_query()}  # the metric spelled out, default or not
     return render(
         request,
         "leaderboard/analysis/heatmaps.html",
         {
+            **_filter_context(request, filters, "/api/analysis/heatmaps", api_query),
             "metric": metric,
             "metric_label": analysis.METRICS[metric],
-            "metrics": analysis.METRICS,
+            "metric_links": [
+                (key, label, _href(request.path, filters.as_query(metric=key)))
+                for key, label in analysis.METRICS.items()
+            ],
             "maps": maps,
             "has_graded": any(not hm.reported for hm in found),
-            "elsewhere": analysis.reported_elsewhere(metric, found),
-            "other_metric": next(k for k in analysis.METRICS if k != metric),
-            "api_href": "/api/analysis/heatmaps?" + urlencode({"metric": metric}),
+            "elsewhere": analysis.reported_elsewhere(filters, found),
+            "other_metric": other,
+            "other_metric_href": _href(request.path, filters.as_query(metric=other)),
         },
     )
 
 
 @anonymous_page_cache("analysis-page")
 def taxonomy(request, version):
-    tables = analysis.taxonomy_tables(request.user, version)
+    filters = analysis.TaxonomyFilters.from_query(request.GET)
+    tables = analysis.taxonomy_tables(request.user, filters, version)
     items = [
         {"table": t, "chart": _chart(f"taxonomy-{i}", charts.taxonomy_bars(t), f"{t.title} bar chart")}
         for i, t in enumerate(tables)
@@ -51,26 +99,37 @@ def taxonomy(request, version):
     return render(
         request,
         "leaderboard/analysis/taxonomy.html",
-        {"items": items, "has_graded": any(not t.reported for t in tables), "api_href": "/api/analysis/taxonomy"},
+        {
+            **_filter_context(request, filters, "/api/analysis/taxonomy"),
+            "items": items,
+            "has_graded": any(not t.reported for t in tables),
+        },
     )
 
 
 @anonymous_page_cache("analysis-page")
 def failures(request, version):
     filters = analysis.FailureFilters.from_query(request.GET)
-    judgments = analysis.failure_judgments(request.user, filters)
+    judgments = analysis.failure_judgments(request.user, filters, version)
     page = Paginator(judgments, 50).get_page(request.GET.get("page"))
-    query = {k: v for k, v in vars(filters).items() if v}
     return render(
         request,
         "leaderboard/analysis/failures.html",
-        {"page": page, "filters": filters, "query": urlencode(query)},
+        {
+            "page": page,
+            "filters": filters,
+            "query": urlencode(filters.as_query()),
+            "taxonomy_href": _href(
+                reverse("leaderboard:analysis_taxonomy"), filters.carried_to(analysis.TaxonomyFilters)
+            ),
+        },
     )
 
 
 @anonymous_page_cache("analysis-page")
 def scaling(request, version):
-    ctx = analysis.scaling(request.user, version)
+    filters = analysis.ScalingFilters.from_query(request.GET)
+    ctx = analysis.scaling(request.user, filters, version)
     chart_list = []
     if ctx["by_count"]:
         chart_list.append(
@@ -135,9 +194,9 @@ def scaling(request, version):
         "leaderboard/analysis/scaling.html",
         {
             **ctx,
+            **_filter_context(request, filters, "/api/analysis/scaling"),
             "charts": {c["id"].removeprefix("chart-").replace("-", "_"): c for c in chart_list},
             "kinds": analysis.ACTION_KINDS,
-            "api_href": "/api/analysis/scaling",
         },
     )
 

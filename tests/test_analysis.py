@@ -93,18 +93,21 @@ def test_app_heatmap_and_cell_links_open_the_trajectories_behind_them(client, wo
     assert shown == {"action-2", "action-4"}
 
 
-def test_heatmap_figure_json_is_a_data_block_with_hover_n_and_interval(client, world):
+def test_heatmap_figure_json_is_a_compact_data_block_with_n_interval_and_links(client, world):
     response = client.get(reverse("leaderboard:analysis_heatmaps"))
     html = response.content.decode()
     block = re.search(r'<script id="chart-graded-type-rubric" type="application/json">(.*?)</script>', html, re.S)
     figure = json.loads(block.group(1))
-    trace = figure["data"][0]
-    assert trace["type"] == "heatmap"
-    row = trace["y"].index("Alpha run")
-    col = [x.replace("<br>", " ") for x in trace["x"]].index("Personal lookup")
-    assert trace["z"][row][col] == pytest.approx(87.5)
-    assert "n = 2 tasks" in trace["hovertext"][row][col] and "95% interval" in trace["hovertext"][row][col]
-    assert trace["customdata"][row][col].startswith("/trajectories/?run=alpha-run")
+    assert figure["kind"] == "heatmap"  # charts.js expands it into the plotly trace
+    row = figure["y"].index("Alpha run")
+    col = figure["labels"].index("Personal lookup")
+    assert figure["z"][row][col] == pytest.approx(87.5)
+    assert figure["n"][row][col] == 2 and figure["low"][row][col] <= 87.5 <= figure["high"][row][col]
+    # no per-cell hover strings or URLs: one link recipe for every cell
+    assert "hovertext" not in block.group(1) and "/trajectories/?run=" not in block.group(1)
+    link = figure["link"]
+    assert (link["base"], link["rows"][row], link["cols"][col]) == ("/trajectories/", "alpha-run", "personal_lookup")
+    assert link["query"] == [["type", None]]  # the cell's column key goes there
     assert "<script>" not in block.group(1)  # json_script escapes markup
 
 

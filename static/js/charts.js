@@ -1,7 +1,10 @@
 // Draws the analysis charts: each <div data-chart="ID"> gets the plotly figure stored in the
 // JSON data block <script type="application/json" id="ID"> (data only, never executed, so the
-// strict CSP holds). Colours follow the page's light or dark theme; a point or cell that carries
-// a URL in customdata opens it on click. Without JavaScript the tables beside the charts remain.
+// strict CSP holds). A heatmap comes compact (leaderboard/charts.py, kind "heatmap": values, n and
+// intervals per cell, and how to build each cell's link) and is expanded here into its trace with
+// hover text and links. Colours follow the page's light or dark theme; a point or cell that
+// carries a URL in customdata opens it on click. Without JavaScript the tables beside the charts
+// remain.
 "use strict";
 
 (() => {
@@ -37,6 +40,63 @@
     return data;
   }
 
+  const pct = (v) => (v === null || v === undefined ? "n/a" : `${v.toFixed(1)}%`);
+  const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+  function cellLink(link, i, j) {
+    const params = new URLSearchParams([["run", link.rows[i]]]);
+    for (const [name, value] of link.query) params.append(name, value === null ? link.cols[j] : value);
+    return `${link.base}?${params}`;
+  }
+
+  // The compact heatmap (charts.py) as a plotly figure: the value printed in each cell, the hover
+  // with n, the 95% interval and incomplete tasks, and the link to the trajectories behind it.
+  function heatmapFigure(hm) {
+    const hover = [];
+    const links = [];
+    hm.z.forEach((row, i) => {
+      const hoverRow = [];
+      const linkRow = [];
+      row.forEach((v, j) => {
+        let text = `<b>${esc(hm.y[i])}</b><br>${esc(hm.labels[j])}: ${pct(v)}`;
+        let url = "";
+        if (hm.reported) {
+          text += "<br>reported figure (no interval)";
+        } else {
+          const incomplete = hm.incomplete ? hm.incomplete[i][j] : 0;
+          text += `<br>n = ${hm.n[i][j]} tasks`;
+          if (hm.low[i][j] !== null) text += `<br>95% interval ${hm.low[i][j].toFixed(1)}–${hm.high[i][j].toFixed(1)}%`;
+          if (incomplete) text += `<br>${incomplete} incomplete (left out)`;
+          if (hm.link && (v !== null || incomplete)) {
+            url = cellLink(hm.link, i, j);
+            text += "<br><i>click to open the trajectories</i>";
+          }
+        }
+        hoverRow.push(text);
+        linkRow.push(url);
+      });
+      hover.push(hoverRow);
+      links.push(linkRow);
+    });
+    const trace = {
+      type: "heatmap",
+      z: hm.z,
+      x: hm.x,
+      y: hm.y,
+      zmin: 0,
+      zmax: 100,
+      text: hm.z.map((row) => row.map((v) => (v === null ? "" : v.toFixed(0)))),
+      texttemplate: "%{text}",
+      hovertext: hover,
+      hoverinfo: "text",
+      customdata: links,
+      xgap: 2,
+      ygap: 2,
+      showscale: false, // every cell prints its value
+    };
+    return { data: [trace], layout: hm.layout };
+  }
+
   function linkOf(point) {
     const data = point.customdata;
     if (typeof data === "string") return data;
@@ -47,7 +107,8 @@
   function draw(el) {
     const block = document.getElementById(el.dataset.chart);
     if (!block || !window.Plotly) return;
-    const figure = JSON.parse(block.textContent);
+    const stored = JSON.parse(block.textContent);
+    const figure = stored.kind === "heatmap" ? heatmapFigure(stored) : stored;
     el.replaceChildren();
     if (figure.layout && figure.layout.width) {
       // A wide heatmap (many apps) keeps a readable width per column; its .chart-scroll parent

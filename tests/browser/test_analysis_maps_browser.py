@@ -85,7 +85,13 @@ def test_scaling_charts_draw_the_apis_numbers(small, page):
     wait_for_charts(page)
     drawn = {d["id"]: d["y"] for d in page.evaluate(DRAWN)}
     runs = api(page, "/api/analysis/scaling")["runs"]
-    assert [round(y, 2) for y in drawn["chart-step-budget"][0]] == runs[0]["step_budget"]["y"]
+    # the step-budget line is drawn from the points where it steps: the API's curve there
+    xs = page.evaluate("() => document.querySelector('[data-chart=\"chart-step-budget\"]').data[0].x")
+    curve = runs[0]["step_budget"]
+    assert len(xs) < len(curve["x"]) and xs[0] == 0 and xs[-1] == curve["x"][-1]
+    assert [round(y, 2) for y in drawn["chart-step-budget"][0]] == [curve["y"][x] for x in xs]
+    steps = sorted(set(curve["y"]))
+    assert sorted(set(drawn["chart-step-budget"][0])) == steps
     by_count = [[None if v is None else round(v, 2) for v in ys] for ys in drawn["chart-apps-count"]]
     assert by_count == [[c["value"] for c in r["perfect_by_apps_touched"].values()] for r in runs]
     assert [round(y, 2) for y in drawn["chart-profile"][1]] == runs[1]["performance_profile"]["y"]
@@ -111,3 +117,58 @@ def test_wide_app_heatmap_scrolls_and_best_of_k_is_labelled_in_light_and_dark(wi
         assert p.locator('[data-chart="chart-tokens"][data-rendered=true]').count() == 1
         assert p.locator('[data-chart="chart-apps-count"][data-rendered=true]').count() == 1
         shot(p, "analysis-scaling-attempts" + suffix)
+
+
+def test_heatmap_filters_round_trip_through_the_url(small, page, shot):
+    page.goto(small.url + "/analysis/")
+    wait_for_charts(page)
+    # choosing a behavioural type reloads the page with it in the URL (no Apply click needed)
+    with page.expect_navigation():
+        page.select_option("select[name=type]", "personal_lookup")
+    wait_for_charts(page)
+    assert page.url.endswith("/analysis/?type=personal_lookup")
+    with page.expect_navigation():
+        page.select_option("select[name=weighting]", "equal")
+    wait_for_charts(page)
+    assert "type=personal_lookup" in page.url and "weighting=equal" in page.url
+    with page.expect_navigation():
+        page.get_by_role("link", name="Perfect rate %").click()
+    wait_for_charts(page)
+    query = page.url.split("?", 1)[1]
+    assert set(query.split("&")) == {"type=personal_lookup", "weighting=equal", "metric=perfect"}
+    drawn = {d["id"]: d["z"] for d in page.evaluate(DRAWN)}
+    # what is drawn is what the API answers for the same query string
+    for m in api(page, "/api/analysis/heatmaps?" + query)["maps"]:
+        assert rounded(drawn[f"chart-{m['id']}"]) == [[c["value"] for c in row["cells"]] for row in m["rows"]]
+    # personal lookups touch HooliCalendar and HooliMail only; the by-type map keeps one column
+    assert page.locator('[data-chart="chart-graded-app-perfect"] .xtick text').count() == 2
+    assert page.locator('[data-chart="chart-graded-type-perfect"] .xtick text').count() == 1
+    assert page.locator("select[name=type] option:checked").inner_text() == "Personal lookup"
+    assert page.locator("select[name=weighting] option:checked").inner_text() == "equal weights"
+    shot(page, "analysis-heatmaps-filtered")
+    # the permalink opens the same state; the hover of a cell gives n and the interval
+    permalink = page.locator("a.permalink").get_attribute("href")
+    page.goto(small.url + "/analysis/" + permalink)
+    wait_for_charts(page)
+    assert {d["id"]: d["z"] for d in page.evaluate(DRAWN)} == drawn
+    chart = page.locator('[data-chart="chart-graded-app-perfect"]')
+    chart.scroll_into_view_if_needed()
+    box = chart.locator(".nsewdrag").first.bounding_box()
+    x, y = box["x"] + box["width"] * 0.75, box["y"] + box["height"] * 0.25  # Alpha run x HooliMail
+    page.mouse.move(x, y)
+    hover = page.locator(".hoverlayer .hovertext").first
+    hover.wait_for()
+    assert "HooliMail" in hover.text_content() and "n = 1 tasks" in hover.text_content()
+    # the cell opens the trajectories of its run, app and the filtered type
+    with page.expect_navigation():
+        page.mouse.click(x, y)
+    assert "run=alpha-run" in page.url and "type=personal_lookup" in page.url and "app=hoolimail" in page.url
+    assert page.locator("table.data tbody tr td:first-child").all_inner_texts() == ["lookup-1"]
+    # the tabs carry the filters each page offers
+    page.go_back()
+    wait_for_charts(page)
+    with page.expect_navigation():
+        page.get_by_role("link", name="Failure taxonomy").click()
+    assert page.url.endswith("/analysis/failures/?type=personal_lookup")
+    assert page.locator("select[name=type] option:checked").inner_text() == "Personal lookup"
+    assert page.locator("select[name=weighting]").count() == 0
