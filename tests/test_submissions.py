@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 
 from leaderboard.models import JudgeConfig, Run
 from tests.factories import make_suite, png_bytes, write_task_dir
@@ -35,6 +36,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def upload_tmp(settings, tmp_path):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+    cache.clear()  # upload attempts are counted in the cache; user ids repeat between tests
     settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
     return settings.MYPCBENCH_UPLOAD_TMP_DIR
 
@@ -303,6 +305,33 @@ def test_rate_limit(settings, tmp_path, baseline, author, isolated_media, upload
     with pytest.raises(submissions.SubmissionLimited, match="rate limit: at most 1 upload per hour per author") as e:
         submit_archive(author, upload(zip_bytes(good_entries(tmp_path / "b", ["writing-a001"]))), METADATA)
     assert e.value.status_code == 429 and 3590 <= e.value.retry_after <= 3600
+
+
+def test_refused_uploads_count_as_attempts(settings, tmp_path, baseline, author, isolated_media, upload_tmp):
+    settings.MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = 2
+    hostile = zip_bytes([*good_entries(tmp_path), ("/tmp/evil.txt", b"owned")])
+    for _ in range(2):
+        assert "/tmp/evil.txt: is an absolute path" in messages(refused(author, hostile))
+    with pytest.raises(submissions.SubmissionLimited) as e:
+        submit_archive(author, upload(hostile), METADATA)
+    assert e.value.status_code == 429 and 0 < e.value.retry_after <= 3600
+    text = messages(e.value)
+    assert "rate limit: at most 2 upload attempts per hour per author (accepted or refused" in text
+    assert "you have made 3. The limit resets at " in text and "evil.txt" not in text
+    assert_nothing_stored(baseline, isolated_media, upload_tmp)
+    # the limit is the author's own: someone else still has every attempt
+    other = get_user_model().objects.create_user("angela")
+    assert submit_archive(other, upload(zip_bytes(good_entries(tmp_path / "angela"))), METADATA).created
+
+
+def test_attempts_limit_defaults_to_three_times_the_accepted_uploads(settings, tmp_path, suite, author):
+    del settings.MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW
+    settings.MYPCBENCH_UPLOADS_PER_WINDOW = 1
+    hostile = zip_bytes([*good_entries(tmp_path), ("/tmp/evil.txt", b"owned")])
+    for _ in range(3):
+        refused(author, hostile)
+    with pytest.raises(submissions.SubmissionLimited, match="at most 3 upload attempts per hour per author"):
+        submit_archive(author, upload(hostile), METADATA)
 
 
 # ---------------------------------------------------------------- accepted uploads

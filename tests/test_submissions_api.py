@@ -1,6 +1,7 @@
 """Submissions end to end: a token made on the tokens page, an upstream result folder zipped and
 uploaded through the API, validated and ingested, approved by staff in the admin, and shown as a
-published run with the upload badge; the web form's answers; rate limits on API calls."""
+published run with the upload badge; the web form's answers; rate limits on API calls, accepted
+uploads and upload attempts."""
 
 import json
 import re
@@ -174,6 +175,69 @@ def test_uploads_are_rate_limited_per_author(client, setup, settings, tmp_path):
     # once the oldest upload leaves the window, the next is accepted
     Submission.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(minutes=61))
     assert post("e").status_code == 201
+
+
+def test_upload_attempts_are_limited_accepted_or_refused(client, setup, settings, tmp_path, isolated_media):
+    """Refused uploads store nothing, so only a counter of attempts stops an author from having the
+    server check hostile archives without end; a repeat of an earlier archive counts too."""
+    author, staff = setup
+    settings.MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = 3
+    settings.MYPCBENCH_UPLOADS_PER_WINDOW = 20  # far from the accepted-upload limit
+    raw = new_token(client, author)
+
+    def post(data: bytes, name="run.zip"):
+        form = {"archive": upload(data, name), "metadata": json.dumps(METADATA)}
+        return client.post("/api/submissions", form, HTTP_AUTHORIZATION=f"Bearer {raw}")
+
+    good = zip_bytes(good_entries(tmp_path / "a", ["retrieval-f016"]))
+    hostile = zip_bytes([*good_entries(tmp_path / "b", ["writing-a001"]), ("../../evil.txt", b"owned")])
+    assert post(good).status_code == 201
+    assert post(good).status_code == 200, "the same archive again returns the existing submission"
+    assert post(hostile).status_code == 422
+    stored = (Submission.objects.count(), Run.objects.count(), files_under(isolated_media))
+
+    def next_hour():
+        now = timezone.now()
+        return (now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")
+
+    before = next_hour()
+    refused = post(hostile)
+    assert refused.status_code == 429, "refused before the archive is checked (no 422 naming evil.txt)"
+    [problem] = refused.json()["problems"]
+    message = problem["problem"]
+    assert message.startswith(
+        "rate limit: at most 3 upload attempts per hour per author (accepted or refused, counted per clock "
+        "window); you have made 4. The limit resets at "
+    )
+    assert any(f"The limit resets at {at} UTC (in " in message for at in (before, next_hour()))
+    assert message.endswith("; try again then.") and problem["level"] == "error"
+    assert message in refused.json()["detail"]
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    # a good archive is refused too while over the limit, and nothing is written
+    fresh = zip_bytes(good_entries(tmp_path / "c", ["writing-a001"]))
+    assert post(fresh).status_code == 429
+    assert (Submission.objects.count(), Run.objects.count(), files_under(isolated_media)) == stored
+    assert files_under(settings.MYPCBENCH_UPLOAD_TMP_DIR) == []
+
+    # the web form says the same with the same status, and keeps what was typed in its other fields
+    client.force_login(author)
+    form = {**METADATA, "model": "Opus typed by hand", "notes": "second try, fixed the paths", "links": ""}
+    page = client.post(reverse("trajectories:submission_new"), {**form, "archive": upload(fresh)})
+    text = page.content.decode()
+    assert page.status_code == 429 and 0 < int(page["Retry-After"]) <= 3600
+    assert "at most 3 upload attempts per hour per author (accepted or refused" in text
+    assert 'value="Opus typed by hand"' in text and "second try, fixed the paths</textarea>" in text
+    as_json = client.post(
+        reverse("trajectories:submission_new"), {**form, "archive": upload(fresh)}, HTTP_ACCEPT="application/json"
+    )
+    assert as_json.status_code == 429
+    assert "at most 3 upload attempts per hour" in as_json.json()["problems"][0]["problem"]
+    assert Submission.objects.count() == stored[0]
+
+    # per author: another account's attempts are counted apart
+    client.force_login(staff)
+    page = client.post(reverse("trajectories:submission_new"), {**form, "archive": upload(fresh)})
+    assert page.status_code == 302 and Submission.objects.count() == stored[0] + 1
 
 
 # ---------------------------------------------------------------- the web form

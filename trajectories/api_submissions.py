@@ -105,7 +105,8 @@ def _out(request, sub: Submission) -> dict:
         "MyPCBench, OSWorld or bundle layout) and `metadata` (JSON: suite, model, agent, tool_surface, "
         "turn_budget, harness_version, image_version, notes, links). 201 when accepted, 200 when the same "
         "archive was already submitted, 422 with every problem found when refused (nothing is stored), 429 "
-        "over the per-author upload or API-call limit (the message names the limit and when it resets; "
+        "over a per-author limit on accepted uploads, upload attempts (accepted or refused, repeats too) or "
+        "API calls (the message names the limit and when it resets; "
         "Retry-After gives the seconds to wait)."
     ),
 )

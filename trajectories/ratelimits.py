@@ -1,5 +1,6 @@
-"""Per-author rate limits on uploads and API calls. A refusal names the limit, what was counted
-and when the limit resets, and carries the seconds to wait for a Retry-After header."""
+"""Per-author rate limits on accepted uploads, on upload attempts and on API calls. A refusal names
+the limit, what was counted and when the limit resets, and carries the seconds to wait for a
+Retry-After header."""
 
 import math
 from dataclasses import dataclass
@@ -72,20 +73,50 @@ def check_uploads(user, created_at_in_window) -> None:
     raise RateLimited("uploads", limit, window, len(recent), frees_at, counted=counted)
 
 
-def count_api_call(user) -> None:
-    """Count one API call for ``user`` in the current fixed window; raise RateLimited once over the
-    limit. Counted in Django's cache: per process with the default local-memory cache, shared by
-    every process with Redis."""
-    limit = int(getattr(settings, "MYPCBENCH_API_CALLS_PER_WINDOW", 600))
+def _count_in_clock_window(name: str, user) -> tuple[int, int, int]:
+    """Add one to ``user``'s ``name`` counter for the current fixed clock window of
+    window_seconds(); return (count so far, window, bucket). Counted in Django's cache: per process
+    with the default local-memory cache, shared by every process with Redis."""
     window = window_seconds()
     bucket = int(timezone.now().timestamp()) // window
-    key = f"mypcbench:api-calls:{user.pk}:{bucket}"
+    key = f"mypcbench:{name}:{user.pk}:{bucket}"
     cache.add(key, 0, timeout=window)
     try:
-        calls = cache.incr(key)
+        count = cache.incr(key)
     except ValueError:  # expired between add and incr
         cache.set(key, 1, timeout=window)
-        calls = 1
+        count = 1
+    return count, window, bucket
+
+
+def _window_end(bucket: int, window: int) -> datetime:
+    return datetime.fromtimestamp((bucket + 1) * window, tz=UTC)
+
+
+def count_api_call(user) -> None:
+    """Count one API call for ``user`` in the current fixed window; raise RateLimited once over the
+    limit (MYPCBENCH_API_CALLS_PER_WINDOW)."""
+    limit = int(getattr(settings, "MYPCBENCH_API_CALLS_PER_WINDOW", 600))
+    calls, window, bucket = _count_in_clock_window("api-calls", user)
     if calls > limit:
-        resets_at = datetime.fromtimestamp((bucket + 1) * window, tz=UTC)
+        resets_at = _window_end(bucket, window)
         raise RateLimited("API calls", limit, window, calls, resets_at, counted="counted per clock window")
+
+
+def upload_attempts_limit() -> int:
+    """MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW; unset, three times the accepted-upload limit."""
+    limit = getattr(settings, "MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW", None)
+    if limit is None:
+        return 3 * int(getattr(settings, "MYPCBENCH_UPLOADS_PER_WINDOW", 20))
+    return int(limit)
+
+
+def count_upload_attempt(user) -> None:
+    """Count one upload attempt for ``user`` (accepted, refused or a repeat of an earlier archive)
+    in the current fixed window; raise RateLimited once over upload_attempts_limit(). Called before
+    the archive is read, so refused archives cannot make the server check them without bound."""
+    limit = upload_attempts_limit()
+    attempts, window, bucket = _count_in_clock_window("upload-attempts", user)
+    if attempts > limit:
+        counted = "accepted or refused, counted per clock window"
+        raise RateLimited("upload attempts", limit, window, attempts, _window_end(bucket, window), counted=counted)

@@ -119,9 +119,10 @@ def upload_tmp_dir() -> Path:
 
 
 def check_upload_rate(user) -> None:
-    """Refuse (429) when ``user`` already has the maximum of accepted uploads in the sliding window
-    (MYPCBENCH_UPLOADS_PER_WINDOW per MYPCBENCH_RATE_WINDOW_SECONDS); the message names the limit
-    and when it resets."""
+    """Count this upload attempt and refuse (429) when ``user`` is over the attempts limit
+    (MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW, accepted or refused, per clock window) or already has
+    the maximum of accepted uploads in the sliding window (MYPCBENCH_UPLOADS_PER_WINDOW), both per
+    MYPCBENCH_RATE_WINDOW_SECONDS; the message names the limit and when it resets."""
 
     def uploaded_since(since):
         return (
@@ -131,6 +132,7 @@ def check_upload_rate(user) -> None:
         )
 
     try:
+        ratelimits.count_upload_attempt(user)
         ratelimits.check_uploads(user, uploaded_since)
     except ratelimits.RateLimited as exc:
         raise SubmissionLimited([Problem("", str(exc))], retry_after=exc.retry_after) from exc
@@ -564,7 +566,8 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
     """Validate ``upload`` (a zip or tar.gz file object) with ``metadata`` and, only if everything
     passes, store it as a draft run of provenance "upload" with a Submission. The same archive
     uploaded again returns the existing submission. Raises SubmissionRejected with the full
-    report otherwise; then no rows, media files or temporary files remain."""
+    report otherwise; then no rows, media files or temporary files remain. Every call counts as
+    an attempt against the author's rate limit, before anything of the archive is read."""
     check_upload_rate(author)
     limits = upload_limits()
     name = _archive_name(upload)
