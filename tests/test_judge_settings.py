@@ -1,8 +1,9 @@
 """The judge's settings from the environment: MYPCBENCH_FAILURE_CLASSIFIER (off or provider[:model][@base_url])
 and MYPCBENCH_JUDGE_PRICES (a JSON price file over the shipped, unverified estimates): parsing, a clear
 error naming the variable when malformed (the site refuses to start), costs from the configured prices,
-"estimated" beside costs priced from the shipped table, and a classifier that cannot start refusing the
-work before any call. Providers are the simulator on 127.0.0.1 with the real SDKs (no network here)."""
+"estimated" beside costs priced from the shipped table (the judge command, the judgment admin), and a
+classifier that cannot start refusing the work before any call. Providers are the simulator on
+127.0.0.1 with the real SDKs (no network here)."""
 
 import json
 
@@ -121,6 +122,37 @@ def test_manage_py_judge_says_estimated_unless_the_price_was_configured(imported
     # every token at $1 per million (cached and cache-write tokens default to the input price)
     assert float(judged.cost_usd) == pytest.approx((judged.input_tokens + judged.output_tokens) / 1e6, abs=1e-6)
     assert judging.describe_judge_cost(0, "some-new-model").startswith("unknown (no price for some-new-model")
+
+
+@pytest.mark.django_db
+def test_the_judgment_admin_says_estimated_beside_the_cost(imported_run, settings, client, django_user_model, tmp_path):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+    client.force_login(django_user_model.objects.create_user("michael", is_staff=True, is_superuser=True))
+    with ProviderSimulator(lambda r: GOOD) as sim:
+        call_command("judge", imported_run.slug, "--provider", "anthropic", "--base-url", sim.url)
+    judged = Judgment.objects.filter(judge__origin="ours").order_by("pk").first()
+    cost = f"${float(judged.cost_usd):.4f}"
+    why = "estimated from unverified shipped prices; set MYPCBENCH_JUDGE_PRICES to a price file"
+    ours_listing = f"/admin/trajectories/judgment/?judge__id__exact={judged.judge_id}"
+    listing = client.get(ours_listing).content.decode()
+    assert "Judge cost (USD)" in listing
+    assert f'<span title="{cost} ({why})">{cost} (estimated)</span>' in listing
+    page = client.get(f"/admin/trajectories/judgment/{judged.pk}/change/").content.decode()
+    assert f"{cost} ({why})" in page
+    assert 'name="cost_usd"' not in page, "the cost is not a field to type over"
+
+    # the price configured: the same cost without the label
+    settings.MYPCBENCH_JUDGE_PRICES_CONFIGURED = frozenset({judged.judge.model})
+    listing = client.get(ours_listing).content.decode()
+    assert f">{cost}</span>" in listing and "(estimated" not in listing
+    assert "estimated" not in client.get(f"/admin/trajectories/judgment/{judged.pk}/change/").content.decode()
+
+    # an imported judgment carries no cost, and says so
+    write_task_dir(tmp_path / "judged", "retrieval-f001", full_judge=[True, False, True])
+    import_results(tmp_path / "judged", "Opus with its own judge")
+    imported = Judgment.objects.filter(judge__origin="imported").order_by("pk").first()
+    page = client.get(f"/admin/trajectories/judgment/{imported.pk}/change/").content.decode()
+    assert "no cost was recorded for this judgment" in page
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.contrib.admin.helpers import ActionForm
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from trajectories import admin_labelling, labelling, submissions
+from trajectories import admin_labelling, judging, labelling, submissions
 from trajectories.models import (
     ApiToken,
     HumanLabel,
@@ -112,6 +112,7 @@ class JudgmentAdmin(admin.ModelAdmin):
         "human_label",
         "failure_mode",
         "failure_mode_overridden",
+        "judge_cost",
         "created_at",
     ]
     list_filter = [
@@ -132,7 +133,9 @@ class JudgmentAdmin(admin.ModelAdmin):
         "judge",
     ]
     raw_id_fields = ["trajectory", "rubric_item", "judge"]
-    readonly_fields = ["created_at"]
+    # the cost is the judge's, priced from a table: shown with what it is, never typed in
+    exclude = ["cost_usd"]
+    readonly_fields = ["judge_cost_in_full", "created_at"]
     inlines = [HumanLabelInline, JudgmentHistoryInline]
     # Bulk human labels and the labelling page: trajectories/admin_labelling.py.
     actions = admin_labelling.ACTIONS
@@ -144,6 +147,15 @@ class JudgmentAdmin(admin.ModelAdmin):
     @admin.display(description="Human label", ordering="latest_label")
     def human_label(self, obj):
         return obj.latest_label or "—"
+
+    @admin.display(description="Judge cost (USD)", ordering="cost_usd")
+    def judge_cost(self, obj):
+        short, full = judging.judge_cost_cell(obj.cost_usd, obj.judge.model)
+        return format_html('<span title="{}">{}</span>', full, short)
+
+    @admin.display(description="Judge cost (USD)")
+    def judge_cost_in_full(self, obj):
+        return judging.judge_cost_cell(obj.cost_usd, obj.judge.model)[1] if obj.pk else "—"
 
     def has_label_permission(self, request):
         return admin_labelling.can_label(request.user)

@@ -370,6 +370,18 @@ def describe_judge_cost(cost_usd, model: str) -> str:
     return describe_cost(float(cost_usd or 0), model, configured)
 
 
+def judge_cost_cell(cost_usd, model: str) -> tuple[str, str]:
+    """A judgment's cost for a table cell, as (short text, full text): "$0.0012 (estimated)" with
+    why it is an estimate in full (describe_judge_cost's words), "$0.0012" when ``model``'s price is
+    configured, "not recorded" when the judgment carries no cost (imported or self-reported)."""
+    if cost_usd is None:
+        return "not recorded", "no cost was recorded for this judgment (imported or self-reported judgments carry none)"
+    full = describe_judge_cost(cost_usd, model)
+    if "(estimated" in full:
+        return f"${float(cost_usd):.4f} (estimated)", full
+    return full, full
+
+
 def run_judge_usage(run: Run, config: JudgeConfig | None = None) -> dict:
     """Judge tokens and cost spent on a whole run (by one configuration, or all)."""
     queryset = Judgment.objects.filter(trajectory__run=run)
