@@ -278,6 +278,15 @@ class Run(models.Model):
     def is_reported(self):
         return self.provenance == self.Provenance.REPORTED
 
+    @property
+    def public_source(self) -> str:
+        """The source as visitors see it: a local path (what import_results records) shows only its
+        last folder name, so pages do not publish the server's file layout; citations show whole."""
+        text = self.source.strip()
+        if text.startswith("/") and "\n" not in text:
+            return text.rstrip("/").rsplit("/", 1)[-1] or text
+        return text
+
 
 class ReportedFigure(models.Model):
     """A number published for a run (paper tables). Shown beside graded runs, never mixed

@@ -314,3 +314,11 @@ def test_a_suite_without_tasks_says_how_to_import_them(client):
     page = text(client.get(reverse("leaderboard:suite_detail", args=["mypcbench-eval-round0"])))
     assert "No tasks imported for this suite yet" in page
     assert 'import_tasks all_tasks_with_grading.json --task-types task_types.json --suite "MyPCBench"' in page
+
+
+def test_run_page_shows_an_imported_folder_by_name_not_the_servers_path(client, catalog):
+    run = catalog.published
+    run.source = "/srv/mypcbench/imports/results-2026-04"
+    run.save(update_fields=["source"])
+    page = text(client.get(reverse("leaderboard:run_detail", args=[run.slug])))
+    assert "Source results-2026-04" in page and "/srv/mypcbench" not in page
