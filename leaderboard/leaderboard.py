@@ -373,6 +373,7 @@ EXPORT_COLUMNS = (
     "judge_origin",
     "provenance",
     "badge",
+    "badge_title",  # the badge's tooltip: what exactly was verified for the run
     "tool_surface",
     "perfect_pct",
     "perfect_low",
@@ -416,6 +417,7 @@ def export_rows(b: Board) -> list[dict]:
                 "judge_origin": row.judge_origin,
                 "provenance": row.provenance,
                 "badge": row.badge.key if row.badge else "",
+                "badge_title": row.badge.title if row.badge else "",
                 "tool_surface": row.tool_surface,
                 "perfect_pct": r(row.perfect.value, 1),
                 "perfect_low": r(row.perfect.low, 1),

@@ -5,6 +5,7 @@ trajectory judged by our judge), judging / awaiting our judge (an upload our jud
 finished: never scored from the author's own verdicts), reported (published figures)."""
 
 import csv
+import html
 import io
 import re
 
@@ -181,6 +182,14 @@ def test_badge_in_api_rows_and_in_the_boards_csv_and_json_exports(client, runs):
     assert {e["run"]: e["badge"] for e in exported} == expected
     data = client.get("/leaderboard/?format=json").json()
     assert {r["run"]: r["badge"] for r in data["rows"]} == expected
+    # each export says what its badge means: the badge's tooltip on the page, word for word
+    board = client.get("/leaderboard/").content.decode()
+    for slug in expected:
+        tooltip = re.search(r'<span class="badge badge-[a-z-]+" title="([^"]+)"', board_row(board, slug)).group(1)
+        assert {e["badge_title"] for e in exported if e["run"] == slug} == {html.unescape(tooltip)}
+        assert {r["badge_title"] for r in data["rows"] if r["run"] == slug} == {html.unescape(tooltip)}
+    mine_csv = next(e for e in exported if e["run"] == sub.run.slug)
+    assert mine_csv["badge_title"] == mine["badge_title"], "the same words as the API"
 
     # documented in /api/docs (the OpenAPI schema it renders)
     schema = client.get("/api/openapi.json").json()["components"]["schemas"]["BoardRowOut"]
