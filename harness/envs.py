@@ -258,6 +258,84 @@ class _VMEnv(Environment):
         problem = kvm_problem(self.kvm_path)
         return [problem] if problem and not self.config.allow_tcg else []
 
+    # lifecycle shared by the VM backends: subclasses boot (_launch), tell whether the guest still
+    # runs (_exit_problem), say what its logs end with (_not_ready_detail) and tear it down (_kill).
+    boot_seconds: float | None = None  # how long the last boot took to answer the Control API
+    _fresh = False  # booted and nothing sent to the guest since
+
+    def start(self) -> None:
+        problems = self.preflight()
+        if problems:
+            raise BackendUnavailable(self.name, problems)
+        self._boot()
+
+    def _boot(self) -> None:
+        """Launch, then wait for the Control API; on failure nothing is left running."""
+        self._launch()
+        try:
+            self.boot_seconds = self._wait_ready()
+        except BootFailed:
+            self.stop()
+            raise
+        self._fresh = True
+
+    def _wait_ready(self) -> float:
+        """Seconds until /health answers 200; BootFailed when the guest exits or ``ready_timeout`` passes."""
+        started = time.monotonic()
+        probe = ControlClient(self.url)  # its timeouts shrink so the last poll ends by the deadline
+        try:
+            while True:
+                exited = self._exit_problem()
+                if exited:
+                    raise BootFailed(self.url, exited)
+                remaining = self.ready_timeout - (time.monotonic() - started)
+                probe.connect_timeout = probe.health_timeout = max(0.2, min(5.0, remaining))
+                if probe.health():
+                    return time.monotonic() - started
+                waited = time.monotonic() - started
+                if waited >= self.ready_timeout:
+                    raise BootFailed(self.url, f"guest not ready after {waited:.0f} s (no HTTP 200 on /health; "
+                                               f"ready timeout {self.ready_timeout:g} s); "
+                                               f"{self._not_ready_detail()}")  # fmt: skip
+                time.sleep(min(1.0, max(0.0, self.ready_timeout - waited)))
+        finally:
+            probe.close()
+
+    def reset(self, task=None) -> None:
+        """A fresh guest, unless the guest has just booted and nothing was sent to it."""
+        if self._fresh and self._exit_problem() is None and self.client.health():
+            return
+        self._kill()
+        deadline = time.monotonic() + 90
+        while self._port_problems() and time.monotonic() < deadline:
+            time.sleep(1)
+        self._boot()
+
+    def execute(self, command, shell: bool = False) -> ExecResult:
+        self._fresh = False
+        return super().execute(command, shell=shell)
+
+    def run_action(self, action: str) -> ExecResult:
+        self._fresh = False
+        return super().run_action(action)
+
+    def write_answer(self, text: str) -> ExecResult:
+        self._fresh = False
+        return super().write_answer(text)
+
+    def _launch(self) -> None:
+        raise NotImplementedError
+
+    def _exit_problem(self) -> str | None:
+        """Why the guest is not running any more (None while it runs)."""
+        raise NotImplementedError
+
+    def _not_ready_detail(self) -> str:
+        raise NotImplementedError
+
+    def _kill(self) -> None:
+        raise NotImplementedError
+
 
 def find_ovmf(dirs=OVMF_DIRS) -> tuple[str, str] | None:
     """UEFI CODE and VARS files from the distro, preferring 4M builds, never secure-boot variants."""
@@ -290,8 +368,6 @@ class QemuEnv(_VMEnv):
 
     name = "qemu"
     process: subprocess.Popen | None = None
-    boot_seconds: float | None = None  # how long the last boot took to answer the Control API
-    _fresh = False  # booted and nothing sent to the guest since
 
     @property
     def overlay_path(self) -> str:
@@ -355,14 +431,8 @@ class QemuEnv(_VMEnv):
     def _slot_file(self, suffix: str) -> Path:
         return Path(self.config.work_dir) / f"{self.config.slot_name}{suffix}"
 
-    def start(self) -> None:
-        problems = self.preflight()
-        if problems:
-            raise BackendUnavailable(self.name, problems)
-        self._boot()
-
-    def _boot(self) -> None:
-        """Fresh overlay, then QEMU, then wait for the Control API; on failure nothing is left running."""
+    def _launch(self) -> None:
+        """A fresh overlay, then QEMU."""
         Path(self.overlay_path).unlink(missing_ok=True)
         made = subprocess.run(self.overlay_command(), capture_output=True, text=True, timeout=120)
         if made.returncode != 0:
@@ -374,35 +444,15 @@ class QemuEnv(_VMEnv):
         with open(self._slot_file("-qemu.log"), "wb") as log:  # QEMU's own messages; kept after stop
             self.process = subprocess.Popen(self.qemu_command(ovmf), stdin=subprocess.DEVNULL,
                                             stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
-        try:
-            self.boot_seconds = self._wait_ready()
-        except BootFailed:
-            self.stop()
-            raise
-        self._fresh = True
 
-    def _wait_ready(self) -> float:
-        """Seconds until /health answers 200; BootFailed when QEMU exits or ``ready_timeout`` passes."""
-        started = time.monotonic()
-        probe = ControlClient(self.url)  # its timeouts shrink so the last poll ends by the deadline
-        try:
-            while True:
-                code = self.process.poll()
-                if code is not None:
-                    raise BootFailed(self.url, f"qemu exited with code {code} before the guest was ready; "
-                                               f"{self._tail('-qemu.log', 'QEMU output')}")  # fmt: skip
-                remaining = self.ready_timeout - (time.monotonic() - started)
-                probe.connect_timeout = probe.health_timeout = max(0.2, min(5.0, remaining))
-                if probe.health():
-                    return time.monotonic() - started
-                waited = time.monotonic() - started
-                if waited >= self.ready_timeout:
-                    raise BootFailed(self.url, f"guest not ready after {waited:.0f} s (no HTTP 200 on /health; "
-                                               f"ready timeout {self.ready_timeout:g} s); "
-                                               f"{self._tail('-serial.log', 'serial console')}")  # fmt: skip
-                time.sleep(min(1.0, max(0.0, self.ready_timeout - waited)))
-        finally:
-            probe.close()
+    def _exit_problem(self) -> str | None:
+        code = self.process.poll() if self.process is not None else -1
+        if code is None:
+            return None
+        return f"qemu exited with code {code} before the guest was ready; {self._tail('-qemu.log', 'QEMU output')}"
+
+    def _not_ready_detail(self) -> str:
+        return self._tail("-serial.log", "serial console")
 
     def _tail(self, suffix: str, what: str, lines: int = 6) -> str:
         path = self._slot_file(suffix)
@@ -412,28 +462,6 @@ class QemuEnv(_VMEnv):
             return f"no {what} log at {path}"
         last = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
         return f"{what} ({path}) ends with: " + (" | ".join(last) if last else "(nothing)")
-
-    def reset(self, task=None) -> None:
-        """Cold boot from a fresh overlay, unless the guest has just booted and nothing was sent to it."""
-        if self._fresh and self.process.poll() is None and self.client.health():
-            return
-        self._kill()
-        deadline = time.monotonic() + 90
-        while self._port_problems() and time.monotonic() < deadline:
-            time.sleep(1)
-        self._boot()
-
-    def execute(self, command, shell: bool = False) -> ExecResult:
-        self._fresh = False
-        return super().execute(command, shell=shell)
-
-    def run_action(self, action: str) -> ExecResult:
-        self._fresh = False
-        return super().run_action(action)
-
-    def write_answer(self, text: str) -> ExecResult:
-        self._fresh = False
-        return super().write_answer(text)
 
     def _kill(self) -> None:
         self._fresh = False
@@ -450,37 +478,52 @@ class QemuEnv(_VMEnv):
 
 
 class DockerEnv(_VMEnv):
-    """The released Docker image (QEMU inside); reset removes the container and runs a fresh one."""
+    """The released Docker image (the VM under QEMU inside), one container per slot named after it, its
+    ports published on 127.0.0.1. Reset removes the container and runs a fresh one (a container that has
+    just started and was sent nothing yet is kept); stop removes it. /dev/kvm is passed in only when KVM
+    is usable here; without it the backend refuses unless ``allow_tcg``. harness/testguest_docker.py
+    builds a small stand-in image that runs the Control API guest directly."""
 
     name = "docker"
+    released_image = "ljang/mypcbench-qemu:eval-round0"
 
     def __init__(self, config: VMConfig, *, run=subprocess.run, **kwargs):
         self.run = run
         super().__init__(config, **kwargs)
 
+    def _docker(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        """``docker ARGS``; a CLI that does not answer within ``timeout`` counts as a failure (exit 124)."""
+        command = ["docker", *args]
+        try:
+            return self.run(command, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(command, 124, "", f"docker {args[0]} gave no answer in {timeout:g} s")
+
     def preflight(self) -> list[str]:
         if self.which("docker") is None:
-            return ["docker is not installed (expected the docker CLI on PATH)"]
+            return ["docker is not installed (expected the docker CLI on PATH; apt-get install docker.io)"]
         problems = []
+        info = self._docker("info", "--format", "{{.ServerVersion}}", timeout=30)
+        if info.returncode != 0:
+            detail = " ".join((info.stderr or info.stdout or "").split())[:300] or f"exit {info.returncode}"
+            problems.append(f"the Docker daemon is not reachable ({detail}); start dockerd, or check DOCKER_HOST "
+                            "and access to /var/run/docker.sock")  # fmt: skip
         if not self.config.image:
-            problems.append("no image given (expected e.g. ljang/mypcbench-qemu:eval-round0)")
-        else:
-            info = self.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True)
-            if info.returncode != 0:
-                problems.append(f"the Docker daemon is not reachable: {(info.stderr or '').strip()[:200]}")
-            else:
-                image = self.run(["docker", "image", "inspect", self.config.image], capture_output=True, text=True)
-                if image.returncode != 0:
-                    problems.append(f"image {self.config.image} is not present locally (docker pull it first)")
+            problems.append(f"no image given (expected e.g. {self.released_image})")
+        elif info.returncode == 0 and self._docker("image", "inspect", self.config.image).returncode != 0:
+            problems.append(f"image {self.config.image} is not present locally (docker pull it first; "
+                            "python -m harness.testguest --docker builds the small test image)")  # fmt: skip
         return problems + self._kvm_problems() + self._port_problems()
 
     def run_command(self) -> list[str]:
         config, ports = self.config, self.config.ports
         publish = [(ports.api, API_PORT), (ports.vnc, VNC_PORT), (ports.novnc, 6080), (ports.ssh, 2222)]
         publish += [(host, guest) for guest, host in ports.apps.items()]
-        command = ["docker", "run", "-d", "--name", config.slot_name, "--device", "/dev/kvm",
+        command = ["docker", "run", "-d", "--name", config.slot_name,
                    "-e", f"PERSONA={config.persona}", "-e", f"VM_ID={config.persona}", "-e", f"WORLD={config.world}",
                    "-e", f"RAM_SIZE={config.memory}", "-e", f"CPU_CORES={config.cpus}"]  # fmt: skip
+        if kvm_problem(self.kvm_path) is None:  # else allow_tcg was given (preflight refuses otherwise)
+            command += ["--device", f"{self.kvm_path}:/dev/kvm"]
         for host, guest in publish:
             command += ["-p", f"127.0.0.1:{host}:{guest}"]
         return [*command, config.image]
@@ -488,22 +531,54 @@ class DockerEnv(_VMEnv):
     def remove_command(self) -> list[str]:
         return ["docker", "rm", "-f", self.config.slot_name]
 
-    def start(self) -> None:
-        problems = self.preflight()
-        if problems:
-            raise BackendUnavailable(self.name, problems)
-        self.run(self.remove_command(), capture_output=True)
-        done = self.run(self.run_command(), capture_output=True, text=True)
+    def _launch(self) -> None:
+        # A stopped container of this slot left by an earlier run is removed; a running one holds the
+        # slot's ports, so preflight has already refused to start.
+        self._remove()
+        done = self._docker(*self.run_command()[1:], timeout=300)
         if done.returncode != 0:
-            raise BackendUnavailable(self.name, [f"docker run failed: {(done.stderr or '').strip()[:300]}"])
-        self.client.wait_ready(timeout=self.ready_timeout, interval=5.0)
+            self._remove()  # docker run leaves a created container behind when publishing fails
+            detail = " ".join((done.stderr or "").split())[:400]
+            raise BackendUnavailable(self.name, [f"docker run {self.config.image} failed: {detail}"])
 
-    def reset(self, task=None) -> None:
-        self.start()
+    def container_state(self) -> tuple[str, int] | None:
+        """(status, exit code) of this slot's container, e.g. ("running", 0); None when there is none."""
+        shown = self._docker("inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", self.config.slot_name)
+        if shown.returncode != 0:
+            return None
+        status, _, code = shown.stdout.strip().partition(" ")
+        return status, int(code or 0)
+
+    def _exit_problem(self) -> str | None:
+        state = self.container_state()
+        if state is None:
+            return f"container {self.config.slot_name} is gone (removed from outside the harness?)"
+        status, code = state
+        if status == "running":
+            return None
+        return (f"container {self.config.slot_name} is {status} (exit code {code}) before the guest was ready; "
+                f"{self._logs_tail()}")  # fmt: skip
+
+    def _not_ready_detail(self) -> str:
+        return self._logs_tail()
+
+    def _logs_tail(self, lines: int = 6) -> str:
+        shown = self._docker("logs", "--tail", str(lines), self.config.slot_name)
+        text = (shown.stdout or "") + (shown.stderr or "")
+        last = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
+        return f"docker logs {self.config.slot_name} ends with: " + (" | ".join(last) if last else "(nothing)")
+
+    def _remove(self) -> None:
+        self._docker("rm", "-f", self.config.slot_name, timeout=120)
+
+    def _kill(self) -> None:
+        self._fresh = False
+        self._remove()
 
     def stop(self) -> None:
+        """Remove the container (and with it the slot's published ports)."""
+        self._kill()
         super().stop()
-        self.run(self.remove_command(), capture_output=True)
 
 
 BACKENDS = ("fake", "remote", "local", "qemu", "docker")

@@ -7,6 +7,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
         --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
             [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testguest builds a small guest)
+        --backend docker --image TAG [--allow-tcg]   (python -m harness.testguest --docker builds a test image)
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -165,7 +166,7 @@ def main(argv=None) -> int:
     run.add_argument("--kernel", default="", help="qemu: boot this kernel directly (e.g. the test guest's)")
     run.add_argument("--initrd", default="", help="qemu: the directly booted kernel's initramfs")
     run.add_argument("--append", default="", help="qemu: the directly booted kernel's command line")
-    run.add_argument("--allow-tcg", action="store_true", help="qemu: boot without KVM (slow) when KVM is unusable")
+    run.add_argument("--allow-tcg", action="store_true", help="qemu, docker: start without KVM when it is unusable")
     run.add_argument("--work-dir", default="/tmp", help="qemu: folder for the slot's overlay and its logs")
     run.add_argument("--ready-timeout", type=float, default=900.0, help="seconds a VM or remote guest gets to boot")
     run.add_argument("--agent", choices=sorted(AGENTS), default="dummy")

@@ -1,6 +1,7 @@
 """Environment backends: the QEMU and Docker command lines per slot, and the reasons a backend gives
-when it cannot start (no KVM, no image, no qemu, port taken). QEMU and the released image are not on
-this machine, so the commands are checked as built, and tools are found through an injected `which`."""
+when it cannot start (no KVM, no image, no qemu, port taken). The released image is not on this
+machine, so the commands are checked as built, and tools are found through an injected `which`
+(tests/test_harness_qemu.py and tests/test_harness_docker.py run both backends for real on test guests)."""
 
 import socket
 import subprocess
@@ -101,15 +102,18 @@ def test_a_taken_port_is_named(image, kvm):
 
 
 class FakeDocker:
-    """Stands in for the docker CLI (no Docker daemon on this machine); records what was run."""
+    """Stands in for the docker CLI, so these checks run where Docker is not installed (the real daemon
+    is exercised in tests/test_harness_docker.py); records what was run."""
 
-    def __init__(self, daemon=True, image=True):
-        self.daemon, self.image, self.calls = daemon, image, []
+    def __init__(self, daemon=True, image=True, run=True):
+        self.daemon, self.image, self.run, self.calls = daemon, image, run, []
 
     def __call__(self, args, **kwargs):
         self.calls.append(args)
-        ok = {"info": self.daemon, "image": self.image}.get(args[1], True)
-        return subprocess.CompletedProcess(args, 0 if ok else 1, "", "" if ok else "Cannot connect to the daemon")
+        ok = {"info": self.daemon, "image": self.image, "run": self.run}.get(args[1], True)
+        error = {"info": "Cannot connect to the daemon", "run": "Bind for 127.0.0.1:25000 failed: port is\n"
+                 "already allocated"}.get(args[1], "failed")  # fmt: skip
+        return subprocess.CompletedProcess(args, 0 if ok else 125, "", "" if ok else error)
 
 
 def test_docker_run_command_publishes_the_slot_ports_on_loopback(kvm):
@@ -119,19 +123,56 @@ def test_docker_run_command_publishes_the_slot_ports_on_loopback(kvm):
     assert command[:4] == ["docker", "run", "-d", "--name"] and command[-1] == "ljang/mypcbench-qemu:eval-round0"
     assert "127.0.0.1:25030:5000" in command and "127.0.0.1:25032:6080" in command
     assert "127.0.0.1:25040:3001" in command and "PERSONA=michael_scott" in command
+    assert command[command.index("--device") + 1] == f"{kvm}:/dev/kvm"  # KVM usable: passed in
     assert env.remove_command() == ["docker", "rm", "-f", "mypcbench-slot1"]
+
+
+def test_a_failed_docker_run_is_named_and_leaves_no_container(kvm):
+    docker = FakeDocker(run=False)
+    env = DockerEnv(VMConfig(image="img"), run=docker, which=has_all, kvm_path=kvm)
+    with pytest.raises(BackendUnavailable) as caught:
+        env._launch()  # after preflight passed: another process took a port in between
+    assert str(caught.value) == (
+        "the docker backend cannot start: docker run img failed: Bind for 127.0.0.1:25000 failed: port is already "
+        "allocated"
+    )
+    assert docker.calls[-1] == ["docker", "rm", "-f", "mypcbench-slot0"]
+
+
+def test_docker_passes_kvm_in_only_when_it_is_usable(tmp_path):
+    no_kvm = str(tmp_path / "no-kvm")
+    allowed = DockerEnv(VMConfig(image="img", allow_tcg=True), run=FakeDocker(), which=has_all, kvm_path=no_kvm)
+    assert allowed.preflight() == [] and "--device" not in allowed.run_command()
+    strict = DockerEnv(VMConfig(image="img"), run=FakeDocker(), which=has_all, kvm_path=no_kvm)
+    assert strict.preflight() == [
+        f"no {no_kvm} (KVM is not available: enable virtualisation or run on a host with KVM)"
+    ]
 
 
 def test_docker_reports_daemon_image_and_kvm(tmp_path):
     config = VMConfig(image="mypcbench:missing")
     assert DockerEnv(config, run=FakeDocker(), which=has_none).preflight() == [
-        "docker is not installed (expected the docker CLI on PATH)"
+        "docker is not installed (expected the docker CLI on PATH; apt-get install docker.io)"
     ]
-    problems = DockerEnv(config, run=FakeDocker(daemon=False), which=has_all, kvm_path=str(tmp_path / "k")).preflight()
-    assert problems[0].startswith("the Docker daemon is not reachable: Cannot connect")
+    docker = FakeDocker(daemon=False)
+    problems = DockerEnv(config, run=docker, which=has_all, kvm_path=str(tmp_path / "k")).preflight()
+    assert problems[0] == (
+        "the Docker daemon is not reachable (Cannot connect to the daemon); start dockerd, or check DOCKER_HOST "
+        "and access to /var/run/docker.sock"
+    )
+    assert not any(call[1] == "image" for call in docker.calls)  # nothing to ask a daemon that is not there
     assert any("KVM" in p for p in problems)
     problems = DockerEnv(config, run=FakeDocker(image=False), which=has_all, kvm_path=str(tmp_path / "k")).preflight()
-    assert "image mypcbench:missing is not present locally (docker pull it first)" in problems
+    assert (
+        "image mypcbench:missing is not present locally (docker pull it first; python -m harness.testguest --docker "
+        "builds the small test image)" in problems
+    )
+    assert DockerEnv(
+        VMConfig(),
+        run=FakeDocker(),
+        which=has_all,
+        kvm_path=str(tmp_path / "k"),
+    ).preflight()[0] == ("no image given (expected e.g. ljang/mypcbench-qemu:eval-round0)")
 
 
 def test_remote_backend_needs_a_url_and_a_live_guest():
