@@ -12,6 +12,7 @@ Inside the guest, /dev/vda (the slot's overlay of the base disk) is mounted at /
 Control API listens on port 5000; pyautogui calls are logged to /var/log/pyautogui.jsonl.
 
     python -m harness.testguest [--cache DIR] [--disk PATH]   # build (or reuse); print how to boot it
+    python -m harness.testguest --docker [--cache DIR]        # the same userland as a Docker image
 """
 
 import argparse
@@ -358,7 +359,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.testguest", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=None, help=f"cache folder (default {cache_dir()})")
     parser.add_argument("--disk", type=Path, help="also write a small base disk (qcow2) here")
+    parser.add_argument(
+        "--docker", action="store_true", help="build (or reuse) the Docker test image (harness/testguest_docker.py)"
+    )
     args = parser.parse_args(argv)
+    if args.docker:
+        if args.disk:
+            parser.error("--disk: the Docker test image has no disk (it is for the qemu backend)")
+        return _docker_main(args.cache)
     try:
         guest = build_test_guest(args.cache, log=lambda message: print(message, file=sys.stderr))
         if args.disk:
@@ -372,6 +380,19 @@ def main(argv=None) -> int:
     print(f"boot it: python -m harness run --backend qemu --image {image} --kernel {guest.kernel} "
           f"--initrd {guest.initrd} --append '{guest.append}' --memory 256M --cpus 1 --settle 0 "
           f"--tasks ... --out ...{tcg}")  # fmt: skip
+    return 0
+
+
+def _docker_main(cache: Path | None) -> int:
+    from harness.testguest_docker import build_test_image, run_line  # it builds on this module
+
+    try:
+        tag = build_test_image(cache, log=lambda message: print(message, file=sys.stderr))
+    except BuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"image: {tag}  (a stand-in for the released image: the Control API on port 5000, no VM inside)")
+    print(f"run on it: {run_line(tag)}")
     return 0
 
 
