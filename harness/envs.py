@@ -226,6 +226,7 @@ class VMConfig:
     persona: str = "michael_scott"
     world: str = "scranton-office"
     allow_tcg: bool = False  # boot without KVM (very slow; off unless asked for)
+    privileged: bool = True  # docker only: --privileged, as the released image is documented to run
     # qemu only: boot this kernel directly (no firmware, no boot loader) with its initramfs and
     # command line; the disk overlay stays attached as /dev/vda.
     kernel: str = ""
@@ -519,7 +520,7 @@ class DockerEnv(_VMEnv):
         config, ports = self.config, self.config.ports
         publish = [(ports.api, API_PORT), (ports.vnc, VNC_PORT), (ports.novnc, 6080), (ports.ssh, 2222)]
         publish += [(host, guest) for guest, host in ports.apps.items()]
-        command = ["docker", "run", "-d", "--name", config.slot_name,
+        command = ["docker", "run", "-d", *(["--privileged"] if config.privileged else []), "--name", config.slot_name,
                    "-e", f"PERSONA={config.persona}", "-e", f"VM_ID={config.persona}", "-e", f"WORLD={config.world}",
                    "-e", f"RAM_SIZE={config.memory}", "-e", f"CPU_CORES={config.cpus}"]  # fmt: skip
         if kvm_problem(self.kvm_path) is None:  # else allow_tcg was given (preflight refuses otherwise)

@@ -7,7 +7,8 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
         --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
             [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testguest builds a small guest)
-        --backend docker --image TAG [--allow-tcg]   (python -m harness.testguest --docker builds a test image)
+        --backend docker --image TAG [--allow-tcg] [--unprivileged]
+            (python -m harness.testguest --docker builds a test image)
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -167,6 +168,11 @@ def main(argv=None) -> int:
     run.add_argument("--initrd", default="", help="qemu: the directly booted kernel's initramfs")
     run.add_argument("--append", default="", help="qemu: the directly booted kernel's command line")
     run.add_argument("--allow-tcg", action="store_true", help="qemu, docker: start without KVM when it is unusable")
+    run.add_argument(
+        "--unprivileged",
+        action="store_true",
+        help="docker: run the container without --privileged (the test image needs none)",
+    )
     run.add_argument("--work-dir", default="/tmp", help="qemu: folder for the slot's overlay and its logs")
     run.add_argument("--ready-timeout", type=float, default=900.0, help="seconds a VM or remote guest gets to boot")
     run.add_argument("--agent", choices=sorted(AGENTS), default="dummy")
@@ -211,7 +217,7 @@ def main(argv=None) -> int:
         size = (args.width, args.height)
         vm = VMConfig(image=args.image, slot=args.slot, memory=args.memory, cpus=args.cpus, kernel=args.kernel,
                       initrd=args.initrd, append=args.append, allow_tcg=args.allow_tcg,
-                      work_dir=args.work_dir)  # fmt: skip
+                      privileged=not args.unprivileged, work_dir=args.work_dir)  # fmt: skip
         env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm,
                        ready_timeout=args.ready_timeout)  # fmt: skip
     except RunError as exc:

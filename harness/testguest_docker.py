@@ -207,4 +207,4 @@ def run_line(tag: str) -> str:
     """The command that runs tasks on the test image with the docker backend (--allow-tcg where KVM is
     unusable: the backend asks for KVM because the released image needs it; this image never uses it)."""
     tcg = f" --allow-tcg  (no usable KVM: {problem})" if (problem := kvm_problem()) else ""
-    return f"python -m harness run --backend docker --image {tag} --settle 0 --tasks ... --out ...{tcg}"
+    return f"python -m harness run --backend docker --image {tag} --unprivileged --settle 0 --tasks ... --out ...{tcg}"

@@ -60,7 +60,7 @@ def free_slot(count: int = 1, port_base: int = 25000) -> int:
 
 
 def docker_env(image, slot: int, **overrides) -> DockerEnv:
-    config = VMConfig(image=image, slot=slot, allow_tcg=True, **overrides)
+    config = VMConfig(image=image, slot=slot, allow_tcg=True, privileged=False, **overrides)
     return DockerEnv(config, ready_timeout=READY_TIMEOUT)
 
 
@@ -211,7 +211,7 @@ def test_a_container_that_exits_or_never_answers_fails_with_its_last_log_lines_a
         )
         assert container_id(name) is None
 
-        env = DockerEnv(VMConfig(image=silent, slot=free_slot(), allow_tcg=True), ready_timeout=3)
+        env = DockerEnv(VMConfig(image=silent, slot=free_slot(), allow_tcg=True, privileged=False), ready_timeout=3)
         with pytest.raises(BootFailed) as caught:
             env.start()
         name, message = env.config.slot_name, str(caught.value)
@@ -239,7 +239,8 @@ def test_python_m_harness_run_on_the_docker_backend(image, tmp_path):
     slot, out = free_slot(), tmp_path / "results"
     done = subprocess.run(
         [str(arg) for arg in [sys.executable, "-m", "harness", "run", "--tasks", DEMO_SUITE, "--task", "demo-d001",
-         "--backend", "docker", "--image", image, "--slot", slot, "--allow-tcg", "--ready-timeout", READY_TIMEOUT,
+         "--backend", "docker", "--image", image, "--slot", slot, "--allow-tcg", "--unprivileged",
+         "--ready-timeout", READY_TIMEOUT,
          "--agent", "scripted", "--plan", plan, "--out", out, "--settle", "0", "--sleep-after", "0",
          "--no-progress"]],
         cwd=ROOT, capture_output=True, text=True, timeout=600,

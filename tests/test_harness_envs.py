@@ -120,7 +120,8 @@ def test_docker_run_command_publishes_the_slot_ports_on_loopback(kvm):
     env = DockerEnv(VMConfig(image="ljang/mypcbench-qemu:eval-round0", slot=1), run=FakeDocker(), which=has_all,
                     kvm_path=kvm)  # fmt: skip
     command = env.run_command()
-    assert command[:4] == ["docker", "run", "-d", "--name"] and command[-1] == "ljang/mypcbench-qemu:eval-round0"
+    assert command[:5] == ["docker", "run", "-d", "--privileged", "--name"]
+    assert command[-1] == "ljang/mypcbench-qemu:eval-round0"
     assert "127.0.0.1:25030:5000" in command and "127.0.0.1:25032:6080" in command
     assert "127.0.0.1:25040:3001" in command and "PERSONA=michael_scott" in command
     assert command[command.index("--device") + 1] == f"{kvm}:/dev/kvm"  # KVM usable: passed in
@@ -187,3 +188,9 @@ def test_find_ovmf_prefers_4m_and_skips_secure_boot(tmp_path):
         (tmp_path / name).write_bytes(b"")
     assert find_ovmf([str(tmp_path)]) == (str(tmp_path / "OVMF_CODE_4M.fd"), str(tmp_path / "OVMF_VARS_4M.fd"))
     assert find_ovmf([str(tmp_path / "none")]) is None
+
+
+def test_docker_runs_privileged_unless_told_not_to(kvm):
+    released = DockerEnv(VMConfig(image="img"), run=FakeDocker(), which=has_all, kvm_path=kvm)
+    test_image = DockerEnv(VMConfig(image="img", privileged=False), run=FakeDocker(), which=has_all, kvm_path=kvm)
+    assert "--privileged" in released.run_command() and "--privileged" not in test_image.run_command()
