@@ -1,7 +1,8 @@
 """Record the demo trajectories: a scripted (non-LLM) agent drives Chromium over the static demo apps and
-each run is written as an upstream MyPCBench result folder with real screenshots and scripted verdicts.
+each plan set (seeding/demo_plans.py) is written as a folder of upstream MyPCBench result folders with real
+screenshots and scripted verdicts: ``demo_results/`` (the careful plan) and ``demo_results_hasty/``.
 
-Run: ``.venv/bin/python -m seeding.record_demo [--out DIR]`` (default ``seeding/demo_results``).
+Run: ``.venv/bin/python -m seeding.record_demo [--out DIR]`` (default ``seeding/``).
 """
 
 import argparse
@@ -13,18 +14,32 @@ import shutil
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from PIL import Image
 
 from harness.chromium import launch_options
+from seeding.demo_plans import (  # noqa: F401  (re-exported: tests and callers use record_demo.*)
+    DONE,
+    FAIL,
+    HASTY_PLANS,
+    PLANS,
+    Action,
+    DemoPlan,
+    Turn,
+    Verdict,
+    click,
+    hotkey,
+    switch_to,
+    type_text,
+)
 
 SEEDING = Path(__file__).resolve().parent
 DEMO_APPS = SEEDING / "demo_apps"
 DEMO_SUITE = SEEDING / "demo_suite.json"
-DEFAULT_OUT = SEEDING / "demo_results"
+DEFAULT_OUT = SEEDING
 
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -35,175 +50,24 @@ ACTION_SPACING = timedelta(seconds=4, microseconds=250000)
 TIMESTAMP_FORMAT = "%Y%m%d@%H%M%S%f"
 
 AGENT_TAG = "[Scripted demo agent: a fixed script, not a model]"
+HASTY_AGENT_TAG = "[Scripted demo agent, hasty plan: a fixed script, not a model]"
 VERDICT_MODEL = "scripted-demo-verdicts"
 VERDICT_TAG = "Scripted demo verdict written with the demo script, not by an LLM judge."
 
 
 @dataclass(frozen=True)
-class Action:
-    """One scripted GUI action. ``target`` is a Playwright selector; ``to`` is the drop target of a drag."""
+class DemoRun:
+    """One recorded demo run: the folder (under the output folder) its task folders go to, and its plans."""
 
-    kind: str  # click, double_click, type, hotkey, drag, done, fail
-    target: str = ""
-    text: str = ""
-    keys: tuple[str, ...] = ()
-    to: str = ""
-
-
-@dataclass(frozen=True)
-class Turn:
-    response: str
-    action: Action
+    folder: str
+    plans: list
+    agent_tag: str
+    base_time: datetime
 
 
-@dataclass(frozen=True)
-class Verdict:
-    success: bool
-    reasoning: str
-
-
-@dataclass
-class DemoPlan:
-    """What the scripted agent does for one demo task, and how its rubric items come out."""
-
-    task_id: str
-    page: str
-    turns: list[Turn]
-    verdicts: list[Verdict] = field(default_factory=list)
-
-
-def click(target):
-    return Action("click", target=target)
-
-
-def type_text(text):
-    return Action("type", text=text)
-
-
-def hotkey(*keys):
-    return Action("hotkey", keys=keys)
-
-
-DONE = Action("done")
-FAIL = Action("fail")
-
-PLANS = [
-    DemoPlan(
-        task_id="demo-d001",
-        page="hoolimail.html",
-        turns=[
-            Turn(
-                "I need the Dinoco booking mail for the Jamaica flight. I click the HooliMail search box.",
-                click("#search"),
-            ),
-            Turn("I search the inbox for the airline's name.", type_text("Dinoco\n")),
-            Turn(
-                "Two Dinoco bookings match: one to New York (DN6769) and one to Montego Bay (DN1562). "
-                "Jamaica is Montego Bay, so I open that one.",
-                click(".mail:has-text('Montego Bay (MBJ)')"),
-            ),
-            Turn(
-                "Found it. Your Jamaica flight is Dinoco DN1562 from Scranton (AVP) to Montego Bay (MBJ) on Saturday, "
-                "May 16, 2026, leaving at 6:00am (seat 22C). The confirmation code is DN-83823.",
-                DONE,
-            ),
-        ],
-        verdicts=[
-            Verdict(True, "The agent opened the Dinoco mail for DN1562 to MBJ, not the New York booking (step 3)."),
-            Verdict(True, "The final answer gives DN-83823, matching the open mail (steps 3, 4)."),
-            Verdict(True, "The final answer names flight DN1562 (steps 3, 4)."),
-            Verdict(True, "The final answer says 6:00am from AVP on May 16, 2026 (steps 3, 4)."),
-            Verdict(
-                True,
-                "The agent only searched and opened a message; nothing was sent, moved or deleted (steps 1, 2, 3).",
-            ),
-        ],
-    ),
-    DemoPlan(
-        task_id="demo-d002",
-        page="hoolicalendar.html",
-        turns=[
-            Turn(
-                "This week's calendar shows a 'Dentist Appointment' early on Tuesday. I open it for the details.",
-                click(".ev:has-text('Dentist Appointment')"),
-            ),
-            Turn(
-                "Your dentist appointment is on Tuesday, April 14, 2026, from 8:00am to 9:00am, "
-                "at Dr. Chen, 450 Linden St, Scranton.",
-                DONE,
-            ),
-        ],
-        verdicts=[
-            Verdict(True, "The agent opened the 'Dentist Appointment' event (step 1)."),
-            Verdict(True, "The answer says Tuesday, April 14, 2026, as shown in the event panel (steps 1, 2)."),
-            Verdict(True, "The answer gives 8:00am to 9:00am (steps 1, 2)."),
-            Verdict(True, "The answer gives Dr. Chen, 450 Linden St, Scranton (steps 1, 2)."),
-        ],
-    ),
-    DemoPlan(
-        task_id="demo-d003",
-        page="gringotts.html",
-        turns=[
-            Turn(
-                "I will look up each streaming service in the card transactions. First the search box.",
-                click("#search"),
-            ),
-            Turn("Searching for Netflix.", type_text("Netflix\n")),
-            Turn("Netflix Premium is $22.99 a month. Next, Hulu: I select the search text.", hotkey("ctrl", "a")),
-            Turn("Searching for Hulu.", type_text("Hulu\n")),
-            Turn("Hulu (No Ads) is $17.99. Next, Disney+.", hotkey("ctrl", "a")),
-            Turn("Searching for Disney.", type_text("Disney\n")),
-            Turn("Disney+ Bundle is $19.99. Next, Peacock.", hotkey("ctrl", "a")),
-            Turn("Searching for Peacock.", type_text("Peacock\n")),
-            Turn(
-                "Your TV streaming subscriptions: Netflix Premium $22.99, Hulu (No Ads) $17.99, "
-                "Disney+ Bundle $19.99 and Peacock Premium $13.99. Total: $74.96 a month.",
-                DONE,
-            ),
-        ],
-        verdicts=[
-            Verdict(True, "Netflix Premium at $22.99 was found and listed (steps 2, 9)."),
-            Verdict(True, "Hulu (No Ads) at $17.99 was found and listed (steps 4, 9)."),
-            Verdict(True, "Disney+ Bundle at $19.99 was found and listed (steps 6, 9)."),
-            Verdict(True, "Peacock Premium at $13.99 was found and listed (steps 8, 9)."),
-            Verdict(
-                False,
-                "The agent only searched for the four services it already knew and never browsed the full list, "
-                "so the $11.99 Paramount+ charge is missing from the answer (step 9).",
-            ),
-            Verdict(True, "No non-streaming charge was counted in the total (step 9)."),
-            Verdict(False, "The reported total is $74.96, not $86.95, because Paramount+ is missing (step 9)."),
-        ],
-    ),
-    DemoPlan(
-        task_id="demo-d009",
-        page="hoolicalendar.html",
-        turns=[
-            Turn(
-                "The overdue Sensitivity Training is not in this week's view. I go back one week to find it.",
-                click("#prev"),
-            ),
-            Turn(
-                "There it is on Thursday, April 9 at 9:00am. I open the event to reschedule it.",
-                click(".ev:has-text('Sensitivity Training')"),
-            ),
-            Turn(
-                "The panel only has a Close button. I try double-clicking the event to get an edit dialog.",
-                Action("double_click", target=".ev:has-text('Sensitivity Training')"),
-            ),
-            Turn(
-                "The calendar says its events are read-only and offers no edit, move or drag control, so I cannot "
-                "move Sensitivity Training to Wednesday, April 15 at 10:30am. I am giving up on this task.",
-                FAIL,
-            ),
-        ],
-        verdicts=[
-            Verdict(True, "The agent found and opened 'Sensitivity Training (OVERDUE)' on April 9 (steps 1, 2)."),
-            Verdict(False, "The event was never moved; the agent gave up (steps 3, 4)."),
-            Verdict(False, "No new time was set; the agent named 10:30am but could not apply it (step 4)."),
-            Verdict(False, "Nothing was rescheduled, so the requirement about one moved event is not met (step 4)."),
-        ],
-    ),
+RUNS = [
+    DemoRun("demo_results", PLANS, AGENT_TAG, BASE_TIME),
+    DemoRun("demo_results_hasty", HASTY_PLANS, HASTY_AGENT_TAG, BASE_TIME + timedelta(hours=4)),
 ]
 
 
@@ -217,8 +81,13 @@ def load_suite(path=DEMO_SUITE):
 
 
 def check_plans(plans, suite):
-    """Every plan must name a demo task and give one verdict per rubric item, in order."""
+    """Every plan must name a demo task (once per plan set), give one verdict per rubric item, in order, and
+    end with its only DONE or FAIL."""
+    seen = set()
     for plan in plans:
+        if plan.task_id in seen:
+            raise RecordError(f"demo plan {plan.task_id}: two plans for the same task in one run")
+        seen.add(plan.task_id)
         if plan.task_id not in suite:
             raise RecordError(f"{DEMO_SUITE}: no task {plan.task_id!r} for the demo plan of that name")
         n_rubrics = len(suite[plan.task_id]["grading"]["rubrics"])
@@ -226,8 +95,10 @@ def check_plans(plans, suite):
             raise RecordError(
                 f"demo plan {plan.task_id}: {len(plan.verdicts)} verdicts, expected {n_rubrics} (one per rubric item)"
             )
-        if plan.turns[-1].action.kind not in ("done", "fail"):
+        if not plan.turns or plan.turns[-1].action.kind not in ("done", "fail"):
             raise RecordError(f"demo plan {plan.task_id}: the last turn must be DONE or FAIL")
+        if any(turn.action.kind in ("done", "fail") for turn in plan.turns[:-1]):
+            raise RecordError(f"demo plan {plan.task_id}: DONE or FAIL before the last turn")
 
 
 @functools.cache
@@ -254,7 +125,7 @@ def _center(page, selector):
     return round(box["x"] + box["width"] / 2), round(box["y"] + box["height"] / 2)
 
 
-_PLAYWRIGHT_KEYS = {"ctrl": "Control", "shift": "Shift", "alt": "Alt", "enter": "Enter"}
+_PLAYWRIGHT_KEYS = {"ctrl": "Control", "shift": "Shift", "alt": "Alt", "enter": "Enter", "tab": "Tab"}
 
 
 def perform(page, action):
@@ -262,6 +133,11 @@ def perform(page, action):
     if action.kind == "click":
         x, y = _center(page, action.target)
         page.mouse.click(x, y)
+        return f"pyautogui.click({x}, {y})"
+    if action.kind == "switch_app":
+        x, y = _center(page, action.target)
+        with page.expect_navigation(wait_until="load"):
+            page.mouse.click(x, y)
         return f"pyautogui.click({x}, {y})"
     if action.kind == "double_click":
         x, y = _center(page, action.target)
@@ -386,7 +262,7 @@ def _write_json(path, data, **kwargs):
     path.write_text(json.dumps(data, ensure_ascii=False, **kwargs) + "\n", encoding="utf-8")
 
 
-def record_plan(browser, base_url, plan, task, task_dir, start):
+def record_plan(browser, base_url, plan, task, task_dir, start, agent_tag=AGENT_TAG):
     """Play one plan in a fresh browser page and write its result folder into ``task_dir``."""
     task_dir.mkdir(parents=True)
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
@@ -405,7 +281,7 @@ def record_plan(browser, base_url, plan, task, task_dir, start):
                     "step_num": step_num,
                     "action_timestamp": timestamp,
                     "action": action_line,
-                    "response": f"{AGENT_TAG} {turn.response}",
+                    "response": f"{agent_tag} {turn.response}",
                     "reward": 0,
                     "done": action_line in ("DONE", "FAIL"),
                     "info": {},
@@ -422,44 +298,52 @@ def record_plan(browser, base_url, plan, task, task_dir, start):
     (task_dir / "result.txt").write_text("1.0\n", encoding="utf-8")
 
 
-def record_all(out_dir=DEFAULT_OUT, plans=PLANS):
-    """Record every plan into a scratch folder, then swap each task folder into ``out_dir``.
+def record_all(out_dir=DEFAULT_OUT, runs=RUNS):
+    """Record every plan of every run into a scratch folder, then swap each run's folder into ``out_dir``
+    (``out_dir/<run.folder>/<task_id>/``). Returns the task folders written.
 
     Nothing in ``out_dir`` changes unless every plan recorded cleanly.
     """
     from playwright.sync_api import sync_playwright
 
     suite = load_suite()
-    check_plans(plans, suite)
+    for run in runs:
+        check_plans(run.plans, suite)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".record-", dir=out_dir.parent))
+    scratch = Path(tempfile.mkdtemp(prefix=".record-", dir=out_dir))
     server = serve_demo_apps()
     try:
         base_url = f"http://127.0.0.1:{server.server_address[1]}"
         with sync_playwright() as pw:
             browser = pw.chromium.launch(**launch_options(), headless=True)
             try:
-                for index, plan in enumerate(plans):
-                    start = BASE_TIME + TASK_SPACING * index
-                    record_plan(browser, base_url, plan, suite[plan.task_id], scratch / plan.task_id, start)
+                for run in runs:
+                    for index, plan in enumerate(run.plans):
+                        start = run.base_time + TASK_SPACING * index
+                        task_dir = scratch / run.folder / plan.task_id
+                        record_plan(browser, base_url, plan, suite[plan.task_id], task_dir, start, run.agent_tag)
             finally:
                 browser.close()
-        for plan in plans:
-            target = out_dir / plan.task_id
+        for run in runs:
+            target = out_dir / run.folder
             if target.exists():
                 shutil.rmtree(target)
-            shutil.move(str(scratch / plan.task_id), str(target))
+            shutil.move(str(scratch / run.folder), str(target))
     finally:
         server.shutdown()
         server.server_close()
         shutil.rmtree(scratch, ignore_errors=True)
-    return [out_dir / plan.task_id for plan in plans]
+    return [out_dir / run.folder / plan.task_id for run in runs for plan in run.plans]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for the result folders (default: %(default)s)")
+    parser.add_argument(
+        "--out",
+        default=str(DEFAULT_OUT),
+        help="folder to write " + " and ".join(f"{run.folder}/" for run in RUNS) + " into (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     try:
         folders = record_all(args.out)
@@ -469,7 +353,7 @@ def main(argv=None):
     for folder in folders:
         result = json.loads((folder / "osworld_full_traj_result.json").read_text(encoding="utf-8"))
         n_steps = sum(1 for _ in (folder / "traj.jsonl").open(encoding="utf-8"))
-        print(f"{folder}: {n_steps} steps, scripted score {result['score']}")
+        print(f"{folder.parent.name}/{folder.name}: {n_steps} steps, scripted score {result['score']}")
     return 0
 
 

@@ -1,15 +1,20 @@
 """The shipped demo content: the demo suite is valid upstream task data covering every behavioural type and
-apps-touched bin, the recorded demo result folders are well-formed upstream results with real screenshots,
-and ``load_demo`` loads them once, however often it runs."""
+apps-touched bin, the two recorded demo runs are well-formed upstream results with real screenshots whose
+outcomes differ task by task, and ``load_demo`` loads them once, however often it runs, showing two graded
+rows and a comparison on the demo leaderboard."""
 
+import dataclasses
+import html as htmllib
 import io
 import json
 import re
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.management import call_command
 from PIL import Image
 
@@ -17,6 +22,7 @@ from harness.apps import normalise_app
 from harness.bundle import read_results
 from harness.task_types import TYPES, resolve_type
 from harness.taskfile import load_tasks
+from leaderboard.management.commands import load_demo as load_demo_module
 from leaderboard.models import APPS_TOUCHED_BINS, Model, ReportedFigure, RubricItem, Run, Suite, Task, apps_touched_bin
 from seeding import record_demo
 from trajectories.models import Judgment, Step, Trajectory
@@ -24,6 +30,8 @@ from trajectories.models import Judgment, Step, Trajectory
 SEEDING = Path(__file__).resolve().parent.parent / "seeding"
 SUITE_FILE = SEEDING / "demo_suite.json"
 RESULTS = SEEDING / "demo_results"
+HASTY = SEEDING / "demo_results_hasty"
+RUN_FOLDERS = [RESULTS, HASTY]
 FLAT_KEYS = ["id", "app", "instruction", "apps_involved", "category", "difficulty", "grading"]
 STEP_PNG = re.compile(r"^step_(\d+)_(\d{8}@\d{12})\.png$")
 
@@ -32,8 +40,19 @@ def demo_tasks():
     return json.loads(SUITE_FILE.read_text(encoding="utf-8"))
 
 
-def result_dirs():
-    return sorted(p for p in RESULTS.iterdir() if p.is_dir())
+def result_dirs(results=RESULTS):
+    return sorted(p for p in results.iterdir() if p.is_dir())
+
+
+def all_result_dirs():
+    return [d for results in RUN_FOLDERS for d in result_dirs(results)]
+
+
+def scores(results) -> dict[str, int]:
+    return {
+        d.name: json.loads((d / "osworld_full_traj_result.json").read_text(encoding="utf-8"))["score"]
+        for d in result_dirs(results)
+    }
 
 
 def traj_rows(task_dir):
@@ -90,9 +109,9 @@ def test_demo_suite_names_only_known_apps():
 
 def test_recorded_tasks_are_demo_tasks_with_one_verdict_per_rubric_item():
     suite = {t["id"]: t for t in demo_tasks()}
-    dirs = result_dirs()
-    assert len(dirs) >= 3
-    for task_dir in dirs:
+    for results in RUN_FOLDERS:
+        assert [d.name for d in result_dirs(results)] == sorted(suite), f"{results.name}: one folder per demo task"
+    for task_dir in all_result_dirs():
         task = suite[task_dir.name]
         judged = json.loads((task_dir / "osworld_full_traj_result.json").read_text(encoding="utf-8"))
         assert judged["model"] == "scripted-demo-verdicts"
@@ -119,8 +138,20 @@ def test_demo_run_has_a_success_a_partial_and_a_give_up():
     assert outcomes == {"success", "partial", "fail"}
 
 
+def test_the_hasty_run_stops_early_and_differs_task_by_task():
+    careful, hasty = scores(RESULTS), scores(HASTY)
+    # the hasty plan never gives up: it says DONE, after fewer steps than the careful plan in total
+    assert {traj_rows(d)[-1]["action"] for d in result_dirs(HASTY)} == {"DONE"}
+    steps = {results.name: sum(len(traj_rows(d)) for d in result_dirs(results)) for results in RUN_FOLDERS}
+    assert steps["demo_results_hasty"] < steps["demo_results"]
+    only_careful = sorted(t for t in careful if careful[t] == 100 and hasty[t] != 100)
+    only_hasty = sorted(t for t in careful if hasty[t] == 100 and careful[t] != 100)
+    assert only_careful and only_hasty, "each run solves a task the other does not"
+    assert sum(careful[t] != hasty[t] for t in careful) >= 6
+
+
 def test_every_traj_row_has_a_real_1280x800_screenshot():
-    for task_dir in result_dirs():
+    for task_dir in all_result_dirs():
         rows = traj_rows(task_dir)
         assert rows and rows[-1]["done"] is True and rows[-1]["action"] in ("DONE", "FAIL")
         for n, row in enumerate(rows, start=1):
@@ -135,7 +166,7 @@ def test_every_traj_row_has_a_real_1280x800_screenshot():
                 "screenshot_file",
             }
             assert row["step_num"] == n
-            assert "Scripted demo agent" in row["response"]
+            assert "Scripted demo agent" in row["response"] and "a fixed script, not a model" in row["response"]
             assert row["action"] in ("DONE", "FAIL") or row["action"].startswith("pyautogui.")
             match = STEP_PNG.match(row["screenshot_file"])
             assert match and int(match[1]) == n and match[2] == row["action_timestamp"]
@@ -149,24 +180,34 @@ def test_every_traj_row_has_a_real_1280x800_screenshot():
 
 
 def test_result_folders_are_read_by_the_importers_reader():
-    tree = read_results(RESULTS)
-    assert sorted(b.task_id for b in tree.bundles) == [d.name for d in result_dirs()]
-    for bundle in tree.bundles:
-        assert bundle.ended_by in ("done", "fail")
-        assert all(step.screenshot is not None for step in bundle.steps)
-        assert bundle.judges and bundle.judges[0].model == "scripted-demo-verdicts"
+    for results in RUN_FOLDERS:
+        tree = read_results(results)
+        assert sorted(b.task_id for b in tree.bundles) == [d.name for d in result_dirs(results)]
+        for bundle in tree.bundles:
+            assert bundle.ended_by in ("done", "fail")
+            assert all(step.screenshot is not None for step in bundle.steps)
+            assert bundle.judges and bundle.judges[0].model == "scripted-demo-verdicts"
 
 
 def test_committed_demo_results_stay_small():
-    total = sum(p.stat().st_size for p in RESULTS.rglob("*") if p.is_file())
-    assert total < 3 * 1024 * 1024
+    # both runs together; identical screenshots (a DONE step repeats the last view) are stored once by git
+    total = sum(p.stat().st_size for results in RUN_FOLDERS for p in results.rglob("*") if p.is_file())
+    assert total < 10 * 1024 * 1024
 
 
 def test_record_plans_match_the_suite():
-    record_demo.check_plans(record_demo.PLANS, record_demo.load_suite())
-    broken = record_demo.DemoPlan(task_id="demo-d001", page="hoolimail.html", turns=record_demo.PLANS[0].turns)
+    suite = record_demo.load_suite()
+    for run in record_demo.RUNS:
+        record_demo.check_plans(run.plans, suite)
+    first = record_demo.PLANS[0]
+    broken = record_demo.DemoPlan(task_id="demo-d001", page="hoolimail.html", turns=first.turns)
     with pytest.raises(record_demo.RecordError, match="0 verdicts, expected 5"):
-        record_demo.check_plans([broken], record_demo.load_suite())
+        record_demo.check_plans([broken], suite)
+    with pytest.raises(record_demo.RecordError, match="two plans for the same task"):
+        record_demo.check_plans([first, first], suite)
+    early = record_demo.DemoPlan("demo-d001", "hoolimail.html", [first.turns[-1], *first.turns], first.verdicts)
+    with pytest.raises(record_demo.RecordError, match="DONE or FAIL before the last turn"):
+        record_demo.check_plans([early], suite)
 
 
 @pytest.mark.browser
@@ -174,8 +215,9 @@ def test_rerecording_gives_identical_json(tmp_path):
     # A thread of its own: the browser tests' session-wide sync Playwright keeps an event loop on this one.
     with ThreadPoolExecutor(max_workers=1) as pool:
         folders = pool.submit(record_demo.record_all, tmp_path / "out").result()
+    assert len(folders) == 24
     for folder in folders:
-        committed = RESULTS / folder.name
+        committed = SEEDING / folder.parent.name / folder.name
         for name in ("traj.jsonl", "rubric_bundle.json", "osworld_full_traj_result.json", "result.txt"):
             assert (folder / name).read_bytes() == (committed / name).read_bytes(), f"{folder.name}/{name}"
         for png in folder.glob("step_*.png"):
@@ -203,19 +245,87 @@ def test_load_demo_twice_gives_the_same_rows(monkeypatch):
 
     suite = Suite.objects.get(name="MyPCBench demo", version="demo-1")
     assert suite.is_demo and suite.tasks.count() == 12
-    run = Run.objects.get(name="Scripted demo agent")
-    assert run.suite == suite
-    assert run.publication == Run.Publication.PUBLISHED
-    assert run.model.provider == Model.Provider.SCRIPTED
-    assert run.tool_surface == Run.ToolSurface.SCRIPTED
-    assert "not by an LLM judge" in run.notes
     assert Run.objects.filter(provenance=Run.Provenance.REPORTED).exists()
-    assert run.trajectories.count() == len(result_dirs())
-    for trajectory in run.trajectories.all():
-        steps = list(trajectory.steps.all())
-        assert steps and all(step.screenshot for step in steps)
-        assert trajectory.judgments.count() == trajectory.task.current_rubric().count()
-    assert set(run.trajectories.values_list("ended_by", flat=True)) == {"done", "fail"}
+    for name, folder in (("Scripted demo agent", RESULTS), ("Scripted demo agent (hasty plan)", HASTY)):
+        run = Run.objects.get(name=name)
+        assert run.suite == suite
+        assert run.publication == Run.Publication.PUBLISHED
+        assert run.model.name == name and run.model.provider == Model.Provider.SCRIPTED
+        assert run.tool_surface == Run.ToolSurface.SCRIPTED
+        assert "not by an LLM judge" in run.notes and "no model" in run.notes
+        assert run.judge_config.model == "scripted-demo-verdicts"
+        assert run.trajectories.count() == len(result_dirs(folder)) == 12
+        for trajectory in run.trajectories.all():
+            steps = list(trajectory.steps.all())
+            assert steps and all(step.screenshot for step in steps)
+            assert trajectory.judgments.count() == trajectory.task.current_rubric().count()
+    assert set(Run.objects.get(name="Scripted demo agent").trajectories.values_list("ended_by", flat=True)) == {
+        "done",
+        "fail",
+    }
+
+
+@pytest.mark.django_db
+def test_load_demo_completes_a_database_loaded_before_the_second_run(tmp_path, monkeypatch):
+    """A database loaded when the demo had one run of four tasks gets the missing tasks and the hasty run."""
+    monkeypatch.delenv("DJANGO_SUPERUSER_USERNAME", raising=False)
+    old = tmp_path / "demo_results"
+    for task_id in ("demo-d001", "demo-d002", "demo-d003", "demo-d009"):
+        shutil.copytree(RESULTS / task_id, old / task_id)
+    monkeypatch.setattr(load_demo_module, "DEMO_RUNS", [dataclasses.replace(load_demo_module.DEMO_RUNS[0], folder=old)])
+    call_command("load_demo", verbosity=0, stdout=io.StringIO())
+    assert Run.objects.get(name="Scripted demo agent").trajectories.count() == 4
+    assert not Run.objects.filter(name="Scripted demo agent (hasty plan)").exists()
+
+    monkeypatch.undo()
+    monkeypatch.delenv("DJANGO_SUPERUSER_USERNAME", raising=False)
+    out = io.StringIO()
+    call_command("load_demo", verbosity=0, stdout=out)
+    assert "Added 8 demo trajectories" in out.getvalue()
+    first = Run.objects.get(name="Scripted demo agent")
+    assert sorted(first.trajectories.values_list("task__task_id", flat=True)) == [d.name for d in result_dirs()]
+    assert Run.objects.get(name="Scripted demo agent (hasty plan)").trajectories.count() == 12
+    counts = row_counts()
+    call_command("load_demo", verbosity=0, stdout=io.StringIO())
+    assert row_counts() == counts
+
+
+def page_text(response) -> str:
+    html = re.sub(r"<(script|style|svg)[^>]*>.*?</\1>", " ", response.content.decode(), flags=re.S)
+    return htmllib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip())
+
+
+@pytest.mark.django_db
+def test_demo_leaderboard_has_two_graded_rows_and_a_comparison(client, monkeypatch):
+    monkeypatch.delenv("DJANGO_SUPERUSER_USERNAME", raising=False)
+    cache.clear()
+    call_command("load_demo", verbosity=0, stdout=io.StringIO())
+    suite = Suite.objects.get(name="MyPCBench demo", version="demo-1")
+    careful, hasty = (Run.objects.get(name=n) for n in ("Scripted demo agent", "Scripted demo agent (hasty plan)"))
+
+    board = client.get(f"/leaderboard/?suite={suite.slug}")
+    assert board.status_code == 200
+    graded = re.findall(r'<tr data-run="([^"]+)" data-judge="([^"]*)"', board.content.decode())
+    assert sorted(slug for slug, _ in graded) == sorted([careful.slug, hasty.slug])
+    assert {judge for _, judge in graded} == {"upstream full-trajectory judge (scripted-demo-verdicts)"}
+    assert "2 graded rows" in page_text(board)
+
+    compare = client.get(f"/compare/?a={careful.slug}&b={hasty.slug}")
+    assert compare.status_code == 200
+    c = compare.context["c"]
+    assert c.paired_n == 12
+    # what the committed verdicts say: each run alone solves one task
+    careful_scores, hasty_scores = scores(RESULTS), scores(HASTY)
+    only_a = sorted(t for t in careful_scores if careful_scores[t] == 100 and hasty_scores[t] != 100)
+    only_b = sorted(t for t in careful_scores if hasty_scores[t] == 100 and careful_scores[t] != 100)
+    assert [t.task_id for t in c.only_a] == only_a and only_a
+    assert [t.task_id for t in c.only_b] == only_b and only_b
+    text = page_text(compare)
+    assert f"Only A solved ({len(only_a)})" in text and f"Only B solved ({len(only_b)})" in text
+    for task_id in only_a + only_b:
+        assert task_id in text
+    # the careful plan scores higher on the rubric: the paired difference is positive
+    assert c.rubric_diff.difference > 0
 
 
 @pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.core.files.storage import default_storage
 from django.core.management import call_command
 
 from harness.bundle import StepRecord
-from leaderboard.management.commands.load_demo import DEMO_RESULTS_DIR
+from leaderboard.management.commands.load_demo import DEMO_RESULTS_DIR, DEMO_RUN_NAME
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import png_bytes
 from trajectories import ingest
@@ -27,7 +27,9 @@ RESOURCE_404 = "Failed to load resource"
 def demo(live_server, settings):
     settings.MYPCBENCH_DERIVATIVES = "inline"
     call_command("load_demo", verbosity=0, stdout=io.StringIO())
-    by_task = {t.task.task_id: t for t in Trajectory.objects.select_related("task", "run")}
+    # the careful plan's run; the hasty one has other step counts
+    runs = Trajectory.objects.filter(run__name=DEMO_RUN_NAME).select_related("task", "run")
+    by_task = {t.task.task_id: t for t in runs}
     return SimpleNamespace(url=live_server.url, by_task=by_task)
 
 

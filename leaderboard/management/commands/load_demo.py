@@ -1,7 +1,8 @@
-"""``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the scripted demo
-run) and optionally a staff account; safe to run again, a second run changes nothing."""
+"""``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
+demo runs) and optionally a staff account; safe to run again, a second run changes nothing."""
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -10,25 +11,57 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from harness.bundle import BundleError, read_results
 from leaderboard.models import Model, Run, Suite
+from trajectories.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 
 SEEDING = Path(settings.BASE_DIR) / "seeding"
 DEMO_SUITE_FILE = SEEDING / "demo_suite.json"
 DEMO_RESULTS_DIR = SEEDING / "demo_results"
+DEMO_HASTY_RESULTS_DIR = SEEDING / "demo_results_hasty"
 DEMO_SUITE_NAME = "MyPCBench demo"
 DEMO_SUITE_VERSION = "demo-1"
 DEMO_RUN_NAME = "Scripted demo agent"
 DEMO_MODEL_NAME = "Scripted demo agent"
+DEMO_HASTY_RUN_NAME = "Scripted demo agent (hasty plan)"
 DEMO_RUN_NOTES = (
     "Recorded by seeding/record_demo.py: a fixed script (no model) clicking through static demo pages served "
     "locally. Its rubric verdicts were written with the script, not by an LLM judge. For showing the site only."
 )
+DEMO_HASTY_RUN_NOTES = (
+    "Recorded by seeding/record_demo.py with its hasty plans: a fixed script (no model) that stops after a partial "
+    "look at static demo pages served locally. Its rubric verdicts were written with the script, not by an LLM "
+    "judge. For showing the site only (a second run to compare with)."
+)
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """One published scripted demo run: its result folder, run and model names (the model is a plan, not a model)."""
+
+    folder: Path
+    run_name: str
+    model_name: str
+    model_slug: str
+    notes: str
+
+
+DEMO_RUNS = [
+    DemoRun(DEMO_RESULTS_DIR, DEMO_RUN_NAME, DEMO_MODEL_NAME, "scripted-demo-agent", DEMO_RUN_NOTES),
+    DemoRun(
+        DEMO_HASTY_RESULTS_DIR,
+        DEMO_HASTY_RUN_NAME,
+        DEMO_HASTY_RUN_NAME,
+        "scripted-demo-agent-hasty-plan",
+        DEMO_HASTY_RUN_NOTES,
+    ),
+]
 
 
 def load_demo(stdout=None, verbosity=1):
-    """Load the demo data; returns the demo run. Each step is itself idempotent, so this is too."""
+    """Load the demo data; returns the demo runs. Each step is itself idempotent, so this is too."""
     quiet = {"verbosity": verbosity, "stdout": stdout} if stdout is not None else {"verbosity": verbosity}
-    for path in (DEMO_SUITE_FILE, DEMO_RESULTS_DIR):
+    for path in (DEMO_SUITE_FILE, *(demo.folder for demo in DEMO_RUNS)):
         if not path.exists():
             raise CommandError(f"{path}: not found (expected the demo content shipped in seeding/)")
 
@@ -48,42 +81,76 @@ def load_demo(stdout=None, verbosity=1):
         suite.is_demo = True
         suite.save(update_fields=["is_demo", "updated_at"])
 
+    runs = [_load_demo_run(demo, suite, quiet, stdout) for demo in DEMO_RUNS]
+    _ensure_staff_user(stdout)
+    return runs
+
+
+def _load_demo_run(demo: DemoRun, suite: Suite, quiet: dict, stdout) -> Run:
+    """Import one scripted run unless it exists; an existing one gets the tasks it lacks (a database loaded
+    before those plans were recorded) and its labels put back."""
     # Created before the import so that import_results reuses it instead of guessing a provider from the name.
     model, _ = Model.objects.get_or_create(
-        name=DEMO_MODEL_NAME,
-        defaults={"slug": "scripted-demo-agent", "provider": Model.Provider.SCRIPTED, "family": "scripted demo"},
+        name=demo.model_name,
+        defaults={"slug": demo.model_slug, "provider": Model.Provider.SCRIPTED, "family": "scripted demo"},
     )
     if model.provider != Model.Provider.SCRIPTED:
         model.provider = Model.Provider.SCRIPTED
         model.save(update_fields=["provider"])
 
-    if not Run.objects.filter(name=DEMO_RUN_NAME).exists():
+    if not Run.objects.filter(name=demo.run_name).exists():
         call_command(
             "import_results",
-            str(DEMO_RESULTS_DIR),
+            str(demo.folder),
             "--run",
-            DEMO_RUN_NAME,
+            demo.run_name,
             "--model",
-            DEMO_MODEL_NAME,
+            demo.model_name,
             "--suite",
             suite.slug,
             "--publish",
             **quiet,
         )
-    run = Run.objects.get(name=DEMO_RUN_NAME)
+    run = Run.objects.get(name=demo.run_name)
+    added = _add_missing_tasks(run, demo.folder)
+    if added and stdout is not None:
+        stdout.write(f"Added {added} demo trajectories to run {run.slug!r} (tasks it did not have yet).")
     wanted = {
         "agent_type": "scripted-demo",
         "tool_surface": Run.ToolSurface.SCRIPTED,
-        "notes": DEMO_RUN_NOTES,
+        "notes": demo.notes,
     }
     changed = [k for k, v in wanted.items() if getattr(run, k) != v]
     if changed:
         for k in changed:
             setattr(run, k, wanted[k])
         run.save(update_fields=changed)
-
-    _ensure_staff_user(stdout)
     return run
+
+
+def _add_missing_tasks(run: Run, folder: Path) -> int:
+    """Ingest the task folders of ``folder`` that ``run`` has no trajectory for, all or nothing."""
+    have = set(run.trajectories.values_list("task__task_id", flat=True))
+    try:
+        tree = read_results(folder)
+    except BundleError as exc:
+        raise CommandError(str(exc)) from exc
+    missing = [b for b in tree.bundles if b.task_id not in have]
+    if not missing:
+        return 0
+    tasks = {t.task_id: t for t in run.suite.tasks.filter(task_id__in=[b.task_id for b in missing])}
+    report = IngestReport()
+    try:
+        with all_or_nothing() as written:
+            for bundle in sorted(missing, key=lambda b: b.task_id):
+                if bundle.task_id not in tasks:
+                    raise IngestError(
+                        f"{bundle.path}: task id {bundle.task_id!r} is not a task of suite {run.suite.slug!r}"
+                    )
+                ingest_bundle(run, bundle, task=tasks[bundle.task_id], written=written, report=report)
+    except (IngestError, BundleError, OSError) as exc:
+        raise CommandError(str(exc)) from exc
+    return len(missing)
 
 
 def _ensure_staff_user(stdout):
@@ -109,15 +176,13 @@ def _ensure_staff_user(stdout):
 
 class Command(BaseCommand):
     help = (
-        "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json) and the "
-        "scripted demo run (seeding/demo_results), published. Creates a superuser from "
+        "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json) and the two "
+        "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty), published; an existing demo run "
+        "gets the demo tasks it lacks. Creates a superuser from "
         "DJANGO_SUPERUSER_USERNAME / DJANGO_SUPERUSER_PASSWORD when both are set. Running it again changes nothing."
     )
 
     def handle(self, *args, **options):
-        run = load_demo(stdout=self.stdout, verbosity=options["verbosity"])
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"Demo ready: suite {run.suite.slug}, run {run.slug} with {run.trajectories.count()} trajectories."
-            )
-        )
+        runs = load_demo(stdout=self.stdout, verbosity=options["verbosity"])
+        described = ", ".join(f"{run.slug} ({run.trajectories.count()} trajectories)" for run in runs)
+        self.stdout.write(self.style.SUCCESS(f"Demo ready: suite {runs[0].suite.slug}, runs {described}."))
