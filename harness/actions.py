@@ -1,7 +1,10 @@
 """Turn a recorded action (a pyautogui snippet or a WAIT/DONE/FAIL word) into a structured action for
-display and analysis. Parsing uses `ast` and literal values only: recorded code is never executed."""
+display and analysis, and sort steps into the action-shape kinds the analysis pages count. Parsing
+uses `ast` and literal values only: recorded code is never executed."""
 
 import ast
+from collections import Counter
+from collections.abc import Iterable
 
 # Longest snippet we try to parse; anything longer is shown verbatim as "other".
 MAX_SOURCE_CHARS = 50_000
@@ -205,3 +208,47 @@ def _combine(actions: list[dict]) -> list[dict]:
             continue
         combined.append(action)
     return combined
+
+
+# -- action shape: which kind of action a step is ------------------------------------------
+
+ACTION_KINDS = ("click", "type", "key", "scroll", "drag", "bash", "editor", "other")
+_ACTION_KIND = {
+    "click": "click",
+    "double_click": "click",
+    "right_click": "click",
+    "triple_click": "click",
+    "type": "type",
+    "key": "key",
+    "hotkey": "key",
+    "scroll": "scroll",
+    "drag": "drag",
+}
+
+
+def action_kind(tool: str, action_type: str | None) -> str | None:
+    """The action-shape kind (one of ACTION_KINDS) of a step by its tool and its structured
+    action's ``type``; None for control steps (wait / done / fail), which are not counted."""
+    if tool in ("bash", "editor"):
+        return tool
+    if tool == "control" or action_type in ("wait", "done", "fail"):
+        return None
+    return _ACTION_KIND.get(action_type or "", "other")
+
+
+def action_type_of(action) -> str | None:
+    """The ``type`` of a structured action as the database reads it (``action->>'type'``): the
+    string when it is one, else None (a type that is no string matches no kind)."""
+    kind = action.get("type") if isinstance(action, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def count_action_kinds(steps: Iterable[tuple[str, str | None, int]]) -> dict[str, int]:
+    """{kind: number of steps} in ACTION_KINDS order, kinds with no step left out, from
+    (tool, action type, how many steps) triples such as a GROUP BY over steps returns."""
+    counts: Counter = Counter()
+    for tool, action_type, n in steps:
+        kind = action_kind(tool, action_type)
+        if kind:
+            counts[kind] += n
+    return {k: counts[k] for k in ACTION_KINDS if counts[k] > 0}

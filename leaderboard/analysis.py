@@ -14,13 +14,14 @@ from typing import ClassVar
 
 import numpy as np
 from django.core.cache import cache
-from django.db import connection
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import Count, F, IntegerField, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from django.http import Http404
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from harness.actions import ACTION_KINDS
 from leaderboard import metrics, scoring
 from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, Model, ReportedFigure, Run, Task
 from leaderboard.selectors import (
@@ -31,7 +32,7 @@ from leaderboard.selectors import (
     slice_label,
     visible_runs,
 )
-from trajectories.models import FailureMode, Judgment, Step, Trajectory
+from trajectories.models import FailureMode, Judgment, Trajectory
 
 BOOTSTRAP_B = 1000
 TYPE_LABELS = dict(BehaviouralType.choices)
@@ -595,28 +596,6 @@ def failure_judgments(user, filters: FailureFilters, version: str | None = None)
 
 # -- scaling and shape ----------------------------------------------------------------------
 
-ACTION_KINDS = ("click", "type", "key", "scroll", "drag", "bash", "editor", "other")
-_ACTION_KIND = {
-    "click": "click",
-    "double_click": "click",
-    "right_click": "click",
-    "triple_click": "click",
-    "type": "type",
-    "key": "key",
-    "hotkey": "key",
-    "scroll": "scroll",
-    "drag": "drag",
-}
-
-
-def action_kind(tool: str, action_type: str | None) -> str | None:
-    """The action-shape bucket of a step; None for control steps (wait / done / fail)."""
-    if tool in ("bash", "editor"):
-        return tool
-    if tool == Step.Tool.CONTROL or action_type in ("wait", "done", "fail"):
-        return None
-    return _ACTION_KIND.get(action_type or "", "other")
-
 
 @dataclass
 class ActionShape:
@@ -634,44 +613,26 @@ class ActionShape:
 
 
 def action_shapes(runs: list[Run], filters: RunFilters | None = None) -> list[ActionShape]:
-    """Shares of click / type / key / scroll / drag / bash / editor actions per run, counted in
-    the database over the filters' tasks (control steps such as wait and done are left out). The
-    count reads every step of the runs, so it is cached apart from the scores: keyed on
-    :func:`steps_version`, a judgment written by the judge does not make it read them again
-    (2 queries, 1 when cached)."""
+    """Shares of click / type / key / scroll / drag / bash / editor actions per run over the
+    filters' tasks (control steps such as wait and done are left out): the per-trajectory counts
+    ingest stores (Trajectory.action_counts) summed in the database, one row per trajectory read
+    whatever the number of steps (1 query)."""
     filters = filters or RunFilters()
-    state = urlencode(sorted(filters.task_slice.items()))
-    key = f"analysis:shapes:{steps_version()}:{','.join(str(r.pk) for r in runs)}:{state}"
-    counts: dict[int, Counter] | None = cache.get(key)
-    if counts is None:
-        counts = defaultdict(Counter)
-        rows = (
-            Step.objects.filter(trajectory__run__in=[r.pk for r in runs])
-            .filter(**_task_lookups(filters, "trajectory__task__"))
-            .values("trajectory__run_id", "tool", atype=KT("action__type"))
-            .annotate(n=Count("id"))
-            .order_by()
-        )
-        for r in rows:
-            kind = action_kind(r["tool"], r["atype"])
-            if kind:
-                counts[r["trajectory__run_id"]][kind] += r["n"]
-        counts = dict(counts)
-        cache.set(key, counts, CACHE_SECONDS)
-    return [ActionShape(run=r, counts=dict(counts[r.pk])) for r in runs if counts.get(r.pk)]
-
-
-def steps_version() -> str:
-    """A key that changes when steps are written (live ingest appends them without saving the
-    trajectory) or trajectories and tasks are added, changed or deleted, and not when judgments
-    change (1 query; the max ids use the primary key index)."""
-    s, t, k = Step._meta.db_table, Trajectory._meta.db_table, Task._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT (SELECT MAX(id) FROM {s}), (SELECT COUNT(*) FROM {t}), (SELECT MAX(id) FROM {t}),"
-            f" (SELECT MAX(updated_at) FROM {t}), (SELECT MAX(updated_at) FROM {k})"
-        )
-        return "-".join(str(p).replace(" ", "_") for p in cursor.fetchone())
+    if not runs:
+        return []
+    sums = {f"n_{k}": Sum(Cast(KT(f"action_counts__{k}"), IntegerField())) for k in ACTION_KINDS}
+    rows = (
+        Trajectory.objects.filter(run_id__in=[r.pk for r in runs], **_task_lookups(filters, "task__"))
+        .values("run_id")
+        .annotate(**sums)
+        .order_by()
+    )
+    counts = {}
+    for row in rows:
+        found = {k: row[f"n_{k}"] for k in ACTION_KINDS if row[f"n_{k}"]}
+        if found:
+            counts[row["run_id"]] = found
+    return [ActionShape(run=r, counts=counts[r.pk]) for r in runs if r.pk in counts]
 
 
 def perfect_by_apps_touched(scored: list[Scored], task_slice: dict | None = None) -> Heatmap:

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 from leaderboard.models import App, JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
+from trajectories import action_counts
 from trajectories.models import Judgment, Step, Trajectory
 
 
@@ -88,6 +89,7 @@ def build_world():
     b4 = Trajectory.objects.create(run=run_b, task=t4, status="error", ended_by="error", n_steps=1)
     for index, tool in enumerate(["editor", "bash", "bash"], start=1):
         Step.objects.create(trajectory=b1, index=index, turn=index, tool=tool, action={})
+    action_counts.recount([a1.pk, b1.pk])  # what ingest stores as it writes steps
 
     return SimpleNamespace(
         suite=suite,

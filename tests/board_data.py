@@ -132,6 +132,7 @@ def build_synthetic(runs=30, tasks=184, attempts=3, steps=60, seed=0, slug="synt
     judgment per rubric item (about 1 in 200 an error verdict). Returns the suite."""
     import numpy as np
 
+    from harness.actions import count_action_kinds
     from leaderboard.models import RubricItem, Task, apps_touched_bin
     from trajectories.models import Step
 
@@ -202,21 +203,24 @@ def build_synthetic(runs=30, tasks=184, attempts=3, steps=60, seed=0, slug="synt
             judge_config=ours,
         )
         skill = 0.25 + 0.6 * r / max(runs - 1, 1)
-        trajs = Trajectory.objects.bulk_create(
-            [
-                Trajectory(
-                    run=run,
-                    task=t,
-                    attempt=a,
-                    status="error" if rng.random() < 0.01 else "finished",
-                    n_steps=int(rng.integers(steps // 2, steps * 3 // 2 + 1)) if steps else 0,
-                    input_tokens=int(rng.integers(10_000, 90_000)),
-                    output_tokens=int(rng.integers(500, 5_000)),
-                )
-                for t in task_objs
-                for a in range(attempts)
-            ]
-        )
+        trajs = [
+            Trajectory(
+                run=run,
+                task=t,
+                attempt=a,
+                status="error" if rng.random() < 0.01 else "finished",
+                n_steps=int(rng.integers(steps // 2, steps * 3 // 2 + 1)) if steps else 0,
+                input_tokens=int(rng.integers(10_000, 90_000)),
+                output_tokens=int(rng.integers(500, 5_000)),
+            )
+            for t in task_objs
+            for a in range(attempts)
+        ]
+        if with_steps:
+            # the counts ingest would store for the steps below (computer tool, no structured action)
+            for tr in trajs:
+                tr.action_counts = count_action_kinds([("computer", None, tr.n_steps)])
+        trajs = Trajectory.objects.bulk_create(trajs)
         if with_steps and steps:
             Step.objects.bulk_create(
                 [Step(trajectory=tr, index=i, turn=i) for tr in trajs for i in range(1, tr.n_steps + 1)],

@@ -14,6 +14,7 @@ from django.urls import reverse
 from leaderboard import analysis
 from leaderboard.services.reported import load_reported
 from tests.analysis_data import build_world, judge_all
+from trajectories import action_counts
 from trajectories.models import Step, Trajectory
 
 pytestmark = pytest.mark.django_db
@@ -246,6 +247,7 @@ def _grow(world, n_extra_steps=40):
         Step(trajectory=extra, index=i, turn=i, tool="computer", action={"type": "click"})
         for i in range(1, n_extra_steps + 1)
     )
+    action_counts.recount([extra.pk])
 
 
 @pytest.mark.parametrize(

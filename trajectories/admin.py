@@ -8,7 +8,7 @@ from django.contrib.admin.helpers import ActionForm
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from trajectories import admin_labelling, judging, labelling, submissions
+from trajectories import action_counts, admin_labelling, judging, labelling, submissions
 from trajectories.models import (
     ApiToken,
     HumanLabel,
@@ -63,7 +63,7 @@ class TrajectoryAdmin(admin.ModelAdmin):
     search_fields = ["task__task_id", "run__name", "run__slug", "final_answer"]
     list_select_related = ["run", "task"]
     raw_id_fields = ["run", "task", "imported_score_judge"]
-    readonly_fields = ["content_hash", "created_at", "updated_at"]
+    readonly_fields = ["content_hash", "action_counts", "created_at", "updated_at"]
     inlines = [StepInline, JudgmentInline, StateCheckInline]
 
 
@@ -84,6 +84,22 @@ class StepAdmin(admin.ModelAdmin):
     list_select_related = ["trajectory", "trajectory__run", "trajectory__task"]
     raw_id_fields = ["trajectory"]
     readonly_fields = ["screenshot_sha256"]
+
+    # a step added, edited or deleted here moves its trajectory's stored action counts
+    def save_model(self, request, obj, form, change):
+        before = Step.objects.filter(pk=obj.pk).values_list("trajectory_id", flat=True).first() if change else None
+        super().save_model(request, obj, form, change)
+        action_counts.recount({obj.trajectory_id, before} - {None})
+
+    def delete_model(self, request, obj):
+        trajectory_id = obj.trajectory_id
+        super().delete_model(request, obj)
+        action_counts.recount([trajectory_id])
+
+    def delete_queryset(self, request, queryset):
+        trajectory_ids = set(queryset.values_list("trajectory_id", flat=True))
+        super().delete_queryset(request, queryset)
+        action_counts.recount(trajectory_ids)
 
 
 class HumanLabelInline(admin.TabularInline):

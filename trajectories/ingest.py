@@ -20,6 +20,7 @@ from PIL import Image, UnidentifiedImageError
 from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
 from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
+from trajectories import action_counts
 from trajectories.models import Judgment, Step, Trajectory
 from trajectories.state_checks import store_state_checks
 from trajectories.tasks import judge_on_finish, request_derivatives, request_judging
@@ -205,10 +206,11 @@ def finish_trajectory(
     usage: dict | None = None,
     status: str = Trajectory.Status.FINISHED,
 ) -> Trajectory:
-    """Close a trajectory: counts, timings and tokens from what was recorded; media derivatives are
-    requested once the surrounding transaction commits."""
+    """Close a trajectory: counts (steps, turns, steps per action kind), timings and tokens from
+    what was recorded; media derivatives are requested once the surrounding transaction commits."""
     steps = trajectory.steps.all()
     trajectory.n_steps = steps.count()
+    trajectory.action_counts = action_counts.counts_by_trajectory(steps).get(trajectory.pk, {})
     trajectory.n_turns = steps.values("turn").distinct().count()
     times = [t for t in steps.values_list("timestamp", flat=True) if t is not None]
     if times:

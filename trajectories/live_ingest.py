@@ -7,6 +7,7 @@ from django.db import transaction
 
 from harness.actions import parse_action
 from harness.bundle import StepRecord, parse_timestamp
+from trajectories import action_counts
 from trajectories.ingest import add_step, all_or_nothing, finish_trajectory
 from trajectories.models import Step, Trajectory
 
@@ -62,13 +63,16 @@ def _delete_after_commit(names: list[str]) -> None:
 
 
 def write_step(trajectory: Trajectory, record: StepRecord, screenshot: bytes | None, name: str = "") -> Step:
-    """Store step ``record.index`` of ``trajectory``, replacing a step already stored at that index."""
+    """Store step ``record.index`` of ``trajectory``, replacing a step already stored at that index
+    (the trajectory's action counts move by the new step less the replaced one, so a re-sent step
+    is counted once)."""
     with all_or_nothing() as files:
         old = list(Step.objects.filter(trajectory=trajectory, index=record.index))
         stale = _media_names(old)
         for step in old:
             step.delete()
         step = add_step(trajectory, record, screenshot, screenshot_name=name, written=files)
+        action_counts.adjust(trajectory, added=[step], removed=old)
         _delete_after_commit([n for n in stale if n != step.screenshot.name])
     return step
 
@@ -81,6 +85,7 @@ def drop_steps_after(trajectory: Trajectory, last_index: int) -> int:
     with transaction.atomic():
         _delete_after_commit(_media_names(leftovers))
         Step.objects.filter(pk__in=[s.pk for s in leftovers]).delete()
+        action_counts.adjust(trajectory, removed=leftovers)
     return len(leftovers)
 
 

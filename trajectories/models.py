@@ -32,6 +32,12 @@ class Trajectory(models.Model):
     ended_by = models.CharField(max_length=20, choices=EndReason.choices, default=EndReason.UNKNOWN)
     n_steps = models.PositiveIntegerField(default=0, help_text="Recorded steps (actions and tool calls).")
     n_turns = models.PositiveIntegerField(default=0, help_text="Model turns (predict rounds).")
+    action_counts = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Steps per action kind ({kind: n}, harness.actions.ACTION_KINDS; control steps not counted), "
+        "kept by ingest as steps are written.",
+    )
     final_answer = models.TextField(blank=True)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
