@@ -3,7 +3,9 @@ shape; one filtered heatmap) on a large synthetic database, side by side with se
 bytes as a static file through the same Django stack (target: within 3x), the SQL query count at
 two data sizes (target: constant), and the time to compute every interval (target: well under a
 second). Per analysis page it also prints the page size as sent gzipped to browsers, and the time
-to rebuild it after one judgment changes (scores recomputed, the step aggregates reused).
+to rebuild it after one judgment changes (scores recomputed). The scaling page's action shapes,
+summed from the per-trajectory counts ingest stores, are timed beside grouping every step of the
+runs as the page did before, and both must give the same counts.
 
 Workload (default, the issue's full scale): 30 runs x 184 tasks x 3 attempts x ~60 steps, one
 judgment per rubric item (4-8 items per task), written with bulk_create into a fresh SQLite
@@ -150,7 +152,7 @@ def main():
         a_warm, _ = best_of(lambda url=url: get(url))
         gzipped = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
         gzipped = len(gzipped.content) if gzipped.get("Content-Encoding") == "gzip" else None
-        # one judgment changes: the page and its scores are rebuilt, the step aggregates reused
+        # one judgment changes: the page and its scores are rebuilt
         a_rejudged, _ = cold_of(lambda url=url: get(url), before=change_a_judgment)
         analysis[url] = {"body": a_body, "cold": a_cold, "queries": a_queries, "warm_queries": a_warm_queries}
         analysis[url].update(warm=a_warm, gzipped=gzipped, rejudged=a_rejudged)
@@ -185,6 +187,31 @@ def main():
     stats_time, _ = best_of(lambda: leaderboard._statistics(outcomes, "perfect"), repeat=3)
     board_rows = leaderboard.board(None, BoardFilters.from_query({"suite": "big"})).rows
 
+    # the scaling page's action shapes: the counts ingest stores per trajectory, summed per run,
+    # against grouping every step of the runs (what the page did before the counts were stored);
+    # both must give the same numbers
+    from django.db.models import Count
+    from django.db.models.fields.json import KT
+
+    from harness.actions import count_action_kinds
+    from leaderboard.analysis import action_shapes
+
+    def shapes_from_steps():
+        rows = (
+            Step.objects.filter(trajectory__run__in=[r.pk for r in runs])
+            .values("trajectory__run_id", "tool", atype=KT("action__type"))
+            .annotate(n=Count("id"))
+            .order_by()
+        )
+        grouped = {}
+        for row in rows:
+            grouped.setdefault(row["trajectory__run_id"], []).append((row["tool"], row["atype"], row["n"]))
+        return {pk: count_action_kinds(triples) for pk, triples in grouped.items()}
+
+    shapes_time, shapes = best_of(lambda: action_shapes(runs), repeat=3)
+    steps_time, from_steps = best_of(shapes_from_steps, repeat=3)
+    assert {s.run.pk: s.counts for s in shapes} == from_steps, "stored action counts differ from the steps"
+
     print()
     print(f"{'':44}{'ours':>12}{'baseline':>12}{'ratio':>9}  target")
     print(
@@ -215,6 +242,10 @@ def main():
             f"{'':9}  constant ({same})"
         )
         print(f"{'  SQL queries, cached page':44}{a['warm_queries']:12}")
+    print(
+        f"{f'action shapes, {len(runs)} runs: stored vs steps (ms)':44}{shapes_time * 1000:12.1f}"
+        f"{steps_time * 1000:12.1f}{shapes_time / steps_time:9.2f}x  same counts (checked)"
+    )
     print(f"{'scoring from the DB, all runs (ms)':44}{scoring_time * 1000:12.1f}")
     print(
         f"{f'all intervals, {len(board_rows)} rows, B=1000 (ms)':44}{stats_time * 1000:12.1f}"
