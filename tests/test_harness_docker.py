@@ -12,18 +12,28 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from harness.envs import BackendUnavailable, BootFailed, DockerEnv, SlotPorts, VMConfig, kvm_problem, port_taken
+from harness.envs import BackendUnavailable, BootFailed, DockerEnv, VMConfig, kvm_problem, port_taken
 from harness.testguest import BuildError
 from harness.testguest_docker import build_test_image
+from tests.vm_slots import free_slot as _free_slot
+from tests.vm_slots import shell as _shell
+from tests.vm_slots import start_side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
 READY_TIMEOUT = 60.0  # generous: the guest answers about a second after docker run
+
+
+def free_slot(count: int = 1) -> int:
+    return _free_slot(count, first_from=300)
+
+
+def shell(env, command: str) -> str:
+    return _shell(env, command, where="container")
 
 
 def _docker_problem() -> str | None:
@@ -51,14 +61,6 @@ def image():
         pytest.fail(f"the Docker test image could not be built: {exc}")
 
 
-def free_slot(count: int = 1, port_base: int = 25000) -> int:
-    """A slot number from which ``count`` consecutive slots have every host port free."""
-    for first in range(300 + os.getpid() % 200, 700):
-        if not any(port_taken(p) for s in range(first, first + count) for p in SlotPorts.for_slot(s, port_base).all()):
-            return first
-    raise RuntimeError("no free slot window between ports 34000 and 46000")
-
-
 def docker_env(image, slot: int, **overrides) -> DockerEnv:
     config = VMConfig(image=image, slot=slot, allow_tcg=True, privileged=False, **overrides)
     return DockerEnv(config, ready_timeout=READY_TIMEOUT)
@@ -71,12 +73,6 @@ def docker(*args: str) -> subprocess.CompletedProcess:
 def container_id(name: str) -> str | None:
     shown = docker("inspect", "--format", "{{.Id}}", name)
     return shown.stdout.strip() if shown.returncode == 0 else None
-
-
-def shell(env, command: str):
-    result = env.execute(command, shell=True)
-    assert result.ok, f"{command!r} failed in the container: {result.error or result.output}"
-    return result.output
 
 
 def test_container_answers_and_reset_throws_away_what_it_wrote(image):
@@ -116,21 +112,8 @@ def test_container_answers_and_reset_throws_away_what_it_wrote(image):
 def test_two_slots_run_side_by_side_on_their_own_ports(image):
     first = free_slot(2)
     envs = [docker_env(image, slot) for slot in (first, first + 1)]
-    errors = []
-
-    def start(env):
-        try:
-            env.start()
-        except Exception as exc:  # reported below, after both threads ended
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start, args=(env,)) for env in envs]
     try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert not errors, errors
+        start_side_by_side(envs)
         one, two = envs
         assert one.url != two.url
         assert container_id(one.config.slot_name) != container_id(two.config.slot_name)

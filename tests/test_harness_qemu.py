@@ -8,18 +8,19 @@ guest. The tests skip only when QEMU's tools are not installed (bin/test install
 
 import hashlib
 import json
-import os
 import socket
 import struct
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from harness.envs import BackendUnavailable, BootFailed, QemuEnv, SlotPorts, VMConfig, kvm_problem, port_taken
+from harness.envs import BackendUnavailable, BootFailed, QemuEnv, VMConfig, kvm_problem, port_taken
 from harness.testguest import BuildError, build_test_guest, find_tool, make_disk
+from tests.vm_slots import free_slot as _free_slot
+from tests.vm_slots import shell as _shell
+from tests.vm_slots import start_side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
@@ -44,12 +45,12 @@ def base_disk(tmp_path_factory):
     return make_disk(tmp_path_factory.mktemp("disk") / "base.qcow2", {"hello.txt": "from the base image\n"})
 
 
-def free_slot(count: int = 1, port_base: int = 25000) -> int:
-    """A slot number from which ``count`` consecutive slots have every host port free."""
-    for first in range(100 + os.getpid() % 200, 700):
-        if not any(port_taken(p) for s in range(first, first + count) for p in SlotPorts.for_slot(s, port_base).all()):
-            return first
-    raise RuntimeError("no free slot window between ports 28000 and 46000")
+def free_slot(count: int = 1) -> int:
+    return _free_slot(count, first_from=100)
+
+
+def shell(env, command: str) -> str:
+    return _shell(env, command, where="guest")
 
 
 def qemu_env(guest, image, work_dir, slot: int, ready_timeout: float = READY_TIMEOUT, **overrides) -> QemuEnv:
@@ -79,12 +80,6 @@ def qemu_pids(slot_name: str) -> list[int]:
         if argv[0].endswith(b"qemu-system-x86_64") and slot_name.encode() in argv and alive(int(proc.name)):
             pids.append(int(proc.name))
     return pids
-
-
-def shell(env, command: str):
-    result = env.execute(command, shell=True)
-    assert result.ok, f"{command!r} failed in the guest: {result.error or result.output}"
-    return result.output
 
 
 @needs_qemu
@@ -123,21 +118,8 @@ def test_guest_answers_and_reset_throws_away_what_it_wrote(guest, base_disk, tmp
 def test_two_slots_run_side_by_side_on_their_own_ports(guest, base_disk, tmp_path):
     first = free_slot(2)
     envs = [qemu_env(guest, base_disk, tmp_path, slot) for slot in (first, first + 1)]
-    errors = []
-
-    def start(env):
-        try:
-            env.start()
-        except Exception as exc:  # reported below, after both threads ended
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start, args=(env,)) for env in envs]
     try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert not errors, errors
+        start_side_by_side(envs)
         one, two = envs
         assert one.url != two.url and one.overlay_path != two.overlay_path
         assert one.process.pid != two.process.pid and all(alive(env.process.pid) for env in envs)
