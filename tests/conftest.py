@@ -23,3 +23,15 @@ def isolated_media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.MEDIA_ROOT.mkdir()
     return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def clock_mid_hour(monkeypatch):
+    """Django's clock stopped at half past the current hour, so a test of the per-clock-hour rate
+    limits never sees its window turn over between two requests."""
+
+    from django.utils import timezone
+
+    stopped = timezone.now().replace(minute=30, second=0, microsecond=0)
+    monkeypatch.setattr(timezone, "now", lambda: stopped)
+    return stopped

@@ -307,7 +307,9 @@ def test_rate_limit(settings, tmp_path, baseline, author, isolated_media, upload
     assert e.value.status_code == 429 and 3590 <= e.value.retry_after <= 3600
 
 
-def test_refused_uploads_count_as_attempts(settings, tmp_path, baseline, author, isolated_media, upload_tmp):
+def test_refused_uploads_count_as_attempts(
+    clock_mid_hour, settings, tmp_path, baseline, author, isolated_media, upload_tmp
+):
     settings.MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = 2
     hostile = zip_bytes([*good_entries(tmp_path), ("/tmp/evil.txt", b"owned")])
     for _ in range(2):
@@ -324,7 +326,7 @@ def test_refused_uploads_count_as_attempts(settings, tmp_path, baseline, author,
     assert submit_archive(other, upload(zip_bytes(good_entries(tmp_path / "angela"))), METADATA).created
 
 
-def test_attempts_limit_defaults_to_three_times_the_accepted_uploads(settings, tmp_path, suite, author):
+def test_attempts_limit_defaults_to_three_times_the_accepted_uploads(clock_mid_hour, settings, tmp_path, suite, author):
     del settings.MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW
     settings.MYPCBENCH_UPLOADS_PER_WINDOW = 1
     hostile = zip_bytes([*good_entries(tmp_path), ("/tmp/evil.txt", b"owned")])

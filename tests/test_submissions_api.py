@@ -116,7 +116,7 @@ def test_api_refusal_lists_every_problem_and_stores_nothing(client, setup, tmp_p
     assert files_under(isolated_media) == []
 
 
-def test_api_calls_are_rate_limited_per_author(client, setup, settings):
+def test_api_calls_are_rate_limited_per_author(clock_mid_hour, client, setup, settings):
     author, staff = setup
     settings.MYPCBENCH_API_CALLS_PER_WINDOW = 3
     raw = new_token(client, author)
@@ -177,7 +177,9 @@ def test_uploads_are_rate_limited_per_author(client, setup, settings, tmp_path):
     assert post("e").status_code == 201
 
 
-def test_upload_attempts_are_limited_accepted_or_refused(client, setup, settings, tmp_path, isolated_media):
+def test_upload_attempts_are_limited_accepted_or_refused(
+    clock_mid_hour, client, setup, settings, tmp_path, isolated_media
+):
     """Refused uploads store nothing, so only a counter of attempts stops an author from having the
     server check hostile archives without end; a repeat of an earlier archive counts too."""
     author, staff = setup
