@@ -19,9 +19,9 @@ import pytest
 from harness.envs import BackendUnavailable, BootFailed, DockerEnv, VMConfig, kvm_problem, port_taken
 from harness.testguest import BuildError
 from harness.testguest_docker import build_test_image
+from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_plan
 from tests.vm_slots import free_slot as _free_slot
 from tests.vm_slots import shell as _shell
-from tests.vm_slots import start_side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
@@ -214,11 +214,7 @@ def test_python_m_harness_run_on_the_docker_backend(image, tmp_path):
     assert built.stdout.startswith(f"image: {image}  (a stand-in for the released image")
     assert f"run on it: python -m harness run --backend docker --image {image} " in built.stdout
 
-    plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"plans": {"demo-d001": {
-        "turns": [{"response": "Open HooliMail.", "actions": ["pyautogui.click(120, 80)"]}],
-        "final_answer": "DN1562",
-    }}}))  # fmt: skip
+    plan = write_demo_plan(tmp_path)
     slot, out = free_slot(), tmp_path / "results"
     done = subprocess.run(
         [str(arg) for arg in [sys.executable, "-m", "harness", "run", "--tasks", DEMO_SUITE, "--task", "demo-d001",
@@ -228,17 +224,5 @@ def test_python_m_harness_run_on_the_docker_backend(image, tmp_path):
          "--no-progress"]],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert "1 task(s): finished 1, done 1" in done.stderr
-    run = json.loads((out / "run.json").read_text())
-    assert run["backend"] == "docker" and run["agent"] == "scripted"
-    task = out / "demo-d001"
-    assert (task / "result.txt").read_text().strip() == "1.0"
-    rows = [json.loads(line) for line in (task / "traj.jsonl").read_text().splitlines()]
-    click = next(row for row in rows if "click" in str(row.get("action")))
-    assert click["execution"]["returncode"] == 0  # python3 in the container imported its pyautogui and called it
-    assert all((task / row["screenshot_file"]).read_bytes().startswith(b"\x89PNG") for row in rows)
-    bundle = json.loads((task / "bundle.json").read_text())
-    assert bundle["backend"] == "docker" and bundle["final_answer"] == "DN1562"
-    assert not any("not written to the guest" in note for note in bundle["notes"])  # it was, in the container
+    assert_demo_plan_ran(done, out, "docker")
     assert container_id(f"mypcbench-slot{slot}") is None  # the run removed its container

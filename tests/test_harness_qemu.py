@@ -18,9 +18,9 @@ import pytest
 
 from harness.envs import BackendUnavailable, BootFailed, QemuEnv, VMConfig, kvm_problem, port_taken
 from harness.testguest import BuildError, build_test_guest, find_tool, make_disk
+from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_plan
 from tests.vm_slots import free_slot as _free_slot
 from tests.vm_slots import shell as _shell
-from tests.vm_slots import start_side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
@@ -178,11 +178,7 @@ def test_a_guest_that_never_answers_fails_by_its_ready_timeout_and_leaves_nothin
 
 @needs_qemu
 def test_python_m_harness_run_on_the_qemu_backend(guest, base_disk, tmp_path):
-    plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"plans": {"demo-d001": {
-        "turns": [{"response": "Open HooliMail.", "actions": ["pyautogui.click(120, 80)"]}],
-        "final_answer": "DN1562",
-    }}}))  # fmt: skip
+    plan = write_demo_plan(tmp_path)
     slot, out = free_slot(), tmp_path / "results"
     done = subprocess.run(
         [str(arg) for arg in [sys.executable, "-m", "harness", "run", "--tasks", DEMO_SUITE, "--task", "demo-d001",
@@ -192,20 +188,7 @@ def test_python_m_harness_run_on_the_qemu_backend(guest, base_disk, tmp_path):
          "--settle", "0", "--sleep-after", "0", "--no-progress"]],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert "1 task(s): finished 1, done 1" in done.stderr
-    run = json.loads((out / "run.json").read_text())
-    assert run["backend"] == "qemu" and run["agent"] == "scripted"
-    task = out / "demo-d001"
-    assert (task / "result.txt").read_text().strip() == "1.0"
-    rows = [json.loads(line) for line in (task / "traj.jsonl").read_text().splitlines()]
-    click = next(row for row in rows if "click" in str(row.get("action")))
-    # the click ran in the guest (python3 there imported its pyautogui and called it)
-    assert click["execution"]["returncode"] == 0
-    assert all((task / row["screenshot_file"]).read_bytes().startswith(b"\x89PNG") for row in rows)
-    bundle = json.loads((task / "bundle.json").read_text())
-    assert bundle["backend"] == "qemu" and bundle["final_answer"] == "DN1562"
-    assert not any("not written to the guest" in note for note in bundle["notes"])  # it was, in the VM
+    assert_demo_plan_ran(done, out, "qemu")
     assert sorted(p.name for p in tmp_path.glob("mypcbench-slot*")) == [  # no overlay left, the logs kept
         f"mypcbench-slot{slot}-qemu.log",
         f"mypcbench-slot{slot}-serial.log",

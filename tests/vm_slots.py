@@ -1,8 +1,10 @@
 """Helpers shared by the tests that start real VM slots (tests/test_harness_qemu.py, tests/test_harness_docker.py):
 finding free slot ports, running a shell command in a guest, starting two slots at once."""
 
+import json
 import os
 import threading
+from pathlib import Path
 
 from harness.envs import SlotPorts, port_taken
 
@@ -39,3 +41,32 @@ def start_side_by_side(envs) -> None:
     for thread in threads:
         thread.join()
     assert not errors, errors
+
+
+def write_demo_plan(folder) -> Path:
+    """A scripted-agent plan for demo-d001: one click, then the answer DN1562."""
+    plan = Path(folder) / "plan.json"
+    plan.write_text(json.dumps({"plans": {"demo-d001": {
+        "turns": [{"response": "Open HooliMail.", "actions": ["pyautogui.click(120, 80)"]}],
+        "final_answer": "DN1562",
+    }}}))  # fmt: skip
+    return plan
+
+
+def assert_demo_plan_ran(done, out, backend: str) -> None:
+    """``python -m harness run`` of write_demo_plan's plan on ``backend`` ended well and wrote its result
+    folder ``out``: the click ran in the guest (its python3 imported its pyautogui and called it),
+    every step has a PNG screenshot, and the answer reached the bundle."""
+    assert done.returncode == 0, done.stderr
+    assert "1 task(s): finished 1, done 1" in done.stderr
+    run = json.loads((out / "run.json").read_text())
+    assert run["backend"] == backend and run["agent"] == "scripted"
+    task = out / "demo-d001"
+    assert (task / "result.txt").read_text().strip() == "1.0"
+    rows = [json.loads(line) for line in (task / "traj.jsonl").read_text().splitlines()]
+    click = next(row for row in rows if "click" in str(row.get("action")))
+    assert click["execution"]["returncode"] == 0
+    assert all((task / row["screenshot_file"]).read_bytes().startswith(b"\x89PNG") for row in rows)
+    bundle = json.loads((task / "bundle.json").read_text())
+    assert bundle["backend"] == backend and bundle["final_answer"] == "DN1562"
+    assert not any("not written to the guest" in note for note in bundle["notes"])  # it was
