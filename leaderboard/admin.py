@@ -2,6 +2,7 @@
 runs and reported figures. Hashes are read-only: they are computed, never typed."""
 
 from django.contrib import admin
+from django.urls import path
 
 from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, RubricItem, Run, Suite, Task
 from trajectories import admin_launch
@@ -107,8 +108,6 @@ class RunAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         # Launch and rerun pages of harness evaluations (trajectories/admin_launch.py).
-        from django.urls import path
-
         own = [
             path("launch/", self.admin_site.admin_view(lambda r: admin_launch.launch_view(self, r)), name="run_launch"),
             path(

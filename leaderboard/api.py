@@ -1,18 +1,17 @@
-"""The public read-only API (django-ninja); OpenAPI docs at /api/docs. Anonymous callers see
-published runs only; staff (session) see all. Endpoints are thin callers of the selectors."""
+"""The public read-only API of the catalog, runs and trajectories (a django-ninja router, mounted by
+mypcbench_site.api). Anonymous callers see published runs only; staff (session) see all. Endpoints
+are thin callers of the selectors."""
 
 from datetime import datetime
 
-from ninja import NinjaAPI, Schema
+from ninja import Router, Schema
 from ninja.pagination import PageNumberPagination, paginate
 
 from leaderboard import selectors
 from leaderboard.models import BehaviouralType, Difficulty, Run, Task
 from trajectories import selectors as trajectory_selectors
 
-api = NinjaAPI(
-    title="MyPCBench API", version="1", description="Read-only access to suites, tasks, runs and trajectories."
-)
+router = Router()
 
 
 # -- schemas --------------------------------------------------------------------------------
@@ -220,17 +219,17 @@ def _suite_out(stats: selectors.SuiteStats) -> dict:
     }
 
 
-@api.get("/suites", response=list[SuiteOut], tags=["catalog"], summary="Suites with task and rubric counts")
+@router.get("/suites", response=list[SuiteOut], tags=["catalog"], summary="Suites with task and rubric counts")
 def list_suites(request):
     return [_suite_out(stats) for stats in selectors.suite_list()]
 
 
-@api.get("/suites/{slug}", response=SuiteOut, tags=["catalog"], summary="One suite")
+@router.get("/suites/{slug}", response=SuiteOut, tags=["catalog"], summary="One suite")
 def get_suite(request, slug: str):
     return _suite_out(selectors.suite_detail(slug))
 
 
-@api.get("/tasks", response=list[TaskOut], tags=["catalog"], summary="Tasks, filtered and paginated")
+@router.get("/tasks", response=list[TaskOut], tags=["catalog"], summary="Tasks, filtered and paginated")
 @paginate(PageNumberPagination, page_size=50)
 def list_tasks(
     request,
@@ -245,18 +244,18 @@ def list_tasks(
     return selectors.task_list(filters)
 
 
-@api.get("/tasks/{suite}/{task_id}", response=TaskDetailOut, tags=["catalog"], summary="One task with its rubric")
+@router.get("/tasks/{suite}/{task_id}", response=TaskDetailOut, tags=["catalog"], summary="One task with its rubric")
 def get_task(request, suite: str, task_id: str):
     return selectors.task_detail(suite, task_id)
 
 
-@api.get("/runs", response=list[RunOut], tags=["runs"], summary="Runs (published only unless staff)")
+@router.get("/runs", response=list[RunOut], tags=["runs"], summary="Runs (published only unless staff)")
 @paginate(PageNumberPagination, page_size=100)
 def list_runs(request):
     return selectors.run_list(request.user)
 
 
-@api.get("/runs/{slug}", response=RunDetailOut, tags=["runs"], summary="One run with figures and trajectories")
+@router.get("/runs/{slug}", response=RunDetailOut, tags=["runs"], summary="One run with figures and trajectories")
 def get_run(request, slug: str):
     run = selectors.run_detail(request.user, slug)
     run.trajectory_rows = list(selectors.run_trajectories(run))
@@ -268,7 +267,7 @@ def _url(request, f) -> str | None:
     return request.build_absolute_uri(f.url) if f else None
 
 
-@api.get("/trajectories/{trajectory_id}", response=TrajectoryOut, tags=["runs"], summary="Steps and judgments")
+@router.get("/trajectories/{trajectory_id}", response=TrajectoryOut, tags=["runs"], summary="Steps and judgments")
 def get_trajectory(request, trajectory_id: int):
     t = trajectory_selectors.trajectory_detail(request.user, trajectory_id)
     return {
@@ -317,27 +316,3 @@ def get_trajectory(request, trajectory_id: int):
             for j in t.judgments.all()
         ],
     }
-
-
-from trajectories.api_player import router as player_router  # noqa: E402  (routers join after the api exists)
-
-api.add_router("/", player_router)
-
-from trajectories.api_submissions import rate_limited_response  # noqa: E402
-from trajectories.api_submissions import router as submissions_router  # noqa: E402
-from trajectories.ratelimits import RateLimited  # noqa: E402
-
-api.add_router("/", submissions_router)
-api.add_exception_handler(RateLimited, lambda request, exc: rate_limited_response(request, exc, api))
-
-from leaderboard.api_board import router as board_router  # noqa: E402
-
-api.add_router("/", board_router)
-
-from leaderboard.api_analysis import router as analysis_router  # noqa: E402
-
-api.add_router("/", analysis_router)
-
-from trajectories.api_evaluations import router as evaluations_router  # noqa: E402
-
-api.add_router("/", evaluations_router)

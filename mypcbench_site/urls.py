@@ -6,7 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.static import serve
 
-from leaderboard.api import api
+from mypcbench_site.api import api
 from trajectories.views_submissions import signup
 
 

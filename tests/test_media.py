@@ -12,8 +12,9 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from tests.services.factories import make_trajectory, screenshot_png
 from trajectories import media
+from trajectories.after_finish import request_derivatives
 from trajectories.models import Step
-from trajectories.tasks import make_derivatives, request_derivatives
+from trajectories.tasks import make_derivatives
 
 pytestmark = pytest.mark.django_db
 

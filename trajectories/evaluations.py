@@ -5,6 +5,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -18,7 +19,8 @@ from harness.loop import LoopConfig, run_task
 from harness.recorder import HARNESS_VERSION, Recorder
 from harness.taskfile import RubricSpec, TaskSpec
 from leaderboard.models import Model, Run, Suite, Task
-from trajectories import live_ingest, run_table, slots
+from trajectories import live_ingest, queue, run_table, slots
+from trajectories.after_finish import judge_on_finish
 from trajectories.judging import JudgeSpec, JudgingError, build_judge, judge_config_for
 from trajectories.models import Trajectory
 from trajectories.state_checks import store_state_checks
@@ -213,8 +215,6 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
 
 def _queue(run: Run) -> None:
     """One message per queued trajectory on queue "vm"; the Celery ids are kept for cancelling."""
-    from trajectories.tasks import run_trajectory
-
     ids = {}
     for pk in run.trajectories.filter(status=Trajectory.Status.QUEUED).values_list("pk", flat=True):
         task_id = str(uuid.uuid4())
@@ -223,7 +223,7 @@ def _queue(run: Run) -> None:
     run.save(update_fields=["metadata"])
     try:
         for pk, task_id in ids.items():
-            run_trajectory.apply_async((int(pk),), task_id=task_id)
+            queue.enqueue(queue.RUN_TRAJECTORY, int(pk), task_id=task_id)
     except Exception as exc:  # the run and its queued trajectories stay, marked, for a later rerun
         run.status = Run.Status.ERROR
         run.notes = (run.notes + "\n" if run.notes else "") + f"could not queue its trajectories: {exc}"
@@ -326,10 +326,8 @@ def cancel(run: Run, user=None) -> int:
     ids = [run.metadata.get("celery_ids", {}).get(str(pk)) for pk in queued]
     ids = [i for i in ids if i]
     if ids:
-        from mypcbench_site.celery import app
-
         try:
-            app.control.revoke(ids)
+            queue.revoke(ids)
         except Exception as exc:  # workers also skip trajectories of a cancelled run when they get them
             logger.warning("run %s: could not revoke %d queued tasks: %s", run.slug, len(ids), exc)
     return len(queued)
@@ -368,8 +366,6 @@ def task_spec(task: Task) -> TaskSpec:
 
 
 def guest_attempts() -> int:
-    from django.conf import settings
-
     return max(1, int(getattr(settings, "MYPCBENCH_VM_GUEST_ATTEMPTS", 3)))
 
 
@@ -501,8 +497,6 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
 
 def _judge_if_asked(trajectory: Trajectory) -> None:
     """The run's own judge choice; without one, ingest already follows MYPCBENCH_JUDGE_ON_FINISH."""
-    from trajectories.tasks import judge_on_finish, judge_trajectory_task
-
     trajectory.refresh_from_db(fields=["status"])
     judge = (trajectory.run.metadata.get("launch") or {}).get("judge")
     if not judge or trajectory.status != Trajectory.Status.FINISHED:
@@ -510,7 +504,7 @@ def _judge_if_asked(trajectory: Trajectory) -> None:
     if judge_on_finish() and judge == JudgeSpec.from_settings().as_dict():
         return  # ingest queued exactly this judge already
     try:
-        judge_trajectory_task.delay(trajectory.pk, judge)
+        queue.enqueue(queue.JUDGE_TRAJECTORY, trajectory.pk, judge)
     except Exception as exc:
         logger.error("could not queue judging of trajectory %s: %s", trajectory.pk, exc)
 

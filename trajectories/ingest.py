@@ -21,9 +21,9 @@ from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, StepRecord, Trajectory
 from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories import action_counts
+from trajectories.after_finish import judge_on_finish, request_derivatives, request_judging
 from trajectories.models import Judgment, Step, Trajectory
 from trajectories.state_checks import store_state_checks
-from trajectories.tasks import judge_on_finish, request_derivatives, request_judging
 
 SCREENSHOT_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
 MAX_SCREENSHOT_BYTES = 25 * 1024 * 1024

@@ -2,58 +2,31 @@
 (trajectory, rubric item version, judge configuration), and the judge's token and cost totals."""
 
 import logging
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 
+from celery import group
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q, Sum
 
 from harness.bundle import StepRecord
 from harness.judge import PROMPT_VERSION, ConfigurationError, Judge, JudgeItem, TrajectoryForJudge, make_provider
+from harness.judge.classify import FailureClassifier
 from harness.judge.failure_modes import classify_failure, trajectory_signals
+from harness.judge.prices import describe_cost
 from leaderboard.models import JudgeConfig, RubricItem, Run
+from trajectories import queue
+from trajectories.judge_spec import JudgeSpec
 from trajectories.models import Judgment, Trajectory
 from trajectories.reliability import keep_history
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_JUDGE = {
-    "provider": "google",
-    "model": "",
-    "base_url": "",
-    "temperature": 0.0,
-    "max_images": 200,
-    "concurrency": 8,
-    "attempts": 5,
-}
-
 
 class JudgingError(ValueError):
     """Judging cannot start (no API key, unknown provider, nothing to judge); says what to fix."""
-
-
-@dataclass
-class JudgeSpec:
-    """Which judge to use; a plain dict of it travels in Celery messages."""
-
-    provider: str
-    model: str = ""
-    base_url: str = ""
-    temperature: float = 0.0
-    max_images: int = 200
-    concurrency: int = 8
-    attempts: int = 5
-
-    @classmethod
-    def from_settings(cls, **overrides) -> "JudgeSpec":
-        values = {**DEFAULT_JUDGE, **getattr(settings, "MYPCBENCH_JUDGE", {})}
-        values.update({k: v for k, v in overrides.items() if v not in (None, "")})
-        return cls(**{k: values[k] for k in cls.__dataclass_fields__})
-
-    def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 def build_judge(spec: JudgeSpec, *, check_classifier: bool = True) -> Judge:
@@ -233,8 +206,6 @@ def apply_llm_failure_modes(judgments: list[Judgment]) -> int:
     an LLM reads each failed item's explanation and signals (text only) and picks its failure mode; the
     rules decide when it cannot, and what happened is kept in signals["classification"]. Maintainer
     overrides are left alone. Runs after the judgments are stored, outside their transaction."""
-    from harness.judge.classify import FailureClassifier
-
     spec = getattr(settings, "MYPCBENCH_FAILURE_CLASSIFIER", None) or {}
     failed = [j for j in judgments if j.verdict == "failure" and not j.failure_mode_overridden]
     if spec.get("mode", "rules") != "llm" or not failed:
@@ -278,8 +249,6 @@ def judge_run_inline(run: Run, judge: Judge, *, force: bool = False, progress=No
     """Judge a run in this process. Provider calls for several trajectories run side by side
     (within the judge's concurrency); every database read and write stays in this thread.
     ``progress(trajectory)`` is called as each trajectory is stored."""
-    from concurrent.futures import ThreadPoolExecutor
-
     totals = {"trajectories": 0, "judged": 0, "errors": 0}
     with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
         pending = []
@@ -299,13 +268,9 @@ def judge_run_inline(run: Run, judge: Judge, *, force: bool = False, progress=No
 def judge_run(run: Run, spec: JudgeSpec, *, force: bool = False):
     """Queue one Celery task per trajectory as a group on the "judging" queue; returns the
     GroupResult. Progress is readable at any time with judging_progress()."""
-    from celery import group
-
-    from trajectories.tasks import judge_trajectory_task
-
     build_judge(spec)  # refuse before queueing anything when the key is missing
     ids = list(run_trajectories(run).values_list("pk", flat=True))
-    return group(judge_trajectory_task.s(pk, spec.as_dict(), force) for pk in ids).apply_async()
+    return group(queue.signature(queue.JUDGE_TRAJECTORY, pk, spec.as_dict(), force) for pk in ids).apply_async()
 
 
 def request_run_judging(run_id: int):
@@ -364,8 +329,6 @@ def trajectory_judge_usage(trajectory: Trajectory, config: JudgeConfig | None = 
 def describe_judge_cost(cost_usd, model: str) -> str:
     """The judge's cost for display, labelled "estimated" unless ``model``'s price comes from the price
     file named by MYPCBENCH_JUDGE_PRICES (the shipped prices are unverified)."""
-    from harness.judge.prices import describe_cost
-
     configured = getattr(settings, "MYPCBENCH_JUDGE_PRICES_CONFIGURED", frozenset())
     return describe_cost(float(cost_usd or 0), model, configured)
 

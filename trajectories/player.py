@@ -9,6 +9,7 @@ from django.http import Http404
 from django.urls import reverse
 
 from harness.apps import APPS, WEB, app_key
+from leaderboard.selectors import visible_runs
 from trajectories import selectors
 from trajectories.models import Step, Trajectory
 from trajectories.state_checks import state_check_summary, state_checks_by_item
@@ -150,8 +151,6 @@ def player_payload(trajectory: Trajectory) -> dict:
 
 def steps_since(user, pk: int, since: int) -> dict:
     """Steps after index ``since`` and the trajectory's state, for a player polling a live run."""
-    from leaderboard.selectors import visible_runs
-
     trajectory = (
         Trajectory.objects.filter(pk=pk, run__in=visible_runs(user)).select_related("run", "run__model", "task").first()
     )

@@ -10,7 +10,7 @@ from PIL import Image
 
 from tests.services.factories import make_trajectory
 from trajectories import media
-from trajectories.tasks import request_derivatives
+from trajectories.after_finish import request_derivatives
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

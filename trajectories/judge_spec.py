@@ -1,0 +1,38 @@
+"""Which judge to use, as read from settings and as it travels in Celery messages: shared by the
+code that stores trajectories (asking for judging) and our judge. Uses settings only."""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+DEFAULT_JUDGE = {
+    "provider": "google",
+    "model": "",
+    "base_url": "",
+    "temperature": 0.0,
+    "max_images": 200,
+    "concurrency": 8,
+    "attempts": 5,
+}
+
+
+@dataclass
+class JudgeSpec:
+    """Which judge to use; a plain dict of it travels in Celery messages."""
+
+    provider: str
+    model: str = ""
+    base_url: str = ""
+    temperature: float = 0.0
+    max_images: int = 200
+    concurrency: int = 8
+    attempts: int = 5
+
+    @classmethod
+    def from_settings(cls, **overrides) -> "JudgeSpec":
+        values = {**DEFAULT_JUDGE, **getattr(settings, "MYPCBENCH_JUDGE", {})}
+        values.update({k: v for k, v in overrides.items() if v not in (None, "")})
+        return cls(**{k: values[k] for k in cls.__dataclass_fields__})
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
