@@ -71,8 +71,9 @@ def main():
     from django.urls import path
     from django.views.static import serve
 
-    from leaderboard import leaderboard, scoring
-    from leaderboard.leaderboard import BoardFilters
+    from leaderboard.boards import board as leaderboard
+    from leaderboard.boards.board import BoardFilters
+    from leaderboard.scoring import outcomes as scoring
     from tests.board_data import build_synthetic
     from trajectories.models import Judgment, Step, Trajectory
 
@@ -194,7 +195,7 @@ def main():
     from django.db.models.fields.json import KT
 
     from harness.actions import count_action_kinds
-    from leaderboard.analysis import action_shapes
+    from leaderboard.analysis.scaling import action_shapes
 
     def shapes_from_steps():
         rows = (

@@ -134,7 +134,7 @@ def screenshot(i: int) -> bytes:
 
 def display_ssim(png: bytes, webp: bytes) -> float:
     """SSIM of a display WebP against its original scaled to the WebP's size (what the stage shows)."""
-    from trajectories.media import grey, ssim
+    from trajectories.recording.media import grey, ssim
 
     with Image.open(io.BytesIO(webp)) as shown, Image.open(io.BytesIO(png)) as original:
         reference = original.convert("RGB").resize(shown.size, Image.Resampling.LANCZOS)
@@ -148,7 +148,7 @@ def build_trajectory(pngs, label):
     from harness.bundle import StepRecord
     from leaderboard.models import Model, Run
     from tests.factories import make_suite
-    from trajectories import ingest, media
+    from trajectories.recording import ingest, media
 
     suite = make_suite([f"bench-{label}"], slug=f"bench-{label}")
     task = suite.tasks.first()

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from leaderboard.metrics import percentile_interval, rank_intervals, stratified_bootstrap  # noqa: E402
+from leaderboard.scoring.metrics import percentile_interval, rank_intervals, stratified_bootstrap  # noqa: E402
 
 SIZES = [64, 48, 25, 23, 13, 11]  # tasks per behavioural type in the 184-task suite
 

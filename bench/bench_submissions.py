@@ -39,7 +39,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 from tests.factories import make_suite, write_task_dir  # noqa: E402
-from trajectories.submissions import submit_archive  # noqa: E402
+from trajectories.submissions.uploads import submit_archive  # noqa: E402
 
 N_STEPS = 100
 REPEATS = 3

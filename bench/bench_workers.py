@@ -69,8 +69,8 @@ def stop_workers(procs) -> None:
 
 def timed_run(n_workers: int, args, suite, model, var_dir: Path) -> tuple[float, int]:
     from leaderboard.models import Run
-    from trajectories import evaluations
-    from trajectories.evaluations import LaunchSpec
+    from trajectories.evaluations import lifecycle as evaluations
+    from trajectories.evaluations.lifecycle import LaunchSpec
 
     plan = {
         "turns": [{"response": f"Turn {i}.", "actions": [f"pyautogui.click({20 * i}, 40)"]} for i in range(args.turns)],

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.urls import path
 
 from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, RubricItem, Run, Suite, Task
-from trajectories import admin_launch
+from trajectories.evaluations import admin_launch
 
 
 @admin.register(Suite)
@@ -107,7 +107,7 @@ class RunAdmin(admin.ModelAdmin):
     actions = admin_launch.ACTIONS
 
     def get_urls(self):
-        # Launch and rerun pages of harness evaluations (trajectories/admin_launch.py).
+        # Launch and rerun pages of harness evaluations (trajectories/evaluations/admin_launch.py).
         own = [
             path("launch/", self.admin_site.admin_view(lambda r: admin_launch.launch_view(self, r)), name="run_launch"),
             path(

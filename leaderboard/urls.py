@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views, views_analysis, views_board
+from leaderboard.boards import views, views_analysis, views_board
 
 app_name = "leaderboard"
 urlpatterns = [

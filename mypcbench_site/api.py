@@ -3,14 +3,14 @@ app imports another for its API."""
 
 from ninja import NinjaAPI
 
-from leaderboard.api import router as catalog_router
-from leaderboard.api_analysis import router as analysis_router
-from leaderboard.api_board import router as board_router
-from trajectories.api_evaluations import router as evaluations_router
-from trajectories.api_player import router as player_router
-from trajectories.api_submissions import rate_limited_response
-from trajectories.api_submissions import router as submissions_router
-from trajectories.ratelimits import RateLimited
+from leaderboard.boards.api_analysis import router as analysis_router
+from leaderboard.boards.api_board import router as board_router
+from leaderboard.boards.api_catalog import router as catalog_router
+from trajectories.evaluations.api import router as evaluations_router
+from trajectories.player.api import router as player_router
+from trajectories.submissions.api import rate_limited_response
+from trajectories.submissions.api import router as submissions_router
+from trajectories.submissions.ratelimits import RateLimited
 
 api = NinjaAPI(
     title="MyPCBench API", version="1", description="Read-only access to suites, tasks, runs and trajectories."

@@ -153,7 +153,7 @@ CELERY_TASK_ROUTES = {
 # the ingesting process), "off" (not at all; backfill with `manage.py make_derivatives`).
 MYPCBENCH_DERIVATIVES = os.environ.get("MYPCBENCH_DERIVATIVES", "queue")
 
-# Our judge (trajectories/judging.py). Keys come from the provider's environment variable
+# Our judge (trajectories/judging/our_judge.py). Keys come from the provider's environment variable
 # (GEMINI_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY). Prices: USD per million tokens.
 MYPCBENCH_JUDGE = {
     "provider": os.environ.get("MYPCBENCH_JUDGE_PROVIDER", "google"),
@@ -178,7 +178,7 @@ except ClassifierSettingError as exc:
 # Judge each trajectory as soon as it finishes (queue "judging"); off unless asked for.
 MYPCBENCH_JUDGE_ON_FINISH = env_bool("MYPCBENCH_JUDGE_ON_FINISH", False)
 
-# Evaluations launched from the admin (trajectories/evaluations.py): each worker on queue "vm" runs at
+# Evaluations launched from the admin (trajectories/evaluations/lifecycle.py): each worker on queue "vm" runs at
 # most MYPCBENCH_VM_SLOTS trajectories at once (start it with that concurrency); a slot's lease lapses
 # after MYPCBENCH_VM_LEASE_SECONDS without renewal, and its trajectory is then marked interrupted.
 MYPCBENCH_VM_SLOTS = int(os.environ.get("MYPCBENCH_VM_SLOTS", "1"))
@@ -194,7 +194,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }
 
-# Accounts and author submissions (trajectories/submissions.py).
+# Accounts and author submissions (trajectories/submissions/uploads.py).
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "trajectories:submission_list"
 LOGOUT_REDIRECT_URL = "leaderboard:home"

@@ -7,7 +7,7 @@ from django.urls import include, path, re_path
 from django.views.static import serve
 
 from mypcbench_site.api import api
-from trajectories.views_submissions import signup
+from trajectories.submissions.views import signup
 
 
 def media(request, path):

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 from leaderboard.models import App, JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
-from trajectories import action_counts
 from trajectories.models import Judgment, Step, Trajectory
+from trajectories.recording import action_counts
 
 
 def judge_all(traj, items, judge, verdicts, modes=None, cited=None):

@@ -9,9 +9,11 @@ from django.utils import timezone
 from leaderboard.models import JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task, png_bytes
 from tests.evaluation_data import PLAN
-from trajectories import evaluations, live_ingest, slots
-from trajectories.evaluations import LaunchSpec
+from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import slots
+from trajectories.evaluations.lifecycle import LaunchSpec
 from trajectories.models import Judgment, Trajectory, VmSlot
+from trajectories.recording import live_ingest
 from trajectories.tasks import run_trajectory
 
 

@@ -15,8 +15,8 @@ from harness.actions import ACTION_KINDS
 from harness.bundle import StepRecord, TrajectoryBundle
 from leaderboard.models import App, JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
-from trajectories import ingest, live_ingest
 from trajectories.models import Judgment, Step, Trajectory
+from trajectories.recording import ingest, live_ingest
 
 pytestmark = pytest.mark.django_db
 

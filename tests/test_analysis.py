@@ -11,11 +11,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from leaderboard import analysis
-from leaderboard.services.reported import load_reported
+from leaderboard.analysis import scaling
+from leaderboard.catalog.reported import load_reported
 from tests.analysis_data import build_world, judge_all
-from trajectories import action_counts
 from trajectories.models import Step, Trajectory
+from trajectories.recording import action_counts
 
 pytestmark = pytest.mark.django_db
 
@@ -167,7 +167,7 @@ def test_reported_failure_counts_shown_with_their_source_until_runs_carry_modes(
 
 def test_action_shares_per_run(client, world):
     response = client.get(reverse("leaderboard:analysis_scaling"))
-    shapes = {s.run.slug: dict(zip(analysis.ACTION_KINDS, s.shares, strict=True)) for s in response.context["shapes"]}
+    shapes = {s.run.slug: dict(zip(scaling.ACTION_KINDS, s.shares, strict=True)) for s in response.context["shapes"]}
     # Alpha: click, double click, type, hotkey, scroll, bash (the done step is left out) = 6
     assert shapes["alpha-run"]["click"] == pytest.approx(200 / 6)
     assert shapes["alpha-run"]["key"] == pytest.approx(100 / 6)
@@ -188,7 +188,7 @@ def test_step_budget_profile_and_cost(client, world):
     # Alpha's perfect tasks used 3 (t2) and 12 (t3) steps, of 4 tasks
     assert budget["Alpha run"][2] == 0 and budget["Alpha run"][3] == 25.0 and budget["Alpha run"][12] == 50.0
     profile = {name: ys for name, _, ys in ctx["profile"]}
-    taus = analysis.PROFILE_TAUS
+    taus = scaling.PROFILE_TAUS
     # Alpha task scores 0.75, 1, 1, 0: >= 0.5 -> 3 of 4; >= 1 -> 2 of 4
     assert profile["Alpha run"][taus.index(0.5)] == 75.0 and profile["Alpha run"][taus.index(1.0)] == 50.0
     # Alpha's cost is known on every trajectory: 1.00 USD for a mean rubric score of 68.75 %

@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from leaderboard import charts
-from leaderboard.analysis import Cell, Heatmap
-from leaderboard.services.reported import load_reported
+from leaderboard.analysis import charts
+from leaderboard.analysis.heatmaps import Cell, Heatmap
+from leaderboard.catalog.reported import load_reported
 from tests.analysis_data import build_world, judge_all
 from trajectories.models import Judgment, Trajectory
 

@@ -12,9 +12,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
-from leaderboard.analysis import HeatmapFilters, ScalingFilters, TaxonomyFilters
-from leaderboard.selectors import BoardFilters
-from leaderboard.services.reported import load_reported
+from leaderboard.analysis.queries import HeatmapFilters, ScalingFilters, TaxonomyFilters
+from leaderboard.catalog.reported import load_reported
+from leaderboard.scoring.filters import BoardFilters
 from tests.analysis_data import build_world
 
 pytestmark = pytest.mark.django_db

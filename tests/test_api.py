@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard.services.reported import load_reported
+from leaderboard.catalog.reported import load_reported
 from tests.catalog_data import HOSTILE, add_rubric, build_catalog, make_task
 
 pytestmark = pytest.mark.django_db

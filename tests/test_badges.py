@@ -14,11 +14,12 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.urls import reverse
 
-from leaderboard.badges import run_badge
+from leaderboard.catalog.badges import run_badge
 from leaderboard.models import Model, Run
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, our_judge, upload, zip_bytes
-from trajectories import judging, submissions
+from trajectories.judging import our_judge as judging
+from trajectories.submissions import review, uploads
 
 pytestmark = pytest.mark.django_db
 
@@ -67,11 +68,11 @@ def runs(people, settings, monkeypatch, tmp_path):
     """An upload judged by our judge (provider simulator) and approved; our harness's rerun of it;
     a reported run."""
     suite, author, staff = people
-    sub = submissions.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
+    sub = uploads.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
     with our_judge(settings, monkeypatch) as judge:
         judging.judge_run_inline(sub.run, judge)
-    sub = submissions.sync_judging_status(sub)
-    submissions.decide(sub, staff, "approve")
+    sub = review.sync_judging_status(sub)
+    review.decide(sub, staff, "approve")
     model = sub.run.model
     rerun = Run.objects.create(
         name="Opus rerun by us",
@@ -204,8 +205,8 @@ def test_an_upload_is_re_judged_only_once_our_judge_has_judged_it_never_scored_f
     _suite, author, staff = people
     # The author's own judge says every item passed; ours will say every item failed.
     archive = zip_bytes(good_entries(tmp_path, full_judge=[True, True, True]))
-    sub = submissions.submit_archive(author, upload(archive), METADATA).submission
-    submissions.decide(sub, staff, "approve")  # a maintainer may approve before our judge has run
+    sub = uploads.submit_archive(author, upload(archive), METADATA).submission
+    review.decide(sub, staff, "approve")  # a maintainer may approve before our judge has run
     slug = sub.run.slug
 
     def board():
@@ -224,21 +225,21 @@ def test_an_upload_is_re_judged_only_once_our_judge_has_judged_it_never_scored_f
     failure = '{"reasoning": "Not done.", "cited_steps": [1], "verdict": "failure"}'
     with our_judge(settings, monkeypatch, reply=failure) as judge:
         # queued for our judge: the queue is recorded, and the test judges in place of a worker
-        monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)
-        submissions.queue_judging(sub.pk)
+        monkeypatch.setattr(review, "request_run_judging", lambda run_id: None)
+        review.queue_judging(sub.pk)
         html, row = board()
         assert badge_after(html, f'data-run="{slug}"') == "badge-judging:being judged"
         assert row["badge"] == "judging"
 
         first, second = judging.run_trajectories(sub.run)
         judging.judge_trajectory(first, judge)
-        submissions.after_trajectory_judged(first.pk)
+        review.after_trajectory_judged(first.pk)
         html, row = board()
         assert row["badge"] == "judging", "half judged is not re-judged"
         assert row["judge_origin"] == "ours" and row["counts"]["unjudged"] == 1
 
         judging.judge_trajectory(second, judge)
-        submissions.after_trajectory_judged(second.pk)
+        review.after_trajectory_judged(second.pk)
     html, row = board()
     assert badge_after(html, f'data-run="{slug}"') == "badge-rejudged:re-judged"
     assert row["badge"] == "rejudged" and "6 of 6 rubric items" in row["badge_title"]

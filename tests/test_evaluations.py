@@ -8,10 +8,12 @@ from django.utils import timezone
 
 from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
-from trajectories import evaluations, live_ingest, slots
-from trajectories.evaluations import LaunchRefused, LaunchSpec
-from trajectories.judging import JudgeSpec
+from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import slots
+from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
+from trajectories.judging.our_judge import JudgeSpec
 from trajectories.models import Step, Trajectory, VmSlot
+from trajectories.recording import live_ingest
 from trajectories.tasks import judge_trajectory_task, run_trajectory
 
 pytestmark = pytest.mark.django_db

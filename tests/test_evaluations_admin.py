@@ -11,7 +11,7 @@ from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import qwen_call
-from trajectories import evaluations
+from trajectories.evaluations import lifecycle as evaluations
 from trajectories.models import Trajectory
 from trajectories.tasks import run_trajectory
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from harness.run import main
 from trajectories.models import Step, Trajectory
-from trajectories.services import import_results
+from trajectories.recording.import_results import import_results
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"

@@ -9,9 +9,9 @@ from django.core.management import CommandError, call_command
 
 from leaderboard.models import JudgeConfig, Model, RubricItem, Run
 from tests.factories import JUDGE_MODEL, RUBRIC, make_suite, png_bytes, write_legacy_task_dir, write_task_dir
-from trajectories.ingest import IngestError, inspect_screenshot
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.services import ImportResultsError, import_results
+from trajectories.recording.import_results import ImportResultsError, import_results
+from trajectories.recording.ingest import IngestError, inspect_screenshot
 
 pytestmark = pytest.mark.django_db
 
@@ -273,7 +273,7 @@ def test_scores_json_gives_the_task_score_when_no_judge_file_does(tmp_path):
 def test_ingest_bundle_alone_finds_the_task_and_cleans_up_on_failure(tmp_path, isolated_media):
     from harness.bundle import read_task_dir
     from leaderboard.models import Suite
-    from trajectories.ingest import ingest_bundle
+    from trajectories.recording.ingest import ingest_bundle
 
     suite = make_suite(["t-1"])
     run = Run.objects.create(

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 from django.core.management import CommandError, call_command
 
+from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import App, RubricItem, Suite, Task
-from leaderboard.services.tasks import import_tasks
 from tests.test_taskfile import make_task, write
 
 pytestmark = pytest.mark.django_db

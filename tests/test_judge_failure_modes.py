@@ -26,7 +26,7 @@ from leaderboard.models import Task
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
 from trajectories.models import Judgment
-from trajectories.services import import_results
+from trajectories.recording.import_results import import_results
 
 
 def step(n, action, output="", text=""):

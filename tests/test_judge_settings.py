@@ -18,9 +18,9 @@ from harness.judge.providers import Usage
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
 from tests.test_settings import manage
-from trajectories import judging
+from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
-from trajectories.services import import_results
+from trajectories.recording.import_results import import_results
 
 GOOD = '{"reasoning": "Seen in step 2.", "cited_steps": [2], "verdict": "success"}'
 

@@ -10,9 +10,9 @@ from django.core.management import CommandError, call_command
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator, Reply
-from trajectories import judging
+from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
-from trajectories.services import import_results
+from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 

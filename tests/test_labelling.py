@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth.models import Permission, User
 
 from tests.test_reliability_items import build, published
-from trajectories import labelling
+from trajectories.judging import labelling
+from trajectories.judging.reliability import items_reliability
 from trajectories.models import HumanLabel, Judgment, Step, Trajectory
-from trajectories.reliability import items_reliability
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ from django.core.management import CommandError, call_command
 from PIL import Image, ImageDraw, ImageFilter
 
 from tests.services.factories import make_trajectory, screenshot_png
-from trajectories import media
-from trajectories.after_finish import request_derivatives
 from trajectories.models import Step
+from trajectories.recording import media
+from trajectories.recording.after_finish import request_derivatives
 from trajectories.tasks import make_derivatives
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from leaderboard import metrics
+from leaderboard.scoring import metrics
 
 WILSON_ROWS = [
     (0, 1, 0.000000, 0.793451),

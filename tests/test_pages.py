@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from leaderboard.services.reported import load_reported
+from leaderboard.catalog.reported import load_reported
 from tests.catalog_data import HOSTILE, add_rubric, build_catalog, make_task
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,10 @@ from django.urls import reverse
 from harness.bundle import StepRecord
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
-from trajectories import ingest, media, player, selectors
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.services import import_results
+from trajectories.player import payloads as player
+from trajectories.recording import ingest, media, selectors
+from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 

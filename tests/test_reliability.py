@@ -11,10 +11,10 @@ from leaderboard.models import JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
-from trajectories import judging
+from trajectories.judging import our_judge as judging
+from trajectories.judging.reliability import cohen_kappa, run_reliability
 from trajectories.models import HumanLabel, Judgment, JudgmentHistory, StateCheckResult, Trajectory
-from trajectories.reliability import cohen_kappa, run_reliability
-from trajectories.services import import_results
+from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 

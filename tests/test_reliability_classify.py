@@ -9,9 +9,9 @@ from harness.judge.failure_modes import OTHER, PARTIAL_ARTIFACT, PREMATURE_DONE,
 from harness.judge.providers import make_provider
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator, Reply
-from trajectories import judging
+from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
-from trajectories.services import import_results
+from trajectories.recording.import_results import import_results
 
 EXPLANATION = "The agent typed the reply but the draft was never sent; it then said it was done."
 SIGNALS = {"ended_by_done_before_budget": True, "untouched_apps": [], "errors_before_end": []}

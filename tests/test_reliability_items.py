@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 
 from leaderboard.models import JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
+from trajectories.judging.reliability import items_reliability
 from trajectories.models import HumanLabel, Judgment, JudgmentHistory, StateCheckResult, Trajectory
-from trajectories.reliability import items_reliability
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from leaderboard.catalog.reported import DATA_FILE, ReportedDataError, load_reported
 from leaderboard.models import Model, ReportedFigure, Run, Suite
-from leaderboard.services.reported import DATA_FILE, ReportedDataError, load_reported
 
 pytestmark = pytest.mark.django_db
 

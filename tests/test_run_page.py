@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from leaderboard.models import Run
 from tests import run_page_data as data
-from trajectories import evaluations, live_ingest
+from trajectories.evaluations import lifecycle as evaluations
+from trajectories.recording import live_ingest
 from trajectories.tasks import run_trajectory
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard import metrics, scoring
+from leaderboard.scoring import bootstrap, metrics
+from leaderboard.scoring import outcomes as scoring
 from tests.board_data import build_board, judge, traj
 from trajectories.models import Judgment
 
@@ -144,12 +145,12 @@ def test_attempts_and_slices(board):
 def test_bootstrap_ignores_unknown_cells_and_matches_metrics_when_complete(board):
     rows = scoring.run_outcomes([board.a, board.b])
     a, b = rows[board.a.pk], rows[board.b.pk]
-    reps = scoring.bootstrap_replicates([a, b], "score", B=200, seed=3)
+    reps = bootstrap.bootstrap_replicates([a, b], "score", B=200, seed=3)
     assert reps.shape == (2, 200) and not np.isnan(reps).any()
     # with everything known it is exactly metrics.stratified_bootstrap
     c = scoring.run_outcomes([board.c])[board.c.pk]
     direct = metrics.stratified_bootstrap(c.scores[None], c.behavioural_types, B=200, seed=3)
-    np.testing.assert_allclose(scoring.bootstrap_replicates([c], "score", B=200, seed=3), direct)
+    np.testing.assert_allclose(bootstrap.bootstrap_replicates([c], "score", B=200, seed=3), direct)
     low, high = metrics.percentile_interval(reps)[0]
     assert low <= a.mean_score() <= high
 
@@ -218,11 +219,11 @@ def test_bootstrap_with_attempts_equals_metrics_and_a_brute_force_nan_mean():
     runs = [rng.random((20, 3)) for _ in range(3)]
     outs = [_outcomes(s, strata, f"r{i}") for i, s in enumerate(runs)]
     direct = metrics.stratified_bootstrap(np.stack(runs), np.asarray(strata), B=300, seed=11)
-    np.testing.assert_allclose(scoring.bootstrap_replicates(outs, "score", B=300, seed=11), direct)
+    np.testing.assert_allclose(bootstrap.bootstrap_replicates(outs, "score", B=300, seed=11), direct)
     # with unknown cells: each replicate is the mean of the drawn cells that are known
     runs[1][[2, 5, 5], [0, 1, 2]] = np.nan
     outs = [_outcomes(s, strata, f"r{i}") for i, s in enumerate(runs)]
-    got = scoring.bootstrap_replicates(outs, "score", B=50, seed=2)
+    got = bootstrap.bootstrap_replicates(outs, "score", B=50, seed=2)
     draw = np.random.default_rng(2)
     labels = np.asarray(strata)
     cells = [[] for _ in range(50)]

@@ -17,11 +17,12 @@ from harness.judge.state_checks import output_matches, run_state_checks
 from harness.loop import LoopConfig
 from harness.run import run_suite
 from harness.taskfile import TaskFileError, load_tasks
+from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import JudgeConfig, RubricItem
-from leaderboard.services.tasks import import_tasks
-from trajectories import player, selectors
 from trajectories.models import Judgment, StateCheckResult, Trajectory
-from trajectories.services import import_results
+from trajectories.player import payloads as player
+from trajectories.recording import selectors
+from trajectories.recording.import_results import import_results
 
 DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"
 REPORT = "cat /home/user/report.txt"
@@ -191,7 +192,7 @@ def test_a_malformed_state_checks_file_is_a_clear_error(tmp_path, env):
 @pytest.mark.django_db
 def test_runs_launched_from_the_site_store_their_checks(monkeypatch, settings):
     from tests.evaluation_data import PLAN, make_eval_suite
-    from trajectories import evaluations
+    from trajectories.evaluations import lifecycle as evaluations
     from trajectories.tasks import run_trajectory
 
     settings.MYPCBENCH_DERIVATIVES = "off"

@@ -1,4 +1,4 @@
-"""Author submissions (trajectories/submissions.py): every hostile archive is refused with a message
+"""Author submissions (trajectories/submissions/uploads.py): every hostile archive is refused with a message
 naming the entry and nothing is stored (rows, media, temporary files); a good archive becomes a
 draft run of provenance "upload" with self-reported judgments kept apart; review decisions."""
 
@@ -26,9 +26,11 @@ from tests.submission_data import (
     upload,
     zip_bytes,
 )
-from trajectories import submissions
 from trajectories.models import Judgment, Submission, Trajectory
-from trajectories.submissions import ReviewError, SubmissionConflict, SubmissionRejected, submit_archive
+from trajectories.submissions import review, validation
+from trajectories.submissions.review import ReviewError
+from trajectories.submissions.uploads import submit_archive
+from trajectories.submissions.validation import SubmissionConflict, SubmissionRejected
 
 pytestmark = pytest.mark.django_db
 
@@ -302,7 +304,7 @@ def test_metadata_that_is_not_json(tmp_path, baseline, author, isolated_media, u
 def test_rate_limit(settings, tmp_path, baseline, author, isolated_media, upload_tmp):
     settings.MYPCBENCH_UPLOADS_PER_WINDOW = 1
     submit_archive(author, upload(zip_bytes(good_entries(tmp_path / "a", ["retrieval-f016"]))), METADATA)
-    with pytest.raises(submissions.SubmissionLimited, match="rate limit: at most 1 upload per hour per author") as e:
+    with pytest.raises(validation.SubmissionLimited, match="rate limit: at most 1 upload per hour per author") as e:
         submit_archive(author, upload(zip_bytes(good_entries(tmp_path / "b", ["writing-a001"]))), METADATA)
     assert e.value.status_code == 429 and 3590 <= e.value.retry_after <= 3600
 
@@ -314,7 +316,7 @@ def test_refused_uploads_count_as_attempts(
     hostile = zip_bytes([*good_entries(tmp_path), ("/tmp/evil.txt", b"owned")])
     for _ in range(2):
         assert "/tmp/evil.txt: is an absolute path" in messages(refused(author, hostile))
-    with pytest.raises(submissions.SubmissionLimited) as e:
+    with pytest.raises(validation.SubmissionLimited) as e:
         submit_archive(author, upload(hostile), METADATA)
     assert e.value.status_code == 429 and 0 < e.value.retry_after <= 3600
     text = messages(e.value)
@@ -332,7 +334,7 @@ def test_attempts_limit_defaults_to_three_times_the_accepted_uploads(clock_mid_h
     hostile = zip_bytes([*good_entries(tmp_path), ("/tmp/evil.txt", b"owned")])
     for _ in range(3):
         refused(author, hostile)
-    with pytest.raises(submissions.SubmissionLimited, match="at most 3 upload attempts per hour per author"):
+    with pytest.raises(validation.SubmissionLimited, match="at most 3 upload attempts per hour per author"):
         submit_archive(author, upload(hostile), METADATA)
 
 
@@ -405,7 +407,7 @@ def test_judging_is_requested_for_the_uploaded_run(
     asked = []
     # Stands in for queueing the Celery group (a real worker runs in tests/services; the judge
     # itself is tested against provider simulators in tests/test_judge*.py).
-    monkeypatch.setattr(submissions, "request_run_judging", asked.append)
+    monkeypatch.setattr(review, "request_run_judging", asked.append)
     with django_capture_on_commit_callbacks(execute=True):
         sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
     sub.refresh_from_db()
@@ -447,16 +449,16 @@ def test_review_decisions_are_logged_and_change_publication(tmp_path, suite, aut
     staff = get_user_model().objects.create_user("michael", password="pw", is_staff=True)
     sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
     with pytest.raises(ReviewError, match="a reason is required"):
-        submissions.decide(sub, staff, "reject")
-    sub = submissions.decide(sub, staff, "request_changes", "Screenshots of task 2 look cropped.")
+        review.decide(sub, staff, "reject")
+    sub = review.decide(sub, staff, "request_changes", "Screenshots of task 2 look cropped.")
     assert sub.status == Submission.Status.CHANGES_REQUESTED
-    sub = submissions.decide(sub, staff, "approve")
+    sub = review.decide(sub, staff, "approve")
     assert sub.status == Submission.Status.PUBLISHED
     assert Run.objects.get(pk=sub.run_id).publication == Run.Publication.PUBLISHED
-    sub = submissions.decide(sub, author, "withdraw")
+    sub = review.decide(sub, author, "withdraw")
     assert Run.objects.get(pk=sub.run_id).publication == Run.Publication.WITHDRAWN
     with pytest.raises(ReviewError, match="is withdrawn; cannot approve it"):
-        submissions.decide(sub, staff, "approve")
+        review.decide(sub, staff, "approve")
     log = Submission.objects.get(pk=sub.pk).review_log
     assert [(e["by"], e["action"], e["to"]) for e in log] == [
         ("michael", "request_changes", "changes_requested"),

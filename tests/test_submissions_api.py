@@ -315,7 +315,7 @@ def test_openapi_documents_the_submission_endpoints(client):
 
 
 def test_admin_change_page_shows_report_and_reject_reason_is_logged(client, setup, tmp_path):
-    from trajectories.submissions import submit_archive
+    from trajectories.submissions.uploads import submit_archive
 
     author, staff = setup
     sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
@@ -338,7 +338,7 @@ def test_admin_change_page_shows_report_and_reject_reason_is_logged(client, setu
 def test_submission_page_shows_our_judges_scores_apart_from_self_reported(client, setup, tmp_path):
     from leaderboard.models import JudgeConfig
     from trajectories.models import Judgment
-    from trajectories.submissions import submit_archive
+    from trajectories.submissions.uploads import submit_archive
 
     author, _staff = setup
     archive = zip_bytes(good_entries(tmp_path, full_judge=[True, True, True]))

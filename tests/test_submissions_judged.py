@@ -16,8 +16,9 @@ from leaderboard.models import JudgeConfig, Run
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
 from tests.submission_data import METADATA, TASK_IDS, files_under, folder_entries, good_entries, upload, zip_bytes
-from trajectories import judging, submissions
+from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment, Submission
+from trajectories.submissions import review, uploads, validation
 from trajectories.tasks import judge_trajectory_task
 
 pytestmark = pytest.mark.django_db
@@ -125,10 +126,10 @@ def test_judging_progress_on_the_submission_page_and_status_after_the_last_item(
 ):
     author, _staff = people
     # Queueing is recorded, not run, so judging can be done step by step in the test.
-    monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)
+    monkeypatch.setattr(review, "request_run_judging", lambda run_id: None)
     archive = zip_bytes(good_entries(tmp_path, full_judge=[True, False, True]))
     with django_capture_on_commit_callbacks(execute=True):
-        sub = submissions.submit_archive(author, upload(archive), METADATA).submission
+        sub = uploads.submit_archive(author, upload(archive), METADATA).submission
     sub.refresh_from_db()
     assert sub.status == Submission.Status.JUDGING
 
@@ -154,9 +155,9 @@ def test_progress_json_follows_judging_then_says_stop(
     client, people, simulator, tmp_path, monkeypatch, django_capture_on_commit_callbacks
 ):
     author, _staff = people
-    monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)  # the test judges, not a worker
+    monkeypatch.setattr(review, "request_run_judging", lambda run_id: None)  # the test judges, not a worker
     with django_capture_on_commit_callbacks(execute=True):
-        sub = submissions.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
+        sub = uploads.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
     client.force_login(author)
     page_url = reverse("trajectories:submission_detail", args=[sub.pk])
     url = reverse("trajectories:submission_live", args=[sub.pk])
@@ -193,13 +194,13 @@ def test_progress_json_follows_judging_then_says_stop(
 
 def test_items_in_error_still_end_judging_and_are_named(client, people, settings, tmp_path, monkeypatch):
     author, _staff = people
-    monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)
-    sub = submissions.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
+    monkeypatch.setattr(review, "request_run_judging", lambda run_id: None)
+    sub = uploads.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
     with ProviderSimulator(lambda request: "no verdict here") as sim:
         settings.MYPCBENCH_JUDGE = {"provider": "anthropic", "base_url": sim.url, "attempts": 1}
         Submission.objects.filter(pk=sub.pk).update(status=Submission.Status.JUDGING)
         judging.judge_run_inline(sub.run, judging.build_judge(judging.JudgeSpec.from_settings()))
-    sub = submissions.sync_judging_status(Submission.objects.get(pk=sub.pk))
+    sub = review.sync_judging_status(Submission.objects.get(pk=sub.pk))
     assert sub.status == Submission.Status.AWAITING_REVIEW
     assert "6 ended in error (an API error, never a failure" in sub.metadata["judging"]["note"]
 
@@ -221,7 +222,7 @@ CLICKS = [(i, f"pyautogui.click({100 + 9 * i}, {200 + 5 * i})") for i in range(1
 def test_several_attempts_per_task_from_attempt_folders(people, tmp_path):
     author, _staff = people
     other = [(i, f"pyautogui.click({400 - 9 * i}, {200 + 5 * i})") for i in range(1, 7)] + [(7, "DONE")]
-    sub = submissions.submit_archive(
+    sub = uploads.submit_archive(
         author, upload(attempts_archive(tmp_path, {0: CLICKS, 1: other, 2: CLICKS[:3]})), METADATA
     ).submission
     rows = sorted(sub.run.trajectories.values_list("task__task_id", "attempt"))
@@ -231,7 +232,7 @@ def test_several_attempts_per_task_from_attempt_folders(people, tmp_path):
 
 def test_byte_identical_attempts_are_flagged_with_evidence(client, people, tmp_path):
     author, staff = people
-    sub = submissions.submit_archive(
+    sub = uploads.submit_archive(
         author, upload(attempts_archive(tmp_path, {0: CLICKS, 1: CLICKS, 3: CLICKS})), METADATA
     ).submission
     flags = [p for p in sub.validation_report if "replay suspicion" in p["problem"]]
@@ -250,8 +251,8 @@ def test_the_same_attempt_twice_is_refused(people, tmp_path, isolated_media):
     root = tmp_path / "results"
     write_task_dir(root / "retrieval-f016", "attempt_1")
     write_task_dir(root / "vm2" / "retrieval-f016", "attempt-1")
-    with pytest.raises(submissions.SubmissionRejected) as caught:
-        submissions.submit_archive(author, upload(zip_bytes(folder_entries(root))), METADATA)
+    with pytest.raises(validation.SubmissionRejected) as caught:
+        uploads.submit_archive(author, upload(zip_bytes(folder_entries(root))), METADATA)
     assert "task 'retrieval-f016' attempt 1 appears twice" in str(caught.value)
     assert files_under(isolated_media) == [] and Run.objects.count() == 0
 
@@ -269,7 +270,7 @@ def test_the_upload_page_documents_attempt_folders(client, people):
 def test_the_original_archive_is_kept_and_only_staff_download_it(client, people, tmp_path, isolated_media):
     author, staff = people
     data = zip_bytes(good_entries(tmp_path))
-    sub = submissions.submit_archive(author, upload(data, "opus.zip"), METADATA).submission
+    sub = uploads.submit_archive(author, upload(data, "opus.zip"), METADATA).submission
     url = reverse("trajectories:submission_archive", args=[sub.pk])
     client.force_login(author)
     assert client.get(url).status_code == 302, "authors are sent to the admin login"
@@ -283,12 +284,12 @@ def test_the_original_archive_is_kept_and_only_staff_download_it(client, people,
 
 def test_the_archive_is_removed_when_ingest_fails(people, tmp_path, isolated_media, monkeypatch):
     author, _staff = people
-    from trajectories.ingest import IngestError
+    from trajectories.recording.ingest import IngestError
 
     def broken(*args, **kwargs):
         raise IngestError("disk full while storing a step")
 
-    monkeypatch.setattr(submissions, "ingest_bundle", broken)
-    with pytest.raises(submissions.SubmissionRejected, match="disk full while storing a step"):
-        submissions.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA)
+    monkeypatch.setattr(uploads, "ingest_bundle", broken)
+    with pytest.raises(validation.SubmissionRejected, match="disk full while storing a step"):
+        uploads.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA)
     assert files_under(isolated_media) == [] and Submission.objects.count() == 0

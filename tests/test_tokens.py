@@ -1,4 +1,4 @@
-"""API tokens (trajectories/tokens.py): shown once, stored as a sha256 hash only, recognised by
+"""API tokens (trajectories/submissions/tokens.py): shown once, stored as a sha256 hash only, recognised by
 prefix, revocable, and the only way to authenticate API uploads."""
 
 import hashlib
@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from trajectories.models import ApiToken
-from trajectories.tokens import TokenError, authenticate_token, create_token, revoke_token
+from trajectories.submissions.tokens import TokenError, authenticate_token, create_token, revoke_token
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,8 @@ from django.contrib.admin.helpers import ActionForm
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from trajectories import action_counts, admin_labelling, judging, labelling, submissions
+from trajectories.judging import admin_labelling, labelling
+from trajectories.judging import our_judge as judging
 from trajectories.models import (
     ApiToken,
     HumanLabel,
@@ -19,6 +20,8 @@ from trajectories.models import (
     Submission,
     Trajectory,
 )
+from trajectories.recording import action_counts
+from trajectories.submissions import review
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -153,7 +156,7 @@ class JudgmentAdmin(admin.ModelAdmin):
     exclude = ["cost_usd"]
     readonly_fields = ["judge_cost_in_full", "created_at"]
     inlines = [HumanLabelInline, JudgmentHistoryInline]
-    # Bulk human labels and the labelling page: trajectories/admin_labelling.py.
+    # Bulk human labels and the labelling page: trajectories/judging/admin_labelling.py.
     actions = admin_labelling.ACTIONS
     action_form = admin_labelling.LabelNoteForm
 
@@ -246,8 +249,8 @@ def _review(modeladmin, request, queryset, action: str, done: str):
     changed = 0
     for submission in queryset:
         try:
-            submissions.decide(submission, request.user, action, reason)
-        except submissions.ReviewError as exc:
+            review.decide(submission, request.user, action, reason)
+        except review.ReviewError as exc:
             modeladmin.message_user(request, f"Submission {submission.pk}: {exc}", messages.ERROR)
         else:
             changed += 1
@@ -279,7 +282,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.display(description="Judging")
     def judging(self, obj):
-        state = submissions.judging_state(obj)
+        state = review.judging_state(obj)
         return f"{state.get('state', 'not asked')}: {state.get('note', '')}" if state else "not asked yet"
 
     @admin.display(description="Validation report")
@@ -334,8 +337,8 @@ class SubmissionAdmin(admin.ModelAdmin):
     def mark_verified(self, request, queryset):
         for submission in queryset:
             try:
-                submissions.mark_verified_by_rerun(submission, request.user, request.POST.get("rerun", ""))
-            except submissions.ReviewError as exc:
+                review.mark_verified_by_rerun(submission, request.user, request.POST.get("rerun", ""))
+            except review.ReviewError as exc:
                 self.message_user(request, f"Submission {submission.pk}: {exc}", messages.ERROR)
             else:
                 self.message_user(request, f"Submission {submission.pk}: marked verified.", messages.SUCCESS)
@@ -343,5 +346,5 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.action(description="Queue for our judge", permissions=["change"])
     def queue_judging(self, request, queryset):
         for submission in queryset:
-            state = submissions.judging_state(submissions.queue_judging(submission.pk))
+            state = review.judging_state(review.queue_judging(submission.pk))
             self.message_user(request, f"Submission {submission.pk}: {state.get('note', '')}", messages.INFO)

@@ -7,7 +7,10 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from trajectories import evaluations, judging, media, submissions
+from trajectories.evaluations import lifecycle as evaluations
+from trajectories.judging import our_judge as judging
+from trajectories.recording import media
+from trajectories.submissions import review
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +38,7 @@ def judge_trajectory_task(trajectory_id: int, spec: dict, force: bool = False) -
     if result is None:
         logger.warning("judge_trajectory_task: trajectory %s no longer exists; nothing to do", trajectory_id)
     else:
-        submissions.after_trajectory_judged(trajectory_id)  # an uploaded run moves on to review once all is judged
+        review.after_trajectory_judged(trajectory_id)  # an uploaded run moves on to review once all is judged
     return result
 
 

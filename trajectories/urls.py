@@ -2,7 +2,11 @@
 
 from django.urls import path
 
-from . import views, views_player, views_reliability, views_runs, views_submissions
+from trajectories.evaluations import views as views_runs
+from trajectories.judging import views as views_reliability
+from trajectories.player import trajectory_pages as views
+from trajectories.player import views as views_player
+from trajectories.submissions import views as views_submissions
 
 app_name = "trajectories"
 urlpatterns = [

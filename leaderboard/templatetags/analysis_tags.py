@@ -2,7 +2,7 @@
 
 from django import template
 
-from leaderboard import analysis
+from leaderboard.analysis import model_page
 
 register = template.Library()
 
@@ -11,4 +11,4 @@ register = template.Library()
 def task_outcomes_section(context, task):
     """Every visible graded run's outcome on ``task``, scored as on the leaderboard."""
     request = context.get("request")
-    return {"outcomes": analysis.task_outcomes(task, getattr(request, "user", None)), "task": task}
+    return {"outcomes": model_page.task_outcomes(task, getattr(request, "user", None)), "task": task}

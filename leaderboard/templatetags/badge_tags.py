@@ -2,7 +2,7 @@
 
 from django import template
 
-from leaderboard.badges import badge_of
+from leaderboard.catalog.badges import badge_of
 
 register = template.Library()
 

@@ -1,6 +1,6 @@
 // Draws the analysis charts: each <div data-chart="ID"> gets the plotly figure stored in the
 // JSON data block <script type="application/json" id="ID"> (data only, never executed, so the
-// strict CSP holds). A heatmap comes compact (leaderboard/charts.py, kind "heatmap": values, n and
+// strict CSP holds). A heatmap comes compact (leaderboard/analysis/charts.py, kind "heatmap": values, n and
 // intervals per cell, and how to build each cell's link) and is expanded here into its trace with
 // hover text and links. Colours follow the page's light or dark theme; a point or cell that
 // carries a URL in customdata opens it on click. Without JavaScript the tables beside the charts

@@ -5,7 +5,7 @@ judgments; screenshots in light and dark kept in test-artifacts/."""
 import pytest
 from django.core.cache import cache
 
-from leaderboard.services.reported import load_reported
+from leaderboard.catalog.reported import load_reported
 from tests.analysis_data import build_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

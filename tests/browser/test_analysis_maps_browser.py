@@ -5,7 +5,7 @@ only as a labelled upper bound; screenshots in light and dark kept in test-artif
 import pytest
 from django.core.cache import cache
 
-from leaderboard.services.reported import load_reported
+from leaderboard.catalog.reported import load_reported
 from tests.analysis_data import build_world
 from tests.board_data import build_synthetic
 

@@ -3,7 +3,7 @@ trajectory; no CSP violations; full-page screenshots kept in test-artifacts/."""
 
 import pytest
 
-from leaderboard.services.reported import load_reported
+from leaderboard.catalog.reported import load_reported
 from tests.catalog_data import build_catalog
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

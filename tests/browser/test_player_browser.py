@@ -13,9 +13,9 @@ from harness.bundle import StepRecord
 from leaderboard.management.commands.load_demo import DEMO_RESULTS_DIR, DEMO_RUN_NAME
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import png_bytes
-from trajectories import ingest
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.services import import_results
+from trajectories.recording import ingest
+from trajectories.recording.import_results import import_results
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests import run_page_data as data
-from trajectories import live_ingest
+from trajectories.recording import live_ingest
 from trajectories.tasks import run_trajectory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

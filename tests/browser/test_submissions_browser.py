@@ -74,7 +74,8 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
 
     from leaderboard.models import Run
     from tests.submission_data import METADATA, our_judge, upload
-    from trajectories import judging, submissions
+    from trajectories.judging import our_judge as judging
+    from trajectories.submissions import review, uploads
     from trajectories.tasks import judge_trajectory_task
 
     settings.MYPCBENCH_DERIVATIVES = "off"
@@ -83,8 +84,8 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
     with our_judge(settings, monkeypatch):
         # Judging is queued (recorded, not sent to a worker); the test then runs the worker's task
         # itself, one trajectory at a time, against the provider simulator.
-        monkeypatch.setattr(submissions, "request_run_judging", lambda run_id: None)
-        sub = submissions.submit_archive(author, upload(archive, "opus.zip"), METADATA).submission
+        monkeypatch.setattr(review, "request_run_judging", lambda run_id: None)
+        sub = uploads.submit_archive(author, upload(archive, "opus.zip"), METADATA).submission
         spec = judging.JudgeSpec.from_settings().as_dict()
         first, second = judging.run_trajectories(sub.run)
 
@@ -119,7 +120,7 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
     assert page.evaluate("window.sameDocument") is True, "updated in place, not reloaded"
     shot(page, "submissions-live-judged")
 
-    submissions.decide(sub, staff, "approve")
+    review.decide(sub, staff, "approve")
     rerun = Run.objects.create(
         name="Opus rerun by us",
         slug="opus-rerun",
@@ -134,7 +135,7 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
     assert page.locator('tr[data-run="opus-rerun"] .badge-verified').inner_text() == "verified"
     shot(page, "submissions-board-badges")
 
-    submissions.mark_verified_by_rerun(sub, staff, rerun.slug)
+    review.mark_verified_by_rerun(sub, staff, rerun.slug)
     page.goto(f"{live_server.url}/runs/{sub.run.slug}/")
     assert page.locator("h1 + p .badge-verified").inner_text() == "verified"
     assert "verified by rerun opus-rerun" in page.locator("h1 + p").inner_text()

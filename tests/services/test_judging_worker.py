@@ -7,9 +7,9 @@ from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from tests.services.test_worker import wait_for
 from tests.simulators import ProviderSimulator
-from trajectories import judging
+from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
-from trajectories.services import import_results
+from trajectories.recording.import_results import import_results
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -10,9 +10,9 @@ from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.services.test_worker import wait_for
 from tests.simulators import ProviderSimulator
-from trajectories import evaluations
-from trajectories.evaluations import LaunchSpec
-from trajectories.judging import JudgeSpec
+from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations.lifecycle import LaunchSpec
+from trajectories.judging.our_judge import JudgeSpec
 from trajectories.models import Judgment, Step, Trajectory, VmSlot
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]

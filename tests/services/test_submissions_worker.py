@@ -6,14 +6,14 @@ its run's badge turns "re-judged"."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from leaderboard.badges import run_badge
+from leaderboard.catalog.badges import run_badge
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite
 from tests.services.test_worker import wait_for
 from tests.simulators import ProviderSimulator
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
 from trajectories.models import Judgment, Submission
-from trajectories.submissions import submit_archive
+from trajectories.submissions.uploads import submit_archive
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

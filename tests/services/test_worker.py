@@ -9,8 +9,8 @@ from django.core.files.storage import default_storage
 from PIL import Image
 
 from tests.services.factories import make_trajectory
-from trajectories import media
-from trajectories.after_finish import request_derivatives
+from trajectories.recording import media
+from trajectories.recording.after_finish import request_derivatives
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

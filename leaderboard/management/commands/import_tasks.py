@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from harness.taskfile import TaskFileError
-from leaderboard.services.tasks import DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION, import_tasks
+from leaderboard.catalog.task_import import DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION, import_tasks
 
 
 class Command(BaseCommand):

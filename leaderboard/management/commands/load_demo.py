@@ -13,7 +13,7 @@ from django.db import transaction
 
 from harness.bundle import BundleError, read_results
 from leaderboard.models import Model, Run, Suite
-from trajectories.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
+from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 
 SEEDING = Path(settings.BASE_DIR) / "seeding"
 DEMO_SUITE_FILE = SEEDING / "demo_suite.json"

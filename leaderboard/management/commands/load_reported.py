@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.services.reported import DATA_FILE, ReportedDataError, load_reported
+from leaderboard.catalog.reported import DATA_FILE, ReportedDataError, load_reported
 
 
 class Command(BaseCommand):

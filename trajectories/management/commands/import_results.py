@@ -5,7 +5,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from trajectories.services import ImportResultsError, import_results
+from trajectories.recording.import_results import ImportResultsError, import_results
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from tqdm import tqdm
 
 from harness.judge import PROVIDERS
 from leaderboard.models import Run
-from trajectories import judging
+from trajectories.judging import our_judge as judging
 
 
 class Command(BaseCommand):

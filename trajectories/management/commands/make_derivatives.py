@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from leaderboard.models import Run
-from trajectories import media
 from trajectories.models import Step, Trajectory
+from trajectories.recording import media
 
 
 class Command(BaseCommand):

@@ -1,0 +1,128 @@
+"""GET /api/leaderboard: the scored leaderboard with the page's filters, per row each metric with
+its interval, the rank interval, n, provenance and badge. Reads the same selector as the page."""
+
+from ninja import Field, Router, Schema
+
+from leaderboard.boards import board as leaderboard
+from leaderboard.boards.board import BoardFilters
+from leaderboard.catalog.badges import BADGE_KEYS
+
+router = Router(tags=["leaderboard"])
+
+
+class IntervalOut(Schema):
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+class BoardRowOut(Schema):
+    kind: str  # "graded" or "reported" (published figures: no intervals)
+    run: str
+    run_name: str
+    model: str
+    provenance: str
+    badge: str = Field(
+        description="How far we vouch for the run's numbers, as the page's badge: one of "
+        + ", ".join(BADGE_KEYS)
+        + ". verified: run by our harness, or an upload a maintainer reproduced with it; rejudged: uploaded, "
+        "every trajectory judged by our judge; judging / awaiting-judge: uploaded, our judge not finished or "
+        "not started (never scored from the author's own verdicts); reported: published figures; imported: "
+        "an upstream result folder."
+    )
+    badge_title: str = Field(description="The badge's tooltip: what exactly was verified for this run.")
+    tool_surface: str
+    judge: str
+    judge_origin: str
+    perfect_pct: IntervalOut  # Wilson 95%
+    perfect_k: int | None
+    perfect_n: int | None
+    perfect_bootstrap_pct: IntervalOut
+    rubric_pct: IntervalOut  # stratified bootstrap 95%
+    efficiency: IntervalOut
+    avg_steps: float | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    rank: int | None
+    rank_low: int | None
+    rank_high: int | None
+    tier: int | None
+    counts: dict[str, int]
+    source: str
+
+
+class BoardOut(Schema):
+    suite: str | None
+    tasks: int
+    bootstrap_replicates: int
+    filters: dict[str, str]
+    rows: list[BoardRowOut]
+
+
+def _row(row: leaderboard.BoardRow) -> dict:
+    return {
+        "kind": "reported" if row.reported else "graded",
+        "run": row.run_slug,
+        "run_name": row.run_name,
+        "model": row.model_name,
+        "provenance": row.provenance,
+        "badge": row.badge.key if row.badge else "",
+        "badge_title": row.badge.title if row.badge else "",
+        "tool_surface": row.tool_surface,
+        "judge": row.judge_name,
+        "judge_origin": row.judge_origin,
+        "perfect_pct": row.perfect.as_dict(),
+        "perfect_k": row.perfect_k,
+        "perfect_n": row.perfect_n,
+        "perfect_bootstrap_pct": row.perfect_boot.as_dict(),
+        "rubric_pct": row.rubric.as_dict(),
+        "efficiency": row.efficiency.as_dict(),
+        "avg_steps": None if row.avg_steps is None else round(row.avg_steps, 1),
+        "input_tokens": row.input_tokens,
+        "output_tokens": row.output_tokens,
+        "cost_usd": row.cost_usd,
+        "rank": None if row.reported else row.rank,
+        "rank_low": row.rank_low,
+        "rank_high": row.rank_high,
+        "tier": row.tier,
+        "counts": row.counts,
+        "source": row.source,
+    }
+
+
+@router.get(
+    "/leaderboard",
+    response=BoardOut,
+    summary="Scored leaderboard with intervals",
+    description=(
+        "Query parameters as on /leaderboard/: suite, surface, judge, provenance, type (behavioural type), "
+        "bin (apps touched: 1, 2-3, 4-6, 7+), app, weighting (authored|equal), metric (perfect|rubric: "
+        "what ranks and tiers use), sort, dir. Unknown values are ignored. Rates are percentages; "
+        "graded rows are in the page's order, reported rows follow."
+    ),
+)
+def get_leaderboard(
+    request,
+    suite: str = "",
+    surface: str = "",
+    judge: str = "",
+    provenance: str = "",
+    type: str = "",
+    bin: str = "",
+    app: str = "",
+    weighting: str = "",
+    metric: str = "",
+    sort: str = "",
+    dir: str = "",
+):
+    params = {k: v for k, v in locals().items() if k != "request"}
+    filters = BoardFilters.from_query(params)
+    b = leaderboard.board(request.user, filters)
+    return {
+        "suite": b.suite.slug if b.suite else None,
+        "tasks": b.task_count,
+        "bootstrap_replicates": b.B,
+        "filters": filters.as_query(),
+        "rows": [_row(r) for r in [*b.rows, *b.reported_rows]],
+    }

@@ -1,0 +1,318 @@
+"""The public read-only API of the catalog, runs and trajectories (a django-ninja router, mounted by
+mypcbench_site.api). Anonymous callers see published runs only; staff (session) see all. Endpoints
+are thin callers of the selectors."""
+
+from datetime import datetime
+
+from ninja import Router, Schema
+from ninja.pagination import PageNumberPagination, paginate
+
+from leaderboard.catalog import selectors
+from leaderboard.models import BehaviouralType, Difficulty, Run, Task
+from trajectories.recording import selectors as trajectory_selectors
+
+router = Router()
+
+
+# -- schemas --------------------------------------------------------------------------------
+
+
+class SuiteOut(Schema):
+    slug: str
+    name: str
+    version: str
+    description: str
+    is_demo: bool
+    task_count: int
+    rubric_item_count: int
+    by_type: dict[str, int]
+    by_apps_touched_bin: dict[str, int]
+
+
+class TaskOut(Schema):
+    suite: str
+    task_id: str
+    category: str
+    behavioural_type: str
+    type_source: str
+    difficulty: str
+    primary_app: str | None
+    apps: list[str]
+    apps_touched: int
+    apps_touched_bin: str
+    rubric_version: int
+    rubric_item_count: int
+    instruction: str
+
+    @staticmethod
+    def resolve_suite(task: Task) -> str:
+        return task.suite.slug
+
+    @staticmethod
+    def resolve_primary_app(task: Task) -> str | None:
+        return task.primary_app.name if task.primary_app else None
+
+    @staticmethod
+    def resolve_apps(task: Task) -> list[str]:
+        return [app.name for app in task.apps.all()]
+
+
+class RubricItemOut(Schema):
+    position: int
+    rubric_id: str
+    criterion: str
+    verification: str
+    weight: float
+    normalised_weight: float
+    version: int
+
+
+class TaskDetailOut(TaskOut):
+    apps_involved: list[str]
+    rubric_rule: str
+    rubric: list[RubricItemOut]
+
+    @staticmethod
+    def resolve_rubric_item_count(task: Task) -> int:
+        return len(task.current_items)
+
+    @staticmethod
+    def resolve_rubric(task: Task) -> list:
+        return task.current_items
+
+
+class ModelOut(Schema):
+    name: str
+    slug: str
+    provider: str
+    family: str
+    open_weights: bool
+
+
+class RunOut(Schema):
+    slug: str
+    name: str
+    model: ModelOut
+    suite: str
+    agent_type: str
+    tool_surface: str
+    turn_budget: int
+    screenshot_window: int
+    image_tag: str
+    harness_version: str
+    judge: str | None
+    provenance: str
+    publication: str
+    status: str
+    source: str
+    created_at: datetime
+    trajectory_count: int
+
+    @staticmethod
+    def resolve_suite(run: Run) -> str:
+        return run.suite.slug
+
+    @staticmethod
+    def resolve_judge(run: Run) -> str | None:
+        return run.judge_config.name if run.judge_config else None
+
+
+class ReportedFigureOut(Schema):
+    metric: str
+    slice_kind: str
+    slice_value: str
+    value: float
+    source: str
+
+
+class TrajectorySummaryOut(Schema):
+    id: int
+    task_id: str
+    attempt: int
+    status: str
+    ended_by: str
+    n_steps: int
+    imported_score: float | None
+    judged: int
+    passed: int
+    judge_errors: int
+
+    @staticmethod
+    def resolve_task_id(t) -> str:
+        return t.task.task_id
+
+
+class RunDetailOut(RunOut):
+    notes: str
+    reported_figures: list[ReportedFigureOut]
+    trajectories: list[TrajectorySummaryOut]
+
+    @staticmethod
+    def resolve_reported_figures(run: Run) -> list:
+        return list(run.reported_figures.all())
+
+    @staticmethod
+    def resolve_trajectories(run: Run) -> list:
+        return run.trajectory_rows
+
+
+class StepOut(Schema):
+    index: int
+    turn: int
+    tool: str
+    action: dict
+    action_text: str
+    model_text: str
+    tool_output: str
+    done: bool
+    timestamp: datetime | None
+    screenshot_url: str | None
+    image_url: str | None
+
+
+class JudgmentOut(Schema):
+    rubric_id: str
+    rubric_position: int
+    rubric_version: int
+    criterion: str
+    stale: bool
+    verdict: str
+    explanation: str
+    cited_steps: list
+    failure_mode: str
+    judge: str
+    judge_origin: str
+
+
+class TrajectoryOut(Schema):
+    id: int
+    run: str
+    suite: str
+    task_id: str
+    attempt: int
+    status: str
+    ended_by: str
+    n_steps: int
+    n_turns: int
+    final_answer: str
+    error: str
+    imported_score: float | None
+    steps: list[StepOut]
+    judgments: list[JudgmentOut]
+
+
+# -- endpoints ------------------------------------------------------------------------------
+
+
+def _suite_out(stats: selectors.SuiteStats) -> dict:
+    s = stats.suite
+    return {
+        "slug": s.slug,
+        "name": s.name,
+        "version": s.version,
+        "description": s.description,
+        "is_demo": s.is_demo,
+        "task_count": stats.task_count,
+        "rubric_item_count": stats.rubric_item_count,
+        "by_type": stats.by_type,
+        "by_apps_touched_bin": stats.by_apps_touched_bin,
+    }
+
+
+@router.get("/suites", response=list[SuiteOut], tags=["catalog"], summary="Suites with task and rubric counts")
+def list_suites(request):
+    return [_suite_out(stats) for stats in selectors.suite_list()]
+
+
+@router.get("/suites/{slug}", response=SuiteOut, tags=["catalog"], summary="One suite")
+def get_suite(request, slug: str):
+    return _suite_out(selectors.suite_detail(slug))
+
+
+@router.get("/tasks", response=list[TaskOut], tags=["catalog"], summary="Tasks, filtered and paginated")
+@paginate(PageNumberPagination, page_size=50)
+def list_tasks(
+    request,
+    suite: str = "",
+    type: BehaviouralType | None = None,
+    app: str = "",
+    difficulty: Difficulty | None = None,
+):
+    filters = selectors.TaskFilters(
+        suite=suite, type=type.value if type else "", app=app, difficulty=difficulty.value if difficulty else ""
+    )
+    return selectors.task_list(filters)
+
+
+@router.get("/tasks/{suite}/{task_id}", response=TaskDetailOut, tags=["catalog"], summary="One task with its rubric")
+def get_task(request, suite: str, task_id: str):
+    return selectors.task_detail(suite, task_id)
+
+
+@router.get("/runs", response=list[RunOut], tags=["runs"], summary="Runs (published only unless staff)")
+@paginate(PageNumberPagination, page_size=100)
+def list_runs(request):
+    return selectors.run_list(request.user)
+
+
+@router.get("/runs/{slug}", response=RunDetailOut, tags=["runs"], summary="One run with figures and trajectories")
+def get_run(request, slug: str):
+    run = selectors.run_detail(request.user, slug)
+    run.trajectory_rows = list(selectors.run_trajectories(run))
+    run.trajectory_count = len(run.trajectory_rows)
+    return run
+
+
+def _url(request, f) -> str | None:
+    return request.build_absolute_uri(f.url) if f else None
+
+
+@router.get("/trajectories/{trajectory_id}", response=TrajectoryOut, tags=["runs"], summary="Steps and judgments")
+def get_trajectory(request, trajectory_id: int):
+    t = trajectory_selectors.trajectory_detail(request.user, trajectory_id)
+    return {
+        "id": t.pk,
+        "run": t.run.slug,
+        "suite": t.task.suite.slug,
+        "task_id": t.task.task_id,
+        "attempt": t.attempt,
+        "status": t.status,
+        "ended_by": t.ended_by,
+        "n_steps": t.n_steps,
+        "n_turns": t.n_turns,
+        "final_answer": t.final_answer,
+        "error": t.error,
+        "imported_score": t.imported_score,
+        "steps": [
+            {
+                "index": s.index,
+                "turn": s.turn,
+                "tool": s.tool,
+                "action": s.action or {},
+                "action_text": s.action_text,
+                "model_text": s.model_text,
+                "tool_output": s.tool_output,
+                "done": s.done,
+                "timestamp": s.timestamp,
+                "screenshot_url": _url(request, s.screenshot),
+                "image_url": _url(request, s.display_image or s.thumbnail or s.screenshot),
+            }
+            for s in t.steps.all()
+        ],
+        "judgments": [
+            {
+                "rubric_id": j.rubric_item.rubric_id,
+                "rubric_position": j.rubric_item.position,
+                "rubric_version": j.rubric_item.version,
+                "criterion": j.rubric_item.criterion,
+                "stale": j.is_stale,
+                "verdict": j.verdict,
+                "explanation": j.explanation,
+                "cited_steps": j.cited_steps or [],
+                "failure_mode": j.failure_mode,
+                "judge": j.judge.name,
+                "judge_origin": j.judge.origin,
+            }
+            for j in t.judgments.all()
+        ],
+    }

@@ -1,0 +1,550 @@
+"""Selectors of the scored leaderboard and the two-run comparison: filters from query strings, rows
+with every metric and its interval, rank intervals and tied groups, reported runs beside them.
+The board page, its CSV/JSON export and GET /api/leaderboard all read :func:`board`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.core.cache import cache
+from django.db.models import Prefetch, Q
+from django.http import Http404
+from django.utils.http import urlencode
+
+from leaderboard.catalog.badges import Badge, run_badge
+from leaderboard.catalog.selectors import sees_unpublished, visible_runs
+from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
+from leaderboard.scoring import bootstrap, metrics
+from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.filters import BoardFilters, filtered_runs, run_filter_options, scored_slice
+
+B = 1000  # bootstrap replicates (statistics.md: B = 1,000 for final evaluations)
+SEED = 0
+TYPE_LABELS = dict(BehaviouralType.choices)
+GRADED_PROVENANCES = [p for p in Run.Provenance.values if p != Run.Provenance.REPORTED]
+
+
+# ------------------------------------------------------------------------------ rows
+
+
+@dataclass
+class Interval:
+    """A point estimate with its 95% interval, in display units (percent for rates)."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    places: int = 1
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    @property
+    def has_interval(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    def text(self) -> str:
+        if self.value is None:
+            return "n/a"
+        v = f"{self.value:.{self.places}f}"
+        if not self.has_interval:
+            return v
+        return f"{v} [{self.low:.{self.places}f}, {self.high:.{self.places}f}]"
+
+    __str__ = text
+
+    def bar(self, scale: float = 100.0) -> dict[str, float] | None:
+        """Left offset and width (percent of the bar) of the interval, and the point's offset."""
+        if not self.has_interval or self.value is None:
+            return None
+        clamp = lambda x: max(0.0, min(100.0, x / scale * 100))  # noqa: E731
+        return {
+            "left": round(clamp(self.low), 1),
+            "width": round(max(clamp(self.high) - clamp(self.low), 0.5), 1),
+            "point": round(clamp(self.value), 1),
+        }
+
+    def as_dict(self) -> dict:
+        r = lambda x: None if x is None else round(x, self.places)  # noqa: E731
+        return {"value": r(self.value), "low": r(self.low), "high": r(self.high)}
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+@dataclass
+class BoardRow:
+    """One graded run scored by one judge, or one reported run (``reported`` True, no intervals)."""
+
+    reported: bool
+    run_slug: str
+    run_name: str
+    model_name: str
+    model_slug: str
+    provenance: str
+    provenance_label: str
+    tool_surface: str
+    publication: str
+    judge_name: str = ""
+    judge_origin: str = ""
+    perfect: Interval = field(default_factory=lambda: Interval(None))  # Wilson 95%
+    perfect_k: int | None = None
+    perfect_n: int | None = None
+    perfect_boot: Interval = field(default_factory=lambda: Interval(None))  # stratified bootstrap
+    rubric: Interval = field(default_factory=lambda: Interval(None))
+    efficiency: Interval = field(default_factory=lambda: Interval(None, places=2))
+    avg_steps: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    rank: int | None = None  # position in the current sort
+    rank_low: int | None = None
+    rank_high: int | None = None
+    tier: int | None = None  # tied group on the rank metric (1 = top)
+    source: str = ""  # reported runs: where the figures come from
+    notes: list[str] = field(default_factory=list)
+    badge: Badge | None = None  # verified / re-judged / reported / imported
+
+    @property
+    def unknown_count(self) -> int:
+        return sum(self.counts.get(s, 0) for s in scoring.UNKNOWN_STATUSES)
+
+    @property
+    def failure_count(self) -> int:
+        return sum(self.counts.get(s, 0) for s in scoring.FAILURE_STATUSES)
+
+    @property
+    def tokens(self) -> int | None:
+        """Input + output tokens, None when the run recorded none."""
+        if self.input_tokens is None and self.output_tokens is None:
+            return None
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+    @property
+    def tokens_text(self) -> str:
+        return "" if self.tokens is None else f"{self.tokens:,}"
+
+    @property
+    def rank_text(self) -> str:
+        if self.rank_low is None:
+            return ""
+        if self.rank_low == self.rank_high:
+            return str(self.rank_low)
+        return f"{self.rank_low}–{self.rank_high}"
+
+    @property
+    def compare_key(self) -> str:
+        return self.run_slug
+
+
+@dataclass
+class Board:
+    filters: BoardFilters
+    suite: Suite | None
+    rows: list[BoardRow]
+    reported_rows: list[BoardRow]
+    task_count: int  # tasks in the current slice
+    options: dict
+    B: int = B
+
+
+# ------------------------------------------------------------------------------ selector
+
+
+def _default_suite() -> Suite | None:
+    """The benchmark suite with the most graded runs, else the first non-demo suite."""
+    with_runs = (
+        Suite.objects.filter(runs__provenance__in=GRADED_PROVENANCES)
+        .order_by("is_demo", "name", "-version")
+        .distinct()
+        .first()
+    )
+    return with_runs or Suite.objects.order_by("is_demo", "name", "-version").first()
+
+
+def board(user, filters: BoardFilters, version: str | None = None) -> Board:
+    """The leaderboard for ``filters`` as ``user`` may see it (published runs; staff: all).
+    Constant query count; the scored rows are cached per data version (``version``, read here
+    when not given) and filter state."""
+    suite = Suite.objects.filter(slug=filters.suite).first() if filters.suite else _default_suite()
+    options = run_filter_options()  # shared with the analysis pages
+    if suite is None:
+        return Board(filters, None, [], [], 0, options)
+
+    runs = filtered_runs(user, filters, suite).select_related("model")
+    runs = list(runs.prefetch_related(_reported_figures(filters)))
+    graded = [r for r in runs if not r.is_reported]
+    reported = [r for r in runs if r.is_reported]
+
+    rows, task_count = _graded_rows(user, suite, graded, filters, version)
+    # published figures are per type or per bin, over every app, for the source's judge
+    unanswerable = filters.judge or filters.app or (filters.type and filters.bin)
+    reported_rows = [] if unanswerable else [_reported_row(r, filters) for r in reported]
+    _sort(rows, filters)
+    return Board(filters, suite, rows, reported_rows, task_count, options)
+
+
+def _reported_figures(filters: BoardFilters) -> Prefetch:
+    q = Q(slice_kind="overall")
+    if filters.type:
+        q = Q(slice_kind="task_type", slice_value=filters.type)
+    elif filters.bin:
+        q = Q(slice_kind="apps_touched", slice_value=filters.bin)
+    return Prefetch("reported_figures", queryset=ReportedFigure.objects.filter(q), to_attr="board_figures")
+
+
+def _reported_row(run: Run, filters: BoardFilters) -> BoardRow:
+    row = _base_row(run, reported=True)
+    for fig in run.board_figures:
+        if fig.metric == "perfect":
+            row.perfect = Interval(fig.value)
+        elif fig.metric == "rubric":
+            row.rubric = Interval(fig.value)
+        elif fig.metric == "avg_steps":
+            row.avg_steps = fig.value
+        elif fig.metric == "traj_eff":
+            row.efficiency = Interval(fig.value, places=2)
+        row.source = fig.source
+    row.source = row.source or run.source
+    return row
+
+
+def _base_row(run: Run, reported: bool) -> BoardRow:
+    return BoardRow(
+        reported=reported,
+        run_slug=run.slug,
+        run_name=run.name,
+        model_name=run.model.name,
+        model_slug=run.model.slug,
+        provenance=run.provenance,
+        provenance_label=run.get_provenance_display(),
+        tool_surface=run.tool_surface,
+        publication=run.publication,
+        badge=run_badge(run.provenance, run.metadata),
+    )
+
+
+def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -> tuple[list[BoardRow], int]:
+    if not runs:
+        return [], suite.tasks.count()
+    version = version or scoring.data_version()
+    outcomes = scored_slice(runs, filters, version, every_judge=True)  # a row per (run, judge)
+    task_count = outcomes[0].n_tasks if outcomes else suite.tasks.count()
+    by_slug = {r.slug: r for r in runs}
+    # the scored rows depend on the data, the slice and who looks (sorting happens after)
+    state = urlencode(sorted(filters.as_query(sort="", dir="").items()))
+    key = f"board:{version}:{sees_unpublished(user)}:{suite.pk}:{state}"
+    stats = cache.get(key)
+    if stats is None:
+        stats = _statistics(outcomes, filters.metric)
+        cache.set(key, stats, 3600)
+    rows = []
+    for o, s in zip(outcomes, stats, strict=True):
+        row = _base_row(by_slug[o.run_slug], reported=False)
+        row.judge_name, row.judge_origin = o.judge_name, o.judge_origin
+        for name, value in s.items():
+            setattr(row, name, value)
+        row.counts = o.counts()
+        row.input_tokens, row.output_tokens, row.cost_usd = o.input_tokens, o.output_tokens, o.cost_usd
+        row.notes = list(o.notes)
+        if o.from_imported_score:
+            row.notes.append(f"{o.from_imported_score} tasks scored from the source's task score")
+        rows.append(row)
+    return rows, task_count
+
+
+def _statistics(outcomes: list[scoring.RunOutcomes], rank_metric: str) -> list[dict]:
+    """Every interval of every row: Wilson for perfect counts, paired stratified bootstrap (B, strata
+    = behavioural type) for perfect, rubric and efficiency, rank intervals and tied groups."""
+    if not outcomes:
+        return []
+    reps = bootstrap.bootstrap_many(outcomes, ("perfect", "score", "efficiency"), B=B, seed=SEED)
+    ivs = {m: _percentiles(r) for m, r in reps.items()}
+    rank_reps = reps["perfect" if rank_metric == "perfect" else "score"]
+    # a run with nothing known has NaN replicates: rank it last in every replicate
+    ranks = metrics.rank_intervals(np.nan_to_num(rank_reps, nan=-1.0))
+    rank_iv = ivs["perfect" if rank_metric == "perfect" else "score"]
+    tiers = metrics.tied_groups(np.nan_to_num(rank_iv, nan=-1.0))
+    out = []
+    for i, o in enumerate(outcomes):
+        k, n = o.perfect_k_n()
+        wilson = metrics.wilson_interval(k, n) or (None, None)
+        out.append(
+            {
+                "perfect": Interval(_pct(o.perfect_rate()), *_pct_pair(wilson)),
+                "perfect_k": k,
+                "perfect_n": n,
+                "perfect_boot": Interval(_pct(o.perfect_rate()), *_pct_pair(ivs["perfect"][i])),
+                "rubric": Interval(_pct(o.mean_score()), *_pct_pair(ivs["score"][i])),
+                "efficiency": Interval(_num(o.efficiency()), *_pair(ivs["efficiency"][i]), places=2),
+                "avg_steps": _num(o.avg_steps()),
+                "rank_low": int(ranks[i][0]) if n else None,
+                "rank_high": int(ranks[i][1]) if n else None,
+                "tier": int(tiers[i]) if n else None,
+            }
+        )
+    return out
+
+
+def _percentiles(reps: np.ndarray) -> np.ndarray:
+    out = np.full((reps.shape[0], 2), np.nan)
+    for i, row in enumerate(reps):
+        if not np.isnan(row).all():
+            out[i] = np.quantile(row[~np.isnan(row)], [0.025, 0.975])
+    return out
+
+
+def _pct(x) -> float | None:
+    x = _num(x)
+    return None if x is None else x * 100
+
+
+def _pct_pair(pair) -> tuple[float | None, float | None]:
+    return _pct(pair[0]), _pct(pair[1])
+
+
+def _pair(pair) -> tuple[float | None, float | None]:
+    return _num(pair[0]), _num(pair[1])
+
+
+def _sort_value(row: BoardRow, key: str):
+    if key == "rank":
+        # rank intervals, then the headline position among rows with the same interval
+        return None if row.rank_low is None else (row.rank_low, row.rank_high, row.rank)
+    if key == "perfect":
+        return row.perfect.value
+    if key == "rubric":
+        return row.rubric.value
+    if key == "efficiency":
+        return row.efficiency.value
+    if key == "steps":
+        return row.avg_steps
+    if key == "tokens":
+        return row.tokens
+    if key == "cost":
+        return row.cost_usd
+    if key == "graded":
+        return row.counts.get(scoring.GRADED)
+    return row.run_name.lower()
+
+
+ASCENDING_FIRST = {"rank", "steps", "tokens", "cost", "name"}
+
+
+def _sort(rows: list[BoardRow], filters: BoardFilters) -> None:
+    """Sort in place; rows with no value go last whatever the direction. Ranks follow the headline
+    order (the rank metric, best first) and do not change with the sort."""
+    natural = "asc" if filters.sort in ASCENDING_FIRST else "desc"
+    desc = (filters.dir or natural) == "desc"
+
+    def headline(r: BoardRow):
+        v = r.perfect.value if filters.metric == "perfect" else r.rubric.value
+        return (v is None, -(v or 0), r.run_name.lower())
+
+    for i, r in enumerate(sorted(rows, key=headline), start=1):
+        r.rank = i
+    known = [r for r in rows if _sort_value(r, filters.sort) is not None]
+    unknown = [r for r in rows if _sort_value(r, filters.sort) is None]
+    known.sort(key=lambda r: r.run_name.lower())
+    known.sort(key=lambda r: _sort_value(r, filters.sort), reverse=desc)
+    rows[:] = known + unknown
+
+
+# ------------------------------------------------------------------------------ export
+
+EXPORT_COLUMNS = (
+    "kind",
+    "rank",
+    "rank_interval",
+    "tier",
+    "run",
+    "model",
+    "judge",
+    "judge_origin",
+    "provenance",
+    "badge",
+    "badge_title",  # the badge's tooltip: what exactly was verified for the run
+    "tool_surface",
+    "perfect_pct",
+    "perfect_low",
+    "perfect_high",
+    "perfect_k",
+    "perfect_n",
+    "perfect_boot_low",
+    "perfect_boot_high",
+    "rubric_pct",
+    "rubric_low",
+    "rubric_high",
+    "efficiency",
+    "efficiency_low",
+    "efficiency_high",
+    "avg_steps",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    *(f"n_{s}" for s in scoring.STATUSES),
+    "source",
+)
+
+
+def export_rows(b: Board) -> list[dict]:
+    """The rows shown, in the order shown, rounded as shown (graded, then reported)."""
+
+    def r(x, places):
+        return None if x is None else round(x, places)
+
+    out = []
+    for row in [*b.rows, *b.reported_rows]:
+        out.append(
+            {
+                "kind": "reported" if row.reported else "graded",
+                "rank": None if row.reported else row.rank,
+                "rank_interval": row.rank_text,
+                "tier": row.tier,
+                "run": row.run_slug,
+                "model": row.model_name,
+                "judge": row.judge_name,
+                "judge_origin": row.judge_origin,
+                "provenance": row.provenance,
+                "badge": row.badge.key if row.badge else "",
+                "badge_title": row.badge.title if row.badge else "",
+                "tool_surface": row.tool_surface,
+                "perfect_pct": r(row.perfect.value, 1),
+                "perfect_low": r(row.perfect.low, 1),
+                "perfect_high": r(row.perfect.high, 1),
+                "perfect_k": row.perfect_k,
+                "perfect_n": row.perfect_n,
+                "perfect_boot_low": r(row.perfect_boot.low, 1),
+                "perfect_boot_high": r(row.perfect_boot.high, 1),
+                "rubric_pct": r(row.rubric.value, 1),
+                "rubric_low": r(row.rubric.low, 1),
+                "rubric_high": r(row.rubric.high, 1),
+                "efficiency": r(row.efficiency.value, 2),
+                "efficiency_low": r(row.efficiency.low, 2),
+                "efficiency_high": r(row.efficiency.high, 2),
+                "avg_steps": r(row.avg_steps, 1),
+                "input_tokens": row.input_tokens,
+                "output_tokens": row.output_tokens,
+                "cost_usd": r(row.cost_usd, 2),
+                **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in scoring.STATUSES},
+                "source": row.source,
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ compare
+
+
+@dataclass
+class CompareTask:
+    task_id: str
+    behavioural_type: str
+    a_score: float | None
+    b_score: float | None
+    a_status: str
+    b_status: str
+    a_perfect: bool
+    b_perfect: bool
+    a_trajectory: int | None
+    b_trajectory: int | None
+
+
+@dataclass
+class Comparison:
+    suite: Suite
+    a: BoardRow
+    b: BoardRow
+    tasks: list[CompareTask]
+    only_a: list[CompareTask]
+    only_b: list[CompareTask]
+    paired_n: int  # tasks known in both runs (the paired statistics are over these)
+    rubric_diff: metrics.PairedDifference | None
+    perfect_diff: metrics.PairedDifference | None
+    B: int = B
+
+
+def comparison(user, slug_a: str, slug_b: str, weighting: str = "authored") -> Comparison:
+    """Two graded runs of the same suite, task by task, with the paired bootstrap of A - B."""
+    if not slug_a or not slug_b:
+        raise Http404("choose two runs: ?a=<run slug>&b=<run slug>")
+    runs = {r.slug: r for r in visible_runs(user).filter(slug__in=[slug_a, slug_b]).select_related("model", "suite")}
+    for slug in (slug_a, slug_b):
+        if slug not in runs:
+            raise Http404(f"No run {slug!r}")
+        if runs[slug].is_reported:
+            raise Http404(f"{slug!r} is a reported run: its per-task outcomes are not known")
+    run_a, run_b = runs[slug_a], runs[slug_b]
+    if run_a.suite_id != run_b.suite_id:
+        raise Http404(f"{slug_a!r} and {slug_b!r} ran different suites ({run_a.suite} and {run_b.suite})")
+    if weighting not in scoring.WEIGHTINGS:
+        weighting = "authored"
+    outcomes = scoring.run_outcomes([run_a, run_b], weighting=weighting)
+    oa, ob = outcomes[run_a.pk], outcomes[run_b.pk]
+    stats = _statistics([oa, ob], "perfect")
+    rows = []
+    for run, o, s in ((run_a, oa, stats[0]), (run_b, ob, stats[1])):
+        row = _base_row(run, reported=False)
+        row.judge_name, row.judge_origin = o.judge_name, o.judge_origin
+        for name, value in s.items():
+            setattr(row, name, value)
+        row.counts = o.counts()
+        rows.append(row)
+
+    sa, sb = oa.task_scores(), ob.task_scores()
+    pa, pb = oa.task_perfect(), ob.task_perfect()
+    tasks = [
+        CompareTask(
+            task_id=oa.task_ids[i],
+            behavioural_type=TYPE_LABELS.get(oa.behavioural_types[i], str(oa.behavioural_types[i])),
+            a_score=_pct(sa[i]),
+            b_score=_pct(sb[i]),
+            a_status=_task_status(oa, i),
+            b_status=_task_status(ob, i),
+            a_perfect=bool(pa[i] == 1),
+            b_perfect=bool(pb[i] == 1),
+            a_trajectory=int(oa.trajectory_ids[i, 0]) or None,
+            b_trajectory=int(ob.trajectory_ids[i, 0]) or None,
+        )
+        for i in range(oa.n_tasks)
+    ]
+    both = ~np.isnan(sa) & ~np.isnan(sb)
+    rubric_diff = perfect_diff = None
+    if both.any():
+        strata = oa.behavioural_types[both]
+        # metrics.paired_difference gives (second - first) and P(second > first): pass (B, A)
+        rubric_diff = _scaled(metrics.paired_difference(sb[both], sa[both], strata, B=B, seed=SEED))
+        perfect_diff = _scaled(metrics.paired_difference(pb[both], pa[both], strata, B=B, seed=SEED))
+    return Comparison(
+        suite=run_a.suite,
+        a=rows[0],
+        b=rows[1],
+        tasks=tasks,
+        only_a=[t for t in tasks if t.a_perfect and not t.b_perfect],
+        only_b=[t for t in tasks if t.b_perfect and not t.a_perfect],
+        paired_n=int(both.sum()),
+        rubric_diff=rubric_diff,
+        perfect_diff=perfect_diff,
+    )
+
+
+def comparable_runs(user) -> list[tuple[str, str, str]]:
+    """(slug, name, suite) of the graded runs this user may see, for the comparison chooser."""
+    return [
+        (r.slug, r.name, str(r.suite))
+        for r in visible_runs(user).exclude(provenance=Run.Provenance.REPORTED).select_related("suite").order_by("name")
+    ]
+
+
+def _scaled(d: metrics.PairedDifference) -> metrics.PairedDifference:
+    return metrics.PairedDifference(d.difference * 100, d.low * 100, d.high * 100, d.p_b_greater)
+
+
+def _task_status(o: scoring.RunOutcomes, i: int) -> str:
+    statuses = sorted(set(o.status[i]))
+    return statuses[0] if len(statuses) == 1 else ", ".join(statuses)

@@ -1,0 +1,77 @@
+"""Thin views over leaderboard selectors: home (reported leaderboard), suites, tasks, runs."""
+
+from django.core.paginator import Paginator
+from django.shortcuts import render
+from django.utils.http import urlencode
+
+from leaderboard.boards import reported
+from leaderboard.catalog import selectors
+from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import run_table
+from trajectories.evaluations import views as views_runs
+
+
+def home(request):
+    return render(
+        request,
+        "leaderboard/home.html",
+        {"reported_sets": reported.reported_leaderboard(), "suites": selectors.suite_list()},
+    )
+
+
+def suite_list(request):
+    return render(request, "leaderboard/suite_list.html", {"suites": selectors.suite_list()})
+
+
+def suite_detail(request, slug):
+    stats = selectors.suite_detail(slug)
+    return render(request, "leaderboard/suite_detail.html", {"stats": stats, "suite": stats.suite})
+
+
+def task_list(request):
+    filters = selectors.TaskFilters.from_query(request.GET)
+    page = Paginator(selectors.task_list(filters), selectors.TASKS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "leaderboard/task_list.html",
+        {
+            "page": page,
+            "filters": filters,
+            "options": selectors.task_filter_options(),
+            "filter_query": urlencode(filters.as_query()),
+        },
+    )
+
+
+def task_detail(request, suite, task_id):
+    task = selectors.task_detail(suite, task_id)
+    return render(
+        request,
+        "leaderboard/task_detail.html",
+        {"task": task, "trajectories": selectors.task_trajectories(task, request.user)},
+    )
+
+
+def run_list(request):
+    return render(request, "leaderboard/run_list.html", {"runs": selectors.run_list(request.user)})
+
+
+def run_detail(request, slug):
+    run = selectors.run_detail(request.user, slug)
+    # A run our harness is running polls its progress; the table is rendered from the same rows.
+    launched = run.provenance == run.Provenance.HARNESS and bool((run.metadata or {}).get("launch"))
+    progress = evaluations.progress(run) if launched else None
+    rows = progress["trajectories"] if progress else run_table.trajectory_rows(run)
+    return render(
+        request,
+        "leaderboard/run_detail.html",
+        {
+            "run": run,
+            "trajectories": rows,
+            "progress": progress,
+            "show_imported": any(row["imported_score"] is not None for row in rows),
+            "can_manage": launched and views_runs.can_manage_runs(request.user),
+            "rerun_tasks": list({row["task_pk"]: row["task"] for row in rows}.items()),
+            "figure_groups": reported.reported_figure_groups(run) if run.is_reported else [],
+        },
+    )

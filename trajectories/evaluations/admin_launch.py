@@ -1,0 +1,250 @@
+"""Admin pages and actions for harness evaluations: the launch form, the rerun form of one run, and
+the Run list actions (rerun whole, rerun failed or errored, cancel). Thin: trajectories/evaluations/lifecycle.py
+does the work."""
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from harness.envs import BACKENDS
+from harness.judge.providers import PROVIDERS
+from leaderboard.models import Model, Run, Suite, Task
+from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
+from trajectories.judging.our_judge import JudgeSpec
+
+BACKEND_HELP = {
+    "fake": "fake guest on loopback (smoke tests, demos)",
+    "remote": "a guest already running at a URL",
+    "local": "our local desktop guest (Xvfb + Chromium) on the worker",
+    "qemu": "the released qcow2 under QEMU, one overlay per slot",
+    "docker": "the released Docker image, ports per slot",
+}
+
+
+class LaunchForm(forms.Form):
+    name = forms.CharField(required=False, max_length=200, help_text="Leave empty for model · agent · date.")
+    suite = forms.ModelChoiceField(Suite.objects.order_by("is_demo", "name", "version"))
+    model = forms.ModelChoiceField(Model.objects.order_by("name"))
+    agent_type = forms.ChoiceField(
+        label="Agent", initial="scripted", help_text="Agents the harness offers (harness/agents)."
+    )
+    agent_base_url = forms.CharField(
+        required=False, label="Agent base URL", help_text="openai_compatible: the vLLM server, e.g. http://gpu:8000/v1"
+    )
+    coordinate_type = forms.ChoiceField(
+        required=False,
+        label="Qwen coordinates",
+        choices=[
+            ("", "the agent's default (relative)"),
+            ("relative", "relative: a 0-999 grid over the screenshot (Qwen3-VL)"),
+            ("absolute", "absolute: pixels of the screenshot resized by smart_resize (Qwen2.5-VL)"),
+        ],
+        help_text="openai_compatible only: how the model gives click positions. Absolute sends the screenshot "
+        "at the model's own size (1280x800 as 1260x784) and scales clicks back.",
+    )
+    tool_surface = forms.ChoiceField(choices=Run.ToolSurface.choices, initial=Run.ToolSurface.COMPUTER_BASH)
+    turn_budget = forms.IntegerField(min_value=1, initial=100)
+    screenshot_window = forms.IntegerField(min_value=1, initial=20, help_text="Most recent screenshots sent.")
+    backend = forms.ChoiceField(choices=[(b, f"{b}: {BACKEND_HELP.get(b, '')}") for b in BACKENDS], initial="fake")
+    url = forms.CharField(
+        required=False, label="Guest URL", help_text="For the remote backend, e.g. http://10.0.0.5:5000"
+    )
+    sleep_after = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=60,
+        label="Seconds before each screenshot",
+        help_text="Empty: 0 on the fake guest, 1 elsewhere.",
+    )
+    image = forms.CharField(required=False, help_text="qcow2 path (qemu) or image tag (docker).")
+    judge_provider = forms.ChoiceField(
+        required=False,
+        choices=[("", "settings (judges at the end only if MYPCBENCH_JUDGE_ON_FINISH)")] + [(p, p) for p in PROVIDERS],
+        help_text="A provider here judges each trajectory as soon as it ends.",
+    )
+    judge_model = forms.CharField(required=False, help_text="Empty: the provider's default model.")
+    judge_base_url = forms.CharField(required=False, label="Judge base URL", help_text="openai_compatible only.")
+    tasks = forms.ModelMultipleChoiceField(
+        Task.objects.select_related("suite").order_by("suite__name", "position"),
+        required=False,
+        widget=forms.SelectMultiple(attrs={"size": 12}),
+        help_text="None selected: every task of the suite.",
+    )
+    attempts = forms.IntegerField(min_value=1, initial=1, label="Attempts per task")
+    plan = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "cols": 80}),
+        help_text='Scripted agent only: a plan as JSON ({"turns": [...], "final_answer": "..."}).',
+    )
+
+    FIELDSETS = [
+        (
+            "Agent",
+            [
+                "name",
+                "suite",
+                "model",
+                "agent_type",
+                "agent_base_url",
+                "coordinate_type",
+                "tool_surface",
+                "turn_budget",
+                "screenshot_window",
+                "plan",
+            ],
+        ),
+        ("Environment", ["backend", "url", "image", "sleep_after"]),
+        ("Judge", ["judge_provider", "judge_model", "judge_base_url"]),
+        ("Tasks", ["tasks", "attempts"]),
+    ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["agent_type"].choices = [(name, name) for name in evaluations.agent_choices()]
+        self.fields["tasks"].label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"
+        for name in ("suite", "model"):  # the usual case: one real suite, preselected
+            first = self.fields[name].queryset.first()
+            if first is not None and not self.is_bound:
+                self.initial.setdefault(name, first.pk)
+
+    def clean_plan(self):
+        text = self.cleaned_data["plan"].strip()
+        if not text:
+            return None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+
+    def spec(self) -> LaunchSpec:
+        data = self.cleaned_data
+        judge = None
+        if data["judge_provider"]:
+            judge = JudgeSpec.from_settings(
+                provider=data["judge_provider"], model=data["judge_model"], base_url=data["judge_base_url"]
+            )
+            # An explicit choice does not inherit a model chosen for another provider in settings.
+            judge.model, judge.base_url = data["judge_model"], data["judge_base_url"]
+        return LaunchSpec(
+            suite=data["suite"],
+            model=data["model"],
+            agent_type=data["agent_type"],
+            tool_surface=data["tool_surface"],
+            turn_budget=data["turn_budget"],
+            screenshot_window=data["screenshot_window"],
+            backend=data["backend"],
+            url=data["url"].strip(),
+            image=data["image"].strip(),
+            judge=judge,
+            tasks=list(data["tasks"]),
+            attempts=data["attempts"],
+            plan=data["plan"],
+            name=data["name"].strip(),
+            sleep_after=data["sleep_after"],
+            agent_base_url=data["agent_base_url"].strip(),
+            coordinate_type=data["coordinate_type"],
+        )
+
+
+class RerunForm(forms.Form):
+    which = forms.ChoiceField(
+        choices=list(evaluations.RERUN_CHOICES.items()), widget=forms.RadioSelect, initial="failed"
+    )
+    task = forms.ModelChoiceField(Task.objects.none(), required=False, help_text="For “one task”.")
+
+    def __init__(self, run: Run, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task"].queryset = Task.objects.filter(trajectories__run=run).distinct().order_by("position")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("which") == "task" and not data.get("task"):
+            self.add_error("task", "choose the task to rerun")
+        return data
+
+
+def launch_view(model_admin, request):
+    if not model_admin.has_add_permission(request):
+        raise PermissionDenied
+    form = LaunchForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = evaluations.launch_run(form.spec(), request.user)
+        except LaunchRefused as exc:
+            for problem in ["Nothing was queued:", *exc.problems]:
+                form.add_error(None, problem)
+        else:
+            count = run.trajectories.count()
+            messages.success(request, f"Launched {run.name}: {count} trajector{'y' if count == 1 else 'ies'} queued.")
+            return redirect(reverse("leaderboard:run_detail", args=[run.slug]))
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Launch an evaluation",
+        "opts": model_admin.model._meta,
+        "form": form,
+        "fieldsets": [(title, [form[name] for name in names]) for title, names in LaunchForm.FIELDSETS],
+    }
+    return TemplateResponse(request, "admin/leaderboard/run/launch.html", context)
+
+
+def rerun_view(model_admin, request, object_id):
+    run = get_object_or_404(Run, pk=object_id)
+    if not model_admin.has_change_permission(request, run):
+        raise PermissionDenied
+    form = RerunForm(run, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            new = evaluations.rerun(run, form.cleaned_data["which"], task=form.cleaned_data["task"], user=request.user)
+        except LaunchRefused as exc:
+            for problem in ["Nothing was queued:", *exc.problems]:
+                form.add_error(None, problem)
+        else:
+            messages.success(request, f"Rerun queued as a new run: {new.name}.")
+            return redirect(reverse("leaderboard:run_detail", args=[new.slug]))
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": f"Rerun {run.name}",
+        "opts": model_admin.model._meta,
+        "original": run,
+        "run": run,
+        "form": form,
+        "progress": evaluations.progress(run),
+    }
+    return TemplateResponse(request, "admin/leaderboard/run/rerun.html", context)
+
+
+def _each_run(model_admin, request, queryset, do, done: str):
+    for run in queryset:
+        try:
+            result = do(run)
+        except LaunchRefused as exc:
+            model_admin.message_user(request, f"{run.name}: " + "; ".join(exc.problems), messages.ERROR)
+        else:
+            model_admin.message_user(request, done.format(run=run, result=result), messages.SUCCESS)
+
+
+@admin.action(description="Rerun the whole run (as a new run)", permissions=["change"])
+def rerun_whole(model_admin, request, queryset):
+    _each_run(model_admin, request, queryset, lambda r: evaluations.rerun(r, "all", user=request.user),
+              "{run.name}: rerun queued as {result.name}")  # fmt: skip
+
+
+@admin.action(description="Rerun failed or errored trajectories (as a new run)", permissions=["change"])
+def rerun_failed(model_admin, request, queryset):
+    _each_run(model_admin, request, queryset, lambda r: evaluations.rerun(r, "failed", user=request.user),
+              "{run.name}: rerun queued as {result.name}")  # fmt: skip
+
+
+@admin.action(description="Cancel (queued trajectories are dropped, running ones stop)", permissions=["change"])
+def cancel_runs(model_admin, request, queryset):
+    _each_run(model_admin, request, queryset, lambda r: evaluations.cancel(r, request.user),
+              "{run.name}: cancelled ({result} queued trajectories dropped)")  # fmt: skip
+
+
+ACTIONS = [rerun_whole, rerun_failed, cancel_runs]

@@ -1,0 +1,547 @@
+"""Evaluations run by our harness on the workers: launch a run (one queued task per task and attempt
+on queue "vm"), execute one trajectory in a leased VM slot, rerun as a new run, cancel, and progress."""
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent, provider_agent
+from harness.control import ControlError
+from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
+from harness.judge.state_checks import run_state_checks
+from harness.loop import LoopConfig, run_task
+from harness.recorder import HARNESS_VERSION, Recorder
+from harness.taskfile import RubricSpec, TaskSpec
+from leaderboard.models import Model, Run, Suite, Task
+from trajectories import queue
+from trajectories.evaluations import run_table, slots
+from trajectories.judging.our_judge import JudgeSpec, JudgingError, build_judge, judge_config_for
+from trajectories.models import Trajectory
+from trajectories.recording import live_ingest
+from trajectories.recording.after_finish import judge_on_finish
+from trajectories.recording.state_checks import store_state_checks
+
+logger = logging.getLogger(__name__)
+
+NO_SLOT = "no-slot"
+GUEST_ERRORS = ("environment not ready", "guest stopped answering", "guest failed")
+ENDED = (Trajectory.Status.FINISHED, Trajectory.Status.ERROR)
+
+
+class LaunchRefused(ValueError):
+    """The run cannot start; ``problems`` names each reason (backend, API key, judge, input)."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("cannot launch: " + "; ".join(problems))
+
+
+@dataclass
+class LaunchSpec:
+    suite: Suite
+    model: Model
+    agent_type: str = "scripted"
+    tool_surface: str = Run.ToolSurface.COMPUTER_BASH
+    turn_budget: int = 100
+    screenshot_window: int = 20
+    backend: str = "fake"
+    url: str = ""
+    image: str = ""
+    judge: JudgeSpec | None = None  # None: judging follows MYPCBENCH_JUDGE_ON_FINISH
+    tasks: list[Task] = field(default_factory=list)  # empty: every task of the suite
+    attempts: int = 1
+    plan: dict | None = None  # scripted agent: one plan, or {"plans": {task id or "*": plan}}
+    name: str = ""
+    sleep_after: float | None = None  # seconds between an action and its screenshot; None: 0 on fake, else 1
+    agent_base_url: str = ""  # provider agents: another endpoint (vLLM for openai_compatible)
+    coordinate_type: str = ""  # openai_compatible: "relative" (Qwen3-VL, the default) or "absolute" (Qwen2.5-VL)
+
+
+# ---------------------------------------------------------------- agents and backends
+
+
+def agent_choices() -> list[str]:
+    return sorted(AGENTS)
+
+
+def plans_from_data(data) -> dict[str, Plan] | None:
+    if not data:
+        return None
+    if isinstance(data, dict) and "plans" in data:
+        if not isinstance(data["plans"], dict):
+            raise PlanError("plan.plans: expected an object mapping task ids to plans")
+        return {key: Plan.from_dict(value, f"plan.plans[{key!r}]") for key, value in data["plans"].items()}
+    return {"*": Plan.from_dict(data, "plan")}
+
+
+def build_agent(agent_type: str, api_model: str = "", plan: dict | None = None, *, base_url: str = "",
+                screenshot_window: int = 20, coordinate_type: str = ""):  # fmt: skip
+    """The agent a trajectory runs; provider agents read their key from the environment and raise
+    AgentError (MissingApiKey) when it, the model name or a needed base URL is missing, or when given a
+    coordinate type they do not read."""
+    if agent_type in PROVIDER_AGENTS:
+        return provider_agent(agent_type, api_model or None, base_url=base_url or None,
+                              screenshot_window=screenshot_window, coordinate_type=coordinate_type)  # fmt: skip
+    if coordinate_type:
+        raise AgentError(f"coordinate type {coordinate_type!r}: the {agent_type} agent calls no model")
+    cls = AGENTS[agent_type]
+    if cls is ScriptedAgent:
+        return ScriptedAgent(plans_from_data(plan))
+    return cls()
+
+
+def agent_problems(spec: "LaunchSpec") -> list[str]:
+    """Build the agent once here, so a missing API key (checked in this process's environment, which
+    should match the workers') or model name is reported before anything is queued."""
+    try:
+        build_agent(spec.agent_type, spec.model.api_model, spec.plan, base_url=spec.agent_base_url,
+                    screenshot_window=spec.screenshot_window, coordinate_type=spec.coordinate_type)  # fmt: skip
+    except (AgentError, PlanError) as exc:
+        return [f"agent {spec.agent_type}: {exc}"]
+    return []
+
+
+def make_backend(launch: dict, slot: int = 0):
+    return make_env(
+        launch["backend"],
+        url=launch.get("url", ""),
+        vm=VMConfig(image=launch.get("image", ""), slot=slot),
+        wait_seconds=0.0 if launch["backend"] == "fake" else 2.0,
+    )
+
+
+def backend_problems(backend: str, url: str = "", image: str = "") -> list[str]:
+    if backend not in BACKENDS:
+        return [f"backend {backend!r} is unknown (expected one of {', '.join(BACKENDS)})"]
+    env = make_backend({"backend": backend, "url": url, "image": image})
+    problems = env.preflight()
+    if not problems and backend == "remote":
+        try:
+            env.client.wait_ready(timeout=3.0, interval=0.5)
+        except ControlError as exc:
+            problems.append(f"the guest at {url} does not answer: {exc}")
+        finally:
+            env.stop()
+    return [f"{backend} backend: {p}" for p in problems]
+
+
+def preflight(spec: LaunchSpec) -> list[str]:
+    """Every reason the launch would fail, found before anything is queued."""
+    problems = []
+    if spec.agent_type not in AGENTS:
+        problems.append(f"agent {spec.agent_type!r} is unknown (expected one of {', '.join(agent_choices())})")
+    elif spec.plan and spec.agent_type != "scripted":
+        problems.append(f"a plan is only played by the scripted agent (got agent {spec.agent_type!r})")
+    else:
+        problems += agent_problems(spec)
+    if spec.turn_budget < 1:
+        problems.append(f"turn budget {spec.turn_budget} (expected at least 1)")
+    if spec.screenshot_window < 1:
+        problems.append(f"screenshot window {spec.screenshot_window} (expected at least 1)")
+    if spec.sleep_after is not None and not 0 <= spec.sleep_after <= 60:
+        problems.append(f"seconds before each screenshot {spec.sleep_after:g} (expected 0 to 60)")
+    if spec.attempts < 1:
+        problems.append(f"attempts per task {spec.attempts} (expected at least 1)")
+    foreign = [t.task_id for t in spec.tasks if t.suite_id != spec.suite.pk]
+    if foreign:
+        problems.append(f"tasks {', '.join(foreign)} are not in suite {spec.suite.slug!r}")
+    if not spec.tasks and not spec.suite.tasks.exists():
+        problems.append(f"suite {spec.suite.slug!r} has no tasks")
+    problems += backend_problems(spec.backend, spec.url, spec.image)
+    if spec.judge is not None:
+        try:
+            build_judge(spec.judge)
+        except JudgingError as exc:
+            problems.append(f"judge: {exc}")
+    return problems
+
+
+# ---------------------------------------------------------------- launch
+
+
+def _unique_slug(name: str) -> str:
+    base = slugify(name)[:180] or "run"
+    slug, n = base, 1
+    while Run.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple[Task, int]]) -> Run:
+    judge_config = judge_config_for(build_judge(spec.judge)) if spec.judge is not None else None
+    stamp = timezone.localtime().strftime("%Y-%m-%d %H:%M")
+    name = spec.name or f"{spec.model.name} · {spec.agent_type} · {stamp}"
+    launch = {
+        "backend": spec.backend,
+        "url": spec.url,
+        "image": spec.image,
+        "judge": spec.judge.as_dict() if spec.judge is not None else None,
+        "plan": spec.plan,
+        "attempts": spec.attempts,
+        "api_model": spec.model.api_model,
+        "sleep_after": spec.sleep_after,
+        "agent_base_url": spec.agent_base_url,
+        "coordinate_type": spec.coordinate_type,
+    }
+    with transaction.atomic():
+        run = Run.objects.create(
+            name=name[:200],
+            slug=_unique_slug(name),
+            suite=spec.suite,
+            model=spec.model,
+            agent_type=spec.agent_type,
+            tool_surface=spec.tool_surface,
+            turn_budget=spec.turn_budget,
+            screenshot_window=spec.screenshot_window,
+            image_tag=spec.image if spec.backend == "docker" else "",
+            harness_version=HARNESS_VERSION,
+            judge_config=judge_config,
+            provenance=Run.Provenance.HARNESS,
+            status=Run.Status.QUEUED,
+            parent=parent,
+            launched_by=user if getattr(user, "pk", None) else None,
+            metadata={"launch": launch},
+        )
+        Trajectory.objects.bulk_create(
+            Trajectory(run=run, task=task, attempt=attempt, status=Trajectory.Status.QUEUED) for task, attempt in pairs
+        )
+    return run
+
+
+def _queue(run: Run) -> None:
+    """One message per queued trajectory on queue "vm"; the Celery ids are kept for cancelling."""
+    ids = {}
+    for pk in run.trajectories.filter(status=Trajectory.Status.QUEUED).values_list("pk", flat=True):
+        task_id = str(uuid.uuid4())
+        ids[str(pk)] = task_id
+    run.metadata["celery_ids"] = ids
+    run.save(update_fields=["metadata"])
+    try:
+        for pk, task_id in ids.items():
+            queue.enqueue(queue.RUN_TRAJECTORY, int(pk), task_id=task_id)
+    except Exception as exc:  # the run and its queued trajectories stay, marked, for a later rerun
+        run.status = Run.Status.ERROR
+        run.notes = (run.notes + "\n" if run.notes else "") + f"could not queue its trajectories: {exc}"
+        run.save(update_fields=["status", "notes"])
+        raise LaunchRefused([f"the task queue (broker) refused the work: {exc}"]) from exc
+
+
+def launch_run(spec: LaunchSpec, user=None, *, parent: Run | None = None) -> Run:
+    """Check everything, create a queued harness Run with one queued trajectory per (task, attempt),
+    and queue them; raises LaunchRefused (nothing created) when it cannot start."""
+    problems = preflight(spec)
+    if problems:
+        raise LaunchRefused(problems)
+    tasks = spec.tasks or list(spec.suite.tasks.order_by("position"))
+    pairs = [(task, attempt) for task in tasks for attempt in range(spec.attempts)]
+    run = _create_run(spec, user, parent=parent, pairs=pairs)
+    _queue(run)
+    return run
+
+
+# ---------------------------------------------------------------- rerun and cancel
+
+RERUN_CHOICES = {
+    "all": "the whole run",
+    "failed": "failed or errored trajectories",
+    "task": "one task",
+}
+
+
+def rerun_pairs(run: Run, which: str, task: Task | None = None) -> list[tuple[Task, int]]:
+    trajectories = run.trajectories.select_related("task").order_by("task__position", "attempt")
+    if which == "failed":
+        trajectories = trajectories.filter(
+            ~Q(status=Trajectory.Status.FINISHED) | Q(ended_by__in=["fail", "budget", "timeout", "error"])
+        ).exclude(status__in=[Trajectory.Status.RUNNING, Trajectory.Status.QUEUED])
+    elif which == "task":
+        if task is None:
+            raise ValueError("rerun of one task: no task given")
+        trajectories = trajectories.filter(task=task)
+    elif which != "all":
+        raise ValueError(f"rerun {which!r} (expected one of {', '.join(RERUN_CHOICES)})")
+    return [(t.task, t.attempt) for t in trajectories]
+
+
+def spec_from_run(run: Run) -> LaunchSpec:
+    launch = run.metadata.get("launch") or {}
+    judge = launch.get("judge")
+    return LaunchSpec(
+        suite=run.suite,
+        model=run.model,
+        agent_type=run.agent_type,
+        tool_surface=run.tool_surface,
+        turn_budget=run.turn_budget,
+        screenshot_window=run.screenshot_window,
+        backend=launch.get("backend", "fake"),
+        url=launch.get("url", ""),
+        image=launch.get("image", ""),
+        judge=JudgeSpec(**judge) if judge else None,
+        attempts=launch.get("attempts", 1),
+        plan=launch.get("plan"),
+        sleep_after=launch.get("sleep_after"),
+        agent_base_url=launch.get("agent_base_url", ""),
+        coordinate_type=launch.get("coordinate_type", ""),
+    )
+
+
+def rerun(run: Run, which: str = "all", *, task: Task | None = None, user=None) -> Run:
+    """A new Run (parent = ``run``) over the chosen trajectories, same configuration; ``run`` is untouched."""
+    if run.provenance != Run.Provenance.HARNESS:
+        raise LaunchRefused([f"run {run.slug!r} was not run by our harness ({run.get_provenance_display()})"])
+    pairs = rerun_pairs(run, which, task)
+    if not pairs:
+        raise LaunchRefused([f"run {run.slug!r} has no {RERUN_CHOICES.get(which, which)} to rerun"])
+    spec = spec_from_run(run)
+    problems = preflight(spec)
+    if problems:
+        raise LaunchRefused(problems)
+    generation = Run.objects.filter(parent=run).count() + 1
+    spec.name = f"{run.name} · rerun {generation} ({RERUN_CHOICES[which]})"
+    new = _create_run(spec, user, parent=run, pairs=pairs)
+    _queue(new)
+    return new
+
+
+def cancel(run: Run, user=None) -> int:
+    """Mark the run cancelled, revoke its queued tasks and mark their trajectories interrupted;
+    running trajectories stop after their next step. Returns how many queued ones were cancelled."""
+    if run.status not in (Run.Status.QUEUED, Run.Status.RUNNING):
+        raise LaunchRefused([f"run {run.slug!r} is {run.get_status_display().lower()}, not queued or running"])
+    queued = list(run.trajectories.filter(status=Trajectory.Status.QUEUED).values_list("pk", flat=True))
+    with transaction.atomic():
+        run.status = Run.Status.CANCELLED
+        run.finished_at = timezone.now()
+        who = getattr(user, "get_username", lambda: "")() or "a maintainer"
+        run.metadata["cancelled"] = {"by": who, "at": run.finished_at.isoformat(timespec="seconds")}
+        run.save(update_fields=["status", "finished_at", "metadata"])
+        Trajectory.objects.filter(pk__in=queued).update(
+            status=Trajectory.Status.INTERRUPTED, error=f"run cancelled by {who} before this trajectory started"
+        )
+    ids = [run.metadata.get("celery_ids", {}).get(str(pk)) for pk in queued]
+    ids = [i for i in ids if i]
+    if ids:
+        try:
+            queue.revoke(ids)
+        except Exception as exc:  # workers also skip trajectories of a cancelled run when they get them
+            logger.warning("run %s: could not revoke %d queued tasks: %s", run.slug, len(ids), exc)
+    return len(queued)
+
+
+# ---------------------------------------------------------------- executing one trajectory
+
+
+def task_spec(task: Task) -> TaskSpec:
+    rubric = [
+        RubricSpec(
+            position=item.position,
+            rubric_id=item.rubric_id,
+            criterion=item.criterion,
+            verification=item.verification,
+            weight=item.weight,
+            normalised_weight=item.normalised_weight,
+            content_hash=item.content_hash,
+            state_check=item.state_check or None,
+        )
+        for item in task.rubric_items.filter(is_current=True).order_by("position")
+    ]
+    return TaskSpec(
+        id=task.task_id,
+        position=task.position,
+        category=task.category,
+        instruction=task.instruction,
+        bucket=task.bucket,
+        apps_involved=list(task.apps_involved or []),
+        difficulty=task.difficulty,
+        rubric_rule=task.rubric_rule,
+        extra=dict(task.extra or {}),
+        rubric=rubric,
+        content_hash=task.content_hash,
+    )
+
+
+def guest_attempts() -> int:
+    return max(1, int(getattr(settings, "MYPCBENCH_VM_GUEST_ATTEMPTS", 3)))
+
+
+def _is_guest_error(error: str) -> bool:
+    return any(marker in error for marker in GUEST_ERRORS)
+
+
+def _stop_reason(run_id: int, heartbeat) -> str:
+    if heartbeat is not None and heartbeat.lost.is_set():
+        return "interrupted: this worker lost its VM slot lease"
+    status = Run.objects.filter(pk=run_id).values_list("status", flat=True).first()
+    if status == Run.Status.CANCELLED:
+        return "run cancelled while this trajectory was running"
+    return ""
+
+
+def execute_trajectory(trajectory_id: int, *, worker: str | None = None) -> str:
+    """Run one queued trajectory in a leased VM slot, streaming its steps into the database.
+    Safe to call again for the same trajectory (a redelivered message): an ended one is left alone,
+    one running under a live lease elsewhere is skipped, an interrupted one restarts from a clean reset.
+    Returns what happened; NO_SLOT when every slot of this worker is busy (the caller retries later)."""
+    trajectory = Trajectory.objects.select_related("run__model", "task").filter(pk=trajectory_id).first()
+    if trajectory is None:
+        return "gone"
+    run = trajectory.run
+    if trajectory.status in ENDED:
+        return "already ended"
+    if run.status == Run.Status.CANCELLED:
+        Trajectory.objects.filter(pk=trajectory.pk, status=Trajectory.Status.QUEUED).update(
+            status=Trajectory.Status.INTERRUPTED, error="run cancelled before this trajectory started"
+        )
+        return "cancelled"
+    if slots.holds_live_lease(trajectory):
+        return "running elsewhere"
+    lease = slots.acquire(trajectory, worker=worker)
+    if lease is None:
+        return NO_SLOT
+    try:
+        restarted = trajectory.status != Trajectory.Status.QUEUED
+        trajectory.status, trajectory.error = Trajectory.Status.RUNNING, ""
+        trajectory.started_at = timezone.now()
+        trajectory.save(update_fields=["status", "error", "started_at", "updated_at"])
+        Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
+            status=Run.Status.RUNNING, started_at=timezone.now()
+        )
+        if restarted:
+            logger.warning("trajectory %s restarts from a clean reset (it was interrupted)", trajectory.pk)
+        with slots.Heartbeat(lease) as heartbeat:
+            outcome = _run_in_slot(trajectory, lease.slot, heartbeat)
+    except Exception as exc:
+        # Our own failure (database, storage): end the trajectory with the reason rather than leave
+        # it running; the message is not retried, a rerun is the maintainer's call.
+        Trajectory.objects.filter(pk=trajectory.pk, status=Trajectory.Status.RUNNING).update(
+            status=Trajectory.Status.ERROR, ended_by="error", error=f"the worker failed: {type(exc).__name__}: {exc}"
+        )
+        raise
+    finally:
+        slots.release(lease)
+        refresh_run_status(run.pk)
+    _judge_if_asked(trajectory)
+    return outcome
+
+
+def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
+    run = trajectory.run
+    launch = run.metadata.get("launch") or {}
+    spec = task_spec(trajectory.task)
+    backend = launch.get("backend", "fake")
+    config = LoopConfig(
+        max_turns=run.turn_budget,
+        screenshot_window=run.screenshot_window,
+        sleep_after=launch["sleep_after"]
+        if launch.get("sleep_after") is not None
+        else (0.0 if backend == "fake" else 1.0),
+        settle_seconds=0.0 if backend in ("fake", "local") else 5.0,
+    )
+    agent = build_agent(run.agent_type, launch.get("api_model", ""), launch.get("plan"),
+                        base_url=launch.get("agent_base_url", ""), screenshot_window=run.screenshot_window,
+                        coordinate_type=launch.get("coordinate_type", ""))  # fmt: skip
+    meta = {"agent": agent.name, "model": run.model.name, "backend": backend, "run": run.slug,
+            "max_turns": run.turn_budget, "screenshot_window": run.screenshot_window}  # fmt: skip
+    if getattr(agent, "coordinate_type", None):
+        meta["coordinate_type"] = agent.coordinate_type
+    reason = ""
+    attempts = guest_attempts()
+    for attempt in range(1, attempts + 1):
+        env = make_backend(launch, slot)
+        sink = live_ingest.LiveIngestSink(trajectory, should_stop=lambda: _stop_reason(run.pk, heartbeat))
+        try:
+            try:
+                env.start()
+            except (BackendUnavailable, ControlError, OSError) as exc:
+                reason = f"the {backend} guest did not start (attempt {attempt} of {attempts}): {exc}"
+                logger.warning("trajectory %s: %s", trajectory.pk, reason)
+                continue
+            if hasattr(agent, "attach"):
+                agent.attach(env)  # provider agents run their shell and editor tools through the guest
+            result = run_task(spec, env, agent, Recorder(spec, [sink], meta), config)
+            # Rubric items' state checks run on the guest as the trajectory left it, before it stops.
+            checks = run_state_checks(env.execute, spec.rubric) if result.status == "finished" else []
+        except live_ingest.StopRequested as stop:
+            live_ingest.close(trajectory, steps=sink.written, ended_by="unknown", status="interrupted", error=str(stop))
+            return "interrupted"
+        finally:
+            env.stop()
+        if result.status == "errored" and _is_guest_error(result.error) and attempt < attempts:
+            reason = result.error
+            logger.warning("trajectory %s: %s; restarting from a clean reset (%d of %d)", trajectory.pk, reason,
+                           attempt, attempts)  # fmt: skip
+            continue
+        summary = sink.summary or {}
+        live_ingest.close(
+            trajectory,
+            steps=sink.written,
+            ended_by=result.ended_by,
+            status=Trajectory.Status.FINISHED if result.status == "finished" else Trajectory.Status.ERROR,
+            final_answer=result.final_answer,
+            error=result.error,
+            usage=summary.get("usage"),
+        )
+        store_state_checks(trajectory, checks)
+        return result.ended_by
+    live_ingest.close(
+        trajectory, steps=0, ended_by="error", status=Trajectory.Status.ERROR, error=f"gave up after {attempts} "
+        f"attempts: {reason}"
+    )  # fmt: skip
+    return "error"
+
+
+def _judge_if_asked(trajectory: Trajectory) -> None:
+    """The run's own judge choice; without one, ingest already follows MYPCBENCH_JUDGE_ON_FINISH."""
+    trajectory.refresh_from_db(fields=["status"])
+    judge = (trajectory.run.metadata.get("launch") or {}).get("judge")
+    if not judge or trajectory.status != Trajectory.Status.FINISHED:
+        return
+    if judge_on_finish() and judge == JudgeSpec.from_settings().as_dict():
+        return  # ingest queued exactly this judge already
+    try:
+        queue.enqueue(queue.JUDGE_TRAJECTORY, trajectory.pk, judge)
+    except Exception as exc:
+        logger.error("could not queue judging of trajectory %s: %s", trajectory.pk, exc)
+
+
+def refresh_run_status(run_id: int) -> None:
+    """A run whose trajectories have all ended is finished (a cancelled one stays cancelled)."""
+    open_ = Trajectory.objects.filter(run_id=run_id, status__in=[Trajectory.Status.QUEUED, Trajectory.Status.RUNNING])
+    if not open_.exists():
+        Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
+            status=Run.Status.FINISHED, finished_at=timezone.now()
+        )
+
+
+# ---------------------------------------------------------------- progress
+
+
+def progress(run: Run) -> dict:
+    """What the run page polls: counts by state (queued, running, done, errored, interrupted, judged,
+    steps so far) and every trajectory's table row (trajectories/evaluations/run_table.py), in a constant number
+    of queries. Lapsed leases are reaped first, so a dead worker's trajectory shows as interrupted.
+    ``live`` stays true while a trajectory still runs, also in a run cancelled meanwhile (a running
+    trajectory stops after its next step); ``cancellable`` says whether the run can still be cancelled."""
+    open_statuses = (Run.Status.QUEUED, Run.Status.RUNNING)
+    if run.provenance == Run.Provenance.HARNESS and run.status in (*open_statuses, Run.Status.CANCELLED):
+        slots.reap_expired()
+        refresh_run_status(run.pk)
+        run.refresh_from_db(fields=["status", "finished_at"])
+    rows = run_table.trajectory_rows(run)
+    counts = run_table.summary(rows)
+    return {
+        "run": run.slug,
+        "status": run.status,
+        "status_display": run.get_status_display(),
+        "live": run.status in open_statuses or counts["running"] > 0,
+        "cancellable": run.provenance == Run.Provenance.HARNESS and run.status in open_statuses,
+        **counts,
+        "trajectories": rows,
+    }

@@ -1,0 +1,36 @@
+"""Thin views over trajectory selectors: a paged trajectory list and the plain trajectory page."""
+
+from django.core.paginator import Paginator
+from django.shortcuts import render
+from django.utils.http import urlencode
+
+from trajectories.recording import selectors
+
+
+def trajectory_list(request):
+    trajectories, applied = selectors.filter_trajectories(selectors.trajectory_list(request.user), request.GET)
+    page = Paginator(trajectories, 50).get_page(request.GET.get("page"))
+    query = {k: request.GET[k] for k in ("run", "type", "bin", "app") if request.GET.get(k)}
+    return render(
+        request,
+        "trajectories/trajectory_list.html",
+        {"page": page, "applied_filters": applied, "query": urlencode(query)},
+    )
+
+
+def trajectory_detail(request, pk):
+    trajectory = selectors.trajectory_detail(request.user, pk)
+    steps = [
+        (
+            step,
+            selectors.step_image_url(step),
+            step.screenshot.url if step.screenshot else "",
+            selectors.step_alt_text(step),
+        )
+        for step in trajectory.steps.all()
+    ]
+    return render(
+        request,
+        "trajectories/trajectory_detail.html",
+        {"trajectory": trajectory, "run": trajectory.run, "task": trajectory.task, "steps": steps},
+    )

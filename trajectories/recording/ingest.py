@@ -1,0 +1,434 @@
+"""The one ingest path for trajectories: imported result folders today, the harness (step by step
+while a run is live) and author uploads later. Validates screenshots, stores them untouched, and
+writes trajectories, steps and judgments all-or-nothing (no partial rows, no orphan files)."""
+
+import hashlib
+import io
+import math
+import warnings
+from collections import defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+from PIL import Image, UnidentifiedImageError
+
+from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
+from harness.taskfile import RubricSpec
+from leaderboard.models import JudgeConfig, RubricItem, Run, Task
+from trajectories.models import Judgment, Step, Trajectory
+from trajectories.recording import action_counts
+from trajectories.recording.after_finish import judge_on_finish, request_derivatives, request_judging
+from trajectories.recording.state_checks import store_state_checks
+
+SCREENSHOT_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
+MAX_SCREENSHOT_BYTES = 25 * 1024 * 1024
+MIN_SCREENSHOT_SIDE = 16
+MAX_SCREENSHOT_SIDE = 8192
+
+
+class IngestError(ValueError):
+    """Input the ingest path refuses; the message names the file or field and what was expected."""
+
+
+@dataclass
+class IngestReport:
+    """What an ingest wrote and what it noticed, for the summary shown to whoever imported."""
+
+    trajectories: int = 0
+    steps: int = 0
+    screenshots: int = 0
+    judgments: int = 0
+    judges: set = field(default_factory=set)
+    warnings: list = field(default_factory=list)
+    judge_errors: list = field(default_factory=list)
+    new_rubric_versions: list = field(default_factory=list)
+
+
+class WrittenFiles:
+    """Names of media files written during one ingest, so a failure can remove them all."""
+
+    def __init__(self):
+        self.names: list[str] = []
+
+    def add(self, name: str) -> None:
+        self.names.append(name)
+
+    def delete_since(self, start: int = 0) -> None:
+        for name in reversed(self.names[start:]):
+            default_storage.delete(name)
+        del self.names[start:]
+
+
+@contextmanager
+def all_or_nothing(written: WrittenFiles | None = None):
+    """One database transaction whose failure also deletes the media files written inside it.
+    Nest freely: pass the outer WrittenFiles down so the outermost failure cleans up everything."""
+    written = written if written is not None else WrittenFiles()
+    start = len(written.names)
+    try:
+        with transaction.atomic():
+            yield written
+    except BaseException:
+        written.delete_since(start)
+        raise
+
+
+# ---------------------------------------------------------------- screenshots
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    sha256: str
+    width: int
+    height: int
+    format: str
+
+    @property
+    def extension(self) -> str:
+        return SCREENSHOT_FORMATS[self.format]
+
+
+def inspect_screenshot(data: bytes, name: str) -> ImageInfo:
+    """Check that ``data`` is a PNG, JPEG or WebP image of sane size that decodes completely.
+    ``name`` is used in the error message."""
+    if not data:
+        raise IngestError(f"{name}: empty file (expected a PNG, JPEG or WebP screenshot)")
+    if len(data) > MAX_SCREENSHOT_BYTES:
+        raise IngestError(f"{name}: {len(data)} bytes, larger than the {MAX_SCREENSHOT_BYTES}-byte screenshot limit")
+    try:
+        with warnings.catch_warnings():
+            # Pillow only warns between MAX_IMAGE_PIXELS and twice that; treat the warning as refusal.
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data), formats=list(SCREENSHOT_FORMATS)) as image:
+                fmt, (width, height) = image.format, image.size
+                _check_size(width, height, name)
+                image.verify()
+            with Image.open(io.BytesIO(data), formats=list(SCREENSHOT_FORMATS)) as image:
+                image.load()
+    except IngestError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise IngestError(f"{name}: refused as a decompression bomb ({exc})")
+    except UnidentifiedImageError:
+        raise IngestError(f"{name}: not an image (expected a PNG, JPEG or WebP screenshot)")
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+        raise IngestError(f"{name}: damaged or truncated image ({exc}) (expected a complete PNG, JPEG or WebP)")
+    return ImageInfo(sha256=hashlib.sha256(data).hexdigest(), width=width, height=height, format=fmt)
+
+
+def _check_size(width: int, height: int, name: str) -> None:
+    if width * height > Image.MAX_IMAGE_PIXELS:
+        raise IngestError(f"{name}: {width}x{height} pixels exceeds the {Image.MAX_IMAGE_PIXELS}-pixel limit")
+    for side, value in (("width", width), ("height", height)):
+        if not MIN_SCREENSHOT_SIDE <= value <= MAX_SCREENSHOT_SIDE:
+            raise IngestError(f"{name}: {side} {value} px (expected {MIN_SCREENSHOT_SIDE} to {MAX_SCREENSHOT_SIDE} px)")
+
+
+# ---------------------------------------------------------------- step by step
+
+
+def start_trajectory(
+    run: Run,
+    task: Task,
+    attempt: int = 0,
+    *,
+    layout: str = "",
+    source_path: str = "",
+    content_hash: str = "",
+    status: str = Trajectory.Status.RUNNING,
+) -> Trajectory:
+    if Trajectory.objects.filter(run=run, task=task, attempt=attempt).exists():
+        raise IngestError(
+            f"run {run.slug!r} already has attempt {attempt} of task {task.task_id!r} "
+            "(expected a new attempt number or a new run)"
+        )
+    return Trajectory.objects.create(
+        run=run,
+        task=task,
+        attempt=attempt,
+        status=status,
+        source_layout=layout,
+        source_path=source_path,
+        content_hash=content_hash,
+    )
+
+
+def add_step(
+    trajectory: Trajectory,
+    record: StepRecord,
+    screenshot: bytes | None = None,
+    *,
+    screenshot_name: str = "",
+    written: WrittenFiles | None = None,
+) -> Step:
+    """Record one step; its screenshot (if any) is validated, then stored byte for byte.
+    Give ``written`` to have the stored file removed if the surrounding ingest fails."""
+    step = Step(
+        trajectory=trajectory,
+        index=record.index,
+        turn=record.turn,
+        tool=record.tool,
+        action=record.action,
+        action_text=record.action_text,
+        model_text=record.model_text,
+        tool_output=record.tool_output,
+        done=record.done,
+        info=record.info,
+        timestamp=_aware(record.timestamp),
+    )
+    if screenshot is not None:
+        label = screenshot_name or (str(record.screenshot) if record.screenshot else f"step {record.index}")
+        info = inspect_screenshot(screenshot, label)
+        stem = Path(screenshot_name or "screenshot").stem
+        with all_or_nothing(written) as files:
+            step.screenshot.save(f"{record.index:04d}-{stem}{info.extension}", ContentFile(screenshot), save=False)
+            files.add(step.screenshot.name)
+            step.screenshot_sha256 = info.sha256
+            step.screenshot_width = info.width
+            step.screenshot_height = info.height
+            step.save()
+    else:
+        step.save()
+    return step
+
+
+def finish_trajectory(
+    trajectory: Trajectory,
+    *,
+    ended_by: str,
+    final_answer: str = "",
+    error: str = "",
+    usage: dict | None = None,
+    status: str = Trajectory.Status.FINISHED,
+) -> Trajectory:
+    """Close a trajectory: counts (steps, turns, steps per action kind), timings and tokens from
+    what was recorded; media derivatives are requested once the surrounding transaction commits."""
+    steps = trajectory.steps.all()
+    trajectory.n_steps = steps.count()
+    trajectory.action_counts = action_counts.counts_by_trajectory(steps).get(trajectory.pk, {})
+    trajectory.n_turns = steps.values("turn").distinct().count()
+    times = [t for t in steps.values_list("timestamp", flat=True) if t is not None]
+    if times:
+        trajectory.started_at, trajectory.finished_at = min(times), max(times)
+    trajectory.status = status
+    trajectory.ended_by = ended_by
+    trajectory.final_answer = final_answer
+    trajectory.error = error
+    trajectory.usage = usage or {}
+    trajectory.input_tokens = _first_int(usage, "input_tokens", "prompt_tokens", "prompt_token_count")
+    trajectory.output_tokens = _first_int(usage, "output_tokens", "completion_tokens", "candidates_token_count")
+    trajectory.cached_tokens = _first_int(
+        usage, "cache_read_input_tokens", "cached_tokens", "cached_content_token_count"
+    )
+    trajectory.save()
+    pk = trajectory.pk
+    transaction.on_commit(lambda: request_derivatives(pk))
+    if judge_on_finish():
+        transaction.on_commit(lambda: request_judging(pk))
+    return trajectory
+
+
+def record_judgments(
+    trajectory: Trajectory, judge: JudgeConfig, items: dict[int, RubricItem], verdicts: list
+) -> list[Judgment]:
+    """One Judgment per verdict, pointing at the rubric item version (by position) it judged."""
+    rows = []
+    for verdict in verdicts:
+        item = items.get(verdict.position)
+        if item is None:
+            raise IngestError(f"{trajectory}: a verdict for rubric position {verdict.position}, which has no item")
+        rows.append(
+            Judgment(
+                trajectory=trajectory,
+                rubric_item=item,
+                judge=judge,
+                verdict=verdict.verdict,
+                explanation=verdict.reasoning,
+                # only steps that exist: a judge may mention a number that is not a step
+                cited_steps=[n for n in verdict.cited_steps if 1 <= n <= trajectory.n_steps],
+            )
+        )
+    return Judgment.objects.bulk_create(rows)
+
+
+def _aware(moment):
+    if moment is None or timezone.is_aware(moment):
+        return moment
+    return timezone.make_aware(moment, timezone.get_default_timezone())
+
+
+def _first_int(usage: dict | None, *keys: str) -> int | None:
+    for key in keys:
+        value = (usage or {}).get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+# ---------------------------------------------------------------- rubric versions and judges
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def _same_rubric(items: list[RubricItem], entries: list[RubricSpec]) -> bool:
+    return len(items) == len(entries) and all(
+        _same_text(item.criterion, entry.criterion)
+        and _same_text(item.verification, entry.verification)
+        and math.isclose(item.weight, entry.weight, rel_tol=1e-9, abs_tol=1e-12)
+        for item, entry in zip(items, entries, strict=True)
+    )
+
+
+def rubric_version_for(task: Task, entries: list[RubricSpec], report: IngestReport) -> dict[int, RubricItem]:
+    """The stored rubric version whose content is ``entries`` (current first), as {position: item}.
+    When none matches, a non-current historical version is created and reported."""
+    versions: dict[int, list[RubricItem]] = defaultdict(list)
+    for item in task.rubric_items.order_by("version", "position"):
+        versions[item.version].append(item)
+    ordered = sorted(versions.items(), key=lambda kv: (not kv[1][0].is_current, -kv[0]))
+    for _version, items in ordered:
+        if _same_rubric(items, entries):
+            return {item.position: item for item in items}
+    version = max(versions, default=0) + 1
+    created = RubricItem.objects.bulk_create(
+        RubricItem(
+            task=task,
+            version=version,
+            position=entry.position,
+            rubric_id=entry.rubric_id,
+            criterion=entry.criterion,
+            verification=entry.verification,
+            weight=entry.weight,
+            normalised_weight=entry.normalised_weight,
+            content_hash=entry.content_hash,
+            is_current=False,
+        )
+        for entry in entries
+    )
+    report.new_rubric_versions.append(
+        f"{task.task_id}: the judged rubric matches no stored version; kept as historical version {version}"
+    )
+    return {item.position: item for item in created}
+
+
+def _provider(model: str) -> str:
+    name = model.lower()
+    for needle, provider in (("gemini", "google"), ("claude", "anthropic"), ("gpt", "openai")):
+        if needle in name:
+            return provider
+    return ""
+
+
+def imported_judge(record: JudgeRecord) -> JudgeConfig:
+    """The JudgeConfig labelling a source's own judge, e.g. "upstream full-trajectory judge (gemini-...)"."""
+    if record.source_file == FULL_TRAJ_RESULT:
+        kind = "upstream full-trajectory judge"
+    elif record.source_file == "result.txt":
+        kind = "OSWorld evaluator score"
+    else:
+        kind = "upstream judge_results.py score"
+    model = record.model if record.model and record.model != "OSWorld evaluator" else ""
+    name = f"{kind} ({model})" if model else kind
+    judge, _ = JudgeConfig.objects.get_or_create(
+        name=name,
+        defaults={
+            "origin": JudgeConfig.Origin.IMPORTED,
+            "provider": _provider(model),
+            "model": model,
+            "max_images": record.settings.get("max_images")
+            if isinstance(record.settings.get("max_images"), int)
+            else None,
+            "settings": {"source_file": record.source_file, **record.settings},
+        },
+    )
+    return judge
+
+
+# ---------------------------------------------------------------- a whole bundle
+
+
+def ingest_bundle(
+    run: Run,
+    bundle: TrajectoryBundle,
+    *,
+    task: Task | None = None,
+    written: WrittenFiles | None = None,
+    report: IngestReport | None = None,
+) -> Trajectory:
+    """Store one bundle (steps, screenshots, the source's own judgments) as a trajectory of ``run``.
+    ``task`` defaults to the task of the run's suite named by the bundle."""
+    report = report if report is not None else IngestReport()
+    if task is None:
+        task = Task.objects.filter(suite=run.suite, task_id=bundle.task_id).first()
+        if task is None:
+            raise IngestError(
+                f"{bundle.path}: task id {bundle.task_id!r} is not a task of suite {run.suite.slug!r} "
+                "(expected one of its task ids)"
+            )
+    with all_or_nothing(written) as files:
+        trajectory = start_trajectory(
+            run,
+            task,
+            bundle.attempt,
+            layout=bundle.layout,
+            source_path=str(bundle.path),
+            content_hash=bundle.traj_sha256,
+        )
+        for record in bundle.steps:
+            data = record.screenshot.read_bytes() if record.screenshot is not None else None
+            add_step(
+                trajectory,
+                record,
+                data,
+                screenshot_name=str(record.screenshot) if record.screenshot is not None else "",
+                written=files,
+            )
+            report.steps += 1
+            report.screenshots += data is not None
+        finish_trajectory(
+            trajectory,
+            ended_by=bundle.ended_by,
+            final_answer=bundle.final_answer,
+            error=bundle.error,
+            usage=bundle.usage,
+        )
+        _record_imported_judges(trajectory, task, bundle, report)
+        report.warnings.extend(store_state_checks(trajectory, bundle.state_checks)[1])
+    report.trajectories += 1
+    report.warnings.extend(bundle.warnings)
+    return trajectory
+
+
+def _record_imported_judges(trajectory: Trajectory, task: Task, bundle: TrajectoryBundle, report: IngestReport):
+    for record in bundle.judges:
+        if record.error:
+            report.judge_errors.append(f"{bundle.path / record.source_file}: {record.error}")
+            continue
+        judge = imported_judge(record)
+        report.judges.add(judge.name)
+        if record.verdicts:
+            if bundle.rubric is not None and not _same_entries(bundle.rubric, record.rubric):
+                report.warnings.append(
+                    f"{bundle.path / record.source_file}: its rubric differs from rubric_bundle.json; "
+                    "judgments point at the rubric the judge states"
+                )
+            items = rubric_version_for(task, record.rubric, report)
+            report.judgments += len(record_judgments(trajectory, judge, items, record.verdicts))
+        if record.score is not None and trajectory.imported_score is None:
+            trajectory.imported_score = record.score
+            trajectory.imported_score_judge = judge
+            trajectory.save(update_fields=["imported_score", "imported_score_judge", "updated_at"])
+
+
+def _same_entries(a: list[RubricSpec], b: list[RubricSpec]) -> bool:
+    return len(a) == len(b) and all(
+        _same_text(x.criterion, y.criterion) and math.isclose(x.weight, y.weight, rel_tol=1e-9, abs_tol=1e-12)
+        for x, y in zip(a, b, strict=True)
+    )
