@@ -365,7 +365,7 @@ class QemuEnv(_VMEnv):
     """The released qcow2 booted under QEMU with a copy-on-write overlay per slot. Reset is a cold
     boot from a fresh overlay (upstream has no snapshots either); a guest that has just booted and
     was sent nothing yet is kept. With ``config.kernel`` the kernel is booted directly (the test guest
-    of harness/testguest.py boots this way). Logs: <work_dir>/<slot>-serial.log and -qemu.log."""
+    of harness/testing/qemu_guest.py boots this way). Logs: <work_dir>/<slot>-serial.log and -qemu.log."""
 
     name = "qemu"
     process: subprocess.Popen | None = None
@@ -482,7 +482,7 @@ class DockerEnv(_VMEnv):
     """The released Docker image (the VM under QEMU inside), one container per slot named after it, its
     ports published on 127.0.0.1. Reset removes the container and runs a fresh one (a container that has
     just started and was sent nothing yet is kept); stop removes it. /dev/kvm is passed in only when KVM
-    is usable here; without it the backend refuses unless ``allow_tcg``. harness/testguest_docker.py
+    is usable here; without it the backend refuses unless ``allow_tcg``. harness/testing/docker_guest.py
     builds a small stand-in image that runs the Control API guest directly."""
 
     name = "docker"
@@ -513,7 +513,7 @@ class DockerEnv(_VMEnv):
             problems.append(f"no image given (expected e.g. {self.released_image})")
         elif info.returncode == 0 and self._docker("image", "inspect", self.config.image).returncode != 0:
             problems.append(f"image {self.config.image} is not present locally (docker pull it first; "
-                            "python -m harness.testguest --docker builds the small test image)")  # fmt: skip
+                            "python -m harness.testing --docker builds the small test image)")  # fmt: skip
         return problems + self._kvm_problems() + self._port_problems()
 
     def run_command(self) -> list[str]:

@@ -6,9 +6,9 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         --agent anthropic|openai|gemini|openai_compatible [--model NAME] [--base-url URL]
         [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
         --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
-            [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testguest builds a small guest)
+            [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testing builds a small guest)
         --backend docker --image TAG [--allow-tcg] [--unprivileged]
-            (python -m harness.testguest --docker builds a test image)
+            (python -m harness.testing --docker builds a test image)
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 

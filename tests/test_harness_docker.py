@@ -1,4 +1,4 @@
-"""The docker backend for real: DockerEnv runs the Docker test image of harness/testguest_docker.py
+"""The docker backend for real: DockerEnv runs the Docker test image of harness/testing/docker_guest.py
 (the QEMU test guest's userland, busybox + Debian's Python + the headless Control API guest, made with
 ``docker import``, no registry) on a real Docker daemon, one container per slot, its ports published
 on 127.0.0.1, and the harness talks to it over the Control API.
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from harness.envs import BackendUnavailable, BootFailed, DockerEnv, VMConfig, kvm_problem, port_taken
-from harness.testguest import BuildError
-from harness.testguest_docker import build_test_image
+from harness.testing.docker_guest import build_test_image
+from harness.testing.qemu_guest import BuildError
 from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_plan
 from tests.vm_slots import free_slot as _free_slot
 from tests.vm_slots import shell as _shell
@@ -139,7 +139,7 @@ def test_preflight_names_an_unreachable_daemon_a_missing_image_and_a_taken_port(
     missing = docker_env("mypcbench-test-guest:no-such-build", slot)
     assert missing.preflight() == [
         "image mypcbench-test-guest:no-such-build is not present locally (docker pull it first; "
-        "python -m harness.testguest --docker builds the small test image)"
+        "python -m harness.testing --docker builds the small test image)"
     ]
     problem = kvm_problem()  # on this machine /dev/kvm may be missing or unusable (PVM)
     strict = DockerEnv(VMConfig(image=image, slot=slot))
@@ -208,7 +208,7 @@ def test_a_container_that_exits_or_never_answers_fails_with_its_last_log_lines_a
 
 
 def test_python_m_harness_run_on_the_docker_backend(image, tmp_path):
-    built = subprocess.run([sys.executable, "-m", "harness.testguest", "--docker"], cwd=ROOT, capture_output=True,
+    built = subprocess.run([sys.executable, "-m", "harness.testing", "--docker"], cwd=ROOT, capture_output=True,
                            text=True, timeout=600)  # fmt: skip
     assert built.returncode == 0, built.stderr
     assert built.stdout.startswith(f"image: {image}  (a stand-in for the released image")

@@ -165,7 +165,7 @@ def test_docker_reports_daemon_image_and_kvm(tmp_path):
     assert any("KVM" in p for p in problems)
     problems = DockerEnv(config, run=FakeDocker(image=False), which=has_all, kvm_path=str(tmp_path / "k")).preflight()
     assert (
-        "image mypcbench:missing is not present locally (docker pull it first; python -m harness.testguest --docker "
+        "image mypcbench:missing is not present locally (docker pull it first; python -m harness.testing --docker "
         "builds the small test image)" in problems
     )
     assert DockerEnv(

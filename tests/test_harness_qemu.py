@@ -1,4 +1,4 @@
-"""The qemu backend for real: QemuEnv boots the small test guest of harness/testguest.py (a Debian
+"""The qemu backend for real: QemuEnv boots the small test guest of harness/testing/qemu_guest.py (a Debian
 kernel + an initramfs running the harness's headless Control API guest) over a copy-on-write overlay
 of a small ext4 base disk, and the harness talks to it through QEMU's user-mode port forwards.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.envs import BackendUnavailable, BootFailed, QemuEnv, VMConfig, kvm_problem, port_taken
-from harness.testguest import BuildError, build_test_guest, find_tool, make_disk
+from harness.testing.qemu_guest import BuildError, build_test_guest, find_tool, make_disk
 from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_plan
 from tests.vm_slots import free_slot as _free_slot
 from tests.vm_slots import shell as _shell

@@ -1,4 +1,4 @@
-"""A headless guest for machines without a display, such as the QEMU test guest (harness/testguest.py):
+"""A headless guest for machines without a display, such as the QEMU test guest (harness/testing/qemu_guest.py):
 serves the Control API with the standard library only, runs /execute and /run_python for real, and
 answers /screenshot with a plain PNG of the screen size (there is no screen to capture).
 

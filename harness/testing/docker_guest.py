@@ -1,4 +1,4 @@
-"""Builds the Docker *test* image: the userland of the QEMU test guest (harness/testguest.py), that is
+"""Builds the Docker *test* image: the userland of the QEMU test guest (harness/testing/qemu_guest.py), that is
 busybox, Debian's Python and the harness's headless Control API guest with the pyautogui stand-in,
 written as a tar stream straight into ``docker import``, with a command serving the Control API on
 port 5000. No registry, no Dockerfile and no base image are involved: the packages come from
@@ -12,7 +12,7 @@ container, removal. It is not the benchmark VM: no desktop, no apps, no VM insid
 The image is tagged ``mypcbench-test-guest:<key>``, the key being a hash of the packages and of the
 guest's sources, and reused while they stay the same.
 
-    python -m harness.testguest --docker [--cache DIR]   # build (or reuse); print how to run on it
+    python -m harness.testing --docker [--cache DIR]   # build (or reuse); print how to run on it
 """
 
 import fcntl
@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from harness.envs import kvm_problem
-from harness.testguest import GUEST_SOURCES, BuildError, _run, _skip_userland, cache_dir, fetch_debs
+from harness.testing.qemu_guest import GUEST_SOURCES, BuildError, _run, _skip_userland, cache_dir, fetch_debs
 
 REPOSITORY = "mypcbench-test-guest"
 SCREEN = "1280x800"
@@ -147,7 +147,7 @@ def write_userland(debs: dict[str, Path], fileobj, scratch: Path) -> None:
 def import_command(tag: str, docker: str = "docker") -> list[str]:
     changes = [f"CMD {json.dumps(COMMAND)}", "WORKDIR /root", "EXPOSE 5000"]
     changes += [f"ENV {name}={value}" for name, value in ENVIRONMENT.items()]
-    command = [docker, "import", "--message", "MyPCBench test guest (harness/testguest_docker.py), not the VM"]
+    command = [docker, "import", "--message", "MyPCBench test guest (harness/testing/docker_guest.py), not the VM"]
     for change in changes:
         command += ["--change", change]
     return [*command, "-", tag]

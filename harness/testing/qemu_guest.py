@@ -11,11 +11,10 @@ the initramfs is rebuilt when the guest's sources change.
 Inside the guest, /dev/vda (the slot's overlay of the base disk) is mounted at /mnt/disk and the
 Control API listens on port 5000; pyautogui calls are logged to /var/log/pyautogui.jsonl.
 
-    python -m harness.testguest [--cache DIR] [--disk PATH]   # build (or reuse); print how to boot it
-    python -m harness.testguest --docker [--cache DIR]        # the same userland as a Docker image
+    python -m harness.testing [--cache DIR] [--disk PATH]   # build (or reuse); print how to boot it
+    python -m harness.testing --docker [--cache DIR]        # the same userland as a Docker image
 """
 
-import argparse
 import fcntl
 import gzip
 import hashlib
@@ -26,14 +25,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.envs import VMConfig, kvm_problem
+from harness.envs import VMConfig
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # the harness package (this module is in harness/testing/)
 KERNEL_META = "linux-image-cloud-amd64"  # Debian's kernel for VMs: virtio drivers, ext4 built in
 FIXED_PACKAGES = ("busybox-static", "libc6", "zlib1g", "libexpat1")
 # Modules to load, dependencies found from each module's own "depends=" (built-in ones are skipped).
@@ -55,7 +53,7 @@ DISK_MOUNT = "/mnt/disk"
 PYAUTOGUI_LOG = "/var/log/pyautogui.jsonl"
 
 INIT = """#!/bin/busybox sh
-# /init of the MyPCBench QEMU test guest (built by harness/testguest.py; not the benchmark VM).
+# /init of the MyPCBench QEMU test guest (built by harness/testing/qemu_guest.py; not the benchmark VM).
 /bin/busybox mkdir -p /proc /sys /dev /tmp /run /root /var/log /mnt/disk /sbin /usr/sbin
 /bin/busybox --install -s
 mount -t proc proc /proc
@@ -353,48 +351,3 @@ def make_disk(path, files: dict[str, str | bytes] | None = None, *, size_mb: int
              "making the test disk's filesystem")  # fmt: skip
         _run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(path)], "converting the test disk")
     return path
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.testguest", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=None, help=f"cache folder (default {cache_dir()})")
-    parser.add_argument("--disk", type=Path, help="also write a small base disk (qcow2) here")
-    parser.add_argument(
-        "--docker", action="store_true", help="build (or reuse) the Docker test image (harness/testguest_docker.py)"
-    )
-    args = parser.parse_args(argv)
-    if args.docker:
-        if args.disk:
-            parser.error("--disk: the Docker test image has no disk (it is for the qemu backend)")
-        return _docker_main(args.cache)
-    try:
-        guest = build_test_guest(args.cache, log=lambda message: print(message, file=sys.stderr))
-        if args.disk:
-            make_disk(args.disk, {"README": "MyPCBench QEMU test guest disk\n"})
-    except BuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"kernel: {guest.kernel}\ninitrd: {guest.initrd}\nappend: {guest.append}")
-    image = args.disk or "BASE.qcow2"
-    tcg = f" --allow-tcg  (no usable KVM: {problem})" if (problem := kvm_problem()) else ""
-    print(f"boot it: python -m harness run --backend qemu --image {image} --kernel {guest.kernel} "
-          f"--initrd {guest.initrd} --append '{guest.append}' --memory 256M --cpus 1 --settle 0 "
-          f"--tasks ... --out ...{tcg}")  # fmt: skip
-    return 0
-
-
-def _docker_main(cache: Path | None) -> int:
-    from harness.testguest_docker import build_test_image, run_line  # it builds on this module
-
-    try:
-        tag = build_test_image(cache, log=lambda message: print(message, file=sys.stderr))
-    except BuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"image: {tag}  (a stand-in for the released image: the Control API on port 5000, no VM inside)")
-    print(f"run on it: {run_line(tag)}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
