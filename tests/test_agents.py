@@ -27,7 +27,7 @@ from harness.recorder import Recorder
 from harness.run import main
 from harness.taskfile import load_tasks
 from tests.simulators import ProviderSimulator, Reply
-from tests.simulators.computer_use import anthropic_turn, gemini_turn, images_in, openai_turn, qwen_call
+from tests.simulators.computer_use import anthropic_turn, chat_turn, gemini_turn, images_in, openai_turn, qwen_call
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
@@ -93,8 +93,13 @@ def build(name, sim, env, **kwargs):
 
 def run(task, env, agent, tmp_path, **config):
     config.setdefault("sleep_after", 0.0)
-    recorder = Recorder.to_folder(task, tmp_path / task.id, meta={"agent": agent.name, "model": agent.model})
+    meta = {"agent": agent.name, "model": agent.model, "agent_protocol": agent.protocol()}
+    recorder = Recorder.to_folder(task, tmp_path / task.id, meta=meta)
     return run_task(task, env, agent, recorder, LoopConfig(**config)), tmp_path / task.id
+
+
+def bundle_json(folder) -> dict:
+    return json.loads((folder / "bundle.json").read_text())
 
 
 def pyautogui_sent(env) -> list[str]:
@@ -129,6 +134,9 @@ def test_budget_and_screenshot_window(name, task, sim, env, tmp_path):
         # turns are chained server side: each request carries only the screenshot after the last batch
         assert sent == [1] * 6
         assert all(r.body.get("truncation") == "auto" for r in sim.requests)
+    elif name == "openai_compatible":
+        # the paper's Qwen harness folds old screenshots away in chunks (10, here the whole window of 3)
+        assert sent == [1, 2, 3, 1, 2, 3]
     else:
         assert sent == [1, 2, 3, 3, 3, 3]
     bundle = read_task_dir(folder, turn_budget=6)
@@ -234,7 +242,7 @@ def test_anthropic_scales_screenshots_and_coordinates_and_runs_bash(task, sim, t
             ),  # fmt: skip
             anthropic_turn("Found it.\n```DONE```"),
         ]
-        agent = build("anthropic", sim, env)
+        agent = build("anthropic", sim, env, display="fit")  # the screen fitted within 1280x800
         result, folder = run(task, env, agent, tmp_path)
     finally:
         env.stop()
@@ -340,7 +348,7 @@ def test_openai_batches_acknowledges_safety_checks_chains_turns_and_runs_the_she
         "pyautogui.click(640, 100)",
         "pyautogui.typewrite('Dinoco', interval=0.02)",
         "pyautogui.press('enter')",
-        "pyautogui.scroll(-3, x=640, y=400)",
+        "pyautogui.scroll(-6, x=640, y=400)",  # 300 px at Firefox's 50 px per wheel click
     ]
     assert shell_sent(env) == ["grep -r DN1562 /home/user/Maildir", "echo ok"]
     first, second, third = sim.requests
@@ -372,7 +380,7 @@ def test_openai_drops_a_batch_with_an_unknown_action_and_says_why(task, sim, env
 # ---------------------------------------------------------------- Gemini
 
 
-def test_gemini_normalised_coordinates_and_safety_acknowledgement(task, sim, tmp_path):
+def test_gemini_normalised_coordinates_and_safety_acknowledgement_by_policy(task, sim, tmp_path):
     env = make_env((1000, 500))
     try:
         sim.script = [
@@ -386,7 +394,8 @@ def test_gemini_normalised_coordinates_and_safety_acknowledgement(task, sim, tmp
             gemini_turn("", [("bash", {"command": "ls /home/user"})]),
             gemini_turn("Found it. ```DONE```"),
         ]
-        result, _ = run(task, env, build("gemini", sim, env), tmp_path)
+        agent = build("gemini", sim, env, safety_policy="acknowledge")
+        result, folder = run(task, env, agent, tmp_path)
     finally:
         env.stop()
     assert result.ended_by == "done"
@@ -407,6 +416,21 @@ def test_gemini_normalised_coordinates_and_safety_acknowledgement(task, sim, tmp
     assert images_in(responses) == 1  # the screenshot after the batch answers its last call
     bash = sim.requests[2].body["contents"][-1]["parts"][0]["functionResponse"]
     assert bash["name"] == "bash" and bash["response"]["exit_code"] == 0
+    assert bundle_json(folder)["agent_protocol"]["safety_policy"] == "acknowledge"
+
+
+def test_gemini_stops_when_the_model_asks_for_the_users_confirmation(task, sim, env, tmp_path):
+    decision = {"decision": "require_confirmation", "explanation": "The site asks to accept its terms."}
+    sim.script = [
+        gemini_turn("", [("click_at", {"x": 500, "y": 500, "safety_decision": decision})]),
+        gemini_turn("Done. ```DONE```"),
+    ]
+    result, folder = run(task, env, build("gemini", sim, env), tmp_path)  # the default policy: stop
+    assert result.status == "errored" and result.ended_by == "error"
+    assert "asked for the user's confirmation before click_at" in result.error
+    assert pyautogui_sent(env) == [] and len(sim.requests) == 1  # nothing ran, the model was not asked again
+    messages = json.loads((folder / "messages.json").read_text())
+    assert {"role": "safety_decision", "content": {"call": "click_at", "decision": decision}} in messages
 
 
 # ---------------------------------------------------------------- OpenAI-compatible (Qwen tool calls)
@@ -510,7 +534,7 @@ def test_openai_compatible_refuses_an_unknown_coordinate_type(sim):
 def test_cli_runs_the_anthropic_agent_against_the_simulator(sim, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
     sim.script = [
-        _anthropic_click(640, 400),
+        _anthropic_click(640, 360),  # the centre of the paper's declared 1280x720 display
         anthropic_turn("Flight DN1562 leaves AVP at 6:00am.\n```DONE```"),
     ]
     out = tmp_path / "results"
@@ -571,3 +595,127 @@ def test_cli_without_an_api_key_stops_before_any_task(tmp_path, monkeypatch, cap
                  "--out", str(out)])  # fmt: skip
     assert code == 2 and not out.exists()
     assert "no API key for the anthropic agent: set ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- replies cut off at the output limit
+
+
+def _long_reply(name, text, needs):
+    """A reply of ``needs`` output tokens ending with ``text``, as each API sends it (cut off below that)."""
+    if name == "anthropic":
+        return anthropic_turn(text, needs_tokens=needs)
+    if name == "openai":
+        return openai_turn(text, needs_tokens=needs)
+    if name == "gemini":
+        return gemini_turn(text, needs_tokens=needs)
+    return chat_turn("<think>" + "Let me look at the screen first. " * 40 + "</think>" + text, needs_tokens=needs)
+
+
+def _budget_asked(name, request) -> int:
+    if name == "openai":
+        return request.body["max_output_tokens"]
+    if name == "gemini":
+        return request.body["generationConfig"]["maxOutputTokens"]
+    return request.body["max_tokens"]
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_a_cut_off_reply_is_asked_again_with_the_larger_budget(name, task, sim, env, tmp_path):
+    sim.script = [_long_reply(name, "The flight is DN1562.\n```DONE```", 3000)] * 2  # asked, then asked again
+    agent = build(name, sim, env, max_output_tokens=1000, retry_output_tokens=4000)
+    result, folder = run(task, env, agent, tmp_path)
+    assert (result.status, result.ended_by, result.turns) == ("finished", "done", 1)
+    assert [_budget_asked(name, r) for r in sim.requests] == [1000, 4000]
+    assert result.final_answer == "The flight is DN1562."
+    usage = json.loads((folder / "usage.json").read_text())
+    assert usage["truncated_replies"] == 1 and usage["api_calls"] == 2
+    protocol = bundle_json(folder)["agent_protocol"]
+    assert (protocol["max_output_tokens"], protocol["retry_output_tokens"]) == (1000, 4000)
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+@pytest.mark.parametrize("retry", [0, 2000])
+def test_a_reply_cut_off_again_ends_the_task_as_an_error_never_as_done(name, retry, task, sim, env, tmp_path):
+    sim.script = [_long_reply(name, "The flight is DN1562.\n```DONE```", 3000)] * 2
+    agent = build(name, sim, env, max_output_tokens=1000, retry_output_tokens=retry)
+    result, folder = run(task, env, agent, tmp_path)
+    assert (result.status, result.ended_by) == ("errored", "error")
+    assert "reply was cut off at its output limit" in result.error
+    assert len(sim.requests) == (2 if retry else 1) and pyautogui_sent(env) == []
+    bundle = read_task_dir(folder)
+    assert bundle.ended_by == "error" and "DONE" not in [s.action_text for s in bundle.steps]
+    assert not (folder / "result.txt").exists() or float((folder / "result.txt").read_text()) == 0.0
+
+
+def test_a_qwen_reply_that_never_finished_thinking_is_cut_off_not_done(task, sim, env, tmp_path):
+    # served with vLLM's reasoning parser: the unfinished thought is all in `reasoning`, the content empty
+    sim.script = [chat_turn("Done.\n```DONE```", reasoning="I should check the mail first. " * 50, needs_tokens=5000)]
+    agent = build("openai_compatible", sim, env, max_output_tokens=2000, retry_output_tokens=0)
+    result, _ = run(task, env, agent, tmp_path)
+    assert (result.status, result.ended_by) == ("errored", "error") and "finish_reason length" in result.error
+
+
+def test_each_agent_documents_its_default_budget_and_sampling(sim, env):
+    expected = {
+        "anthropic": (8192, 32000, None, None),
+        "openai": (25000, 64000, "high", None),
+        "gemini": (32768, 65536, None, None),
+        "openai_compatible": (32768, 81920, None, 1.0),
+    }
+    for name, (budget, retry, effort, temperature) in expected.items():
+        protocol = build(name, sim, env).protocol()
+        assert (protocol["max_output_tokens"], protocol["retry_output_tokens"]) == (budget, retry), name
+        assert (protocol["reasoning_effort"], protocol["temperature"]) == (effort, temperature), name
+
+
+def test_effort_and_temperature_reach_each_api(task, sim, env, tmp_path):
+    for name, say in [("anthropic", anthropic_turn), ("openai", openai_turn), ("gemini", gemini_turn)]:
+        sim.requests.clear()
+        sim.script = [say("Nothing to do.\n```DONE```")]
+        settings = {"reasoning_effort": "low", "temperature": None if name == "anthropic" else 0.3}
+        run(task, env, build(name, sim, env, **settings), tmp_path / name)
+        body = sim.requests[0].body
+        if name == "anthropic":
+            assert body["output_config"] == {"effort": "low"} and "temperature" not in body
+        elif name == "openai":
+            assert body["reasoning"]["effort"] == "low" and body["temperature"] == 0.3
+        else:
+            config = body["generationConfig"]
+            thinking = config["thinkingConfig"]  # as google-genai writes it on the wire
+            assert thinking.get("thinkingLevel", thinking.get("thinking_level")) == "LOW"
+            assert config["temperature"] == 0.3
+    with pytest.raises(Exception, match=r"reasoning effort 'turbo' for the openai agent \(expected one of: none"):
+        build("openai", sim, env, reasoning_effort="turbo")
+    with pytest.raises(Exception, match="temperature: the anthropic API takes no sampling temperature"):
+        build("anthropic", sim, env, temperature=0.5)
+
+
+def test_qwen_is_sampled_as_its_model_card_recommends(task, sim, env, tmp_path):
+    sim.script = [chat_turn("Nothing to do.\n" + qwen_call("computer_use", action="terminate", status="success"))]
+    run(task, env, build("openai_compatible", sim, env), tmp_path)
+    body = sim.requests[0].body
+    assert (body["max_tokens"], body["temperature"], body["top_p"]) == (32768, 1.0, 0.95)
+    assert (body["top_k"], body["min_p"], body["presence_penalty"]) == (20, 0.0, 1.5)
+
+
+# ---------------------------------------------------------------- Qwen thinking: only what follows </think> runs
+
+
+def test_qwen_tool_calls_drafted_inside_the_thinking_are_never_run(task, sim, env, tmp_path):
+    draft = qwen_call("computer_use", action="left_click", coordinate=[10, 10])
+    thought = f"<think>Maybe I should click the menu:\n{draft}\nNo: the search box is better.</think>"
+    sim.script = [
+        thought + "\nClicking the search box.\n" + qwen_call("computer_use", action="left_click", coordinate=[999, 0]),
+        # served with the reasoning parser, the thought (and its draft) comes apart from the content
+        chat_turn("Done.\n" + qwen_call("computer_use", action="terminate", status="success"),
+                  reasoning=f"Should I {draft}? No, it is done."),
+    ]  # fmt: skip
+    result, folder = run(task, env, build("openai_compatible", sim, env), tmp_path)
+    assert (result.ended_by, result.turns) == ("done", 2)
+    assert pyautogui_sent(env) == ["pyautogui.click(1280, 0)"]  # the draft at (10, 10) never ran
+    # the conversation keeps the answer, not the thought
+    assistant = sim.requests[1].body["messages"][2]
+    assert assistant["role"] == "assistant" and "<think>" not in assistant["content"]
+    assert assistant["content"].startswith("Clicking the search box.") and "Maybe I should" not in assistant["content"]
+    messages = json.loads((folder / "messages.json").read_text())
+    assert any(m["role"] == "thinking" and "Maybe I should click the menu" in m["content"] for m in messages)
