@@ -18,6 +18,7 @@ from PIL import Image
 
 from harness.agents import AnthropicAgent, GeminiAgent, MissingApiKey, OpenAIAgent, OpenAICompatibleAgent
 from harness.agents.anthropic import tool_versions
+from harness.agents.openai import PLACEHOLDER_PNG
 from harness.agents.openai_compatible import parse_tool_calls
 from harness.bundle import read_task_dir
 from harness.control import ExecResult
@@ -375,6 +376,12 @@ def test_openai_drops_a_batch_with_an_unknown_action_and_says_why(task, sim, env
     result, folder = run(task, env, build("openai", sim, env), tmp_path)
     assert result.ended_by == "fail" and pyautogui_sent(env) == []
     assert "dropped an action batch" in read_task_dir(folder).steps[0].model_text
+    # the model is told: its call still gets its screenshot, and a message after it says what failed
+    output, note = sim.requests[1].body["input"]
+    assert output["type"] == "computer_call_output" and output["output"]["type"] == "computer_screenshot"
+    assert note["role"] == "user" and note["content"][0]["type"] == "input_text"
+    assert "None of the actions of your last computer call were run" in note["content"][0]["text"]
+    assert "OpenAI action 'teleport' is not supported" in note["content"][0]["text"]
 
 
 # ---------------------------------------------------------------- Gemini
@@ -719,3 +726,214 @@ def test_qwen_tool_calls_drafted_inside_the_thinking_are_never_run(task, sim, en
     assert assistant["content"].startswith("Clicking the search box.") and "Maybe I should" not in assistant["content"]
     messages = json.loads((folder / "messages.json").read_text())
     assert any(m["role"] == "thinking" and "Maybe I should click the menu" in m["content"] for m in messages)
+
+
+# ---------------------------------------------------------------- what failed is told to the model
+
+
+def test_anthropic_tells_the_model_which_key_could_not_be_pressed(task, sim, env, tmp_path):
+    sim.script = [
+        anthropic_turn("", [("computer", {"action": "key", "text": "ctrl+Hyper_R"}),
+                            ("computer", {"action": "key", "text": "ctrl+a BackSpace"})]),
+        anthropic_turn("Cleared.\n```DONE```"),
+    ]  # fmt: skip
+    result, _ = run(task, env, build("anthropic", sim, env), tmp_path)
+    assert result.ended_by == "done"
+    assert pyautogui_sent(env) == ["pyautogui.hotkey('ctrl', 'a'); pyautogui.press('backspace')"]
+    results = [b for b in sim.requests[1].body["messages"][-1]["content"] if b["type"] == "tool_result"]
+    failed = [r for r in results if r.get("is_error")]
+    assert len(failed) == 1 and "key 'Hyper_R' has no equivalent" in failed[0]["content"][0]["text"]
+    assert images_in(results) == 1  # the key that worked is answered by the screenshot
+
+
+def test_gemini_tells_the_model_which_call_could_not_be_run(task, sim, env, tmp_path):
+    sim.script = [
+        gemini_turn("", [("key_combination", {"keys": "ctrl+Hyper_R"}), ("click_at", {"x": 10, "y": 10})]),
+        gemini_turn("Done. ```DONE```"),
+    ]
+    result, _ = run(task, env, build("gemini", sim, env), tmp_path)
+    assert result.ended_by == "done" and pyautogui_sent(env) == ["pyautogui.click(12, 8)"]
+    responses = [p["functionResponse"] for p in sim.requests[1].body["contents"][-1]["parts"]]
+    assert "key 'Hyper_R' has no equivalent" in responses[0]["response"]["error"]
+    assert "error" not in responses[1]["response"]
+
+
+def test_qwen_tool_text_gives_the_scroll_unit_and_held_keys(task, sim, env, tmp_path):
+    sim.script = [
+        qwen_call("computer_use", action="scroll", pixels=-100000)
+        + qwen_call("computer_use", action="left_click", coordinate=[0, 0], text="ctrl"),
+        "Done.\n" + qwen_call("computer_use", action="terminate", status="success"),
+    ]
+    run(task, env, build("openai_compatible", sim, env), tmp_path)
+    assert pyautogui_sent(env) == [
+        "pyautogui.scroll(-30)",
+        "pyautogui.keyDown('ctrl'); pyautogui.click(0, 0); pyautogui.keyUp('ctrl')",
+    ]
+    system = sim.requests[0].body["messages"][0]["content"]
+    assert "mouse-wheel clicks of about 50 px, at most 1500 px per call" in system
+    assert "for a click, keys held during it" in system
+
+
+# ---------------------------------------------------------------- Claude models and their tool versions
+
+
+def test_an_unknown_claude_model_is_refused_with_the_known_ones(sim, env):
+    with pytest.raises(Exception, match=r"unknown Claude model 'claude-nova-5'.*Known models: .*claude-opus-4-7"):
+        build("anthropic", sim, env, model="claude-nova-5")
+
+
+def test_a_maintainer_adds_a_claude_model_in_a_json_file(task, sim, env, tmp_path, monkeypatch):
+    table = tmp_path / "claude-tools.json"
+    table.write_text(json.dumps({
+        "claude-nova-5": "claude-opus-4-7",
+        "claude-nova-6": {"computer": "computer_20270101", "beta": "computer-use-2027-01-01", "bash": "bash_20250124",
+                          "editor": "text_editor_20250728", "editor_name": "str_replace_based_edit_tool"},
+    }))  # fmt: skip
+    monkeypatch.setenv("MYPCBENCH_CLAUDE_TOOLS", str(table))
+    sim.script = [anthropic_turn("Nothing to do.\n```DONE```")] * 2
+    run(task, env, build("anthropic", sim, env, model="claude-nova-5-20270301"), tmp_path / "a")
+    run(task, env, build("anthropic", sim, env, model="claude-nova-6"), tmp_path / "b")
+    assert [r.headers["anthropic-beta"] for r in sim.requests] == ["computer-use-2025-11-24", "computer-use-2027-01-01"]
+    assert [r.body["tools"][0]["type"] for r in sim.requests] == ["computer_20251124", "computer_20270101"]
+    assert bundle_json(tmp_path / "b" / task.id)["agent_protocol"]["tools"]["computer"] == "computer_20270101"
+    table.write_text(json.dumps({"claude-nova-7": {"computer": "computer_20270101"}}))
+    with pytest.raises(Exception, match="'claude-nova-7' must be a known model name or an object with exactly"):
+        build("anthropic", sim, env, model="claude-nova-7")
+    table.write_text(json.dumps({"claude-nova-8": "claude-nova-1"}))
+    with pytest.raises(Exception, match="'claude-nova-8' refers to 'claude-nova-1', which the table does not know"):
+        build("anthropic", sim, env, model="claude-nova-8")
+
+
+def test_cli_reads_a_claude_tool_table_and_refuses_an_unknown_model(sim, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    monkeypatch.delenv("MYPCBENCH_CLAUDE_TOOLS", raising=False)
+    common = ["run", "--tasks", str(DEMO_SUITE), "--task", "demo-d001", "--backend", "fake", "--no-progress",
+              "--agent", "anthropic", "--model", "claude-nova-5", "--base-url", sim.url]  # fmt: skip
+    assert main([*common, "--out", str(tmp_path / "a")]) == 2
+    assert "unknown Claude model 'claude-nova-5'" in capsys.readouterr().err
+    table = tmp_path / "t.json"
+    table.write_text('{"claude-nova-5": "claude-sonnet-4-5"}')
+    sim.script = [anthropic_turn("Nothing to do.\n```DONE```")]
+    assert main([*common, "--claude-tools", str(table), "--out", str(tmp_path / "b")]) == 0
+    assert sim.requests[0].headers["anthropic-beta"] == "computer-use-2025-01-24"
+
+
+# ---------------------------------------------------------------- protocol fidelity with the paper
+
+
+def test_claude_sees_the_papers_1280x720_display_by_default(task, sim, env, tmp_path):
+    sim.script = [_anthropic_click(1280, 720), anthropic_turn("Done.\n```DONE```")]
+    result, folder = run(task, env, build("anthropic", sim, env), tmp_path)
+    computer = sim.requests[0].body["tools"][0]
+    assert (computer["display_width_px"], computer["display_height_px"]) == (1280, 720)
+    assert [_png_size(i["source"]["data"]) for i in _anthropic_images(sim.requests[0])] == [(1280, 720)]
+    assert pyautogui_sent(env) == ["pyautogui.click(1280, 800)"]  # the display's corner is the screen's
+    assert bundle_json(folder)["agent_protocol"]["display"] == "1280x720"
+
+
+def test_the_dual_tool_hint_goes_to_openai_and_qwen_as_in_the_paper(task, sim, env, tmp_path):
+    hint = "You have both the screen and a shell"
+    prompts = {}
+    for name, say in [("anthropic", anthropic_turn), ("openai", openai_turn), ("gemini", gemini_turn),
+                      ("openai_compatible", lambda text: text)]:  # fmt: skip
+        sim.requests.clear()
+        sim.script = [say("Done.\n```DONE```")]
+        agent = build(name, sim, env)
+        run(task, env, agent, tmp_path / name)
+        body = sim.requests[0].body
+        prompts[name] = json.dumps(body.get("system") or body.get("instructions") or body.get("systemInstruction")
+                                   or body.get("messages"))  # fmt: skip
+        assert agent.protocol()["dual_tool_hint"] == (hint in prompts[name]), name
+    assert [name for name, prompt in prompts.items() if hint in prompt] == ["openai", "openai_compatible"]
+    assert hint not in build("openai", sim, env, dual_tool_hint=False).system_prompt((1280, 800))
+
+
+def test_anthropic_drops_old_screenshots_in_chunks_so_the_cached_prefix_holds(task, sim, env, tmp_path):
+    sim.responder = lambda request: _anthropic_click(10, 10)
+    agent = build("anthropic", sim, env, screenshot_window=4, image_drop_chunk=2)
+    run(task, env, agent, tmp_path, max_turns=8, screenshot_window=4)
+    assert [images_in(r) for r in sim.requests] == [1, 2, 3, 4, 3, 4, 3, 4]
+
+    def prefix_kept(earlier, later) -> bool:
+        """Whether ``later`` re-sends, unchanged, the conversation ``earlier`` cached (all but its marked last turn)."""
+        n = len(earlier.body["messages"]) - 1
+        return later.body["messages"][:n] == earlier.body["messages"][:n]
+
+    pairs = list(zip(sim.requests, sim.requests[1:], strict=False))
+    # chunks of 2: a drop changes the prefix once every other turn once the window is full
+    assert [prefix_kept(a, b) for a, b in pairs] == [True, True, True, False, True, False, True]
+    sim.requests.clear()
+    agent = build("anthropic", sim, env, screenshot_window=4)  # chunks of 1: one more image leaves every turn
+    run(task, env, agent, tmp_path / "one", max_turns=8, screenshot_window=4)
+    assert [images_in(r) for r in sim.requests] == [1, 2, 3, 4, 4, 4, 4, 4]
+    pairs = list(zip(sim.requests, sim.requests[1:], strict=False))
+    assert [prefix_kept(a, b) for a, b in pairs] == [True, True, True, False, False, False, False]
+
+
+def test_openai_windowed_context_resends_the_conversation_with_the_newest_screenshots(task, sim, env, tmp_path):
+    sim.responder = lambda request: _openai_click(10, 10)
+    agent = build("openai", sim, env, screenshot_window=3, context="windowed")
+    result, folder = run(task, env, agent, tmp_path, max_turns=5, screenshot_window=3)
+    assert result.turns == 5 and len(pyautogui_sent(env)) == 5
+    assert all("previous_response_id" not in r.body for r in sim.requests)
+
+    def screenshots(request):
+        return [
+            item["output"]["image_url"] for item in request.body["input"] if item.get("type") == "computer_call_output"
+        ]
+
+    last = sim.requests[-1]
+    shots = screenshots(last)
+    # five screenshots so far (the first in the user message): the two oldest left the window of three
+    assert len(shots) == 4 and shots[0] == PLACEHOLDER_PNG and PLACEHOLDER_PNG not in shots[1:]
+    assert "[image removed]" in json.dumps(last.body["input"][0])
+
+    def real_images(request):
+        return images_in(request) - json.dumps(request.body).count(PLACEHOLDER_PNG)
+
+    assert [real_images(r) for r in sim.requests] == [1, 2, 3, 3, 3]
+    assert any(item.get("type") == "computer_call" for item in last.body["input"])  # the model's own calls
+    protocol = bundle_json(folder)["agent_protocol"]
+    assert (protocol["context"], protocol["screenshot_window_applied"]) == ("windowed", True)
+    sim.requests.clear()
+    chained = build("openai", sim, env)
+    assert chained.protocol()["screenshot_window_applied"] is False  # recorded: the server keeps them all
+
+
+def test_cli_settings_are_sent_and_recorded_in_bundle_json(sim, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    sim.script = [_anthropic_click(640, 400), anthropic_turn("Done.\n```DONE```")]
+    out = tmp_path / "results"
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--task", "demo-d001", "--backend", "fake", "--no-progress",
+                 "--agent", "anthropic", "--base-url", sim.url, "--max-output-tokens", "3000",
+                 "--retry-output-tokens", "0", "--reasoning-effort", "max", "--display", "fit",
+                 "--image-drop-chunk", "5", "--dual-tool-hint", "on", "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    body = sim.requests[0].body
+    assert body["max_tokens"] == 3000 and body["output_config"] == {"effort": "max"}
+    assert (body["tools"][0]["display_width_px"], body["tools"][0]["display_height_px"]) == (1280, 800)
+    protocol = bundle_json(out / "demo-d001")["agent_protocol"]
+    assert protocol["max_output_tokens"] == 3000 and protocol["retry_output_tokens"] == 0
+    assert (protocol["reasoning_effort"], protocol["display"], protocol["image_drop_chunk"]) == ("max", "fit", 5)
+    assert protocol["dual_tool_hint"] is True and "You have both the screen and a shell" in json.dumps(body["system"])
+    assert json.loads((out / "run.json").read_text())["agent_protocol"] == protocol
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--agent", "dummy", "--max-output-tokens", "10"], "--max-output-tokens: only provider agents take these"),
+        (["--agent", "anthropic", "--openai-context", "windowed"], "context: only the openai agent takes it"),
+        (["--agent", "openai", "--gemini-safety", "acknowledge"], "safety policy: only the gemini agent takes it"),
+        (["--agent", "anthropic", "--display", "wide"], "display 'wide' (expected WIDTHxHEIGHT"),
+        (["--agent", "anthropic", "--reasoning-effort", "huge"], "reasoning effort 'huge' for the anthropic agent"),
+        (["--agent", "openai", "--max-output-tokens", "0"], "max_output_tokens: 0 (expected at least 1)"),
+    ],
+)
+def test_cli_refuses_a_setting_the_agent_cannot_take(flags, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "sim-key")
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--backend", "fake", "--no-progress", *flags,
+                 "--out", str(tmp_path / "results")])  # fmt: skip
+    assert code == 2 and not (tmp_path / "results").exists()
+    assert message in capsys.readouterr().err
