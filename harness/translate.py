@@ -454,9 +454,14 @@ def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
         return [f"pyautogui.{verb}({where}button={button!r})"]
     if name in ("scroll_document", "scroll_at", "scroll"):
         direction = args.get("direction", "down")
-        amount = max(1, round(int(args.get("magnitude", 800)) / 200))
+        # magnitude is on the 0-999 grid too (default 800): a share of the screen, scrolled in wheel clicks
+        horizontal = direction in ("left", "right")
+        if not horizontal and direction not in ("up", "down"):
+            raise TranslationError("Gemini", f"{name} direction {direction}", {"up", "down", "left", "right"})
+        side = screen[0] if horizontal else screen[1]
+        amount = abs(wheel_clicks(float(args.get("magnitude", 800)) / 1000 * side)) or 1
         x, y = point if point else (screen[0] // 2, screen[1] // 2)
-        if direction in ("left", "right"):
+        if horizontal:
             return [scroll(x, y, dx=amount if direction == "right" else -amount)]
         return [scroll(x, y, dy=amount if direction == "up" else -amount)]
     if name == "drag_and_drop":
@@ -578,7 +583,7 @@ def from_qwen(args: dict, screen: tuple[int, int], coordinate_type: str = "relat
         return [type_text(args.get("text", ""))]
     if name == "key":
         keys = args.get("keys") or []
-        keys = [k for key in ([keys] if isinstance(keys, str) else keys) for k in key_names(key)]
+        keys = [k for key in ([keys] if isinstance(keys, str) else keys) for k in split_keys(str(key))]
         if not keys:
             raise KeyNameError("key action without keys")
         return [press(keys)]

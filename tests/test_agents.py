@@ -438,6 +438,11 @@ def test_gemini_stops_when_the_model_asks_for_the_users_confirmation(task, sim, 
     assert pyautogui_sent(env) == [] and len(sim.requests) == 1  # nothing ran, the model was not asked again
     messages = json.loads((folder / "messages.json").read_text())
     assert {"role": "safety_decision", "content": {"call": "click_at", "decision": decision}} in messages
+    # a blocked call stops the task whatever the policy
+    sim.requests.clear()
+    sim.script = [gemini_turn("", [("click_at", {"x": 1, "y": 1, "safety_decision": {"decision": "block"}})])]
+    result, _ = run(task, env, build("gemini", sim, env, safety_policy="acknowledge"), tmp_path / "blocked")
+    assert result.status == "errored" and "the safety service blocked click_at" in result.error
 
 
 # ---------------------------------------------------------------- OpenAI-compatible (Qwen tool calls)

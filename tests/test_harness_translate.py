@@ -111,7 +111,13 @@ def test_non_ascii_text_goes_through_the_clipboard_and_reads_back_as_typing():
         ("click_at", {"x": 999, "y": 0}, ["pyautogui.click(1278, 0)"]),
         ("hover_at", {"x": 100, "y": 250}, ["pyautogui.moveTo(128, 200)"]),
         ("key_combination", {"keys": "Control+A"}, ["pyautogui.hotkey('ctrl', 'a')"]),
-        ("scroll_document", {"direction": "down"}, ["pyautogui.scroll(-4, x=640, y=400)"]),
+        # magnitude 800 of the 0-999 grid = 640 of 800 px = 13 wheel clicks of 50 px
+        ("scroll_document", {"direction": "down"}, ["pyautogui.scroll(-13, x=640, y=400)"]),
+        (
+            "scroll_at",
+            {"x": 500, "y": 500, "direction": "right", "magnitude": 100},
+            ["pyautogui.hscroll(3, x=640, y=400)"],
+        ),
         (
             "drag_and_drop",
             {"x": 0, "y": 0, "destination_x": 500, "destination_y": 500},
@@ -141,6 +147,7 @@ def test_gemini_type_text_at_clicks_clears_types_and_submits():
         ({"action": "left_click", "coordinate": [499.5, 0]}, ["pyautogui.click(640, 0)"]),
         ({"action": "triple_click", "coordinate": [0, 0]}, ["pyautogui.doubleClick(0, 0)"]),
         ({"action": "key", "keys": ["ctrl", "c"]}, ["pyautogui.hotkey('ctrl', 'c')"]),
+        ({"action": "key", "keys": ["ctrl+shift", "Page_Down"]}, ["pyautogui.hotkey('ctrl', 'shift', 'pagedown')"]),
         # pixels (positive up / right) as wheel clicks of 50 px, never rounded to nothing, clamped to 1500 px
         ({"action": "scroll", "pixels": -250}, ["pyautogui.scroll(-5)"]),
         ({"action": "scroll", "pixels": -5}, ["pyautogui.scroll(-1)"]),

@@ -175,11 +175,13 @@ class GeminiAgent(ProviderAgent):
                 continue
             args = dict(call.args or {})
             decision = args.pop("safety_decision", None)
-            if _needs_confirmation(decision) and self.safety_policy == "stop":
+            blocked = isinstance(decision, dict) and decision.get("decision") == "block"
+            if _needs_confirmation(decision) and (self.safety_policy == "stop" or blocked):
                 self.messages.append({"role": "safety_decision", "content": {"call": call.name, "decision": decision}})
+                what = "the safety service blocked" if blocked else "the model asked for the user's confirmation before"
                 raise SafetyConfirmationRequired(
-                    f"the model asked for the user's confirmation before {call.name} ({decision}); with the "
-                    "safety policy 'stop' nothing was run and the trajectory ends here"
+                    f"{what} {call.name} ({decision}); with the safety policy {self.safety_policy!r} nothing was "
+                    "run and the trajectory ends here"
                 )
             if call.name == "bash":
                 output, code = self.run_shell(str(args.get("command", "")))
@@ -195,7 +197,7 @@ class GeminiAgent(ProviderAgent):
 
 def _needs_confirmation(decision) -> bool:
     if isinstance(decision, dict):
-        return decision.get("decision") == "require_confirmation"
+        return decision.get("decision") in ("require_confirmation", "block")
     return bool(decision)
 
 

@@ -58,6 +58,8 @@ class OpenAIAgent(ProviderAgent):
         self.client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout,
                                     max_retries=self.max_retries)  # fmt: skip
         self.preview = self.model.startswith("computer-use-preview")
+        if self.preview and kwargs.get("reasoning_effort") is None:
+            self.reasoning_effort = None  # the preview model takes no effort setting unless asked for one
         self.reset_conversation()
 
     def protocol(self) -> dict:
@@ -134,7 +136,7 @@ class OpenAIAgent(ProviderAgent):
                   "instructions": self.system_prompt(screen)}  # fmt: skip
         if self.previous_id and self.context == "chained":
             params["previous_response_id"] = self.previous_id
-        if self.reasoning_effort and not (self.preview and self.reasoning_effort == self.defaults["reasoning_effort"]):
+        if self.reasoning_effort:
             params["reasoning"] = {"effort": self.reasoning_effort, "summary": "auto"}
         if self.temperature is not None:
             params["temperature"] = self.temperature
