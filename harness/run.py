@@ -5,6 +5,9 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         --agent scripted|dummy [--plan FILE] --out DIR [--max-turns N]
         --agent anthropic|openai|gemini|openai_compatible [--model NAME] [--base-url URL]
         [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
+        [--max-output-tokens N] [--retry-output-tokens N] [--reasoning-effort E] [--temperature T]
+        [--display WxH|fit] [--dual-tool-hint on|off] [--image-drop-chunk N] [--openai-context chained|windowed]
+        [--gemini-safety stop|acknowledge] [--claude-tools FILE]   (recorded as agent_protocol)
         --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
             [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testguest builds a small guest)
         --backend docker --image TAG [--allow-tcg] [--unprivileged]
