@@ -293,3 +293,10 @@ def test_prompts_and_stop_signals():
     assert stop_signal("[INFEASIBLE] no such app\n```FAIL```") == "infeasible"
     assert stop_signal("I am done looking, next I will click") is None
     assert strip_signal("Answer: 42\n\n```DONE```") == "Answer: 42"
+
+
+def test_a_scripted_key_pyautogui_would_ignore_ends_the_task_naming_the_key(task, env, tmp_path):
+    turn = Turn("Press it", [{"action": "key", "text": "ctrl+Hyper_R"}], vocabulary="anthropic")
+    result, _ = run(task, env, ScriptedAgent({"*": Plan(turns=[turn])}), tmp_path)
+    assert result.status == "errored"
+    assert "scripted turn 1: key 'Hyper_R' has no equivalent on this computer" in result.error
