@@ -730,7 +730,8 @@ def test_qwen_tool_calls_drafted_inside_the_thinking_are_never_run(task, sim, en
     assert assistant["role"] == "assistant" and "<think>" not in assistant["content"]
     assert assistant["content"].startswith("Clicking the search box.") and "Maybe I should" not in assistant["content"]
     messages = json.loads((folder / "messages.json").read_text())
-    assert any(m["role"] == "thinking" and "Maybe I should click the menu" in m["content"] for m in messages)
+    thoughts = [m["content"] for m in messages if m["role"] == "thinking"]
+    assert "Maybe I should click the menu" in thoughts[0] and "No, it is done." in thoughts[1]
 
 
 # ---------------------------------------------------------------- what failed is told to the model

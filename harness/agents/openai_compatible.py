@@ -264,8 +264,12 @@ class OpenAICompatibleAgent(ProviderAgent):
 
         completion = self.call_within_budget(call, truncated)
         self.messages.append({"role": "user", "content": strip_images(user["content"])})
-        content = (completion.choices[0].message.content or "") if completion.choices else ""
+        message = completion.choices[0].message if completion.choices else None
+        content = (message.content or "") if message is not None else ""
         thought, answer, _ = split_thinking(content)
+        # with vLLM's reasoning parser the thought comes apart, as `reasoning` (older: `reasoning_content`)
+        parsed = getattr(message, "reasoning", None) or getattr(message, "reasoning_content", None)
+        thought = "\n".join(t for t in (parsed if isinstance(parsed, str) else "", thought) if t)
         if thought:
             self.messages.append({"role": "thinking", "content": thought})
         # only the answer stays in the conversation: the model card asks for history without past thoughts
