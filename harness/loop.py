@@ -93,6 +93,14 @@ def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, cl
                     recorder.step(turn, "TOOL_CALL", response, info={"kind": "tool_call_round"}, screenshot=screenshot,
                                   extra={"tool": "bash"})  # fmt: skip
                     continue
+                if not response.strip() or getattr(agent, "reply_truncated", False):
+                    # Nothing to stop on: an empty (or cut-off) reply is never read as "done" with no answer.
+                    result.status, result.ended_by = "errored", "error"
+                    result.error = f"turn {turn}: the model's reply " + (
+                        "was cut off at its output limit" if getattr(agent, "reply_truncated", False)
+                        else "was empty (no text, no actions)"
+                    )  # fmt: skip
+                    break
                 # A reply without actions ends the task (as upstream's Claude agent reads it); recording
                 # it as DONE / FAIL keeps the final answer in the trajectory the judge reads.
                 actions = ["FAIL" if stop_signal(response) in ("fail", "infeasible") else "DONE"]

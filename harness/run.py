@@ -5,6 +5,9 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         --agent scripted|dummy [--plan FILE] --out DIR [--max-turns N]
         --agent anthropic|openai|gemini|openai_compatible [--model NAME] [--base-url URL]
         [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
+        [--max-output-tokens N] [--retry-output-tokens N] [--reasoning-effort E] [--temperature T]
+        [--display WxH|fit] [--dual-tool-hint on|off] [--image-drop-chunk N] [--openai-context chained|windowed]
+        [--gemini-safety stop|acknowledge] [--claude-tools FILE]   (recorded as agent_protocol)
         --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
             [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testing builds a small guest)
         --backend docker --image TAG [--allow-tcg] [--unprivileged]
@@ -68,7 +71,7 @@ def select_tasks(tasks_path, wanted: list[str] | None):
 
 
 def make_agent(name: str, plan: str | None, *, model: str | None = None, base_url: str | None = None,
-               screenshot_window: int = 20, coordinate_type: str = ""):  # fmt: skip
+               screenshot_window: int = 20, coordinate_type: str = "", settings: dict | None = None):  # fmt: skip
     if name not in AGENTS:
         raise RunError(f"--agent: unknown agent {name!r} (expected one of {', '.join(sorted(AGENTS))})")
     if name in PROVIDER_AGENTS:
@@ -76,9 +79,13 @@ def make_agent(name: str, plan: str | None, *, model: str | None = None, base_ur
             raise RunError(f"--plan: only the scripted agent plays a plan (got --agent {name})")
         try:  # a missing API key or model name stops the run here, before any task starts
             return provider_agent(name, model, base_url=base_url, screenshot_window=screenshot_window,
-                                  coordinate_type=coordinate_type)  # fmt: skip
+                                  coordinate_type=coordinate_type, **(settings or {}))  # fmt: skip
         except AgentError as exc:
             raise RunError(str(exc)) from exc
+    given = [key for key, value in (settings or {}).items() if value is not None]
+    if given:
+        flags = ", ".join("--" + key.replace("_", "-") for key in given)
+        raise RunError(f"{flags}: only provider agents take these (got --agent {name})")
     if model or base_url or coordinate_type:
         raise RunError(
             f"--model / --base-url / --coordinate-type: only provider agents call a model (got --agent {name})"
@@ -186,6 +193,34 @@ def main(argv=None) -> int:
         help="openai_compatible: relative = Qwen3-VL's 0-999 grid (default); absolute = Qwen2.5-VL's pixels of "
         "the screenshot resized by smart_resize (sent at that size, clicks scaled back)",
     )
+    # ---- provider agent settings (recorded in bundle.json as agent_protocol; unset = the agent's default)
+    run.add_argument("--max-output-tokens", type=int, help="output token budget of a model reply")
+    run.add_argument(
+        "--retry-output-tokens",
+        type=int,
+        help="budget of the one retry of a reply cut off at its limit (0: no retry, the task errors)",
+    )
+    run.add_argument("--reasoning-effort", help="anthropic: low..max; openai: none..xhigh; gemini: thinking level; "
+                     "openai_compatible: none (thinking off) or on")  # fmt: skip
+    run.add_argument("--temperature", type=float, help="sampling temperature (default: each model's documented one)")
+    run.add_argument("--display", help="anthropic: declared display WxH (default 1280x720, the paper's) or fit")
+    run.add_argument(
+        "--dual-tool-hint",
+        choices=("on", "off"),
+        help="the screen-or-shell hint in the prompt (default: on for openai and qwen, as the paper)",
+    )
+    run.add_argument("--image-drop-chunk", type=int, help="screenshots beyond the window leave this many at a time")
+    run.add_argument(
+        "--openai-context",
+        choices=("chained", "windowed"),
+        help="openai: previous_response_id (default, the paper's) or the windowed conversation resent",
+    )
+    run.add_argument(
+        "--gemini-safety",
+        choices=("stop", "acknowledge"),
+        help="gemini: a call needing the user's confirmation ends the task (default) or is acknowledged",
+    )
+    run.add_argument("--claude-tools", help="anthropic: JSON file of model -> tool set (or $MYPCBENCH_CLAUDE_TOOLS)")
     run.add_argument("--out", required=True, help="result folder")
     run.add_argument("--max-turns", type=int, default=100)
     run.add_argument("--screenshot-window", type=int, default=20)
@@ -212,8 +247,15 @@ def main(argv=None) -> int:
         if args.max_turns < 1:
             raise RunError(f"--max-turns: {args.max_turns} (expected at least 1)")
         tasks = select_tasks(args.tasks, args.task)
+        settings = {"max_output_tokens": args.max_output_tokens, "retry_output_tokens": args.retry_output_tokens,
+                    "reasoning_effort": args.reasoning_effort, "temperature": args.temperature,
+                    "display": args.display, "image_drop_chunk": args.image_drop_chunk,
+                    "dual_tool_hint": None if args.dual_tool_hint is None else args.dual_tool_hint == "on",
+                    "context": args.openai_context, "safety_policy": args.gemini_safety,
+                    "claude_tools": args.claude_tools}  # fmt: skip
         agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url,
-                           screenshot_window=args.screenshot_window, coordinate_type=args.coordinate_type)  # fmt: skip
+                           screenshot_window=args.screenshot_window, coordinate_type=args.coordinate_type,
+                           settings=settings)  # fmt: skip
         size = (args.width, args.height)
         vm = VMConfig(image=args.image, slot=args.slot, memory=args.memory, cpus=args.cpus, kernel=args.kernel,
                       initrd=args.initrd, append=args.append, allow_tcg=args.allow_tcg,
@@ -233,6 +275,8 @@ def main(argv=None) -> int:
             "screenshot_window": args.screenshot_window, "screen_size": list(size)}  # fmt: skip
     if getattr(agent, "coordinate_type", None):
         meta["coordinate_type"] = agent.coordinate_type
+    if hasattr(agent, "protocol"):
+        meta["agent_protocol"] = agent.protocol()  # output budget, effort, sampling, display, window, hints
     try:
         env.start()
     except (BackendUnavailable, ControlError) as exc:  # cannot start, or started but never answered

@@ -5,60 +5,74 @@ import math
 from dataclasses import dataclass
 
 DONE, FAIL, WAIT = "DONE", "FAIL", "WAIT"
-# xdotool / browser-style key names the models emit -> pyautogui key names.
+
+# One mouse-wheel click scrolls Firefox on Linux by 3 lines (the GTK default Firefox follows, with its
+# mousewheel.default.delta_multiplier_* at 100) of about 16-19 px each at the default font: about 50 px.
+# Pixel amounts from the models are turned into wheel clicks at this rate.
+SCROLL_PIXELS_PER_CLICK = 50
+QWEN_MAX_SCROLL_PIXELS = 1500  # Qwen's scroll `pixels` are clamped to this (30 wheel clicks) per call
+
+# The names pyautogui's X11 backend knows (anything else is silently ignored there): its keyboardMapping.
+PYAUTOGUI_X11_KEYS = frozenset(
+    "backspace tab enter return shift ctrl alt pause capslock esc escape pgup pgdn pageup pagedown end home "
+    "left up right down select print execute prtsc prtscr prntscrn printscreen insert del delete help win "
+    "winleft winright apps multiply add separator subtract decimal divide numlock scrolllock shiftleft "
+    "shiftright ctrlleft ctrlright altleft altright space browserback browserforward browserrefresh browserstop "
+    "browsersearch browserfavorites browserhome volumemute volumedown volumeup nexttrack prevtrack stop "
+    "playpause launchmail launchmediaselect launchapp1 launchapp2 sleep".split()
+    + [f"num{i}" for i in range(10)]
+    + [f"f{i}" for i in range(1, 25)]
+)
+# X keysyms (xdotool names, as Claude writes them) and browser-style names (OpenAI, Gemini) -> pyautogui
+# names; a tuple is a combination (ISO_Left_Tab is shift+Tab). Keys are lower case.
 KEY_NAMES = {
-    "return": "enter",
-    "enter": "enter",
-    "kp_enter": "enter",
-    "escape": "esc",
-    "esc": "esc",
-    "backspace": "backspace",
-    "delete": "delete",
-    "tab": "tab",
-    "space": "space",
-    "page_up": "pageup",
-    "pageup": "pageup",
-    "prior": "pageup",
-    "page_down": "pagedown",
-    "pagedown": "pagedown",
-    "next": "pagedown",
-    "home": "home",
-    "end": "end",
-    "insert": "insert",
-    "up": "up",
-    "down": "down",
-    "left": "left",
-    "right": "right",
-    "arrowup": "up",
-    "arrowdown": "down",
-    "arrowleft": "left",
-    "arrowright": "right",
-    "ctrl": "ctrl",
-    "control": "ctrl",
-    "control_l": "ctrl",
-    "control_r": "ctrl",
-    "shift": "shift",
-    "shift_l": "shift",
-    "shift_r": "shift",
-    "alt": "alt",
-    "alt_l": "alt",
-    "alt_r": "alt",
-    "option": "alt",
-    "super": "win",
-    "super_l": "win",
-    "meta": "win",
-    "cmd": "win",
-    "command": "win",
-    "win": "win",
-    "caps_lock": "capslock",
-    "print": "printscreen",
-    "minus": "-",
-    "plus": "+",
-    "equal": "=",
-    "comma": ",",
-    "period": ".",
-    "slash": "/",
-}
+    "return": "enter", "enter": "enter", "kp_enter": "enter", "linefeed": "enter",
+    "escape": "esc", "esc": "esc",
+    "backspace": "backspace", "back_space": "backspace",
+    "delete": "delete", "del": "delete", "kp_delete": "delete",
+    "tab": "tab", "kp_tab": "tab", "iso_left_tab": ("shift", "tab"),
+    "space": "space", "kp_space": "space", "spacebar": "space",
+    "page_up": "pageup", "pageup": "pageup", "pgup": "pageup", "prior": "pageup", "kp_page_up": "pageup",
+    "kp_prior": "pageup",
+    "page_down": "pagedown", "pagedown": "pagedown", "pgdn": "pagedown", "next": "pagedown",
+    "kp_page_down": "pagedown", "kp_next": "pagedown",
+    "home": "home", "kp_home": "home", "begin": "home", "end": "end", "kp_end": "end",
+    "insert": "insert", "kp_insert": "insert",
+    "up": "up", "down": "down", "left": "left", "right": "right",
+    "kp_up": "up", "kp_down": "down", "kp_left": "left", "kp_right": "right",
+    "arrowup": "up", "arrowdown": "down", "arrowleft": "left", "arrowright": "right",
+    "ctrl": "ctrl", "control": "ctrl", "control_l": "ctrl", "control_r": "ctrlright", "ctl": "ctrl",
+    "shift": "shift", "shift_l": "shift", "shift_r": "shiftright",
+    "alt": "alt", "alt_l": "alt", "alt_r": "altright", "option": "alt", "iso_level3_shift": "altright",
+    # GNOME reads Super as the Windows/Command key; pyautogui's X11 backend has no Meta or Command key.
+    "super": "win", "super_l": "win", "super_r": "winright", "meta": "win", "meta_l": "win",
+    "meta_r": "winright", "cmd": "win", "command": "win", "win": "win", "windows": "win", "hyper_l": "win",
+    "menu": "apps", "apps": "apps", "contextmenu": "apps",
+    "caps_lock": "capslock", "capslock": "capslock", "num_lock": "numlock", "numlock": "numlock",
+    "scroll_lock": "scrolllock", "scrolllock": "scrolllock",
+    "print": "printscreen", "printscreen": "printscreen", "sys_req": "printscreen",
+    "pause": "pause", "break": "pause",
+    "kp_add": "add", "kp_subtract": "subtract", "kp_multiply": "multiply", "kp_divide": "divide",
+    "kp_decimal": "decimal", "kp_separator": "separator", "kp_equal": "=",
+    "minus": "-", "plus": "+", "equal": "=", "comma": ",", "period": ".", "slash": "/",
+    "backslash": "\\", "semicolon": ";", "colon": ":", "apostrophe": "'", "quoteright": "'",
+    "quotedbl": '"', "grave": "`", "quoteleft": "`", "bracketleft": "[", "bracketright": "]",
+    "braceleft": "{", "braceright": "}", "parenleft": "(", "parenright": ")", "less": "<", "greater": ">",
+    "question": "?", "exclam": "!", "at": "@", "numbersign": "#", "dollar": "$", "percent": "%",
+    "asciicircum": "^", "ampersand": "&", "asterisk": "*", "underscore": "_", "bar": "|", "asciitilde": "~",
+    # XF86Back/Forward may have no keycode in the guest's keymap; Alt+Left/Right go back/forward anyway
+    "xf86back": ("alt", "left"), "xf86forward": ("alt", "right"), "xf86refresh": "browserrefresh",
+    "xf86reload": "browserrefresh", "xf86search": "browsersearch", "xf86homepage": "browserhome",
+    "xf86audiomute": "volumemute", "xf86audiolowervolume": "volumedown", "xf86audioraisevolume": "volumeup",
+    "xf86audioplay": "playpause", "xf86audionext": "nexttrack", "xf86audioprev": "prevtrack",
+    "xf86audiostop": "stop",
+}  # fmt: skip
+for _digit in range(10):
+    KEY_NAMES[f"kp_{_digit}"] = f"num{_digit}"
+
+
+class KeyNameError(ValueError):
+    """A key name with no pyautogui equivalent: told to the model, never silently dropped."""
 
 
 class TranslationError(ValueError):
@@ -92,24 +106,58 @@ def fit_within(screen_size: tuple[int, int], max_size: tuple[int, int]) -> tuple
     return max(1, round(width * factor)), max(1, round(height * factor))
 
 
+def key_names(name: str) -> list[str]:
+    """One key as the models name it -> the pyautogui key(s) that press it on X11 (ISO_Left_Tab is two).
+    Single characters stay as they are; a name pyautogui would silently ignore raises KeyNameError."""
+    raw = str(name).strip()
+    if len(raw) == 1:
+        return [raw]
+    lower = raw.lower()
+    mapped = KEY_NAMES.get(lower)
+    if mapped is None and lower in PYAUTOGUI_X11_KEYS:
+        mapped = lower
+    if mapped is None and lower[:1] == "f" and lower[1:].isdigit() and 1 <= int(lower[1:]) <= 24:
+        mapped = lower
+    if mapped is None:
+        raise KeyNameError(
+            f"key {raw!r} has no equivalent on this computer (use an X keysym such as Return, BackSpace, "
+            "Page_Down, KP_Enter, F5, Super_L, backslash, or a single character)"
+        )
+    return list(mapped) if isinstance(mapped, tuple) else [mapped]
+
+
 def key_name(name: str) -> str:
-    lower = str(name).strip().lower()
-    if lower in KEY_NAMES:
-        return KEY_NAMES[lower]
-    if len(lower) >= 2 and lower[0] == "f" and lower[1:].isdigit():
-        return lower
-    return lower if len(lower) > 1 else str(name).strip()
+    """One key -> one pyautogui name (a key that needs a combination, such as ISO_Left_Tab, is refused)."""
+    keys = key_names(name)
+    if len(keys) != 1:
+        raise KeyNameError(f"key {name!r} is a combination ({'+'.join(keys)}); press it as a combination")
+    return keys[0]
 
 
 def split_keys(combo: str) -> list[str]:
-    """``"ctrl+shift+t"`` -> ``["ctrl", "shift", "t"]``; a lone ``"+"`` stays a key."""
+    """``"ctrl+shift+t"`` -> ``["ctrl", "shift", "t"]``; a lone ``"+"`` stays a key; ISO_Left_Tab -> shift, tab."""
     combo = combo.strip()
+    if not combo:
+        raise KeyNameError("an empty key name")
     if combo == "+" or "+" not in combo:
-        return [key_name(combo)]
+        return key_names(combo)
     parts = combo.split("+")
     if combo.endswith("++"):
         parts = [*parts[:-2], "+"]
-    return [key_name(p) for p in parts if p]
+    keys = []
+    for part in parts:
+        if part:
+            keys += [k for k in key_names(part) if k not in keys]
+    return keys
+
+
+def key_sequence(text: str) -> list[list[str]]:
+    """xdotool key syntax: space-separated presses, each a ``+`` combination.
+    ``"ctrl+a BackSpace"`` -> ``[["ctrl", "a"], ["backspace"]]``; ``" "`` alone is the space key."""
+    presses = str(text).split()
+    if not presses:
+        return [["space"]] if text and text.isspace() else [split_keys(text)]
+    return [split_keys(press_) for press_ in presses]
 
 
 # ---------------------------------------------------------------- pyautogui builders
@@ -126,6 +174,11 @@ def click(x: int, y: int, button: str = "left", clicks: int = 1, hold: list[str]
         call = f"pyautogui.middleClick({x}, {y})"
     else:
         call = f"pyautogui.click({x}, {y})"
+    return holding(hold, call)
+
+
+def holding(hold: list[str] | None, call: str) -> str:
+    """``call`` with the ``hold`` keys pressed before it and released after it, in reverse order."""
     if not hold:
         return call
     downs = "; ".join(f"pyautogui.keyDown({k!r})" for k in hold)
@@ -148,12 +201,30 @@ def press(keys: list[str]) -> str:
     return "pyautogui.hotkey(" + ", ".join(repr(k) for k in keys) + ")"
 
 
-def scroll(x: int | None, y: int | None, dy: int = 0, dx: int = 0) -> str:
-    """``dy`` > 0 scrolls up and ``dx`` > 0 right, as pyautogui counts."""
+def press_sequence(presses: list[list[str]]) -> str:
+    """Successive presses (xdotool's ``"ctrl+a BackSpace"``) as one command."""
+    return "; ".join(press(keys) for keys in presses)
+
+
+def scroll(x: int | None, y: int | None, dy: int = 0, dx: int = 0, hold: list[str] | None = None) -> str:
+    """``dy`` > 0 scrolls up and ``dx`` > 0 right, as pyautogui counts, in wheel clicks; ``hold`` keys
+    are held meanwhile (ctrl+wheel zooms)."""
     where = f", x={x}, y={y}" if x is not None and y is not None else ""
     if dx and not dy:
-        return f"pyautogui.hscroll({dx}{where})"
-    return f"pyautogui.scroll({dy}{where})"
+        return holding(hold, f"pyautogui.hscroll({dx}{where})")
+    return holding(hold, f"pyautogui.scroll({dy}{where})")
+
+
+def wheel_clicks(pixels, limit: int | None = None) -> int:
+    """A pixel distance as wheel clicks of SCROLL_PIXELS_PER_CLICK (never rounded to nothing), clamped to
+    ``limit`` pixels either way."""
+    pixels = float(pixels or 0)
+    if limit is not None:
+        pixels = max(-limit, min(limit, pixels))
+    if pixels == 0:
+        return 0
+    clicks = round(abs(pixels) / SCROLL_PIXELS_PER_CLICK) or 1
+    return clicks if pixels > 0 else -clicks
 
 
 def drag(start: tuple[int, int], end: tuple[int, int], duration: float = 0.5) -> str:
@@ -204,7 +275,7 @@ def from_anthropic(action: dict, scale: Scale = Scale()) -> list[str]:
     if name == "type":
         return [type_text(action.get("text", ""))]
     if name == "key":
-        return [press(split_keys(action.get("text", "")))]
+        return [press_sequence(key_sequence(action.get("text", "")))]
     if name == "hold_key":
         keys = split_keys(action.get("text", ""))
         duration = float(action.get("duration", 1))
@@ -218,9 +289,12 @@ def from_anthropic(action: dict, scale: Scale = Scale()) -> list[str]:
         amount = int(action.get("scroll_amount", 3))
         direction = action.get("scroll_direction", "down")
         x, y = point if point else (None, None)
+        hold = split_keys(action["text"]) if action.get("text") else None
         if direction in ("left", "right"):
-            return [scroll(x, y, dx=amount if direction == "right" else -amount)]
-        return [scroll(x, y, dy=amount if direction == "up" else -amount)]
+            return [scroll(x, y, dx=amount if direction == "right" else -amount, hold=hold)]
+        if direction not in ("up", "down"):
+            raise TranslationError("Anthropic", f"scroll_direction {direction}", {"up", "down", "left", "right"})
+        return [scroll(x, y, dy=amount if direction == "up" else -amount, hold=hold)]
     if name == "left_click_drag":
         start = scale.point(*action["start_coordinate"])
         return [drag(start, point)]
@@ -238,49 +312,45 @@ _OPENAI_BUTTONS = {"left": "left", "right": "right", "wheel": "middle", "middle"
 def from_openai(action: dict, scale: Scale = Scale()) -> list[str]:
     """One OpenAI ``computer_call`` action (``{"type": "click", "button": "left", "x": .., "y": ..}``)."""
     kind = action.get("type")
-    hold = [key_name(k) for k in action.get("keys") or []] if kind != "keypress" else None
+    hold = [k for key in action.get("keys") or [] for k in key_names(key)] if kind != "keypress" else None
     if kind == "screenshot":
         return []
     if kind == "click":
         button = action.get("button", "left")
         if button in ("back", "forward"):
-            return [press([f"browser{button}"])]
+            # the mouse's back / forward buttons: X11 sends them as buttons 8 / 9, which pyautogui cannot
+            # press; Alt+Left / Alt+Right do the same in Firefox, Files and most GTK apps.
+            return [holding(hold, press(["alt", "left" if button == "back" else "right"]))]
         if button not in _OPENAI_BUTTONS:
-            raise TranslationError("OpenAI", f"click button {button}", _OPENAI_BUTTONS)
+            raise TranslationError("OpenAI", f"click button {button}", {*_OPENAI_BUTTONS, "back", "forward"})
         return [click(*scale.point(action["x"], action["y"]), button=_OPENAI_BUTTONS[button], hold=hold)]
     if kind == "double_click":
         return [click(*scale.point(action["x"], action["y"]), clicks=2, hold=hold)]
     if kind == "move":
         x, y = scale.point(action["x"], action["y"])
-        return [f"pyautogui.moveTo({x}, {y})"]
+        return [holding(hold, f"pyautogui.moveTo({x}, {y})")]
     if kind == "drag":
         path = [scale.point(p["x"], p["y"]) for p in action.get("path") or []]
         if len(path) < 2:
             raise TranslationError("OpenAI", f"drag with {len(path)} point(s)", {"drag with a path of >= 2 points"})
         moves = "; ".join(f"pyautogui.dragTo({x}, {y}, duration=0.2)" for x, y in path[1:])
-        return [f"pyautogui.moveTo({path[0][0]}, {path[0][1]}); {moves}"]
+        return [holding(hold, f"pyautogui.moveTo({path[0][0]}, {path[0][1]}); {moves}")]
     if kind == "keypress":
-        return [press([key_name(k) for k in action.get("keys") or []])]
+        keys = [k for key in action.get("keys") or [] for k in key_names(key)]
+        if not keys:
+            raise KeyNameError("keypress without keys")
+        return [press(keys)]
     if kind == "type":
         return [type_text(action.get("text", ""))]
     if kind == "scroll":
         x, y = scale.point(action["x"], action["y"])
-        # OpenAI's scroll_y > 0 means down; pyautogui's positive means up. Pixels -> wheel notches.
-        dy = -_notches(action.get("scroll_y", 0))
-        dx = _notches(action.get("scroll_x", 0))
-        return [scroll(x, y, dy=dy, dx=dx)]
+        # OpenAI's scroll_y > 0 means down; pyautogui's positive means up. Pixels -> wheel clicks.
+        dy = -wheel_clicks(action.get("scroll_y", 0))
+        dx = wheel_clicks(action.get("scroll_x", 0))
+        return [scroll(x, y, dy=dy, dx=dx, hold=hold)]
     if kind == "wait":
         return [WAIT]
     raise TranslationError("OpenAI", kind, OPENAI_ACTIONS)
-
-
-def _notches(pixels) -> int:
-    pixels = int(pixels or 0)
-    if pixels == 0:
-        return 0
-    # A wheel notch scrolls about 100 px in Chromium/Firefox; never round a real scroll to nothing.
-    notches = round(abs(pixels) / 100) or 1
-    return notches if pixels > 0 else -notches
 
 
 # ---------------------------------------------------------------- Gemini computer use (0-999 grid)
@@ -303,6 +373,10 @@ GEMINI_ACTIONS = {
     "scroll_at",
     "scroll",
     "drag_and_drop",
+    "mouse_down",
+    "mouse_up",
+    "key_down",
+    "key_up",
     "wait_5_seconds",
     "wait",
     "take_screenshot",
@@ -319,6 +393,25 @@ def gemini_point(x, y, screen: tuple[int, int]) -> tuple[int, int]:
     return int(float(x) / 1000 * screen[0]), int(float(y) / 1000 * screen[1])
 
 
+def _flag(value, default: bool) -> bool:
+    """A boolean argument as models send it: true / false, or the strings "true" / "false"."""
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value.strip().lower() not in ("false", "0", "no", "")
+    return bool(value)
+
+
+def _gemini_keys(args: dict) -> list[str]:
+    keys = args.get("keys", args.get("key", ""))
+    if isinstance(keys, str):
+        return split_keys(keys)
+    out = [k for key in keys or [] for k in key_names(key)]
+    if not out:
+        raise KeyNameError("no keys given")
+    return out
+
+
 def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
     """One Gemini function call (``click_at`` with ``{"x": 500, "y": 250}``) on a screen of ``screen`` px."""
     args = args or {}
@@ -332,23 +425,43 @@ def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
         return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
     if name == "type_text_at":
         commands = [click(*point)]
-        if args.get("clear_before_typing", True):
+        if _flag(args.get("clear_before_typing"), True):
             commands += [press(["ctrl", "a"]), press(["backspace"])]
         commands.append(type_text(args.get("text", "")))
-        if args.get("press_enter", True):
+        if _flag(args.get("press_enter"), True):
             commands.append(press(["enter"]))
         return commands
     if name == "type":
-        return [type_text(args.get("text", ""))]
+        commands = [click(*point)] if point else []
+        if _flag(args.get("clear_before_typing"), False) and point:
+            commands += [press(["ctrl", "a"]), press(["backspace"])]
+        commands.append(type_text(args.get("text", "")))
+        if _flag(args.get("press_enter"), False):
+            commands.append(press(["enter"]))
+        return commands
     if name in ("key_combination", "press_key", "hotkey"):
-        keys = args.get("keys")
-        keys = split_keys(keys) if isinstance(keys, str) else [key_name(k) for k in keys or [args.get("key", "")]]
-        return [press(keys)]
+        return [press(_gemini_keys(args))]
+    if name in ("key_down", "key_up"):
+        verb = "keyDown" if name == "key_down" else "keyUp"
+        keys = _gemini_keys(args)
+        return ["; ".join(f"pyautogui.{verb}({k!r})" for k in (keys if verb == "keyDown" else reversed(keys)))]
+    if name in ("mouse_down", "mouse_up"):
+        verb = "mouseDown" if name == "mouse_down" else "mouseUp"
+        button = _OPENAI_BUTTONS.get(str(args.get("button", "left")).lower())
+        if button is None:
+            raise TranslationError("Gemini", f"{name} button {args.get('button')}", {"left", "right", "middle"})
+        where = f"{point[0]}, {point[1]}, " if point else ""
+        return [f"pyautogui.{verb}({where}button={button!r})"]
     if name in ("scroll_document", "scroll_at", "scroll"):
         direction = args.get("direction", "down")
-        amount = max(1, round(int(args.get("magnitude", 800)) / 200))
+        # magnitude is on the 0-999 grid too (default 800): a share of the screen, scrolled in wheel clicks
+        horizontal = direction in ("left", "right")
+        if not horizontal and direction not in ("up", "down"):
+            raise TranslationError("Gemini", f"{name} direction {direction}", {"up", "down", "left", "right"})
+        side = screen[0] if horizontal else screen[1]
+        amount = abs(wheel_clicks(float(args.get("magnitude", 800)) / 1000 * side)) or 1
         x, y = point if point else (screen[0] // 2, screen[1] // 2)
-        if direction in ("left", "right"):
+        if horizontal:
             return [scroll(x, y, dx=amount if direction == "right" else -amount)]
         return [scroll(x, y, dy=amount if direction == "up" else -amount)]
     if name == "drag_and_drop":
@@ -458,9 +571,10 @@ def from_qwen(args: dict, screen: tuple[int, int], coordinate_type: str = "relat
     clicks |= {"double_click": ("left", 2), "triple_click": ("left", 2)}
     if name in clicks:
         button, count = clicks[name]
+        hold = split_keys(args["text"]) if args.get("text") else None  # keys held during the click
         if point is None:
-            return [f"pyautogui.click(button={button!r}, clicks={count})"]
-        return [click(*point, button=button, clicks=count)]
+            return [holding(hold, f"pyautogui.click(button={button!r}, clicks={count})")]
+        return [click(*point, button=button, clicks=count, hold=hold)]
     if name == "mouse_move":
         return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
     if name == "left_click_drag":
@@ -469,11 +583,15 @@ def from_qwen(args: dict, screen: tuple[int, int], coordinate_type: str = "relat
         return [type_text(args.get("text", ""))]
     if name == "key":
         keys = args.get("keys") or []
-        return [press([key_name(k) for k in ([keys] if isinstance(keys, str) else keys)])]
+        keys = [k for key in ([keys] if isinstance(keys, str) else keys) for k in split_keys(str(key))]
+        if not keys:
+            raise KeyNameError("key action without keys")
+        return [press(keys)]
     if name in ("scroll", "hscroll"):
-        pixels = int(args.get("pixels", 0))
+        # pixels, positive up / right, clamped and turned into wheel clicks (the tool text says so)
+        clicks = wheel_clicks(args.get("pixels", 0), QWEN_MAX_SCROLL_PIXELS)
         x, y = point if point else (None, None)
-        return [scroll(x, y, dx=pixels) if name == "hscroll" else scroll(x, y, dy=pixels)]
+        return [scroll(x, y, dx=clicks) if name == "hscroll" else scroll(x, y, dy=clicks)]
     if name == "wait":
         return [WAIT]
     if name == "terminate":

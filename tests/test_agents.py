@@ -18,6 +18,7 @@ from PIL import Image
 
 from harness.agents import AnthropicAgent, GeminiAgent, MissingApiKey, OpenAIAgent, OpenAICompatibleAgent
 from harness.agents.anthropic import tool_versions
+from harness.agents.openai import PLACEHOLDER_PNG
 from harness.agents.openai_compatible import parse_tool_calls
 from harness.bundle import read_task_dir
 from harness.control import ExecResult
@@ -27,7 +28,7 @@ from harness.recorder import Recorder
 from harness.run import main
 from harness.taskfile import load_tasks
 from tests.simulators import ProviderSimulator, Reply
-from tests.simulators.computer_use import anthropic_turn, gemini_turn, images_in, openai_turn, qwen_call
+from tests.simulators.computer_use import anthropic_turn, chat_turn, gemini_turn, images_in, openai_turn, qwen_call
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
@@ -93,8 +94,13 @@ def build(name, sim, env, **kwargs):
 
 def run(task, env, agent, tmp_path, **config):
     config.setdefault("sleep_after", 0.0)
-    recorder = Recorder.to_folder(task, tmp_path / task.id, meta={"agent": agent.name, "model": agent.model})
+    meta = {"agent": agent.name, "model": agent.model, "agent_protocol": agent.protocol()}
+    recorder = Recorder.to_folder(task, tmp_path / task.id, meta=meta)
     return run_task(task, env, agent, recorder, LoopConfig(**config)), tmp_path / task.id
+
+
+def bundle_json(folder) -> dict:
+    return json.loads((folder / "bundle.json").read_text())
 
 
 def pyautogui_sent(env) -> list[str]:
@@ -129,6 +135,9 @@ def test_budget_and_screenshot_window(name, task, sim, env, tmp_path):
         # turns are chained server side: each request carries only the screenshot after the last batch
         assert sent == [1] * 6
         assert all(r.body.get("truncation") == "auto" for r in sim.requests)
+    elif name == "openai_compatible":
+        # the paper's Qwen harness folds old screenshots away in chunks (10, here the whole window of 3)
+        assert sent == [1, 2, 3, 1, 2, 3]
     else:
         assert sent == [1, 2, 3, 3, 3, 3]
     bundle = read_task_dir(folder, turn_budget=6)
@@ -234,7 +243,7 @@ def test_anthropic_scales_screenshots_and_coordinates_and_runs_bash(task, sim, t
             ),  # fmt: skip
             anthropic_turn("Found it.\n```DONE```"),
         ]
-        agent = build("anthropic", sim, env)
+        agent = build("anthropic", sim, env, display="fit")  # the screen fitted within 1280x800
         result, folder = run(task, env, agent, tmp_path)
     finally:
         env.stop()
@@ -340,7 +349,7 @@ def test_openai_batches_acknowledges_safety_checks_chains_turns_and_runs_the_she
         "pyautogui.click(640, 100)",
         "pyautogui.typewrite('Dinoco', interval=0.02)",
         "pyautogui.press('enter')",
-        "pyautogui.scroll(-3, x=640, y=400)",
+        "pyautogui.scroll(-6, x=640, y=400)",  # 300 px at Firefox's 50 px per wheel click
     ]
     assert shell_sent(env) == ["grep -r DN1562 /home/user/Maildir", "echo ok"]
     first, second, third = sim.requests
@@ -367,12 +376,18 @@ def test_openai_drops_a_batch_with_an_unknown_action_and_says_why(task, sim, env
     result, folder = run(task, env, build("openai", sim, env), tmp_path)
     assert result.ended_by == "fail" and pyautogui_sent(env) == []
     assert "dropped an action batch" in read_task_dir(folder).steps[0].model_text
+    # the model is told: its call still gets its screenshot, and a message after it says what failed
+    output, note = sim.requests[1].body["input"]
+    assert output["type"] == "computer_call_output" and output["output"]["type"] == "computer_screenshot"
+    assert note["role"] == "user" and note["content"][0]["type"] == "input_text"
+    assert "None of the actions of your last computer call were run" in note["content"][0]["text"]
+    assert "OpenAI action 'teleport' is not supported" in note["content"][0]["text"]
 
 
 # ---------------------------------------------------------------- Gemini
 
 
-def test_gemini_normalised_coordinates_and_safety_acknowledgement(task, sim, tmp_path):
+def test_gemini_normalised_coordinates_and_safety_acknowledgement_by_policy(task, sim, tmp_path):
     env = make_env((1000, 500))
     try:
         sim.script = [
@@ -386,7 +401,8 @@ def test_gemini_normalised_coordinates_and_safety_acknowledgement(task, sim, tmp
             gemini_turn("", [("bash", {"command": "ls /home/user"})]),
             gemini_turn("Found it. ```DONE```"),
         ]
-        result, _ = run(task, env, build("gemini", sim, env), tmp_path)
+        agent = build("gemini", sim, env, safety_policy="acknowledge")
+        result, folder = run(task, env, agent, tmp_path)
     finally:
         env.stop()
     assert result.ended_by == "done"
@@ -407,6 +423,26 @@ def test_gemini_normalised_coordinates_and_safety_acknowledgement(task, sim, tmp
     assert images_in(responses) == 1  # the screenshot after the batch answers its last call
     bash = sim.requests[2].body["contents"][-1]["parts"][0]["functionResponse"]
     assert bash["name"] == "bash" and bash["response"]["exit_code"] == 0
+    assert bundle_json(folder)["agent_protocol"]["safety_policy"] == "acknowledge"
+
+
+def test_gemini_stops_when_the_model_asks_for_the_users_confirmation(task, sim, env, tmp_path):
+    decision = {"decision": "require_confirmation", "explanation": "The site asks to accept its terms."}
+    sim.script = [
+        gemini_turn("", [("click_at", {"x": 500, "y": 500, "safety_decision": decision})]),
+        gemini_turn("Done. ```DONE```"),
+    ]
+    result, folder = run(task, env, build("gemini", sim, env), tmp_path)  # the default policy: stop
+    assert result.status == "errored" and result.ended_by == "error"
+    assert "asked for the user's confirmation before click_at" in result.error
+    assert pyautogui_sent(env) == [] and len(sim.requests) == 1  # nothing ran, the model was not asked again
+    messages = json.loads((folder / "messages.json").read_text())
+    assert {"role": "safety_decision", "content": {"call": "click_at", "decision": decision}} in messages
+    # a blocked call stops the task whatever the policy
+    sim.requests.clear()
+    sim.script = [gemini_turn("", [("click_at", {"x": 1, "y": 1, "safety_decision": {"decision": "block"}})])]
+    result, _ = run(task, env, build("gemini", sim, env, safety_policy="acknowledge"), tmp_path / "blocked")
+    assert result.status == "errored" and "the safety service blocked click_at" in result.error
 
 
 # ---------------------------------------------------------------- OpenAI-compatible (Qwen tool calls)
@@ -510,7 +546,7 @@ def test_openai_compatible_refuses_an_unknown_coordinate_type(sim):
 def test_cli_runs_the_anthropic_agent_against_the_simulator(sim, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
     sim.script = [
-        _anthropic_click(640, 400),
+        _anthropic_click(640, 360),  # the centre of the paper's declared 1280x720 display
         anthropic_turn("Flight DN1562 leaves AVP at 6:00am.\n```DONE```"),
     ]
     out = tmp_path / "results"
@@ -571,3 +607,339 @@ def test_cli_without_an_api_key_stops_before_any_task(tmp_path, monkeypatch, cap
                  "--out", str(out)])  # fmt: skip
     assert code == 2 and not out.exists()
     assert "no API key for the anthropic agent: set ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- replies cut off at the output limit
+
+
+def _long_reply(name, text, needs):
+    """A reply of ``needs`` output tokens ending with ``text``, as each API sends it (cut off below that)."""
+    if name == "anthropic":
+        return anthropic_turn(text, needs_tokens=needs)
+    if name == "openai":
+        return openai_turn(text, needs_tokens=needs)
+    if name == "gemini":
+        return gemini_turn(text, needs_tokens=needs)
+    return chat_turn("<think>" + "Let me look at the screen first. " * 40 + "</think>" + text, needs_tokens=needs)
+
+
+def _budget_asked(name, request) -> int:
+    if name == "openai":
+        return request.body["max_output_tokens"]
+    if name == "gemini":
+        return request.body["generationConfig"]["maxOutputTokens"]
+    return request.body["max_tokens"]
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_a_cut_off_reply_is_asked_again_with_the_larger_budget(name, task, sim, env, tmp_path):
+    sim.script = [_long_reply(name, "The flight is DN1562.\n```DONE```", 3000)] * 2  # asked, then asked again
+    agent = build(name, sim, env, max_output_tokens=1000, retry_output_tokens=4000)
+    result, folder = run(task, env, agent, tmp_path)
+    assert (result.status, result.ended_by, result.turns) == ("finished", "done", 1)
+    assert [_budget_asked(name, r) for r in sim.requests] == [1000, 4000]
+    assert result.final_answer == "The flight is DN1562."
+    usage = json.loads((folder / "usage.json").read_text())
+    assert usage["truncated_replies"] == 1 and usage["api_calls"] == 2
+    protocol = bundle_json(folder)["agent_protocol"]
+    assert (protocol["max_output_tokens"], protocol["retry_output_tokens"]) == (1000, 4000)
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+@pytest.mark.parametrize("retry", [0, 2000])
+def test_a_reply_cut_off_again_ends_the_task_as_an_error_never_as_done(name, retry, task, sim, env, tmp_path):
+    sim.script = [_long_reply(name, "The flight is DN1562.\n```DONE```", 3000)] * 2
+    agent = build(name, sim, env, max_output_tokens=1000, retry_output_tokens=retry)
+    result, folder = run(task, env, agent, tmp_path)
+    assert (result.status, result.ended_by) == ("errored", "error")
+    assert "reply was cut off at its output limit" in result.error
+    assert len(sim.requests) == (2 if retry else 1) and pyautogui_sent(env) == []
+    bundle = read_task_dir(folder)
+    assert bundle.ended_by == "error" and "DONE" not in [s.action_text for s in bundle.steps]
+    assert not (folder / "result.txt").exists() or float((folder / "result.txt").read_text()) == 0.0
+
+
+def test_a_qwen_reply_that_never_finished_thinking_is_cut_off_not_done(task, sim, env, tmp_path):
+    # served with vLLM's reasoning parser: the unfinished thought is all in `reasoning`, the content empty
+    sim.script = [chat_turn("Done.\n```DONE```", reasoning="I should check the mail first. " * 50, needs_tokens=5000)]
+    agent = build("openai_compatible", sim, env, max_output_tokens=2000, retry_output_tokens=0)
+    result, _ = run(task, env, agent, tmp_path)
+    assert (result.status, result.ended_by) == ("errored", "error") and "finish_reason length" in result.error
+
+
+def test_each_agent_documents_its_default_budget_and_sampling(sim, env):
+    expected = {
+        "anthropic": (8192, 32000, None, None),
+        "openai": (25000, 64000, "high", None),
+        "gemini": (32768, 65536, None, None),
+        "openai_compatible": (32768, 81920, None, 1.0),
+    }
+    for name, (budget, retry, effort, temperature) in expected.items():
+        protocol = build(name, sim, env).protocol()
+        assert (protocol["max_output_tokens"], protocol["retry_output_tokens"]) == (budget, retry), name
+        assert (protocol["reasoning_effort"], protocol["temperature"]) == (effort, temperature), name
+
+
+def test_effort_and_temperature_reach_each_api(task, sim, env, tmp_path):
+    for name, say in [("anthropic", anthropic_turn), ("openai", openai_turn), ("gemini", gemini_turn)]:
+        sim.requests.clear()
+        sim.script = [say("Nothing to do.\n```DONE```")]
+        settings = {"reasoning_effort": "low", "temperature": None if name == "anthropic" else 0.3}
+        run(task, env, build(name, sim, env, **settings), tmp_path / name)
+        body = sim.requests[0].body
+        if name == "anthropic":
+            assert body["output_config"] == {"effort": "low"} and "temperature" not in body
+        elif name == "openai":
+            assert body["reasoning"]["effort"] == "low" and body["temperature"] == 0.3
+        else:
+            config = body["generationConfig"]
+            thinking = config["thinkingConfig"]  # as google-genai writes it on the wire
+            assert thinking.get("thinkingLevel", thinking.get("thinking_level")) == "LOW"
+            assert config["temperature"] == 0.3
+    with pytest.raises(Exception, match=r"reasoning effort 'turbo' for the openai agent \(expected one of: none"):
+        build("openai", sim, env, reasoning_effort="turbo")
+    with pytest.raises(Exception, match="temperature: the anthropic API takes no sampling temperature"):
+        build("anthropic", sim, env, temperature=0.5)
+
+
+def test_qwen_is_sampled_as_its_model_card_recommends(task, sim, env, tmp_path):
+    sim.script = [chat_turn("Nothing to do.\n" + qwen_call("computer_use", action="terminate", status="success"))]
+    run(task, env, build("openai_compatible", sim, env), tmp_path)
+    body = sim.requests[0].body
+    assert (body["max_tokens"], body["temperature"], body["top_p"]) == (32768, 1.0, 0.95)
+    assert (body["top_k"], body["min_p"], body["presence_penalty"]) == (20, 0.0, 1.5)
+
+
+# ---------------------------------------------------------------- Qwen thinking: only what follows </think> runs
+
+
+def test_qwen_tool_calls_drafted_inside_the_thinking_are_never_run(task, sim, env, tmp_path):
+    draft = qwen_call("computer_use", action="left_click", coordinate=[10, 10])
+    thought = f"<think>Maybe I should click the menu:\n{draft}\nNo: the search box is better.</think>"
+    sim.script = [
+        thought + "\nClicking the search box.\n" + qwen_call("computer_use", action="left_click", coordinate=[999, 0]),
+        # served with the reasoning parser, the thought (and its draft) comes apart from the content
+        chat_turn("Done.\n" + qwen_call("computer_use", action="terminate", status="success"),
+                  reasoning=f"Should I {draft}? No, it is done."),
+    ]  # fmt: skip
+    result, folder = run(task, env, build("openai_compatible", sim, env), tmp_path)
+    assert (result.ended_by, result.turns) == ("done", 2)
+    assert pyautogui_sent(env) == ["pyautogui.click(1280, 0)"]  # the draft at (10, 10) never ran
+    # the conversation keeps the answer, not the thought
+    assistant = sim.requests[1].body["messages"][2]
+    assert assistant["role"] == "assistant" and "<think>" not in assistant["content"]
+    assert assistant["content"].startswith("Clicking the search box.") and "Maybe I should" not in assistant["content"]
+    messages = json.loads((folder / "messages.json").read_text())
+    thoughts = [m["content"] for m in messages if m["role"] == "thinking"]
+    assert "Maybe I should click the menu" in thoughts[0] and "No, it is done." in thoughts[1]
+
+
+# ---------------------------------------------------------------- what failed is told to the model
+
+
+def test_anthropic_tells_the_model_which_key_could_not_be_pressed(task, sim, env, tmp_path):
+    sim.script = [
+        anthropic_turn("", [("computer", {"action": "key", "text": "ctrl+Hyper_R"}),
+                            ("computer", {"action": "key", "text": "ctrl+a BackSpace"})]),
+        anthropic_turn("Cleared.\n```DONE```"),
+    ]  # fmt: skip
+    result, _ = run(task, env, build("anthropic", sim, env), tmp_path)
+    assert result.ended_by == "done"
+    assert pyautogui_sent(env) == ["pyautogui.hotkey('ctrl', 'a'); pyautogui.press('backspace')"]
+    results = [b for b in sim.requests[1].body["messages"][-1]["content"] if b["type"] == "tool_result"]
+    failed = [r for r in results if r.get("is_error")]
+    assert len(failed) == 1 and "key 'Hyper_R' has no equivalent" in failed[0]["content"][0]["text"]
+    assert images_in(results) == 1  # the key that worked is answered by the screenshot
+
+
+def test_gemini_tells_the_model_which_call_could_not_be_run(task, sim, env, tmp_path):
+    sim.script = [
+        gemini_turn("", [("key_combination", {"keys": "ctrl+Hyper_R"}), ("click_at", {"x": 10, "y": 10})]),
+        gemini_turn("Done. ```DONE```"),
+    ]
+    result, _ = run(task, env, build("gemini", sim, env), tmp_path)
+    assert result.ended_by == "done" and pyautogui_sent(env) == ["pyautogui.click(12, 8)"]
+    responses = [p["functionResponse"] for p in sim.requests[1].body["contents"][-1]["parts"]]
+    assert "key 'Hyper_R' has no equivalent" in responses[0]["response"]["error"]
+    assert "error" not in responses[1]["response"]
+
+
+def test_qwen_tool_text_gives_the_scroll_unit_and_held_keys(task, sim, env, tmp_path):
+    sim.script = [
+        qwen_call("computer_use", action="scroll", pixels=-100000)
+        + qwen_call("computer_use", action="left_click", coordinate=[0, 0], text="ctrl"),
+        "Done.\n" + qwen_call("computer_use", action="terminate", status="success"),
+    ]
+    run(task, env, build("openai_compatible", sim, env), tmp_path)
+    assert pyautogui_sent(env) == [
+        "pyautogui.scroll(-30)",
+        "pyautogui.keyDown('ctrl'); pyautogui.click(0, 0); pyautogui.keyUp('ctrl')",
+    ]
+    system = sim.requests[0].body["messages"][0]["content"]
+    assert "mouse-wheel clicks of about 50 px, at most 1500 px per call" in system
+    assert "for a click, keys held during it" in system
+
+
+# ---------------------------------------------------------------- Claude models and their tool versions
+
+
+def test_an_unknown_claude_model_is_refused_with_the_known_ones(sim, env):
+    with pytest.raises(Exception, match=r"unknown Claude model 'claude-nova-5'.*Known models: .*claude-opus-4-7"):
+        build("anthropic", sim, env, model="claude-nova-5")
+
+
+def test_a_maintainer_adds_a_claude_model_in_a_json_file(task, sim, env, tmp_path, monkeypatch):
+    table = tmp_path / "claude-tools.json"
+    table.write_text(json.dumps({
+        "claude-nova-5": "claude-opus-4-7",
+        "claude-nova-6": {"computer": "computer_20270101", "beta": "computer-use-2027-01-01", "bash": "bash_20250124",
+                          "editor": "text_editor_20250728", "editor_name": "str_replace_based_edit_tool"},
+    }))  # fmt: skip
+    monkeypatch.setenv("MYPCBENCH_CLAUDE_TOOLS", str(table))
+    sim.script = [anthropic_turn("Nothing to do.\n```DONE```")] * 2
+    run(task, env, build("anthropic", sim, env, model="claude-nova-5-20270301"), tmp_path / "a")
+    run(task, env, build("anthropic", sim, env, model="claude-nova-6"), tmp_path / "b")
+    assert [r.headers["anthropic-beta"] for r in sim.requests] == ["computer-use-2025-11-24", "computer-use-2027-01-01"]
+    assert [r.body["tools"][0]["type"] for r in sim.requests] == ["computer_20251124", "computer_20270101"]
+    assert bundle_json(tmp_path / "b" / task.id)["agent_protocol"]["tools"]["computer"] == "computer_20270101"
+    table.write_text(json.dumps({"claude-nova-7": {"computer": "computer_20270101"}}))
+    with pytest.raises(Exception, match="'claude-nova-7' must be a known model name or an object with exactly"):
+        build("anthropic", sim, env, model="claude-nova-7")
+    table.write_text(json.dumps({"claude-nova-8": "claude-nova-1"}))
+    with pytest.raises(Exception, match="'claude-nova-8' refers to 'claude-nova-1', which the table does not know"):
+        build("anthropic", sim, env, model="claude-nova-8")
+
+
+def test_cli_reads_a_claude_tool_table_and_refuses_an_unknown_model(sim, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    monkeypatch.delenv("MYPCBENCH_CLAUDE_TOOLS", raising=False)
+    common = ["run", "--tasks", str(DEMO_SUITE), "--task", "demo-d001", "--backend", "fake", "--no-progress",
+              "--agent", "anthropic", "--model", "claude-nova-5", "--base-url", sim.url]  # fmt: skip
+    assert main([*common, "--out", str(tmp_path / "a")]) == 2
+    assert "unknown Claude model 'claude-nova-5'" in capsys.readouterr().err
+    table = tmp_path / "t.json"
+    table.write_text('{"claude-nova-5": "claude-sonnet-4-5"}')
+    sim.script = [anthropic_turn("Nothing to do.\n```DONE```")]
+    assert main([*common, "--claude-tools", str(table), "--out", str(tmp_path / "b")]) == 0
+    assert sim.requests[0].headers["anthropic-beta"] == "computer-use-2025-01-24"
+
+
+# ---------------------------------------------------------------- protocol fidelity with the paper
+
+
+def test_claude_sees_the_papers_1280x720_display_by_default(task, sim, env, tmp_path):
+    sim.script = [_anthropic_click(1280, 720), anthropic_turn("Done.\n```DONE```")]
+    result, folder = run(task, env, build("anthropic", sim, env), tmp_path)
+    computer = sim.requests[0].body["tools"][0]
+    assert (computer["display_width_px"], computer["display_height_px"]) == (1280, 720)
+    assert [_png_size(i["source"]["data"]) for i in _anthropic_images(sim.requests[0])] == [(1280, 720)]
+    assert pyautogui_sent(env) == ["pyautogui.click(1280, 800)"]  # the display's corner is the screen's
+    assert bundle_json(folder)["agent_protocol"]["display"] == "1280x720"
+
+
+def test_the_dual_tool_hint_goes_to_openai_and_qwen_as_in_the_paper(task, sim, env, tmp_path):
+    hint = "You have both the screen and a shell"
+    prompts = {}
+    for name, say in [("anthropic", anthropic_turn), ("openai", openai_turn), ("gemini", gemini_turn),
+                      ("openai_compatible", lambda text: text)]:  # fmt: skip
+        sim.requests.clear()
+        sim.script = [say("Done.\n```DONE```")]
+        agent = build(name, sim, env)
+        run(task, env, agent, tmp_path / name)
+        body = sim.requests[0].body
+        prompts[name] = json.dumps(body.get("system") or body.get("instructions") or body.get("systemInstruction")
+                                   or body.get("messages"))  # fmt: skip
+        assert agent.protocol()["dual_tool_hint"] == (hint in prompts[name]), name
+    assert [name for name, prompt in prompts.items() if hint in prompt] == ["openai", "openai_compatible"]
+    assert hint not in build("openai", sim, env, dual_tool_hint=False).system_prompt((1280, 800))
+
+
+def test_anthropic_drops_old_screenshots_in_chunks_so_the_cached_prefix_holds(task, sim, env, tmp_path):
+    sim.responder = lambda request: _anthropic_click(10, 10)
+    agent = build("anthropic", sim, env, screenshot_window=4, image_drop_chunk=2)
+    run(task, env, agent, tmp_path, max_turns=8, screenshot_window=4)
+    assert [images_in(r) for r in sim.requests] == [1, 2, 3, 4, 3, 4, 3, 4]
+
+    def prefix_kept(earlier, later) -> bool:
+        """Whether ``later`` re-sends, unchanged, the conversation ``earlier`` cached (all but its marked last turn)."""
+        n = len(earlier.body["messages"]) - 1
+        return later.body["messages"][:n] == earlier.body["messages"][:n]
+
+    pairs = list(zip(sim.requests, sim.requests[1:], strict=False))
+    # chunks of 2: a drop changes the prefix once every other turn once the window is full
+    assert [prefix_kept(a, b) for a, b in pairs] == [True, True, True, False, True, False, True]
+    sim.requests.clear()
+    agent = build("anthropic", sim, env, screenshot_window=4)  # chunks of 1: one more image leaves every turn
+    run(task, env, agent, tmp_path / "one", max_turns=8, screenshot_window=4)
+    assert [images_in(r) for r in sim.requests] == [1, 2, 3, 4, 4, 4, 4, 4]
+    pairs = list(zip(sim.requests, sim.requests[1:], strict=False))
+    assert [prefix_kept(a, b) for a, b in pairs] == [True, True, True, False, False, False, False]
+
+
+def test_openai_windowed_context_resends_the_conversation_with_the_newest_screenshots(task, sim, env, tmp_path):
+    sim.responder = lambda request: _openai_click(10, 10)
+    agent = build("openai", sim, env, screenshot_window=3, context="windowed")
+    result, folder = run(task, env, agent, tmp_path, max_turns=5, screenshot_window=3)
+    assert result.turns == 5 and len(pyautogui_sent(env)) == 5
+    assert all("previous_response_id" not in r.body for r in sim.requests)
+
+    def screenshots(request):
+        return [
+            item["output"]["image_url"] for item in request.body["input"] if item.get("type") == "computer_call_output"
+        ]
+
+    last = sim.requests[-1]
+    shots = screenshots(last)
+    # five screenshots so far (the first in the user message): the two oldest left the window of three
+    assert len(shots) == 4 and shots[0] == PLACEHOLDER_PNG and PLACEHOLDER_PNG not in shots[1:]
+    assert "[image removed]" in json.dumps(last.body["input"][0])
+
+    def real_images(request):
+        return images_in(request) - json.dumps(request.body).count(PLACEHOLDER_PNG)
+
+    assert [real_images(r) for r in sim.requests] == [1, 2, 3, 3, 3]
+    assert any(item.get("type") == "computer_call" for item in last.body["input"])  # the model's own calls
+    protocol = bundle_json(folder)["agent_protocol"]
+    assert (protocol["context"], protocol["screenshot_window_applied"]) == ("windowed", True)
+    sim.requests.clear()
+    chained = build("openai", sim, env)
+    assert chained.protocol()["screenshot_window_applied"] is False  # recorded: the server keeps them all
+
+
+def test_cli_settings_are_sent_and_recorded_in_bundle_json(sim, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    sim.script = [_anthropic_click(640, 400), anthropic_turn("Done.\n```DONE```")]
+    out = tmp_path / "results"
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--task", "demo-d001", "--backend", "fake", "--no-progress",
+                 "--agent", "anthropic", "--base-url", sim.url, "--max-output-tokens", "3000",
+                 "--retry-output-tokens", "0", "--reasoning-effort", "max", "--display", "fit",
+                 "--image-drop-chunk", "5", "--dual-tool-hint", "on", "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    body = sim.requests[0].body
+    assert body["max_tokens"] == 3000 and body["output_config"] == {"effort": "max"}
+    assert (body["tools"][0]["display_width_px"], body["tools"][0]["display_height_px"]) == (1280, 800)
+    protocol = bundle_json(out / "demo-d001")["agent_protocol"]
+    assert protocol["max_output_tokens"] == 3000 and protocol["retry_output_tokens"] == 0
+    assert (protocol["reasoning_effort"], protocol["display"], protocol["image_drop_chunk"]) == ("max", "fit", 5)
+    assert protocol["dual_tool_hint"] is True and "You have both the screen and a shell" in json.dumps(body["system"])
+    assert json.loads((out / "run.json").read_text())["agent_protocol"] == protocol
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--agent", "dummy", "--max-output-tokens", "10"], "--max-output-tokens: only provider agents take these"),
+        (["--agent", "anthropic", "--openai-context", "windowed"], "context: only the openai agent takes it"),
+        (["--agent", "openai", "--gemini-safety", "acknowledge"], "safety policy: only the gemini agent takes it"),
+        (["--agent", "anthropic", "--display", "wide"], "display 'wide' (expected WIDTHxHEIGHT"),
+        (["--agent", "anthropic", "--reasoning-effort", "huge"], "reasoning effort 'huge' for the anthropic agent"),
+        (["--agent", "openai", "--max-output-tokens", "0"], "max_output_tokens: 0 (expected at least 1)"),
+    ],
+)
+def test_cli_refuses_a_setting_the_agent_cannot_take(flags, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sim-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "sim-key")
+    code = main(["run", "--tasks", str(DEMO_SUITE), "--backend", "fake", "--no-progress", *flags,
+                 "--out", str(tmp_path / "results")])  # fmt: skip
+    assert code == 2 and not (tmp_path / "results").exists()
+    assert message in capsys.readouterr().err

@@ -103,6 +103,41 @@ def test_a_reply_without_actions_ends_the_task_and_keeps_the_answer(task, env, t
     assert bundle.steps[0].info == {"implicit_stop": "reply without actions"}
 
 
+class Replier(AgentState):
+    """Clicks on turn 1, then replies ``text`` with no actions (``truncated``: it says it was cut off)."""
+
+    name, model = "replier", "none"
+
+    def __init__(self, text, truncated=False):
+        super().__init__()
+        self.text, self.truncated = text, truncated
+
+    def reset(self, task_id=""):
+        AgentState.__init__(self)
+        self.reply_truncated = False
+
+    def predict(self, instruction, observation):
+        if observation["turn"] == 1:
+            return "Clicking.", ["pyautogui.click(1, 1)"]
+        self.reply_truncated = self.truncated
+        return self.text, []
+
+
+@pytest.mark.parametrize(
+    ("text", "truncated", "reason"),
+    [
+        ("", False, "turn 2: the model's reply was empty (no text, no actions)"),
+        ("   \n", False, "turn 2: the model's reply was empty (no text, no actions)"),
+        ("The answer is", True, "turn 2: the model's reply was cut off at its output limit"),
+    ],
+)
+def test_an_empty_or_cut_off_reply_is_an_error_never_an_implicit_done(task, env, tmp_path, text, truncated, reason):
+    result, folder = run(task, env, Replier(text, truncated), tmp_path)
+    assert (result.status, result.ended_by, result.error) == ("errored", "error", reason)
+    bundle = read_task_dir(folder)
+    assert bundle.ended_by == "error" and [s.action_text for s in bundle.steps] == ["pyautogui.click(1, 1)"]
+
+
 def test_dummy_agent_is_done_on_turn_one(task, env, tmp_path):
     result, folder = run(task, env, DummyAgent(), tmp_path)
     assert (result.ended_by, result.turns, result.steps) == ("done", 1, 1)
@@ -258,3 +293,10 @@ def test_prompts_and_stop_signals():
     assert stop_signal("[INFEASIBLE] no such app\n```FAIL```") == "infeasible"
     assert stop_signal("I am done looking, next I will click") is None
     assert strip_signal("Answer: 42\n\n```DONE```") == "Answer: 42"
+
+
+def test_a_scripted_key_pyautogui_would_ignore_ends_the_task_naming_the_key(task, env, tmp_path):
+    turn = Turn("Press it", [{"action": "key", "text": "ctrl+Hyper_R"}], vocabulary="anthropic")
+    result, _ = run(task, env, ScriptedAgent({"*": Plan(turns=[turn])}), tmp_path)
+    assert result.status == "errored"
+    assert "scripted turn 1: key 'Hyper_R' has no equivalent on this computer" in result.error

@@ -6,6 +6,8 @@ import pytest
 
 from harness.actions import parse_action
 from harness.translate import (
+    PYAUTOGUI_X11_KEYS,
+    KeyNameError,
     Scale,
     TranslationError,
     fit_within,
@@ -13,6 +15,7 @@ from harness.translate import (
     from_gemini,
     from_openai,
     from_qwen,
+    key_names,
     smart_resize,
     split_keys,
     translate,
@@ -70,10 +73,19 @@ def test_anthropic_click_with_held_modifier_presses_and_releases_it():
         ({"type": "move", "x": 5, "y": 6}, ["pyautogui.moveTo(5, 6)"]),
         ({"type": "keypress", "keys": ["CTRL", "L"]}, ["pyautogui.hotkey('ctrl', 'l')"]),
         ({"type": "keypress", "keys": ["ENTER"]}, ["pyautogui.press('enter')"]),
-        # OpenAI scroll_y > 0 is down; pyautogui's positive is up.
-        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": 300}, ["pyautogui.scroll(-3, x=5, y=6)"]),
-        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": -40}, ["pyautogui.scroll(1, x=5, y=6)"]),
-        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 200, "scroll_y": 0}, ["pyautogui.hscroll(2, x=5, y=6)"]),
+        # OpenAI scroll_y > 0 is down; pyautogui's positive is up. 50 px per wheel click, as Firefox scrolls.
+        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": 300}, ["pyautogui.scroll(-6, x=5, y=6)"]),
+        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": -20}, ["pyautogui.scroll(1, x=5, y=6)"]),
+        ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 200, "scroll_y": 0}, ["pyautogui.hscroll(4, x=5, y=6)"]),
+        # the mouse's back / forward buttons do nothing through pyautogui on X11: Alt+Left / Alt+Right
+        ({"type": "click", "button": "back", "x": 5, "y": 6}, ["pyautogui.hotkey('alt', 'left')"]),
+        ({"type": "click", "button": "forward", "x": 5, "y": 6}, ["pyautogui.hotkey('alt', 'right')"]),
+        ({"type": "keypress", "keys": ["CMD", "SPACE"]}, ["pyautogui.hotkey('win', 'space')"]),
+        ({"type": "keypress", "keys": ["META", "L"]}, ["pyautogui.hotkey('win', 'l')"]),
+        (
+            {"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": -100, "keys": ["CTRL"]},
+            ["pyautogui.keyDown('ctrl'); pyautogui.scroll(2, x=5, y=6); pyautogui.keyUp('ctrl')"],
+        ),
         (
             {"type": "drag", "path": [{"x": 1, "y": 2}, {"x": 3, "y": 4}]},
             ["pyautogui.moveTo(1, 2); pyautogui.dragTo(3, 4, duration=0.2)"],
@@ -99,7 +111,13 @@ def test_non_ascii_text_goes_through_the_clipboard_and_reads_back_as_typing():
         ("click_at", {"x": 999, "y": 0}, ["pyautogui.click(1278, 0)"]),
         ("hover_at", {"x": 100, "y": 250}, ["pyautogui.moveTo(128, 200)"]),
         ("key_combination", {"keys": "Control+A"}, ["pyautogui.hotkey('ctrl', 'a')"]),
-        ("scroll_document", {"direction": "down"}, ["pyautogui.scroll(-4, x=640, y=400)"]),
+        # magnitude 800 of the 0-999 grid = 640 of 800 px = 13 wheel clicks of 50 px
+        ("scroll_document", {"direction": "down"}, ["pyautogui.scroll(-13, x=640, y=400)"]),
+        (
+            "scroll_at",
+            {"x": 500, "y": 500, "direction": "right", "magnitude": 100},
+            ["pyautogui.hscroll(3, x=640, y=400)"],
+        ),
         (
             "drag_and_drop",
             {"x": 0, "y": 0, "destination_x": 500, "destination_y": 500},
@@ -129,8 +147,24 @@ def test_gemini_type_text_at_clicks_clears_types_and_submits():
         ({"action": "left_click", "coordinate": [499.5, 0]}, ["pyautogui.click(640, 0)"]),
         ({"action": "triple_click", "coordinate": [0, 0]}, ["pyautogui.doubleClick(0, 0)"]),
         ({"action": "key", "keys": ["ctrl", "c"]}, ["pyautogui.hotkey('ctrl', 'c')"]),
-        ({"action": "scroll", "pixels": -5}, ["pyautogui.scroll(-5)"]),
-        ({"action": "hscroll", "pixels": 2}, ["pyautogui.hscroll(2)"]),
+        ({"action": "key", "keys": ["ctrl+shift", "Page_Down"]}, ["pyautogui.hotkey('ctrl', 'shift', 'pagedown')"]),
+        # pixels (positive up / right) as wheel clicks of 50 px, never rounded to nothing, clamped to 1500 px
+        ({"action": "scroll", "pixels": -250}, ["pyautogui.scroll(-5)"]),
+        ({"action": "scroll", "pixels": -5}, ["pyautogui.scroll(-1)"]),
+        ({"action": "scroll", "pixels": -500000}, ["pyautogui.scroll(-30)"]),
+        ({"action": "hscroll", "pixels": 100}, ["pyautogui.hscroll(2)"]),
+        # keys held during a click
+        (
+            {"action": "left_click", "coordinate": [0, 0], "text": "ctrl"},
+            ["pyautogui.keyDown('ctrl'); pyautogui.click(0, 0); pyautogui.keyUp('ctrl')"],
+        ),
+        (
+            {"action": "left_click", "coordinate": [0, 0], "text": "ctrl+shift"},
+            [
+                "pyautogui.keyDown('ctrl'); pyautogui.keyDown('shift'); pyautogui.click(0, 0); "
+                "pyautogui.keyUp('shift'); pyautogui.keyUp('ctrl')"
+            ],
+        ),  # fmt: skip
         ({"action": "wait", "time": 3}, ["WAIT"]),
         ({"action": "terminate", "status": "success"}, ["DONE"]),
         ({"action": "terminate", "status": "failure"}, ["FAIL"]),
@@ -176,7 +210,7 @@ def test_smart_resize_refuses_what_the_processor_refuses():
         ((1920, 1080), {"action": "mouse_move", "coordinate": [1316, 728]}, ["pyautogui.moveTo(1920, 1080)"]),
         (
             (1920, 1080),
-            {"action": "scroll", "coordinate": [0, 728], "pixels": -3},
+            {"action": "scroll", "coordinate": [0, 728], "pixels": -150},
             ["pyautogui.scroll(-3, x=0, y=1080)"],
         ),
     ],
@@ -225,3 +259,79 @@ def test_keys_and_sizes():
     assert fit_within((1280, 800), (1280, 720)) == (1152, 720)
     assert fit_within((1024, 768), (1280, 720)) == (960, 720)
     assert fit_within((800, 600), (1280, 800)) == (800, 600)
+
+
+# ---------------------------------------------------------------- keys (xdotool syntax, X keysyms)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a space separates successive presses, as in xdotool
+        ("ctrl+a BackSpace", "pyautogui.hotkey('ctrl', 'a'); pyautogui.press('backspace')"),
+        ("Down Down Down", "pyautogui.press('down'); pyautogui.press('down'); pyautogui.press('down')"),
+        ("ctrl+backslash", "pyautogui.hotkey('ctrl', '\\\\')"),
+        ("ctrl+bracketleft", "pyautogui.hotkey('ctrl', '[')"),
+        ("ISO_Left_Tab", "pyautogui.hotkey('shift', 'tab')"),
+        ("alt+ISO_Left_Tab", "pyautogui.hotkey('alt', 'shift', 'tab')"),
+        ("KP_Enter", "pyautogui.press('enter')"),
+        ("KP_5", "pyautogui.press('num5')"),
+        ("Menu", "pyautogui.press('apps')"),
+        ("F24", "pyautogui.press('f24')"),
+        ("Prior", "pyautogui.press('pageup')"),
+        ("super+l", "pyautogui.hotkey('win', 'l')"),
+        ("Meta_L", "pyautogui.press('win')"),
+        ("XF86Back", "pyautogui.hotkey('alt', 'left')"),
+    ],
+)
+def test_claude_key_uses_xdotool_syntax(text, expected):
+    (command,) = from_anthropic({"action": "key", "text": text})
+    assert command == expected
+
+
+def test_every_common_x_keysym_maps_to_a_key_pyautogui_presses_on_x11():
+    keysyms = (
+        "backslash semicolon apostrophe bracketleft bracketright grave minus equal comma period slash "
+        "quoteright quoteleft quotedbl less greater question exclam at numbersign dollar percent asciicircum "
+        "ampersand asterisk parenleft parenright underscore plus bar braceleft braceright colon asciitilde "
+        "KP_0 KP_1 KP_2 KP_3 KP_4 KP_5 KP_6 KP_7 KP_8 KP_9 KP_Add KP_Subtract KP_Multiply KP_Divide KP_Decimal "
+        "KP_Enter KP_Home KP_End KP_Up KP_Down KP_Left KP_Right KP_Page_Up KP_Page_Down KP_Insert KP_Delete "
+        "Menu ISO_Left_Tab Page_Up Page_Down Prior Next Return Escape BackSpace Delete Tab space Home End "
+        "Insert Up Down Left Right Control_L Control_R Shift_L Shift_R Alt_L Alt_R Super_L Super_R Meta_L "
+        "Caps_Lock Num_Lock Scroll_Lock Print Pause super meta cmd command win"
+    ).split() + [f"F{i}" for i in range(1, 25)]
+    for keysym in keysyms:
+        for key in key_names(keysym):
+            assert len(key) == 1 or key in PYAUTOGUI_X11_KEYS, (keysym, key)
+
+
+@pytest.mark.parametrize("name", ["Hyper_R", "XF86Calculator", "F25", "dead_acute", "Multi_key"])
+def test_a_key_pyautogui_would_ignore_is_refused_with_a_message(name):
+    with pytest.raises(KeyNameError, match=f"key {name!r} has no equivalent"):
+        from_anthropic({"action": "key", "text": f"ctrl+{name}"})
+
+
+def test_anthropic_scroll_holds_the_keys_in_text():
+    (command,) = from_anthropic(
+        {"action": "scroll", "coordinate": [640, 360], "scroll_direction": "up", "scroll_amount": 2, "text": "ctrl"},
+        CLAUDE,
+    )
+    assert command == "pyautogui.keyDown('ctrl'); pyautogui.scroll(2, x=640, y=400); pyautogui.keyUp('ctrl')"
+    parsed = parse_action(command)
+    assert [a["type"] for a in parsed["actions"]] == ["key", "scroll", "key"]
+
+
+def test_gemini_mouse_and_key_down_and_up_and_booleans_as_strings():
+    screen = (1000, 500)
+    assert from_gemini("mouse_down", {"x": 500, "y": 500}, screen) == ["pyautogui.mouseDown(500, 250, button='left')"]
+    assert from_gemini("mouse_up", {}, screen) == ["pyautogui.mouseUp(button='left')"]
+    assert from_gemini("key_down", {"keys": ["Control", "Shift"]}, screen) == [
+        "pyautogui.keyDown('ctrl'); pyautogui.keyDown('shift')"
+    ]
+    assert from_gemini("key_up", {"keys": ["Control", "Shift"]}, screen) == [
+        "pyautogui.keyUp('shift'); pyautogui.keyUp('ctrl')"
+    ]
+    typed = from_gemini("type_text_at", {"x": 0, "y": 0, "text": "hi", "press_enter": "false"}, screen)
+    assert "pyautogui.press('enter')" not in typed
+    typed = from_gemini("type", {"text": "hi", "press_enter": True}, screen)
+    assert typed == ["pyautogui.typewrite('hi', interval=0.02)", "pyautogui.press('enter')"]

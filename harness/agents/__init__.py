@@ -20,12 +20,23 @@ PROVIDER_AGENTS = {
 AGENTS.update(PROVIDER_AGENTS)
 # Agents that read model coordinates in more than one convention (the two Qwen ones).
 COORDINATE_TYPES = {"openai_compatible": ("relative", "absolute")}
+# Settings every provider agent takes (None = the agent's documented default; see ProviderAgent).
+COMMON_SETTINGS = ("max_output_tokens", "retry_output_tokens", "reasoning_effort", "temperature", "dual_tool_hint")
+# Protocol settings only some agents take: setting -> agents.
+AGENT_SETTINGS = {
+    "display": ("anthropic",),
+    "claude_tools": ("anthropic",),
+    "image_drop_chunk": ("anthropic", "openai", "openai_compatible"),
+    "context": ("openai",),
+    "safety_policy": ("gemini",),
+}
 
 
 def provider_agent(name: str, model: str | None = None, *, base_url: str | None = None, screenshot_window: int = 20,
-                   coordinate_type: str = ""):  # fmt: skip
+                   coordinate_type: str = "", **settings):  # fmt: skip
     """A provider agent as the CLI and the site build it; raises AgentError for a missing key, model or
-    base URL, or a ``coordinate_type`` the agent does not read ("" = the agent's own default)."""
+    base URL, a ``coordinate_type`` the agent does not read ("" = the agent's own default), or a setting
+    (COMMON_SETTINGS, AGENT_SETTINGS; None = the default) the agent does not take."""
     options = {}
     if coordinate_type:
         if name not in COORDINATE_TYPES:
@@ -34,11 +45,22 @@ def provider_agent(name: str, model: str | None = None, *, base_url: str | None 
                 f"(got agent {name!r})"
             )
         options["coordinate_type"] = coordinate_type
+    for key, value in settings.items():
+        if value is None:
+            continue
+        if key not in COMMON_SETTINGS and key not in AGENT_SETTINGS:
+            raise AgentError(f"unknown agent setting {key!r} (known: {', '.join([*COMMON_SETTINGS, *AGENT_SETTINGS])})")
+        if key in AGENT_SETTINGS and name not in AGENT_SETTINGS[key]:
+            raise AgentError(f"{key.replace('_', ' ')}: only the {' and '.join(AGENT_SETTINGS[key])} agent takes it "
+                             f"(got agent {name!r})")  # fmt: skip
+        options[key] = value
     return PROVIDER_AGENTS[name](model, base_url=base_url, screenshot_window=screenshot_window, **options)
 
 
 __all__ = [
     "AGENTS",
+    "AGENT_SETTINGS",
+    "COMMON_SETTINGS",
     "COORDINATE_TYPES",
     "PROVIDER_AGENTS",
     "Agent",

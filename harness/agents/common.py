@@ -22,6 +22,11 @@ class MissingApiKey(AgentError):
     """The agent cannot start: no key in the environment and none given."""
 
 
+class TruncatedReply(AgentError):
+    """The model's reply was cut off at its output limit (even after the retry with a larger budget):
+    the trajectory ends as an error, never as a finished task with a half-written answer."""
+
+
 class ProviderCallError(Exception):
     """A failed provider call, worded as upstream's loop counts it: ``Error code: <status> - <message>``."""
 
@@ -49,6 +54,19 @@ def png_at(png: bytes, size: tuple[int, int]) -> bytes:
     out = io.BytesIO()
     resized.save(out, format="PNG")
     return out.getvalue()
+
+
+def images_to_drop(total: int, keep: int, chunk: int = 1) -> int:
+    """How many of the oldest ``total`` screenshots leave the conversation so at most ``keep`` remain,
+    dropped ``chunk`` at a time: with chunk 1 one more image goes every turn once the window is full
+    (the paper's Claude harness), which changes the cached prompt prefix every turn; with chunk 10 the
+    prefix stays the same for ten turns, between ``keep - chunk + 1`` and ``keep`` images being sent."""
+    if chunk < 1:
+        raise AgentError(f"image drop chunk: {chunk} (expected at least 1)")
+    over = total - keep
+    if over <= 0:
+        return 0
+    return min(total, -(-over // chunk) * chunk)
 
 
 def b64(data: bytes) -> str:
@@ -120,19 +138,52 @@ else:
 """
 
 
+def check_settings(agent: str, efforts: tuple[str, ...], *, max_output_tokens, retry_output_tokens,
+                   reasoning_effort, temperature) -> None:  # fmt: skip
+    """Refuses an output budget, reasoning effort or temperature the ``agent`` cannot send, naming it."""
+    if max_output_tokens is not None and int(max_output_tokens) < 1:
+        raise AgentError(f"max_output_tokens: {max_output_tokens} (expected at least 1)")
+    if retry_output_tokens is not None and int(retry_output_tokens) < 0:
+        raise AgentError(f"retry_output_tokens: {retry_output_tokens} (expected 0 = no retry, or a token budget)")
+    if reasoning_effort is not None and reasoning_effort not in efforts:
+        expected = ", ".join(efforts) if efforts else "none: this agent takes no reasoning effort"
+        raise AgentError(f"reasoning effort {reasoning_effort!r} for the {agent} agent (expected one of: {expected})")
+    if temperature is not None and not 0.0 <= float(temperature) <= 2.0:
+        raise AgentError(f"temperature: {temperature} (expected 0 to 2)")
+
+
 class ProviderAgent(AgentState):
     """Base of the agents that call a model: ``attach(env)`` gives them the guest's shell; ``predict``
-    never raises for a provider failure, it answers ``"Error code: ..."`` with no actions instead."""
+    never raises for a provider failure, it answers ``"Error code: ..."`` with no actions instead.
+
+    Sampling settings (``max_output_tokens``, ``retry_output_tokens``, ``reasoning_effort``,
+    ``temperature``) left at None take the agent's ``defaults``, chosen from each model's documentation
+    (see the subclasses); ``protocol()`` records what was in effect."""
 
     name = ""
     default_model = ""
     key_variables: tuple[str, ...] = ()
+    # max_output_tokens: the first request's budget; retry_output_tokens: the budget of the one retry of
+    # a reply cut off at that limit (0: no retry, the trajectory ends as an error).
+    defaults: dict = {"max_output_tokens": 8192, "retry_output_tokens": 32768, "reasoning_effort": None,
+                      "temperature": None}  # fmt: skip
+    reasoning_efforts: tuple[str, ...] = ()
+    takes_temperature = True
+    # The paper's harness gives the OpenAI and Qwen agents the screen-or-shell hint, not Claude (formats.md §5).
+    paper_dual_tool_hint = False
 
     def __init__(self, model: str | None = None, *, api_key: str | None = None, base_url: str | None = None,
-                 screenshot_window: int = 20, environment: Environment | None = None, max_output_tokens: int = 4096,
-                 output_limit: int = DEFAULT_OUTPUT_LIMIT, timeout: float = 300.0, max_retries: int = 2,
-                 environ=None):  # fmt: skip
+                 screenshot_window: int = 20, environment: Environment | None = None,
+                 max_output_tokens: int | None = None, retry_output_tokens: int | None = None,
+                 reasoning_effort: str | None = None, temperature: float | None = None,
+                 dual_tool_hint: bool | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
+                 timeout: float = 300.0, max_retries: int = 2, environ=None):  # fmt: skip
         super().__init__()
+        if temperature is not None and not self.takes_temperature:
+            raise AgentError(f"temperature: the {self.name} API takes no sampling temperature for these models")
+        check_settings(self.name, self.reasoning_efforts, max_output_tokens=max_output_tokens,
+                       retry_output_tokens=retry_output_tokens, reasoning_effort=reasoning_effort,
+                       temperature=temperature)  # fmt: skip
         self.model = model or self.default_model
         if not self.model:
             raise AgentError(f"the {self.name} agent needs a model name (--model)")
@@ -141,13 +192,53 @@ class ProviderAgent(AgentState):
         if screenshot_window < 1:
             raise AgentError(f"screenshot_window: {screenshot_window} (expected at least 1)")
         self.screenshot_window = screenshot_window
-        self.environment = environment or Environment()
-        self.max_output_tokens = max_output_tokens
+        hint = self.paper_dual_tool_hint if dual_tool_hint is None else bool(dual_tool_hint)
+        self.environment = environment or Environment(dual_tool_hint=hint)
+        self.max_output_tokens = int(max_output_tokens or self.defaults["max_output_tokens"])
+        retry = self.defaults["retry_output_tokens"] if retry_output_tokens is None else retry_output_tokens
+        self.retry_output_tokens = int(retry or 0)
+        self.reasoning_effort = reasoning_effort or self.defaults["reasoning_effort"]
+        self.temperature = self.defaults["temperature"] if temperature is None else float(temperature)
         self.output_limit = output_limit
         self.timeout = timeout
         self.max_retries = max_retries
         self._execute = None
         self.turn = 0
+
+    # ------------------------------------------------------------ settings and truncated replies
+
+    def protocol(self) -> dict:
+        """The settings this agent runs with, as recorded in bundle.json (``agent_protocol``)."""
+        return {
+            "max_output_tokens": self.max_output_tokens,
+            "retry_output_tokens": self.retry_output_tokens,
+            "reasoning_effort": self.reasoning_effort,
+            "temperature": self.temperature,
+            "screenshot_window": self.screenshot_window,
+            "dual_tool_hint": self.environment.dual_tool_hint,
+        }
+
+    def call_within_budget(self, call, truncated):
+        """``call(budget)`` once at ``max_output_tokens``; a reply ``truncated(reply)`` calls a reason for
+        (a string) is asked again once at ``retry_output_tokens``, and cut off again raises TruncatedReply."""
+        budget = self.max_output_tokens
+        reply = call(budget)
+        reason = truncated(reply)
+        if not reason:
+            return reply
+        self.add_usage(truncated_replies=1)
+        self.messages.append({"role": "truncated", "content": f"reply cut off at {budget} output tokens: {reason}"})
+        if self.retry_output_tokens > budget:
+            budget = self.retry_output_tokens
+            reply = call(budget)
+            reason = truncated(reply)
+            if not reason:
+                return reply
+            self.add_usage(truncated_replies=1)
+        raise TruncatedReply(
+            f"the {self.name} model's reply was cut off at its output limit ({budget} tokens; {reason}); "
+            "raise --max-output-tokens / --retry-output-tokens"
+        )
 
     # ------------------------------------------------------------ wiring
 

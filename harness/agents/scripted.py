@@ -135,7 +135,7 @@ class ScriptedAgent(AgentState):
         for action in turn.actions:
             try:
                 commands.extend(translate(turn.vocabulary, action, screen, turn.model_size))
-            except (TranslationError, KeyError, TypeError) as exc:
+            except (TranslationError, KeyError, TypeError, ValueError) as exc:  # ValueError: a key name
                 raise AgentError(f"scripted turn {self.turn}: {exc}") from exc
         return commands
 
