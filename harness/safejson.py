@@ -1,0 +1,155 @@
+"""Parse JSON from untrusted files with bounded cost and only values every later step can store:
+size-, depth- and integer-length-bounded, no NaN or Infinity (JSON has neither, Python writes and
+reads them, database JSON columns refuse them), no lone surrogate escapes (not text, refused when
+encoded). Every refusal is a JSONRefused (a ValueError) that says what is wrong; callers add the
+file and line. Django-free: the bundle and task-file readers use it, and the site can too."""
+
+import json
+import math
+import re
+from pathlib import Path
+
+MAX_BYTES = 64 * 1024**2  # the archive reader's per-file limit
+MAX_DEPTH = 64  # arrays and objects inside each other; real result files stay below 10
+MAX_INT_DIGITS = 20  # every 64-bit integer fits; longer ones cannot be stored anyway
+
+
+class JSONRefused(ValueError):
+    """JSON that is not valid or not acceptable. ``problem`` says what (without the file name);
+    ``line`` and ``column`` are set when the position is known (syntax errors)."""
+
+    def __init__(self, problem: str, *, line: int | None = None, column: int | None = None):
+        self.problem = problem
+        self.line = line
+        self.column = column
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(where + problem)
+
+
+class _Refused(Exception):
+    """Raised inside json.loads by a parse hook; ``token`` is the text refused, to find where."""
+
+    def __init__(self, problem: str, token: str):
+        super().__init__(problem)
+        self.problem = problem
+        self.token = token
+
+
+def _refuse_constant(name: str):
+    raise _Refused(f"{name} is not a JSON number", name)
+
+
+def _make_int_parser(max_digits: int):
+    def parse_int(text: str) -> int:
+        digits = len(text) - text.startswith("-")
+        # Checked before int(): Python itself refuses more than 4300 digits, with a ValueError.
+        if digits > max_digits:
+            raise _Refused(f"an integer of {digits} digits (at most {max_digits} are accepted)", text)
+        return int(text)
+
+    return parse_int
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        shown = text if len(text) <= 24 else text[:20] + "..."
+        raise _Refused(f"the number {shown} is too large for a 64-bit float", text)
+    return value
+
+
+# A JSON string literal, matched without backtracking (possessive); only run on text json.loads
+# accepted, so every string is terminated.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_CHUNK = 1 << 22
+
+
+def nesting_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text`` (valid JSON), counted in C and numpy in bounded
+    memory; brackets inside strings do not count."""
+    import numpy as np  # only needed for documents with many brackets
+
+    brackets = _STRING.sub("", text).encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    step = np.zeros(256, dtype=np.int8)
+    step[list(b"[{")] = 1
+    step[list(b"]}")] = -1
+    deepest = depth = 0
+    for start in range(0, len(brackets), _CHUNK):
+        chunk = np.frombuffer(brackets, dtype=np.uint8, count=min(_CHUNK, len(brackets) - start), offset=start)
+        running = np.cumsum(step[chunk], dtype=np.int64) + depth
+        deepest = max(deepest, int(running.max()))
+        depth = int(running[-1])
+    return deepest
+
+
+def _position(text: str, token: str) -> tuple[int | None, int | None]:
+    """Line and column of ``token`` where it stands as a value (after ``[``, ``:`` or ``,``);
+    (None, None) when not found that way."""
+    pattern = r"(?<=[\[:,])\s*(" + re.escape(token) + r")(?=\s*[\],}])"
+    match = re.search(pattern, text) or re.match(r"\s*(" + re.escape(token) + r")\s*$", text)
+    if match is None:
+        return None, None
+    start = match.start(1)
+    line = text.count("\n", 0, start) + 1
+    return line, start - (text.rfind("\n", 0, start) + 1) + 1
+
+
+def loads(
+    data: str | bytes,
+    *,
+    max_bytes: int = MAX_BYTES,
+    max_depth: int = MAX_DEPTH,
+    max_int_digits: int = MAX_INT_DIGITS,
+):
+    """Parse one JSON document (bytes are read as UTF-8, a byte-order mark allowed); JSONRefused
+    when it is not JSON or goes beyond a bound."""
+    if len(data) > max_bytes:
+        raise JSONRefused(f"{len(data)} bytes of JSON (at most {max_bytes} are accepted)")
+    if isinstance(data, bytes | bytearray):
+        try:
+            data = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise JSONRefused(f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    try:
+        value = json.loads(
+            data,
+            parse_constant=_refuse_constant,
+            parse_int=_make_int_parser(max_int_digits),
+            parse_float=_parse_float,
+        )
+    except json.JSONDecodeError as exc:
+        raise JSONRefused(f"not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno)
+    except _Refused as exc:
+        line, column = _position(data, exc.token)
+        raise JSONRefused(exc.problem, line=line, column=column)
+    except RecursionError:
+        # The C parser nests one call per level; deep documents end here before nesting_depth runs.
+        raise JSONRefused(f"arrays or objects nested too deep to parse (at most {max_depth} levels are accepted)")
+    # A document with few brackets cannot nest deeply: counting them is cheap, measuring is not.
+    if data.count("[") + data.count("{") > max_depth:
+        depth = nesting_depth(data)
+        if depth > max_depth:
+            raise JSONRefused(f"arrays or objects nested {depth} levels deep (at most {max_depth} are accepted)")
+    if _SURROGATE_ESCAPE.search(data):
+        # Pairs (escaped emoji) are fine; a lone half is not a character and cannot be stored.
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(exc.object[exc.start])
+            raise JSONRefused(f"a lone surrogate \\u{code:04x} in a string (not a character)")
+    return value
+
+
+def read_bytes(path, *, max_bytes: int = MAX_BYTES) -> bytes:
+    """A file's bytes, refused (JSONRefused) before reading when it is larger than ``max_bytes``."""
+    size = Path(path).stat().st_size
+    if size > max_bytes:
+        raise JSONRefused(f"the file is {size} bytes (at most {max_bytes} are accepted)")
+    return Path(path).read_bytes()
+
+
+def load_file(path, **limits):
+    """Parse the JSON file at ``path`` within the bounds of :func:`loads`."""
+    return loads(read_bytes(path, max_bytes=limits.get("max_bytes", MAX_BYTES)), **limits)
