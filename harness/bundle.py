@@ -400,6 +400,9 @@ def _step_from_row(bundle: TrajectoryBundle, traj: Path, line_no: int, row: dict
         tool, action = "control", parse_action(action_text)
     else:
         action = parse_action(raw_action)
+        if problem := safejson.unstorable(action):  # e.g. click(1e999, 5): shown as text, never stored as a number
+            bundle.warnings.append(printable(f"{traj}, line {line_no}: action {problem}, kept as text only"))
+            action = {"type": "other", "text": action_text}
 
     screenshot = None
     if "screenshot_file" in row:

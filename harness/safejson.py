@@ -142,8 +142,27 @@ def loads(
     return value
 
 
-def read_bytes(path, *, max_bytes: int = MAX_BYTES) -> bytes:
-    """A file's bytes, refused (JSONRefused) before reading when it is larger than ``max_bytes``."""
+def unstorable(value) -> str:
+    """What in an already-parsed value (e.g. literals read from a recorded pyautogui line) a JSON
+    column cannot hold: a NaN or infinite float, or an integer beyond 64 bits; "" when nothing."""
+    pending = [value]
+    while pending:  # iterative: the value's depth is not bounded here
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"the number {item} (not finite)"
+        if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > 64:
+            return f"an integer of {len(str(item)) if item.bit_length() < 14_000 else 'thousands of'} digits"
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return ""
+
+
+def read_bytes(path, *, max_bytes: int | None = None) -> bytes:
+    """A file's bytes, refused (JSONRefused) before reading when it is larger than ``max_bytes``
+    (default MAX_BYTES)."""
+    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
     size = Path(path).stat().st_size
     if size > max_bytes:
         raise JSONRefused(f"the file is {size} bytes (at most {max_bytes} are accepted)")
@@ -152,4 +171,4 @@ def read_bytes(path, *, max_bytes: int = MAX_BYTES) -> bytes:
 
 def load_file(path, **limits):
     """Parse the JSON file at ``path`` within the bounds of :func:`loads`."""
-    return loads(read_bytes(path, max_bytes=limits.get("max_bytes", MAX_BYTES)), **limits)
+    return loads(read_bytes(path, max_bytes=limits.get("max_bytes")), **limits)

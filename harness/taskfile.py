@@ -357,7 +357,11 @@ def _bucket_hint(file: Path, root: Path | None) -> str:
 
 def _read_file(path: Path, root: Path | None, first_position: int) -> list[TaskSpec]:
     file = str(path)
-    data = parse_json_text(path.read_bytes(), file)
+    try:
+        raw = safejson.read_bytes(path)  # refused by size before anything is read
+    except safejson.JSONRefused as exc:
+        raise TaskFileError(file, "", exc.problem)
+    data = parse_json_text(raw, file)
     if isinstance(data, dict):
         if data and all(isinstance(v, str) and re.match(ID_PATTERN, k) for k, v in data.items()):
             raise TaskFileError(

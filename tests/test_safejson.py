@@ -184,3 +184,31 @@ def test_bundle_warnings_escape_names_too(tmp_path):
     bundle = read_task_dir(folder)
     assert bundle.warnings and all("\u202e" not in w for w in bundle.warnings)
     assert any("retrieval-f016\\u202e/rubric_result.json: legacy" in w for w in bundle.warnings)
+
+
+@pytest.mark.parametrize(
+    "action",
+    ["pyautogui.click(1e999, 5)", "pyautogui.scroll(-1e999)", "pyautogui.click(" + "9" * 40 + ", 5)"],
+)
+def test_recorded_actions_with_unstorable_numbers_are_kept_as_text(tmp_path, action):
+    folder = task_dir(tmp_path, [json.dumps({"step_num": 1, "action": action})])
+    bundle = read_task_dir(folder)
+    assert bundle.steps[0].action == {"type": "other", "text": action}
+    assert safejson.unstorable(bundle.steps[0].action) == ""
+    assert any("line 1: action " in w and "kept as text only" in w for w in bundle.warnings)
+
+
+def test_unstorable_names_what_a_json_column_cannot_hold():
+    assert safejson.unstorable({"a": [1, 2.5, {"b": (3, "x")}], "n": -(2**63)}) == ""
+    assert safejson.unstorable({"a": [1, {"b": float("nan")}]}) == "the number nan (not finite)"
+    assert safejson.unstorable([2**70]) == "an integer of 22 digits"
+
+
+def test_an_oversized_task_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    from harness import taskfile
+
+    path = tmp_path / "tasks.json"
+    path.write_bytes(b"[" + b" " * 2000 + b"]")
+    monkeypatch.setattr(safejson, "MAX_BYTES", 1000)
+    with pytest.raises(TaskFileError, match=r"tasks.json: the file is 2002 bytes \(at most 1000 are accepted\)"):
+        taskfile.load_tasks(path)
