@@ -467,6 +467,8 @@ def _read_legacy_context(bundle: TrajectoryBundle, context: Path) -> None:
             action = parsed_actions[0]
         else:
             action = {**parsed_actions[0], "actions": parsed_actions}
+        if safejson.unstorable(action):  # as in traj.jsonl: numbers no JSON column holds stay text
+            action = {"type": "other", "text": "\n".join(texts)}
         control = set(texts) & {"DONE", "FAIL", "WAIT"}
         bundle.steps.append(
             StepRecord(

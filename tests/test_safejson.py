@@ -212,3 +212,13 @@ def test_an_oversized_task_file_is_refused_before_it_is_read(tmp_path, monkeypat
     monkeypatch.setattr(safejson, "MAX_BYTES", 1000)
     with pytest.raises(TaskFileError, match=r"tasks.json: the file is 2002 bytes \(at most 1000 are accepted\)"):
         taskfile.load_tasks(path)
+
+
+def test_legacy_step_actions_with_unstorable_numbers_are_kept_as_text(tmp_path):
+    context = tmp_path / "retrieval-f016" / "context"
+    context.mkdir(parents=True)
+    (context / "step_1_parsed_actions.json").write_text('["pyautogui.click(1e999, 5)"]')
+    (context / "step_2_parsed_actions.json").write_text('["pyautogui.click(10, 20)"]')
+    bundle = read_task_dir(context.parent)
+    assert bundle.steps[0].action == {"type": "other", "text": "pyautogui.click(1e999, 5)"}
+    assert bundle.steps[1].action == {"type": "click", "x": 10, "y": 20}
