@@ -318,7 +318,9 @@ def _zip_entries(path: Path, dest: Path, budget: _Budget) -> None:
             try:
                 with archive.open(info) as source:
                     _copy(source, target, rel, budget)
-            except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, zlib.error) as exc:
+            # ValueError: a local header's name, flagged UTF-8, that is not (UnicodeDecodeError).
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, zlib.error,
+                    ValueError) as exc:  # fmt: skip
                 raise ArchiveError(f"cannot be read ({exc})", entry=info.filename, expected="an intact zip entry")
             except OSError as exc:
                 raise ArchiveError(f"cannot be read ({exc.strerror or exc})", entry=info.filename,

@@ -249,6 +249,14 @@ def test_a_zip_name_flagged_utf8_but_invalid_is_refused(tmp_path):
     )
 
 
+def test_a_local_header_name_flagged_utf8_but_invalid_is_refused(tmp_path):
+    data = zip_bytes([("task/\u00e9.png", b"png"), ("task/a.txt", b"a")])
+    at = data.index(b"task/\xc3\xa9.png")  # the first copy is the local header's
+    data = data[:at] + b"task/\xc3\x28.png" + data[at + 11 :]
+    message = refusal(write(tmp_path, "local.zip", data), tmp_path)
+    assert message.startswith("task/\u00e9.png: cannot be read (")
+
+
 def test_a_tar_name_that_is_not_utf8_is_refused(tmp_path):
     block = bytearray(header("task/xx.png", size=3))
     block[5:7] = b"\xff\xfe"
