@@ -3,8 +3,10 @@ depth and compression-ratio limits and refused if it escapes the target folder, 
 device, or repeats a name. The cost of reading an archive's own structure is bounded too: a zip's
 entry count and directory size are read from its end records before zipfile parses the directory,
 and a tar's extended headers (pax, GNU long names), which tarfile reads whole into memory, are
-measured before tarfile reads them. Finder's resource-fork litter (``__MACOSX/``, ``._*``) is
-skipped. Django-free; the site calls it before reading any uploaded file."""
+measured before tarfile reads them. Folder entries are checked and counted but make nothing on
+disk (folders appear when a file in them is written; empty ones are not kept), so thousands of them
+cost no mkdir. Finder's resource-fork litter (``__MACOSX/``, ``._*``) is skipped. Django-free; the
+site calls it before reading any uploaded file."""
 
 import gzip
 import os
@@ -311,10 +313,9 @@ def _zip_entries(path: Path, dest: Path, budget: _Budget) -> None:
             if info.flag_bits & 0x1:
                 raise ArchiveError("is encrypted", entry=info.filename, expected="unencrypted files")
             budget.admit(rel, info.is_dir())
-            target = dest.joinpath(*rel.parts)
             if info.is_dir():
-                _mkdir(target, rel)
-                continue
+                continue  # checked and counted; folders are made when a file in them is written
+            target = dest.joinpath(*rel.parts)
             try:
                 with archive.open(info) as source:
                     _copy(source, target, rel, budget)
@@ -336,6 +337,7 @@ _EXTENDED_HEADERS = {
     tarfile.GNUTYPE_LONGNAME: "GNU long name",
     tarfile.GNUTYPE_LONGLINK: "GNU long link name",
 }
+_WATCHED_TYPES = {*_EXTENDED_HEADERS, tarfile.GNUTYPE_SPARSE}
 _MAX_EXTENDED_IN_A_ROW = 8  # tarfile recurses once per extended header, holding each one
 
 
@@ -367,6 +369,9 @@ class _TarStream:
         return data
 
     def _look_at_header(self, block: bytes) -> None:
+        if block[156:157] not in _WATCHED_TYPES:  # the type flag: most headers need no more parsing
+            self.in_a_row = 0
+            return
         try:
             header = tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
         except tarfile.HeaderError:
@@ -446,10 +451,9 @@ def _tar_member(archive, member: tarfile.TarInfo, stream: _TarStream, dest: Path
     if not (member.isfile() or member.isdir()):
         raise ArchiveError("is a device, pipe or other special file", entry=member.name, expected="regular files only")
     budget.admit(rel, member.isdir())
-    target = dest.joinpath(*rel.parts)
     if member.isdir():
-        _mkdir(target, rel)
-        return
+        return  # checked and counted; folders are made when a file in them is written
+    target = dest.joinpath(*rel.parts)
     if member.size > budget.limits.max_file_bytes:
         budget.add_bytes(rel, member.size, 0)
     source = archive.extractfile(member)

@@ -207,6 +207,21 @@ def test_tar_folder_entries_count_against_the_limit(tmp_path):
     assert "more than 10 files in the archive (folders and other entries count too)" in message
 
 
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_folder_entries_make_nothing_on_disk(tmp_path, kind):
+    # Checked and counted, but a folder exists only once a file in it is written.
+    folders = [f"empty{i}/" for i in range(500)] + ["task/"]
+    if kind == "zip":
+        data = zip_bytes([*[(f, b"") for f in folders], ("task/a.txt", b"a")])
+    else:
+        data = tar_gz(*[member(f, kind=tarfile.DIRTYPE) for f in folders], member("task/a.txt", b"a"))
+    extract_archive(write(tmp_path, f"folders.{kind}", data), tmp_path / "out")
+    assert sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*")) == [
+        "task",
+        "task/a.txt",
+    ]
+
+
 # ---------------------------------------------------------------- item 4: the zip directory
 
 
