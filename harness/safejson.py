@@ -1,5 +1,5 @@
 """Parse JSON from untrusted files with bounded cost and only values every later step can store:
-size-, depth- and integer-length-bounded, no NaN or Infinity (JSON has neither, Python writes and
+size-, value-count-, depth- and integer-length-bounded, no NaN or Infinity (JSON has neither, Python writes and
 reads them, database JSON columns refuse them), no lone surrogate escapes (not text, refused when
 encoded). Every refusal is a JSONRefused (a ValueError) that says what is wrong; callers add the
 file and line. Django-free: the bundle and task-file readers use it, and the site can too."""
@@ -12,6 +12,11 @@ from pathlib import Path
 MAX_BYTES = 64 * 1024**2  # the archive reader's per-file limit
 MAX_DEPTH = 64  # arrays and objects inside each other; real result files stay below 10
 MAX_INT_DIGITS = 20  # every 64-bit integer fits; longer ones cannot be stored anyway
+# Values (array elements, object members, containers) in one document: each costs up to about 250
+# bytes of Python objects, so 500k keep one parse within about 120 MB. Counted as commas and
+# opening brackets, including those inside strings (an overcount; real result files hold a few
+# thousand, the upstream task file about 8,000).
+MAX_VALUES = 500_000
 
 
 class JSONRefused(ValueError):
@@ -102,6 +107,7 @@ def loads(
     max_bytes: int = MAX_BYTES,
     max_depth: int = MAX_DEPTH,
     max_int_digits: int = MAX_INT_DIGITS,
+    max_values: int = MAX_VALUES,
 ):
     """Parse one JSON document (bytes are read as UTF-8, a byte-order mark allowed); JSONRefused
     when it is not JSON or goes beyond a bound."""
@@ -112,6 +118,10 @@ def loads(
             data = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise JSONRefused(f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    # Counted before parsing: a few bytes of JSON ("[],") become ~60 bytes of Python objects.
+    values = data.count(",") + data.count("[") + data.count("{")
+    if values > max_values:
+        raise JSONRefused(f"about {values} values in one JSON document (at most {max_values} are accepted)")
     try:
         value = json.loads(
             data,

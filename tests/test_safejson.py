@@ -4,6 +4,7 @@ a clear error naming the file and the problem, never a RecursionError or a bare 
 document is built here from bytes."""
 
 import json
+import tracemalloc
 
 import pytest
 
@@ -69,11 +70,25 @@ def test_size_is_checked_before_parsing(tmp_path):
 
 
 def test_a_large_document_nested_too_deep_is_measured():
-    # 12 MB of brackets, 501 deep at the end: too shallow for the C parser to give up, so only the
+    # 3 MB of brackets, 501 deep at the end: too shallow for the C parser to give up, so only the
     # depth count refuses it.
-    text = ("[" * 60 + "]" * 60) * 100_000 + "[" * 500 + "]" * 500
+    text = ("[" * 60 + "]" * 60) * 3_000 + "[" * 500 + "]" * 500
     with pytest.raises(safejson.JSONRefused, match="nested 501 levels deep"):
         safejson.loads("[" + text.replace("][", "],[") + "]")
+
+
+def test_the_number_of_values_is_bounded_before_parsing():
+    # 1.5 MB of "[]," would be 500k list objects (about 30 MB); counted, not parsed.
+    text = "[" + "[]," * 500_000 + "0]"
+    tracemalloc.start()
+    try:
+        with pytest.raises(safejson.JSONRefused, match="about 1000001 values in one JSON document .at most 500000"):
+            safejson.loads(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1024 * 1024
+    assert len(safejson.loads("[" + "[]," * 200_000 + "0]")) == 200_001
 
 
 # ---------------------------------------------------------------- the bundle reader
