@@ -203,7 +203,7 @@ def child(version: str, kind: str, path: Path, old_dir: Path) -> None:
             finally:
                 shutil.rmtree(dest, ignore_errors=True)
 
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = _peak_rss_kib()
     started = time.perf_counter()
     try:
         work()
@@ -211,8 +211,17 @@ def child(version: str, kind: str, path: Path, old_dir: Path) -> None:
     except Exception as exc:  # the point: which exceptions escape, and with what message
         outcome = f"{type(exc).__name__}: {str(exc).replace(str(path.parent), '')}"
     elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = _peak_rss_kib()
     print(json.dumps({"seconds": elapsed, "added_mib": max(peak - before, 0) / 1024, "outcome": outcome}))
+
+
+def _peak_rss_kib() -> int:
+    """This process's peak resident memory (VmHWM). Not getrusage's ru_maxrss: Linux carries that
+    over exec from the forked copy of the parent, which holds the cases it built."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _import(name: str):

@@ -66,27 +66,22 @@ def _parse_float(text: str) -> float:
 # A JSON string literal, matched without backtracking (possessive); only run on text json.loads
 # accepted, so every string is terminated.
 _STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_SQUARE = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_CHUNK = 1 << 22
 
 
-def nesting_depth(text: str) -> int:
-    """How deep arrays and objects nest in ``text`` (valid JSON), counted in C and numpy in bounded
-    memory; brackets inside strings do not count."""
-    import numpy as np  # only needed for documents with many brackets
-
-    brackets = _STRING.sub("", text).encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
-    step = np.zeros(256, dtype=np.int8)
-    step[list(b"[{")] = 1
-    step[list(b"]}")] = -1
-    deepest = depth = 0
-    for start in range(0, len(brackets), _CHUNK):
-        chunk = np.frombuffer(brackets, dtype=np.uint8, count=min(_CHUNK, len(brackets) - start), offset=start)
-        running = np.cumsum(step[chunk], dtype=np.int64) + depth
-        deepest = max(deepest, int(running.max()))
-        depth = int(running[-1])
-    return deepest
+def nests_deeper_than(text: str, max_depth: int) -> bool:
+    """Whether arrays and objects in ``text`` (valid JSON) nest more than ``max_depth`` deep;
+    brackets inside strings do not count. Each round removes every innermost ``[]`` pair, so the
+    rounds needed to empty the brackets are the depth; all work is in C, at most max_depth
+    passes over the brackets (which the value count bounds)."""
+    brackets = _STRING.sub("", text).encode("utf-8", "surrogatepass").translate(_SQUARE, _NOT_BRACKETS)
+    for _ in range(max_depth):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"")
+    return bool(brackets)
 
 
 def _position(text: str, token: str) -> tuple[int | None, int | None]:
@@ -135,13 +130,11 @@ def loads(
         line, column = _position(data, exc.token)
         raise JSONRefused(exc.problem, line=line, column=column)
     except RecursionError:
-        # The C parser nests one call per level; deep documents end here before nesting_depth runs.
-        raise JSONRefused(f"arrays or objects nested too deep to parse (at most {max_depth} levels are accepted)")
+        # The C parser nests one call per level; deep documents end here before the depth count runs.
+        raise JSONRefused(f"arrays or objects nested more than {max_depth} levels deep (too deep to parse)")
     # A document with few brackets cannot nest deeply: counting them is cheap, measuring is not.
-    if data.count("[") + data.count("{") > max_depth:
-        depth = nesting_depth(data)
-        if depth > max_depth:
-            raise JSONRefused(f"arrays or objects nested {depth} levels deep (at most {max_depth} are accepted)")
+    if data.count("[") + data.count("{") > max_depth and nests_deeper_than(data, max_depth):
+        raise JSONRefused(f"arrays or objects nested more than {max_depth} levels deep")
     if _SURROGATE_ESCAPE.search(data):
         # Pairs (escaped emoji) are fine; a lone half is not a character and cannot be stored.
         try:

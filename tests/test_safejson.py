@@ -20,8 +20,8 @@ HUGE_INT = "9" * 5_000
 @pytest.mark.parametrize(
     "text, words",
     [
-        (DEEP, "nested too deep to parse"),
-        ('{"a": ' + "[" * 80 + "]" * 80 + "}", "nested 81 levels deep (at most 64"),
+        (DEEP, "nested more than 64 levels deep (too deep to parse)"),
+        ('{"a": ' + "[" * 80 + "]" * 80 + "}", "nested more than 64 levels deep"),
         ('{"step_num": ' + HUGE_INT + "}", "an integer of 5000 digits (at most 20"),
         ('{"step_num": -' + "1" * 21 + "}", "an integer of 21 digits"),
         ('{"score": NaN}', "NaN is not a JSON number"),
@@ -42,6 +42,20 @@ def test_refusals_give_the_line_and_column_when_known():
     with pytest.raises(safejson.JSONRefused) as caught:
         safejson.loads('{\n  "note": "NaN is fine in a string",\n  "score":  NaN\n}')
     assert (caught.value.line, caught.value.column) == (3, 13)
+
+
+@pytest.mark.parametrize("wraps", [1, 2, 62, 63, 64, 199])
+def test_depth_is_counted_exactly(wraps):
+    # Objects and arrays mixed, brackets in strings that must not count, and an empty container
+    # beside each level, so the deepest point is one below the innermost wrap: depth = wraps + 1.
+    text = "0"
+    for level in range(wraps):
+        text = f'[1, "]]", {text}, []]' if level % 2 else f'{{"a": {text}, "b": "{{[", "c": {{}}}}'
+    if wraps + 1 <= 64:
+        assert safejson.loads(text) == json.loads(text)
+    else:
+        with pytest.raises(safejson.JSONRefused, match="nested more than 64 levels deep"):
+            safejson.loads(text)
 
 
 def test_what_real_files_hold_is_accepted():
@@ -73,7 +87,7 @@ def test_a_large_document_nested_too_deep_is_measured():
     # 3 MB of brackets, 501 deep at the end: too shallow for the C parser to give up, so only the
     # depth count refuses it.
     text = ("[" * 60 + "]" * 60) * 3_000 + "[" * 500 + "]" * 500
-    with pytest.raises(safejson.JSONRefused, match="nested 501 levels deep"):
+    with pytest.raises(safejson.JSONRefused, match=r"nested more than 64 levels deep$"):
         safejson.loads("[" + text.replace("][", "],[") + "]")
 
 
@@ -109,10 +123,10 @@ ROW = '{"step_num": 1, "action": "pyautogui.click(10, 20)", "response": "clickin
 @pytest.mark.parametrize(
     "rows, files, where, words",
     [
-        ([ROW, DEEP], {}, "traj.jsonl, line 2", "nested too deep to parse"),
+        ([ROW, DEEP], {}, "traj.jsonl, line 2", "nested more than 64 levels deep (too deep to parse)"),
         ([ROW, '{"step_num": ' + HUGE_INT + "}"], {}, "traj.jsonl, line 2", "an integer of 5000 digits"),
         ([ROW, '{"step_num": 1, "action": NaN}'], {}, "traj.jsonl, line 2", "NaN is not a JSON number"),
-        ([ROW], {"usage_dot_json": '{"total": ' + DEEP + "}"}, "usage.json", "nested too deep"),
+        ([ROW], {"usage_dot_json": '{"total": ' + DEEP + "}"}, "usage.json", "too deep to parse"),
         ([ROW], {"usage_dot_json": '{"input_tokens": Infinity}'}, "usage.json, line 1", "Infinity is not"),
         (
             [ROW],
@@ -181,7 +195,7 @@ def test_printable_escapes_what_could_hide_or_reorder_a_name(name, shown):
 @pytest.mark.parametrize(
     "text, words",
     [
-        (DEEP, "nested too deep to parse"),
+        (DEEP, "nested more than 64 levels deep (too deep to parse)"),
         ('[{"id": "retrieval-f901", "time_limit_seconds": ' + HUGE_INT + "}]", "an integer of 5000 digits"),
         ('[{"id": "retrieval-f901", "weight": Infinity}]', "Infinity is not a JSON number"),
     ],
