@@ -146,8 +146,9 @@ def loads(
 
 
 def unstorable(value) -> str:
-    """What in an already-parsed value (e.g. literals read from a recorded pyautogui line) a JSON
-    column cannot hold: a NaN or infinite float, or an integer beyond 64 bits; "" when nothing."""
+    """What in an already-parsed value (e.g. literals read from a recorded pyautogui line) should
+    not be stored: a NaN or infinite float (JSON columns refuse them) or an integer beyond 64 bits
+    (no integer column holds it, and it is no coordinate or count); "" when nothing."""
     pending = [value]
     while pending:  # iterative: the value's depth is not bounded here
         item = pending.pop()
