@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from harness import safejson
 from harness.actions import parse_action
+from harness.printable import printable
 from harness.taskfile import RubricSpec, build_rubric
 
 TIMESTAMP_FORMAT = "%Y%m%d@%H%M%S%f"
@@ -22,6 +24,7 @@ LAYOUT_LEGACY = "legacy-context"
 # OSWorld trees are results/<action_space>/<observation_type>/<model>/<domain>/<task_id>/.
 OSWORLD_OBSERVATION_TYPES = {"screenshot", "a11y_tree", "screenshot_a11y_tree", "som"}
 DEFAULT_TURN_BUDGET = 100
+MAX_STEP_NUM = 1_000_000  # far above any turn budget; keeps step numbers inside a database integer
 FULL_TRAJ_RESULT = "osworld_full_traj_result.json"
 TASK_SCORE_RESULT = "rubric_judge_result.json"
 STATE_CHECKS_FILE = "state_checks.json"  # ours: rubric items' state checks run when the trajectory ended
@@ -42,7 +45,8 @@ class BundleError(ValueError):
         self.field = field
         self.problem = problem
         self.expected = expected
-        where = self.path + (f", line {line}" if line is not None else "")
+        # Names come from uploads: control and bidirectional characters are shown escaped.
+        where = printable(self.path) + (f", line {line}" if line is not None else "")
         text = f"{where}: {field}: {problem}" if field else f"{where}: {problem}"
         if expected:
             text += f" (expected {expected})"
@@ -161,14 +165,12 @@ def parse_timestamp(value) -> datetime | None:
 
 
 def _read_json(path: Path):
+    # Bounded in size, depth and number length; NaN and Infinity refused (see harness.safejson).
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BundleError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})", expected="a UTF-8 JSON file")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BundleError(path, f"not valid JSON: {exc.msg} at column {exc.colno}", line=exc.lineno)
+        return safejson.load_file(path)
+    except safejson.JSONRefused as exc:
+        column = f" at column {exc.column}" if exc.column is not None else ""
+        raise BundleError(path, exc.problem + column, line=exc.line, expected="a UTF-8 JSON file")
 
 
 def _inside(task_dir: Path, name: str, path_for_error: Path, line: int | None, field_name: str) -> Path:
@@ -287,7 +289,9 @@ def _read_scores(path: Path, warnings: list[str]) -> dict:
         if not isinstance(row, dict) or not isinstance(row.get("task_id"), str):
             raise BundleError(path, "not an object with a task_id", field=f"rows[{i}]", expected="a score row")
         if row.get("status") == "judge_error":
-            warnings.append(f"{path}: the source's judge failed on {row['task_id']}: {_text(row.get('error'))[:200]}")
+            warnings.append(
+                printable(f"{path}: the source's judge failed on {row['task_id']}: {_text(row.get('error'))[:200]}")
+            )
         scores[row["task_id"]] = {**row, "_file": str(path)}
     return scores
 
@@ -340,7 +344,10 @@ def _read_state_checks(bundle: TrajectoryBundle) -> None:
 
 
 def _read_traj(bundle: TrajectoryBundle, traj: Path) -> None:
-    data = traj.read_bytes()
+    try:
+        data = safejson.read_bytes(traj)
+    except safejson.JSONRefused as exc:
+        raise BundleError(traj, exc.problem, expected="UTF-8 JSON lines")
     bundle.traj_sha256 = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8-sig")
@@ -351,11 +358,10 @@ def _read_traj(bundle: TrajectoryBundle, traj: Path) -> None:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BundleError(
-                traj, f"not valid JSON: {exc.msg} at column {exc.colno}", line=line_no, expected="one JSON object"
-            )
+            row = safejson.loads(line)
+        except safejson.JSONRefused as exc:
+            column = f" at column {exc.column}" if exc.column is not None else ""
+            raise BundleError(traj, exc.problem + column, line=line_no, expected="one JSON object")
         if not isinstance(row, dict):
             raise BundleError(traj, f"a JSON {type(row).__name__}", line=line_no, expected="one JSON object per line")
         if "Error" in row and "step_num" not in row:
@@ -369,8 +375,10 @@ def _read_traj(bundle: TrajectoryBundle, traj: Path) -> None:
 
 def _step_from_row(bundle: TrajectoryBundle, traj: Path, line_no: int, row: dict) -> StepRecord:
     step_num = row.get("step_num")
-    if isinstance(step_num, bool) or not isinstance(step_num, int) or step_num < 0:
-        raise BundleError(traj, f"is {step_num!r}", line=line_no, field="step_num", expected="an integer >= 0")
+    if isinstance(step_num, bool) or not isinstance(step_num, int) or not 0 <= step_num <= MAX_STEP_NUM:
+        raise BundleError(
+            traj, f"is {step_num!r}", line=line_no, field="step_num", expected=f"an integer from 0 to {MAX_STEP_NUM}"
+        )
     raw_action = row.get("action")
     action_text = raw_action if isinstance(raw_action, str) else json.dumps(raw_action, ensure_ascii=False)
     info = row.get("info")
@@ -378,7 +386,7 @@ def _step_from_row(bundle: TrajectoryBundle, traj: Path, line_no: int, row: dict
     timestamp = parse_timestamp(row.get("action_timestamp"))
     if row.get("action_timestamp") and timestamp is None:
         bundle.warnings.append(
-            f"{traj}, line {line_no}: action_timestamp {row['action_timestamp']!r} is not {TIMESTAMP_FORMAT}"
+            f"{printable(traj)}, line {line_no}: action_timestamp {row['action_timestamp']!r} is not {TIMESTAMP_FORMAT}"
         )
 
     tool, tool_output = "computer", ""
@@ -392,6 +400,9 @@ def _step_from_row(bundle: TrajectoryBundle, traj: Path, line_no: int, row: dict
         tool, action = "control", parse_action(action_text)
     else:
         action = parse_action(raw_action)
+        if problem := safejson.unstorable(action):  # e.g. click(1e999, 5): shown as text, never stored as a number
+            bundle.warnings.append(printable(f"{traj}, line {line_no}: action {problem}, kept as text only"))
+            action = {"type": "other", "text": action_text}
 
     screenshot = None
     if "screenshot_file" in row:
@@ -456,6 +467,8 @@ def _read_legacy_context(bundle: TrajectoryBundle, context: Path) -> None:
             action = parsed_actions[0]
         else:
             action = {**parsed_actions[0], "actions": parsed_actions}
+        if safejson.unstorable(action):  # as in traj.jsonl: numbers no JSON column holds stay text
+            action = {"type": "other", "text": "\n".join(texts)}
         control = set(texts) & {"DONE", "FAIL", "WAIT"}
         bundle.steps.append(
             StepRecord(
@@ -493,7 +506,9 @@ def _attach_final_screenshot(bundle: TrajectoryBundle) -> None:
     if bundle.steps and bundle.steps[-1].screenshot is None:
         bundle.steps[-1].screenshot = finals[-1]
     else:
-        bundle.warnings.append(f"{finals[-1]}: final screenshot not attached (the last step already has one)")
+        bundle.warnings.append(
+            printable(f"{finals[-1]}: final screenshot not attached (the last step already has one)")
+        )
 
 
 def _read_markers(bundle: TrajectoryBundle) -> None:
@@ -513,7 +528,9 @@ def _read_markers(bundle: TrajectoryBundle) -> None:
     try:
         value = float(raw)
     except ValueError:
-        raise BundleError(result, f"holds {raw[:40]!r}", expected="a number such as 1.0")
+        value = math.nan
+    if not math.isfinite(value):  # NaN and inf read as floats but are no result (and cannot be stored)
+        raise BundleError(result, f"holds {raw[:40]!r}", expected="a finite number such as 1.0")
     if bundle.layout == LAYOUT_OSWORLD:
         # OSWorld's result.txt is its evaluator's score; MyPCBench's is only a completion marker.
         bundle.judges.append(
@@ -535,7 +552,7 @@ def _read_rubric_bundle(bundle: TrajectoryBundle) -> None:
     task = data.get("task")
     named = task.get("id") if isinstance(task, dict) else None
     if named and named != bundle.task_id:
-        bundle.warnings.append(f"{path}: task.id is {named!r} but the folder is named {bundle.task_id!r}")
+        bundle.warnings.append(printable(f"{path}: task.id is {named!r} but the folder is named {bundle.task_id!r}"))
 
 
 def _read_judges(bundle: TrajectoryBundle) -> None:
@@ -546,7 +563,9 @@ def _read_judges(bundle: TrajectoryBundle) -> None:
     if score_file.is_file():
         bundle.judges.append(_task_score_judge(score_file, bundle))
     if (bundle.path / "rubric_result.json").is_file():
-        bundle.warnings.append(f"{bundle.path / 'rubric_result.json'}: legacy per-step judge output not imported")
+        bundle.warnings.append(
+            printable(f"{bundle.path / 'rubric_result.json'}: legacy per-step judge output not imported")
+        )
 
 
 def _full_trajectory_judge(path: Path) -> JudgeRecord:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
+from harness import safejson
+
 GRADED_FILE = "all_tasks_with_grading.json"
 # Files that sit beside task files upstream but are not task files.
 NOT_TASK_FILES = {"schema.json", "variables.json", "all_tasks.json", "task_types.json"}
@@ -113,22 +115,19 @@ def json_kind(value) -> str:
     return "number"
 
 
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def parse_json_text(data: bytes, file: str):
-    """Parse JSON bytes, turning every failure into a TaskFileError with the line and column."""
+    """Parse JSON bytes, turning every failure into a TaskFileError with the line and column.
+    Bounded like every untrusted JSON read (harness.safejson): size, depth, number length, NaN."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TaskFileError(file, f"byte {exc.start}", "not UTF-8 text", "a UTF-8 JSON file")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise TaskFileError(file, f"line {exc.lineno}, column {exc.colno}", f"not JSON: {exc.msg}", "valid JSON")
-    except ValueError as exc:  # NaN / Infinity
-        raise TaskFileError(file, "", f"not JSON: {exc}", "valid JSON (numbers must be finite)")
+        return safejson.loads(text)
+    except safejson.JSONRefused as exc:
+        where = f"line {exc.line}, column {exc.column}" if exc.line is not None else ""
+        problem = exc.problem.replace("not valid JSON", "not JSON", 1)
+        raise TaskFileError(file, where, problem, "valid JSON")
 
 
 STATE_CHECK_MATCHES = ("exact", "contains", "regex")
@@ -358,7 +357,11 @@ def _bucket_hint(file: Path, root: Path | None) -> str:
 
 def _read_file(path: Path, root: Path | None, first_position: int) -> list[TaskSpec]:
     file = str(path)
-    data = parse_json_text(path.read_bytes(), file)
+    try:
+        raw = safejson.read_bytes(path)  # refused by size before anything is read
+    except safejson.JSONRefused as exc:
+        raise TaskFileError(file, "", exc.problem)
+    data = parse_json_text(raw, file)
     if isinstance(data, dict):
         if data and all(isinstance(v, str) and re.match(ID_PATTERN, k) for k, v in data.items()):
             raise TaskFileError(
