@@ -1,0 +1,402 @@
+"""The persona world pipeline: a small persona of our own built in seconds, read back with independent
+readers (sqlite3, mailbox/email, icalendar), rebuilt in other processes for determinism, and the real
+upstream spec (skipped when ../shared/upstream is absent) for the paper's volumes."""
+
+import datetime as dt
+import email
+import email.policy
+import json
+import mailbox
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import icalendar
+import pytest
+
+from seeding.world.build import build
+from seeding.world.check import check, extract_entities
+from seeding.world.persona import PersonaError, load_persona
+from tests.conftest import UPSTREAM
+
+ROOT = Path(__file__).resolve().parent.parent
+ANCHOR = dt.date(2026, 4, 13)
+
+SMALL = {
+    "reference_date": "2026-04-13",
+    "identity": {
+        "name": "Pat Tester",
+        "city": "Scranton",
+        "email": "pat@paper.example",
+        "phone": "+1-570-555-0100",
+        "employer": "Paper Co",
+        "role": "Manager",
+        "salary": 52000,
+        "address": "1 Main St",
+    },
+    "contacts": [
+        {
+            "name": "Robin Friend",
+            "relationship": "close_friend",
+            "frequency": "daily",
+            "email": "robin@paper.example",
+            "shared_activities": ["lunch"],
+            "apps_present_in": ["buzzchat", "workbuzz", "tablefind"],
+            "birthday": "1990-06-14",
+        },
+        {
+            "name": "Sam Sister",
+            "relationship": "sister",
+            "frequency": "monthly",
+            "email": "sam@home.example",
+            "shared_activities": ["phone calls"],
+            "apps_present_in": ["buzzchat"],
+        },
+    ],
+    "financial": {
+        "checking_balance": 1200,
+        "savings_balance": 300,
+        "credit_limit": 5000,
+        "credit_used": 900,
+        "recurring_charges": [
+            {"name": "Rent", "amount": 1100, "payee": "Lee Landlord", "day": 1, "method": "zelle"},
+            {"name": "Streamflix", "amount": 12.99, "day": 12, "method": "credit_card"},
+        ],
+    },
+    "tax_info": {
+        "tax_year": 2025,
+        "w2": {
+            "employer": "Paper Co",
+            "gross_wages": 52000,
+            "federal_withheld": 7800,
+            "state_withheld": 1600,
+            "pretax_401k": 2600,
+            "pretax_health": 1300,
+        },
+    },
+    "routines": {
+        "commute": {
+            "from": "Home",
+            "to": "Office",
+            "mode": "etaxi",
+            "days": ["mon", "thu"],
+            "typical_departure": "8:45am",
+        },
+        "meals": {
+            "lunch": {
+                "typical_restaurant": "Corner Deli",
+                "typical_order": "Club sandwich",
+                "alternatives": ["Noodle Bar"],
+            },
+            "dinner": {"ordering_days": ["fri", "sat"]},
+        },
+    },
+    "trips": [
+        {
+            "destination": "Boston",
+            "dates": ["2026-05-01", "2026-05-03"],
+            "purpose": "conference",
+            "flight": {
+                "airline": "Dinoco",
+                "number": "DN1001",
+                "from": "AVP",
+                "to": "BOS",
+                "departure": "7:00am",
+                "seat": "3A",
+                "confirmation": "DN-11111",
+            },
+            "hotel": {
+                "name": "Harbor Inn",
+                "nightly_rate": 150,
+                "confirmation": "HI-22222",
+                "cancellation_deadline": "2026-04-25",
+            },
+            "generates": {
+                "vaultbank_charge": [300, "Harbor Inn"],
+                "vaultbank_charge_flight": [210, "Dinoco Airlines"],
+                "email_confirmation": True,
+                "calendar_event": True,
+                "buzzchat_mention": {"contact": "Robin Friend", "context": "Boston next month!"},
+                "browser_history": ["boston conference hotels"],
+                "etaxi_to_airport": {"date": "2026-05-01", "from": "Home", "to": "AVP", "cost": 31},
+            },
+        }
+    ],
+    "cross_app_events": [
+        {
+            "type": "dinner_plan",
+            "description": "Birthday dinner at Blue Fin Grill for Robin",
+            "date": "2026-04-02",
+            "time": "7:00pm",
+            "apps": ["tablefind", "buzzchat", "vaultbank", "mail", "hoolicalendar"],
+            "generates": {
+                "buzzchat_mention": {"contact": "Robin Friend", "context": "Dinner at Blue Fin, 7pm!"},
+                "browser_history": ["blue fin grill menu"],
+                "calendar_event": True,
+            },
+        }
+    ],
+    "browsing_patterns": {"routine_browsing": [{"pattern": "weekday", "time": "9:00am", "sites": ["news.example"]}]},
+    "app_overrides": {
+        "calendar": {
+            "events": [
+                {
+                    "summary": "Standup",
+                    "start": "2026-04-06T09:00:00",
+                    "end": "2026-04-06T09:15:00",
+                    "recurrence": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+                }
+            ]
+        },
+        "filesystem": {
+            "documents": [{"path": "Documents/notes.txt", "content": "Harbor Inn HI-22222", "mtime_days_ago": 2}]
+        },
+    },
+    "volume": {
+        "bank_transactions": 120,
+        "emails": 90,
+        "calendar_events": 30,
+        "chat_and_workplace_messages": 60,
+        "rideshare_requests": 8,
+        "food_delivery_orders": 15,
+        "retail_orders": 5,
+        "grocery_orders": 3,
+        "restaurant_reservations": 4,
+        "bookmarks": 20,
+        "history_visits": 400,
+    },
+}
+
+
+def _upstream():
+    for base in (UPSTREAM, Path(os.environ.get("MYPCBENCH_UPSTREAM_DIR", "/nonexistent"))):
+        if (base / "michael_scott.json").exists():
+            return base
+    pytest.skip("../shared/upstream is not present on this machine")
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    base = tmp_path_factory.mktemp("world")
+    persona = base / "pat_tester.json"
+    persona.write_text(json.dumps(SMALL))
+    out = base / "out"
+    manifest = build(persona, out, ANCHOR)
+    return persona, out, manifest
+
+
+def _db(out, app):
+    return sqlite3.connect(out / "apps" / f"{app}.sqlite")
+
+
+def test_small_build_meets_its_volumes_and_passes_every_check(small):
+    _, out, manifest = small
+    for metric, row in manifest["volume"].items():
+        assert row["built"] == SMALL["volume"][metric], metric
+    report = check(out)
+    assert report.ok, report.render()
+    assert len(list((out / "apps").glob("*.sqlite"))) == 17
+
+
+def test_trip_fans_out_with_the_same_code_amount_and_date_everywhere(small):
+    _, out, _ = small
+    booking = (
+        _db(out, "cheskepdia")
+        .execute("SELECT check_in, total, provenance FROM bookings WHERE confirmation = 'HI-22222'")
+        .fetchone()
+    )
+    assert booking == ("2026-05-01", 300.0, "trips[0].hotel")
+    charge = (
+        _db(out, "vaultbank")
+        .execute("SELECT posted_date, amount FROM transactions WHERE provenance = 'trips[0].hotel'")
+        .fetchall()
+    )
+    assert len(charge) == 1 and charge[0][1] == -300.0
+    mail = _db(out, "mail").execute("SELECT sent_at, body FROM messages WHERE provenance = 'trips[0].hotel'").fetchall()
+    assert len(mail) == 1 and "HI-22222" in mail[0][1] and mail[0][0][:10] == charge[0][0]
+    flight = (
+        _db(out, "dinoco-airlines")
+        .execute(
+            "SELECT b.fare, f.departs_at FROM bookings b JOIN flights f ON f.id = b.flight_id "
+            "WHERE b.confirmation = 'DN-11111'"
+        )
+        .fetchone()
+    )
+    assert flight == (210.0, "2026-05-01 07:00:00")
+    ride = (
+        _db(out, "etaxi")
+        .execute("SELECT ride_code, total FROM rides WHERE provenance = 'trips[0].etaxi_to_airport'")
+        .fetchone()
+    )
+    assert ride[1] == 31.0
+    ride_charge = (
+        _db(out, "vaultbank")
+        .execute("SELECT amount, description FROM transactions WHERE provenance = 'trips[0].etaxi_to_airport'")
+        .fetchone()
+    )
+    assert ride_charge[0] == -31.0 and ride[0] in ride_charge[1]
+    dinner = (
+        _db(out, "tablefind")
+        .execute(
+            "SELECT r.reserved_for, t.name FROM reservations r JOIN restaurants t ON t.id = r.restaurant_id "
+            "WHERE r.provenance = 'cross_app_events[0]'"
+        )
+        .fetchone()
+    )
+    assert dinner == ("2026-04-02 19:00:00", "Blue Fin Grill")
+    chat = _db(out, "buzzchat").execute("SELECT body FROM messages WHERE provenance = 'cross_app_events[0]'").fetchone()
+    assert chat == ("Dinner at Blue Fin, 7pm!",)
+
+
+def test_bank_balances_end_at_the_spec_and_paychecks_follow_the_salary(small):
+    _, out, _ = small
+    con = _db(out, "vaultbank")
+    balances = dict(con.execute("SELECT kind, balance FROM accounts").fetchall())
+    assert balances == {"checking": 1200.0, "savings": 300.0, "credit_card": -900.0}
+    opening, total = con.execute(
+        "SELECT a.opening_balance, SUM(t.amount) FROM accounts a JOIN transactions t ON t.account_id = a.id "
+        "WHERE a.kind = 'checking'"
+    ).fetchone()
+    assert round(opening + total, 2) == 1200.0
+    net = _db(out, "speedtax").execute("SELECT DISTINCT gross, net FROM paystubs").fetchall()
+    assert net == [(2000.0, round(2000 - 300 - 61.54 - 100 - 50, 2))]  # 52000/26 less the W-2 lines / 26
+
+
+def test_maildir_parses_with_the_standard_library_and_matches_hoolimail(small):
+    _, out, _ = small
+    box = mailbox.Maildir(out / "home/user/Maildir", factory=None, create=False)
+    ids = set()
+    for folder in [box] + [box.get_folder(name) for name in box.list_folders()]:
+        for key in folder.iterkeys():
+            with folder.get_file(key) as handle:
+                msg = email.message_from_binary_file(handle, policy=email.policy.default)
+            ids.add(msg["Message-ID"])
+    db_ids = {row[0] for row in _db(out, "mail").execute("SELECT message_id FROM messages")}
+    assert ids == db_ids and len(ids) == SMALL["volume"]["emails"]
+    replies = _db(out, "mail").execute("SELECT in_reply_to FROM messages WHERE in_reply_to IS NOT NULL").fetchall()
+    assert all(r[0] in db_ids for r in replies)
+
+
+def test_ics_parses_and_keeps_the_weekly_recurrence(small):
+    _, out, _ = small
+    raw = (out / "home/user/Calendar/personal.ics").read_bytes()
+    cal = icalendar.Calendar.from_ical(raw)
+    events = list(cal.walk("VEVENT"))
+    assert len(events) == SMALL["volume"]["calendar_events"]
+    standup = [e for e in events if str(e["summary"]) == "Standup"]
+    assert standup and standup[0]["rrule"]["FREQ"] == ["WEEKLY"]
+    assert b"RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR" in raw.replace(b"\r\n ", b"")
+    uids = {row[0] for row in _db(out, "calendar").execute("SELECT uid FROM events")}
+    assert uids == {str(e["uid"]) for e in events}
+
+
+def test_firefox_profile_has_firefox_schema_versions_and_consistent_history(small):
+    _, out, _ = small
+    profile = out / "home/user/.mozilla/firefox/mypcbench.default-release"
+    places = sqlite3.connect(profile / "places.sqlite")
+    assert places.execute("PRAGMA user_version").fetchone()[0] == 86
+    assert places.execute("SELECT COUNT(*) FROM moz_historyvisits").fetchone()[0] == 400
+    assert places.execute("SELECT COUNT(*) FROM moz_bookmarks WHERE type = 1").fetchone()[0] == 20
+    search = places.execute("SELECT COUNT(*) FROM moz_places WHERE url LIKE '%q=boston+conference+hotels%'").fetchone()[
+        0
+    ]
+    assert search == 1
+    assert places.execute("SELECT COUNT(*) FROM moz_places WHERE url_hash = 0").fetchone()[0] == 0
+    cookies = sqlite3.connect(profile / "cookies.sqlite")
+    assert cookies.execute("SELECT COUNT(DISTINCT host) FROM moz_cookies").fetchone()[0] == 17
+    form = sqlite3.connect(profile / "formhistory.sqlite")
+    assert form.execute(
+        "SELECT value FROM moz_formhistory WHERE fieldname = 'searchbar-history' AND value = 'blue fin grill menu'"
+    ).fetchone()
+
+
+def test_check_catches_a_tampered_bank_row(small, tmp_path):
+    _, out, _ = small
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    con = sqlite3.connect(copy / "apps/vaultbank.sqlite")
+    con.execute("UPDATE transactions SET amount = amount - 5 WHERE provenance = 'trips[0].hotel'")
+    con.commit()
+    con.close()
+    report = check(copy)
+    assert not report.ok
+    assert report.problems.get("balances") and report.problems.get("events") and report.problems.get("manifest")
+
+
+def test_builds_in_two_processes_with_different_hash_seeds_and_cwds_are_identical(small, tmp_path):
+    persona, _, _ = small
+    outs = []
+    for seed, cwd in (("1", tmp_path), ("4242", ROOT)):
+        out = tmp_path / f"build{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "seeding",
+                "build",
+                "--persona",
+                str(persona),
+                "--out",
+                str(out),
+                "--anchor",
+                "2026-04-13",
+                "--quiet",
+            ],
+            cwd=cwd,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        outs.append(out)
+    first, second = ((o / "manifest.json").read_bytes() for o in outs)
+    assert first == second
+    files = json.loads(first)["files"]
+    assert "apps/vaultbank.sqlite" in files and "home/user/Calendar/personal.ics" in files
+
+
+def test_overlay_entries_must_cite_tasks_and_are_applied(tmp_path):
+    persona = tmp_path / "p.json"
+    persona.write_text(json.dumps(SMALL))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"entries": [{"path": "contacts", "op": "append", "value": {"name": "X"}}]}))
+    with pytest.raises(PersonaError, match="tasks"):
+        load_persona(persona, bad)
+    good = tmp_path / "good.json"
+    good.write_text(
+        json.dumps(
+            {
+                "entries": [
+                    {"tasks": ["t-1"], "path": "contacts", "op": "append", "value": {"name": "New Pal"}},
+                    {"tasks": ["t-2"], "path": "financial.checking_balance", "op": "set", "value": 5},
+                ]
+            }
+        )
+    )
+    loaded = load_persona(persona, good)
+    assert loaded.spec["contacts"][-1]["name"] == "New Pal" and loaded.spec["financial"]["checking_balance"] == 5
+    with pytest.raises(PersonaError, match="no list item"):
+        bad.write_text(json.dumps({"entries": [{"tasks": ["t"], "path": "contacts.9.name", "op": "set", "value": 1}]}))
+        load_persona(persona, bad)
+
+
+def test_entity_extractor_finds_names_codes_amounts_and_dates():
+    found = extract_entities(
+        "Cancel my stay at the Harbor Inn (HI-22222) on April 25 and refund $1,455 to Robin Friend."
+    )
+    assert {"Harbor Inn", "Robin Friend"} <= found["names"]
+    assert "HI-22222" in found["codes"] and 1455.0 in found["amounts"] and "04-25" in found["dates"]
+
+
+def test_real_spec_reaches_the_paper_volumes_and_passes_checks(tmp_path):
+    upstream = _upstream()
+    manifest = build(upstream / "michael_scott.json", tmp_path / "world", ANCHOR)
+    for metric, row in manifest["volume"].items():
+        assert abs(row["ratio"] - 1) <= 0.10, (metric, row)
+    report = check(tmp_path / "world", upstream / "all_tasks_with_grading.json")
+    assert report.ok, report.render()
+    assert report.coverage["tasks"] == 184
