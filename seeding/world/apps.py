@@ -47,7 +47,7 @@ SCHEMAS = {
     "vaultbank": f"""
 CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, phone TEXT, address TEXT, {P});
 CREATE TABLE accounts (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id), kind TEXT NOT NULL,
-  name TEXT NOT NULL, number_last4 TEXT NOT NULL, opening_balance REAL NOT NULL, balance REAL NOT NULL,
+  name TEXT NOT NULL, network TEXT, number_last4 TEXT NOT NULL, opening_balance REAL NOT NULL, balance REAL NOT NULL,
   credit_limit REAL, {P});
 CREATE TABLE transactions (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL REFERENCES accounts(id),
   posted_date TEXT NOT NULL, description TEXT NOT NULL, merchant TEXT, category TEXT, amount REAL NOT NULL,
@@ -95,7 +95,8 @@ CREATE TABLE attendees (id INTEGER PRIMARY KEY, event_id INTEGER NOT NULL REFERE
 CREATE TABLE settings (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT, {P});
 """,
     "dinoco-airlines": f"""
-CREATE TABLE passengers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, seat_preference TEXT, {P});
+CREATE TABLE passengers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, seat_preference TEXT,
+  loyalty_program TEXT, loyalty_tier TEXT, miles INTEGER, {P});
 CREATE TABLE flights (id INTEGER PRIMARY KEY, number TEXT NOT NULL, origin TEXT NOT NULL, destination TEXT NOT NULL,
   departs_at TEXT NOT NULL, gate TEXT, {P});
 CREATE TABLE bookings (id INTEGER PRIMARY KEY, confirmation TEXT NOT NULL UNIQUE,
@@ -107,6 +108,7 @@ CREATE TABLE boarding_passes (id INTEGER PRIMARY KEY, booking_id INTEGER REFEREN
 """,
     "kwik-e-mart": f"""
 CREATE TABLE stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, {P});
+CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, price REAL NOT NULL, category TEXT, {P});
 CREATE TABLE orders (id INTEGER PRIMARY KEY, order_number TEXT NOT NULL UNIQUE,
   store_id INTEGER REFERENCES stores(id),
   placed_at TEXT NOT NULL, delivery_instructions TEXT, subtotal REAL NOT NULL, tip REAL NOT NULL, total REAL NOT NULL,
@@ -135,7 +137,8 @@ CREATE TABLE order_items (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFE
   quantity INTEGER NOT NULL, price REAL NOT NULL, {P});
 """,
     "tablefind": f"""
-CREATE TABLE restaurants (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, city TEXT, {P});
+CREATE TABLE restaurants (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, city TEXT, cuisine TEXT, neighborhood TEXT,
+  {P});
 CREATE TABLE reservations (id INTEGER PRIMARY KEY, confirmation TEXT NOT NULL UNIQUE,
   restaurant_id INTEGER REFERENCES restaurants(id),
   reserved_for TEXT NOT NULL, party_size INTEGER NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL, occasion TEXT,
@@ -148,7 +151,8 @@ CREATE TABLE rides (id INTEGER PRIMARY KEY, ride_code TEXT NOT NULL UNIQUE, requ
   total REAL NOT NULL, rating INTEGER, status TEXT NOT NULL, {P});
 """,
     "cheskepdia": f"""
-CREATE TABLE properties (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, city TEXT, {P});
+CREATE TABLE properties (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, city TEXT, host TEXT, amenities TEXT,
+  nightly_rate REAL, {P});
 CREATE TABLE bookings (id INTEGER PRIMARY KEY, confirmation TEXT NOT NULL UNIQUE,
   property_id INTEGER REFERENCES properties(id),
   check_in TEXT NOT NULL, check_out TEXT NOT NULL, nights INTEGER NOT NULL, nightly_rate REAL NOT NULL,
@@ -177,7 +181,7 @@ CREATE TABLE connections (id INTEGER PRIMARY KEY, name TEXT NOT NULL, relationsh
 """,
     "batbucks": f"""
 CREATE TABLE account (id INTEGER PRIMARY KEY, cash_balance REAL NOT NULL, {P});
-CREATE TABLE holdings (id INTEGER PRIMARY KEY, ticker TEXT NOT NULL UNIQUE, shares REAL NOT NULL,
+CREATE TABLE holdings (id INTEGER PRIMARY KEY, ticker TEXT NOT NULL UNIQUE, name TEXT, shares REAL NOT NULL,
   avg_cost REAL NOT NULL,
   cost_basis REAL NOT NULL, note TEXT, {P});
 CREATE TABLE orders (id INTEGER PRIMARY KEY, placed_on TEXT NOT NULL, action TEXT NOT NULL, ticker TEXT NOT NULL,

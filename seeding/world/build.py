@@ -70,6 +70,7 @@ def build(persona_path, out, anchor: dt.date | None = None, overlay=None, log=No
         "counts": counts,
         "volume": metrics(counts, persona.spec),
         "files": files,
+        "coverage_ignore": persona.coverage_ignore,
     }
     write_json(out / MANIFEST, manifest)
     manifest["_timings"] = timings

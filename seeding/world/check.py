@@ -56,7 +56,8 @@ class Report:
             lines.append(
                 f"Task coverage: {cov['tasks_fully_covered']}/{cov['tasks']} tasks have every named entity in the "
                 f"world ({cov['task_rate']:.1%}); {cov['entities_found']}/{cov['entities']} entities found "
-                f"({cov['entity_rate']:.1%})."
+                f"({cov['entity_rate']:.1%}); {cov['agent_created']} names the tasks ask the agent to create "
+                "are left out (overlay coverage_ignore)."
             )
             missing = [t for t in cov["by_task"] if t["missing"]]
             for task in missing[:misses]:
@@ -296,146 +297,24 @@ def check_firefox(root: Path, report: Report):
 
 
 # -- task coverage ---------------------------------------------------------------------------------------
-GENERIC = {
-    "agent",
-    "the",
-    "a",
-    "an",
-    "i",
-    "if",
-    "it",
-    "in",
-    "on",
-    "for",
-    "and",
-    "or",
-    "to",
-    "of",
-    "my",
-    "me",
-    "is",
-    "this",
-    "that",
-    "then",
-    "when",
-    "what",
-    "which",
-    "who",
-    "how",
-    "do",
-    "does",
-    "did",
-    "be",
-    "use",
-    "using",
-    "make",
-    "find",
-    "check",
-    "book",
-    "also",
-    "any",
-    "all",
-    "each",
-    "every",
-    "no",
-    "not",
-    "please",
-    "can",
-    "could",
-    "would",
-    "should",
-    "after",
-    "before",
-    "with",
-    "from",
-    "at",
-    "by",
-    "as",
-    "so",
-    "but",
-    "one",
-    "two",
-    "three",
-    "libreoffice",
-    "calc",
-    "writer",
-    "impress",
-    "files",
-    "file",
-    "firefox",
-    "terminal",
-    "documents",
-    "desktop",
-    "downloads",
-    "pdf",
-    "csv",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "today",
-    "tomorrow",
-    "yesterday",
-    "economy",
-    "business",
-    "total",
-    "report",
-    "summary",
-    "note",
-    "notes",
-    "email",
-    "emails",
-    "draft",
-    "vm",
-    "ui",
-    "api",
-    "id",
-    "ids",
-    "url",
-    "eod",
-    "usd",
-    "faq",
-    "ok",
-    "yes",
-    "new",
-    "next",
-    "last",
-    "first",
-    "second",
-    "dm",
-    "dms",
-    "q1",
-    "q2",
-    "q3",
-    "q4",
-    "am",
-    "pm",
-    "gui",
-    "xlsx",
-    "docx",
-    "odt",
-    "ods",
-    "txt",
-    "md",
-    "json",
-    "michael",
-    "scott",
-}
+# Capitalised words that name no entity: function words, UI verbs, app and office vocabulary.
+GENERIC = set(
+    """
+agent the a an i if it in on for and or to of my me is this that then when what which who how do does did be
+use using make find check book also any all each every no not please can could would should after before with
+from at by as so but one two three libreoffice calc writer impress files file firefox terminal documents
+desktop downloads pdf csv monday tuesday wednesday thursday friday saturday sunday january february march
+april may june july august september october november december today tomorrow yesterday economy business total
+report summary note notes email emails draft vm ui api id ids url eod usd faq ok yes new next last first
+second dm dms q1 q2 q3 q4 am pm gui xlsx docx odt ods txt md json michael scott open pull send throw order
+compose reorder continue save scope alternate states opens invitation document type spreadsheet suite meta
+maildir png sku fyi ooo pto qbr pnl english percent change go-tos primebadge cancel reply forward archive
+delete create add remove update review confirm list show tell give write read look search select click set
+move copy schedule plan
+mondays tuesdays wednesdays thursdays fridays saturdays sundays upcoming weekly monthly daily
+""".split()
+)
+CONTRACTIONS = re.compile(r"^(i|you|we|they|he|she|it|that|there)'(m|ve|d|ll|re|s)$", re.I)
 APP_WORDS = {w.lower() for name in APPS.values() for w in name.split()} | {"hooli"}
 MONTHS = {
     m: i
@@ -458,7 +337,8 @@ MONTHS = {
     )
 }
 WORD = r"[A-Z][A-Za-z0-9'&.\-]*[A-Za-z0-9]"
-PHRASE = re.compile(rf"\b{WORD}(?:\s+(?:of|the|and|&|de|at)?\s*{WORD})*")
+PHRASE = re.compile(rf"\b{WORD}(?:\s+(?:of|the|&|de|at)?\s*{WORD})*")
+HYPHENATED = re.compile(r"\b[\w']+(?:-[\w']+)+\b")
 CODE = re.compile(r"\b[A-Z]{2,4}-\d{3,6}\b|\b[A-Z]{2}\d{3,4}\b|\b[A-Z]{3}\b")
 MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)(\s?[kK])?")
 ISO_DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")
@@ -484,13 +364,17 @@ def extract_entities(text: str) -> dict:
         found["dates"].add(match.group(1))
     for match in MONTH_DAY.finditer(text):
         found["dates"].add(f"{MONTHS[match.group(1).lower()]:02d}-{int(match.group(2)):02d}")
-    for sentence in re.split(r"(?<=[.!?:;])\s+|\n|\(|\)|\"|,", text):
+    # Hyphenated compounds ("AVP-to-JFK", "Dundies-planning") are descriptions, not names: break there.
+    prose = HYPHENATED.sub(lambda m: m.group(0) if CODE.fullmatch(m.group(0)) else " | ", text)
+    for sentence in re.split(r"(?<=[.!?:;])\s+|\n|\(|\)|\"|,|\|", prose):
         for match in PHRASE.finditer(sentence):
-            words = match.group(0).split()
+            words = [w for w in match.group(0).split() if not CONTRACTIONS.match(w)]
             # Drop a sentence-initial capital unless the phrase has more proper words after it.
             if match.start() == len(sentence) - len(sentence.lstrip()) and len(words) == 1:
                 continue
-            while words and (words[0].lower().strip("'s") in GENERIC or words[0].lower() in APP_WORDS):
+            while words and (
+                words[0].lower().removesuffix("'s") in GENERIC or words[0].lower().removesuffix("'s") in APP_WORDS
+            ):
                 words = words[1:]
             while words and (
                 words[-1].lower() in GENERIC
@@ -525,11 +409,12 @@ class World:
             rel = path.relative_to(root).as_posix()
             if path.is_file() and "/Maildir/" not in rel and "/.mozilla/" not in rel:
                 texts.append(path.read_text(errors="replace"))
+                texts.append(path.stem.replace("_", " "))  # "Motivational_Quotes_Collection.txt" names a document
         places = _connect(root / PROFILE / "places.sqlite")
         for url, title in places.execute("SELECT url, title FROM moz_places"):
             texts.append(urllib.parse.unquote_plus(url))
             texts.append(title or "")
-        texts.append((root / "SUMMARY.md").read_text())
+        # SUMMARY.md is left out on purpose: it restates the spec, and coverage is about the seeded apps and files.
         self.blob = _norm("\n".join(texts))
         for match in re.finditer(r"\$?(\d[\d,]*\.\d{2}|\d[\d,]*)", self.blob):
             try:
@@ -551,7 +436,14 @@ class World:
             self.dates.add(day.isoformat()[5:])
 
     def has_name(self, name):
-        return _norm(name) in self.blob
+        """The phrase, or two adjacent entities run together ("Greenwich Hotel NYC")."""
+        if _norm(name) in self.blob:
+            return True
+        words = name.split()
+        return any(
+            _norm(" ".join(words[:i])) in self.blob and _norm(" ".join(words[i:])) in self.blob
+            for i in range(1, len(words))
+        )
 
     def has_code(self, code):
         return _norm(code) in self.blob
@@ -566,6 +458,13 @@ class World:
 def coverage(root: Path, tasks_path: Path, shift_days: int) -> dict:
     tasks = json.loads(Path(tasks_path).read_text())
     world = World(root, shift_days)
+    # Names a task asks the agent to create (a new watchlist, a new document title) are not world facts;
+    # the overlay lists them per task, and they are reported apart from the misses.
+    manifest = json.loads((root / "manifest.json").read_text())
+    ignored = {}
+    for entry in manifest.get("coverage_ignore", []):
+        for task_id in entry["tasks"]:
+            ignored.setdefault(task_id, set()).add(entry["entity"])
     by_task, entities, found = [], 0, 0
     for task in tasks:
         text = (
@@ -581,13 +480,16 @@ def coverage(root: Path, tasks_path: Path, shift_days: int) -> dict:
         checks += [(a, world.has_amount) for a in sorted(ents["amounts"])] + [
             (d, world.has_date) for d in sorted(ents["dates"])
         ]
+        label = lambda v: f"${v:,.2f}" if isinstance(v, float) else str(v)  # noqa: E731
+        skipped = [label(v) for v, _ in checks if label(v) in ignored.get(task["id"], ())]
+        checks = [(v, t) for v, t in checks if label(v) not in ignored.get(task["id"], ())]
         for value, test in checks:
             entities += 1
             if test(value):
                 found += 1
             else:
-                missing.append(f"${value:,.2f}" if isinstance(value, float) else str(value))
-        by_task.append({"id": task["id"], "entities": len(checks), "missing": missing})
+                missing.append(label(value))
+        by_task.append({"id": task["id"], "entities": len(checks), "missing": missing, "agent_created": skipped})
     full = sum(1 for t in by_task if not t["missing"])
     return {
         "tasks": len(by_task),
@@ -596,6 +498,7 @@ def coverage(root: Path, tasks_path: Path, shift_days: int) -> dict:
         "entities": entities,
         "entities_found": found,
         "entity_rate": found / entities if entities else 0.0,
+        "agent_created": sum(len(t["agent_created"]) for t in by_task),
         "by_task": by_task,
     }
 

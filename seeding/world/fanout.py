@@ -337,7 +337,17 @@ def emit(ctx, event: Event, rec: dict):
         expect(event, app, when, rec.get("fare"), rec["code"])
     elif app == "cheskepdia":
         prop = lookup(
-            ctx, app, "properties", rec["property"], lambda: {"name": rec["property"], "city": rec.get("city")}, pid
+            ctx,
+            app,
+            "properties",
+            rec["property"],
+            lambda: {
+                "name": rec["property"],
+                "city": rec.get("city"),
+                "host": rec.get("host"),
+                "nightly_rate": rec["nightly_rate"],
+            },
+            pid,
         )
         nights = (rec["check_out"] - rec["check_in"]).days
         total = rec.get("total") or nights * rec["nightly_rate"]

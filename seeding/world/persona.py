@@ -35,6 +35,7 @@ class Persona:
     overlay_source: str | None = None
     reference_date: str | None = None
     overlay_entries: list = field(default_factory=list)
+    coverage_ignore: list = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -122,6 +123,16 @@ def apply_overlay(spec: dict, overlay: dict, overlay_path) -> list:
     return entries
 
 
+def _coverage_ignore(entries, overlay_path) -> list:
+    """Entities a task asks the agent to create; each cites its tasks like any overlay entry."""
+    if not isinstance(entries, list):
+        raise PersonaError(f"overlay {overlay_path}: 'coverage_ignore' must be a list")
+    for number, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not entry.get("entity") or not entry.get("tasks"):
+            raise PersonaError(f"overlay {overlay_path}: coverage_ignore {number} needs 'entity' and 'tasks'")
+    return entries
+
+
 def default_overlay_path(persona_path: Path) -> Path | None:
     """Our overlay for a persona lives in seeding/personas/<stem>.overlay.json."""
     candidate = Path(__file__).resolve().parent.parent / "personas" / f"{persona_path.stem}.overlay.json"
@@ -146,5 +157,6 @@ def load_persona(path, overlay=None, use_default_overlay=True) -> Persona:
         persona.overlay_entries = apply_overlay(spec, data, overlay_path)
         persona.overlay_source = overlay_path.name
         persona.reference_date = data.get("reference_date")
+        persona.coverage_ignore = _coverage_ignore(data.get("coverage_ignore", []), overlay_path)
     persona.reference_date = spec.get("reference_date", persona.reference_date)
     return persona

@@ -17,11 +17,12 @@ class Seeder:
 
 SEEDERS = [
     Seeder("profiles", spec.seed_profiles),
-    Seeder("derived", spec.seed_derived, ("profiles",)),
-    Seeder("trips", spec.seed_trips, ("profiles",)),
-    Seeder("cross_app_events", spec.seed_cross_app_events, ("profiles",)),
-    Seeder("shopping", spec.seed_shopping, ("profiles",)),
-    Seeder("plants", spec.seed_plants, ("profiles",)),
+    Seeder("catalogs", spec.seed_catalogs, ("profiles",)),
+    Seeder("derived", spec.seed_derived, ("catalogs",)),
+    Seeder("trips", spec.seed_trips, ("catalogs",)),
+    Seeder("cross_app_events", spec.seed_cross_app_events, ("catalogs",)),
+    Seeder("shopping", spec.seed_shopping, ("catalogs",)),
+    Seeder("plants", spec.seed_plants, ("catalogs",)),
     Seeder("routine.rides", routine.fill_rides, ("trips", "cross_app_events", "plants")),
     Seeder("routine.food", routine.fill_food, ("cross_app_events", "plants")),
     Seeder("routine.retail", routine.fill_retail, ("shopping", "trips", "cross_app_events", "plants")),

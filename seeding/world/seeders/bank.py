@@ -120,11 +120,12 @@ def seed_bank(ctx):
         totals[account] += row["amount"]
     opening = {acc: round(finals[acc] - totals[acc], 2) for acc in finals}
     name = ctx.persona.name
+    card = fin.get("card", {})
     last4 = {CHECKING: "4471", SAVINGS: "8820", CARD: "1932"}
     for acc, kind, label in (
         (CHECKING, "checking", "Everyday Checking"),
         (SAVINGS, "savings", "Vault Savings"),
-        (CARD, "credit_card", "Gringotts Gold Card"),
+        (CARD, "credit_card", card.get("name", "Gringotts Gold Card")),
     ):
         ctx.add(
             "vaultbank",
@@ -133,6 +134,7 @@ def seed_bank(ctx):
                 "customer_id": 1,
                 "kind": kind,
                 "name": f"{label} ({name})",
+                "network": card.get("network") if acc == CARD else None,
                 "number_last4": last4[acc],
                 "opening_balance": opening[acc],
                 "balance": round(finals[acc], 2),

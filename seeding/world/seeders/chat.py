@@ -92,8 +92,10 @@ def seed_chat(ctx):
                     )
             else:
                 cid = channel(rec["channel"], "group", rec.get("members") or list(users), rec["provenance"])
-            sender = me if rec.get("sender", ME) == ME else rec["sender"]
-            messages.append((rec["at"], cid, users.get(sender, 1), rec["body"], rec["provenance"]))
+            sender = me if rec.get("sender", ME) in (ME, None) else rec["sender"]
+            if sender not in users:
+                users[sender] = ctx.add(app, "users", {"name": sender, "relationship": "other"}, rec["provenance"])
+            messages.append((rec["at"], cid, users[sender], rec["body"], rec["provenance"]))
         share = 0.65 if app == "buzzchat" else 0.35
         need = round(total_target * share) - len(messages)
         if app == "buzzchat":
