@@ -155,7 +155,7 @@ SMALL = {
         },
     },
     "volume": {
-        "bank_transactions": 120,
+        "bank_transactions": 160,
         "emails": 90,
         "calendar_events": 30,
         "chat_and_workplace_messages": 60,

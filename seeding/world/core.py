@@ -91,6 +91,14 @@ class Context:
         else:
             self.shift = dt.timedelta(0)
         self.start = anchor - dt.timedelta(days=HISTORY_DAYS)
+        tax_year = (persona.spec.get("tax_info") or {}).get("tax_year")
+        self.tax_year = None
+        if isinstance(tax_year, int):
+            # The whole tax year's paychecks must be in the bank (W-2 net vs deposits), so history starts
+            # no later than the tax year's first day (moved with the other spec dates).
+            first = dt.date(tax_year, 1, 1) + self.shift
+            self.tax_year = (first, dt.date(tax_year, 12, 31) + self.shift)
+            self.start = min(self.start, first)
         self.end = anchor + dt.timedelta(days=FUTURE_DAYS)
         self.events: list[Event] = []
         self.tables: dict[str, dict[str, list[dict]]] = {}

@@ -323,7 +323,7 @@ def fill_reservations(ctx):
             ev,
             {
                 "app": "mail",
-                "when": when - dt.timedelta(days=2),
+                "when": max(when - dt.timedelta(days=2), _at(ctx.start, 9)),
                 "from_name": "TableFind",
                 "from_addr": f"reservations@{app_domain('tablefind')}",
                 "subject": f"Reservation confirmed at {place} ({code})",
@@ -339,8 +339,18 @@ def fill_reservations(ctx):
 
 def fill_recurring(ctx):
     """Every recurring charge on its day of each month of the window."""
+    signups = {}
+    for event in ctx.persona.section("cross_app_events", []):
+        merchant = (event.get("details") or {}).get("merchant")
+        if event.get("type") == "subscription_signup" and merchant:
+            signups[merchant.lower()] = ctx.day(event["date"])
     for n, charge in enumerate(ctx.persona.section("financial", {}).get("recurring_charges", [])):
         day = ctx.start
+        # A subscription whose signup is an event starts billing the month after it (the signup event
+        # carries the first charge), never before it.
+        signup = next((d for m, d in signups.items() if charge["name"].lower().startswith(m)), None)
+        if signup:
+            day = (signup.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
         while day <= ctx.anchor:
             try:
                 due = day.replace(day=int(charge["day"]))

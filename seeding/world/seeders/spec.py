@@ -364,7 +364,15 @@ def seed_derived(ctx):
     while day >= ctx.start:
         paydays.append(day)
         day -= dt.timedelta(days=14)
-    for payday in sorted(paydays):
+    paydays.sort()
+    nets = {day: stub["net"] for day in paydays}
+    w2_net = ctx.persona.spec.get("tax_info", {}).get("w2", {}).get("net_deposits_to_bank")
+    in_year = [d for d in paydays if ctx.tax_year and ctx.tax_year[0] <= d <= ctx.tax_year[1]]
+    if w2_net is not None and len(in_year) == 26:
+        # Cents lost to rounding go on the year's last paycheck, so the deposits sum to the W-2 exactly.
+        nets[in_year[-1]] = round(w2_net - stub["net"] * 25, 2)
+    for payday in paydays:
+        stub = {**ctx.notes["paystub"], "net": nets[payday]}
         ctx.add("speedtax", "paystubs", {"pay_date": payday.isoformat(), **stub}, "identity.salary+tax_info.w2")
         ctx.intent(
             "charge",
