@@ -402,3 +402,56 @@ def test_real_spec_reaches_the_paper_volumes_and_passes_checks(tmp_path):
     assert report.coverage["tasks"] == 184
     # Issue 18's goal: the entities named by at least 95% of the tasks are found in the world.
     assert report.coverage["task_rate"] >= 0.95, [t for t in report.coverage["by_task"] if t["missing"]]
+
+
+def _xml_texts(path, member):
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        return ["".join(node.itertext()) for node in ET.fromstring(archive.read(member)).iter()]
+
+
+def test_office_documents_open_as_zip_xml_and_pdf_and_agree_with_the_apps(small):
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    _, out, _ = small
+    docs = out / "home/user/Documents"
+    itinerary = " ".join(_xml_texts(docs / "Trips/Boston_itinerary.odt", "content.xml"))
+    assert "DN-11111" in itinerary and "HI-22222" in itinerary and "Free cancellation until 2026-04-25" in itinerary
+    with zipfile.ZipFile(docs / "Trips/Boston_itinerary.odt") as odt:
+        assert (
+            odt.infolist()[0].filename == "mimetype"
+            and odt.read("mimetype") == b"application/vnd.oasis.opendocument.text"
+        )
+    pdf = (docs / "Trips/BoardingPass_DN1001_2026-05-01.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and b"Confirmation DN-11111" in pdf and b"/Subtype /Image" in pdf
+    # The expense report: the .ods total (read as ODF XML) is the sum of its rows, the .xlsx (read as
+    # OOXML) has the same rows and a SUM formula over them, and both match Gringotts' card charges.
+    ns = {
+        "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+        "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+    }
+    with zipfile.ZipFile(docs / "Expense_Report_Q1_2026.ods") as ods:
+        root = ET.fromstring(ods.read("content.xml"))
+    values = [
+        float(c.get(f"{{{ns['office']}}}value"))
+        for c in root.iter(f"{{{ns['table']}}}table-cell")
+        if c.get(f"{{{ns['office']}}}value")
+    ]
+    rows, total = values[:-1], values[-1]
+    assert rows and round(sum(rows), 2) == total
+    bank = (
+        _db(out, "vaultbank")
+        .execute(
+            "SELECT ROUND(-SUM(amount), 2), COUNT(*) FROM transactions "
+            "WHERE posted_date BETWEEN '2026-01-01' AND '2026-03-31' "
+            "AND category IN ('Travel', 'Dining', 'Transport') AND amount < 0"
+        )
+        .fetchone()
+    )
+    assert bank == (total, len(rows))
+    with zipfile.ZipFile(docs / "Expense_Report_Q1_2026.xlsx") as xlsx:
+        sheet = xlsx.read("xl/worksheets/sheet1.xml").decode()
+    assert f"SUM(D2:D{len(rows) + 1})" in sheet

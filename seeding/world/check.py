@@ -17,6 +17,7 @@ import mailbox
 import re
 import sqlite3
 import urllib.parse
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from .core import sha256_file
 from .seeders.firefox import COOKIES_VERSION, FORMHISTORY_VERSION, PLACES_VERSION, PROFILE, url_hash
 
 MONEY_TOLERANCE = 0.011
+BINARY_DOCUMENTS = {".odt", ".ods", ".xlsx", ".docx", ".pdf"}
 
 
 @dataclass
@@ -229,6 +231,36 @@ def check_calendar(root: Path, report: Report):
     report.passed["calendar"] = f"{len(events)} VEVENTs parsed, {weekly} weekly series"
 
 
+def check_documents(root: Path, report: Report):
+    """Office files: zips whose XML parts parse (ODF mimetype first and stored); PDFs whole."""
+    import xml.etree.ElementTree as ET
+
+    counts = {}
+    for path in sorted((root / "home/user/Documents").rglob("*")):
+        if path.suffix not in BINARY_DOCUMENTS:
+            continue
+        counts[path.suffix] = counts.get(path.suffix, 0) + 1
+        rel = path.relative_to(root).as_posix()
+        if path.suffix == ".pdf":
+            data = path.read_bytes()
+            if not data.startswith(b"%PDF-") or b"%%EOF" not in data[-64:]:
+                report.fail("documents", f"{rel} is not a complete PDF")
+            continue
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+                if path.suffix in (".odt", ".ods"):
+                    first = archive.infolist()[0]
+                    if first.filename != "mimetype" or first.compress_type != zipfile.ZIP_STORED:
+                        report.fail("documents", f"{rel}: ODF mimetype is not the first, stored entry")
+                for name in names:
+                    if name.endswith(".xml"):
+                        ET.fromstring(archive.read(name))
+        except (zipfile.BadZipFile, ET.ParseError) as exc:
+            report.fail("documents", f"{rel}: {exc}")
+    report.passed["documents"] = ", ".join(f"{n} {suffix}" for suffix, n in sorted(counts.items())) or "none"
+
+
 def _columns(con, table):
     return {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
 
@@ -408,7 +440,8 @@ class World:
         for path in sorted((root / "home/user").rglob("*")):
             rel = path.relative_to(root).as_posix()
             if path.is_file() and "/Maildir/" not in rel and "/.mozilla/" not in rel:
-                texts.append(path.read_text(errors="replace"))
+                if path.suffix not in BINARY_DOCUMENTS:  # office files restate the app rows they come from
+                    texts.append(path.read_text(errors="replace"))
                 texts.append(path.stem.replace("_", " "))  # "Motivational_Quotes_Collection.txt" names a document
         places = _connect(root / PROFILE / "places.sqlite")
         for url, title in places.execute("SELECT url, title FROM moz_places"):
@@ -510,7 +543,7 @@ def check(directory, tasks_path=None) -> Report:
         report.fail("manifest", f"{root} has no manifest.json: not a built world")
         return report
     manifest = check_manifest(root, report)
-    for step in (check_events, check_balances, check_maildir, check_calendar, check_firefox):
+    for step in (check_events, check_balances, check_maildir, check_calendar, check_firefox, check_documents):
         try:
             step(root, report)
         except Exception as exc:  # a reader that cannot open the file is a failed check, not a crash

@@ -5,7 +5,7 @@ Adding a persona needs no change here (a persona is one JSON file); adding a dat
 
 from dataclasses import dataclass, field
 
-from . import bank, calendar, chat, files, firefox, mail, routine, spec
+from . import bank, calendar, chat, files, firefox, mail, office, routine, spec
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,9 @@ SEEDERS = [
     Seeder("calendar", calendar.seed_calendar, ("trips", "cross_app_events", "plants")),
     Seeder("firefox", firefox.seed_firefox, ("trips", "cross_app_events", "plants")),
     Seeder("documents", files.seed_documents, ("derived",)),
+    Seeder("office", office.seed_office, ("vaultbank", "calendar", "documents")),
     Seeder("databases", files.seed_databases, ("vaultbank", "chat", "mail", "calendar")),
-    Seeder("summary", files.seed_summary, ("databases", "documents", "firefox")),
+    Seeder("summary", files.seed_summary, ("databases", "documents", "office", "firefox")),
 ]
 
 
