@@ -322,9 +322,15 @@ def test_check_catches_a_tampered_bank_row(small, tmp_path):
     con.execute("UPDATE transactions SET amount = amount - 5 WHERE provenance = 'trips[0].hotel'")
     con.commit()
     con.close()
+    chat = sqlite3.connect(copy / "apps/buzzchat.sqlite")
+    chat.execute("DELETE FROM messages WHERE provenance = 'cross_app_events[0]'")
+    chat.commit()
+    chat.close()
     report = check(copy)
     assert not report.ok
-    assert report.problems.get("balances") and report.problems.get("events") and report.problems.get("manifest")
+    assert report.problems.get("balances") and report.problems.get("manifest")
+    events = " ".join(report.problems["events"])
+    assert "trips[0].hotel" in events and "cross_app_events[0]: no HooliChat messages row" in events
 
 
 def test_builds_in_two_processes_with_different_hash_seeds_and_cwds_are_identical(small, tmp_path):

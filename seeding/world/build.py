@@ -71,6 +71,7 @@ def build(persona_path, out, anchor: dt.date | None = None, overlay=None, log=No
         "volume": metrics(counts, persona.spec),
         "files": files,
         "coverage_ignore": persona.coverage_ignore,
+        "firefox_visit_provenance": ctx.notes.get("firefox_visit_provenance", {}),
     }
     write_json(out / MANIFEST, manifest)
     manifest["_timings"] = timings

@@ -126,6 +126,15 @@ def check_events(root: Path, report: Report):
             ).fetchone():
                 report.fail("events", f"{event['id']}: search {search!r} is not in Firefox history")
             checked += 1
+    # Every app the spec names for an event (a trip and its parts together) got at least one record.
+    for event in events:
+        family = [e for e in events if e["id"] == event["id"] or e["id"].startswith(event["id"] + ".")]
+        reached = {canonical(app) for e in family for app in e.get("expect", {})}
+        reached |= {"browser"} if any(e.get("searches") for e in family) else set()
+        for app in event.get("named_apps", []):
+            if canonical(app) in APPS or app == "browser":
+                if canonical(app) not in reached:
+                    report.fail("events", f"{event['id']}: the spec names {app} but no {app} record was seeded")
     report.passed["events"] = f"{len(events)} events, {checked} cross-app records compared"
 
 

@@ -403,6 +403,11 @@ def write_profile(ctx, visits):
     ini.write_text(
         "[Profile0]\nName=default-release\nIsRelative=1\nPath=mypcbench.default-release\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n"
     )
+    # Firefox's tables have no room for provenance, so the build records it per source in the manifest.
+    sources = {}
+    for *_, prov in visits:
+        sources[prov] = sources.get(prov, 0) + 1
+    ctx.notes["firefox_visit_provenance"] = dict(sorted(sources.items()))
     ctx.notes["firefox_counts"] = {
         "visits": len(history),
         "places": len(places_rows),

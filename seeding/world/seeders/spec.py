@@ -571,7 +571,7 @@ def seed_trips(ctx):
                 start.isoformat(),
                 end_date=end.isoformat(),
                 people=people,
-                extra={"purpose": trip.get("purpose")},
+                extra={"purpose": trip.get("purpose"), "named_apps": _trip_apps(trip)},
             )
         )
         if gen.get("calendar_event"):
@@ -690,6 +690,27 @@ def seed_trips(ctx):
             )
 
 
+TRIP_APPS = {
+    "vaultbank_charge": "vaultbank",
+    "vaultbank_charge_flight": "vaultbank",
+    "email_confirmation": "mail",
+    "calendar_event": "calendar",
+    "buzzchat_mention": "buzzchat",
+    "browser_history": "browser",
+    "etaxi_to_airport": "etaxi",
+    "hoolishop_order": "hoolishop",
+}
+
+
+def _trip_apps(trip) -> list:
+    """The apps a trip's spec says it leaves traces in (its own event and its parts together)."""
+    named = {"cheskepdia"} if trip.get("hotel") else set()
+    if trip.get("flight"):
+        named.add("dinoco-airlines")
+    named |= {app for key, app in TRIP_APPS.items() if (trip.get("generates") or {}).get(key)}
+    return sorted(named)
+
+
 # -- cross-app events -----------------------------------------------------------------------------------
 def _merchant_from(description: str) -> str | None:
     match = re.search(r"\bat ([A-Z][\w'&.-]*(?: [A-Z][\w'&.-]*)*)", description)
@@ -721,6 +742,7 @@ def seed_cross_app_events(ctx):
                 amount=amount,
                 merchant=merchant,
                 people=people + details.get("people", []),
+                extra={"named_apps": sorted(set(apps) | ({"browser"} if gen.get("browser_history") else set()))},
             )
         )
         code = details.get("code")
