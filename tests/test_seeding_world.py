@@ -461,3 +461,11 @@ def test_office_documents_open_as_zip_xml_and_pdf_and_agree_with_the_apps(small)
     with zipfile.ZipFile(docs / "Expense_Report_Q1_2026.xlsx") as xlsx:
         sheet = xlsx.read("xl/worksheets/sheet1.xml").decode()
     assert f"SUM(D2:D{len(rows) + 1})" in sheet
+
+
+def test_places_url_hash_matches_values_taken_from_real_firefox_profiles():
+    from seeding.world.seeders.firefox import url_hash
+
+    # Published url_hash values of real places.sqlite rows (facts, used as expected outputs).
+    assert url_hash("http://example.org/") == 125508604170377
+    assert url_hash("https://vault.bitwarden.com/") == 47358609224710
