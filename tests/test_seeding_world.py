@@ -469,3 +469,26 @@ def test_places_url_hash_matches_values_taken_from_real_firefox_profiles():
     # Published url_hash values of real places.sqlite rows (facts, used as expected outputs).
     assert url_hash("http://example.org/") == 125508604170377
     assert url_hash("https://vault.bitwarden.com/") == 47358609224710
+
+
+def test_cli_names_a_bad_persona_and_a_bad_anchor(tmp_path, capsys):
+    from seeding.__main__ import main
+
+    assert main(["build", "--persona", str(tmp_path / "nobody.json"), "--out", str(tmp_path / "w")]) == 2
+    assert "nobody.json: cannot be read" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"identity": {"name": "X"}}))
+    assert main(["build", "--persona", str(broken), "--out", str(tmp_path / "w")]) == 2
+    assert "section 'contacts' is missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["build", "--persona", str(broken), "--out", str(tmp_path / "w"), "--anchor", "13/04/2026"])
+    assert "--anchor must be YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_summary_lists_identity_contacts_finances_and_upcoming_events(small):
+    _, out, _ = small
+    summary = (out / "SUMMARY.md").read_text()
+    assert summary.startswith("# Pat Tester")
+    assert "| Robin Friend | close friend | daily |" in summary
+    assert "Sapphire" not in summary and "Everyday Checking (Pat Tester): $1,200.00" in summary
+    assert "2026-05-01: Trip: Boston" in summary and "2026-05-01: Harbor Inn (Boston) (HI-22222, $300.00)" in summary
