@@ -1,11 +1,11 @@
 """The persona's office documents under home/user/Documents, in formats LibreOffice opens.
 
-Meeting notes (.odt, odfpy) for the spec's past meetings, an expense report for the last full quarter
-(.xlsx with openpyxl and .ods with odfpy, the same rows), one itinerary per trip (.odt) and one
-boarding pass per flight (.pdf with fpdf2, its QR code made with segno from the boarding pass's barcode
-in Dinoco's database). Every figure comes from the rows the other seeders wrote. Zip-based files are
-rewritten with fixed entry times and the documents carry the anchor as their date, so builds stay
-byte-identical.
+Meeting notes (.odt, odfpy) for the spec's past meetings; a resume draft from the LockedIn profile;
+the last full quarter's expense report (.xlsx with openpyxl and .ods with odfpy, the same rows); one
+itinerary per trip (.odt); one boarding pass per flight (.pdf with fpdf2, its QR code made with segno
+from the boarding pass's barcode in Dinoco's database). Every figure comes from the rows the other
+seeders wrote. Zip-based files are rewritten with fixed entry times and the documents carry the anchor
+as their date, so builds stay byte-identical.
 """
 
 import datetime as dt
@@ -245,7 +245,31 @@ def boarding_pass(ctx, trip, booking, flight, bp):
     pdf.output(str(target))
 
 
+def resume_draft(ctx):
+    """A resume draft from the LockedIn profile and experience rows (the same headline and roles)."""
+    profile = (ctx.rows("lockedin", "profile") or [{}])[0]
+    ident = ctx.persona.spec["identity"]
+    lines = [
+        profile.get("headline") or ident.get("role", ""),
+        f"{ident.get('address', '')}, {ident.get('city', '')} | {ident.get('email', '')} | {ident.get('phone', '')}",
+        "",
+        "Summary",
+        profile.get("about") or ident.get("bio", ""),
+        "",
+        "Experience",
+        *[f"- {row['title']}, {row['company']}" for row in ctx.rows("lockedin", "experience")],
+    ]
+    _odt(
+        ctx,
+        f"home/user/Documents/Resume_Draft_{_slug(ctx.persona.name)}.odt",
+        ctx.persona.name,
+        lines,
+        "lockedin.profile",
+    )
+
+
 def seed_office(ctx):
     ctx.notes["meeting_notes"] = meeting_notes(ctx)
+    resume_draft(ctx)
     expense_report(ctx)
     itineraries_and_passes(ctx)
