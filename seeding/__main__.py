@@ -21,7 +21,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m seeding", description="Build and check a persona world.")
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="seed a world from a persona spec")
-    b.add_argument("--persona", required=True, help="persona spec JSON (upstream shape)")
+    b.add_argument("--persona", required=True, help="persona spec JSON (upstream shape), or a registry.json")
+    b.add_argument("--name", help="which persona of a registry.json (default: its default_persona)")
     b.add_argument("--out", required=True, help="output folder (replaced if it holds an earlier build)")
     b.add_argument("--anchor", type=_date, help="reference day of the world (default: today)")
     b.add_argument("--overlay", help="overlay JSON read after the spec (default: seeding/personas/<stem>.overlay.json)")
@@ -37,7 +38,9 @@ def main(argv=None) -> int:
     if args.command == "build":
         started = time.perf_counter()
         try:
-            manifest = build(args.persona, args.out, args.anchor, args.overlay, log=None if args.quiet else print)
+            manifest = build(
+                args.persona, args.out, args.anchor, args.overlay, log=None if args.quiet else print, name=args.name
+            )
         except (OSError, ValueError, RuntimeError) as exc:
             print(f"build failed: {exc}", file=sys.stderr)
             return 2

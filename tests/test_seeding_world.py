@@ -492,3 +492,12 @@ def test_summary_lists_identity_contacts_finances_and_upcoming_events(small):
     assert "| Robin Friend | close friend | daily |" in summary
     assert "Sapphire" not in summary and "Everyday Checking (Pat Tester): $1,200.00" in summary
     assert "2026-05-01: Trip: Boston" in summary and "2026-05-01: Harbor Inn (Boston) (HI-22222, $300.00)" in summary
+
+
+def test_a_registry_file_names_the_persona_to_load(tmp_path):
+    (tmp_path / "pat.json").write_text(json.dumps(SMALL))
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps({"default_persona": "pat", "personas": {"pat": {"file": "pat.json"}}}))
+    assert load_persona(registry).name == "Pat Tester"
+    with pytest.raises(PersonaError, match="no persona 'kim'"):
+        load_persona(registry, name="kim")

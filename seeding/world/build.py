@@ -29,8 +29,8 @@ def metrics(counts: dict, persona_spec: dict) -> dict:
     return result
 
 
-def build(persona_path, out, anchor: dt.date | None = None, overlay=None, log=None) -> dict:
-    persona = load_persona(persona_path, overlay)
+def build(persona_path, out, anchor: dt.date | None = None, overlay=None, log=None, name=None) -> dict:
+    persona = load_persona(persona_path, overlay, name=name)
     anchor = anchor or dt.date.today()
     out = Path(out)
     if out.exists():

@@ -139,10 +139,30 @@ def default_overlay_path(persona_path: Path) -> Path | None:
     return candidate if candidate.exists() else None
 
 
-def load_persona(path, overlay=None, use_default_overlay=True) -> Persona:
-    """Read the spec at ``path`` and apply ``overlay`` (or our default overlay for that persona)."""
+def resolve_registry(path: Path, name: str | None = None) -> Path:
+    """A persona registry (upstream ``registry.json``) names persona files: pick ``name`` or its default."""
+    registry = _read_json(path, "registry")
+    personas = registry.get("personas")
+    if not isinstance(personas, dict):
+        raise PersonaError(f"registry {path}: 'personas' must be an object")
+    name = name or registry.get("default_persona")
+    if name not in personas:
+        raise PersonaError(f"registry {path}: no persona {name!r} (has {', '.join(sorted(personas))})")
+    entry = personas[name]
+    if not isinstance(entry, dict) or not entry.get("file"):
+        raise PersonaError(f"registry {path}: persona {name!r} has no 'file'")
+    return path.parent / entry["file"]
+
+
+def load_persona(path, overlay=None, use_default_overlay=True, name=None) -> Persona:
+    """Read the spec at ``path`` (or the one a registry file names) and apply the overlay."""
     path = Path(path)
     spec = _read_json(path, "persona")
+    if "personas" in spec and "identity" not in spec:
+        path = resolve_registry(path, name)
+        spec = _read_json(path, "persona")
+    elif name:
+        raise PersonaError(f"--name {name!r} needs a registry file as --persona, got the spec {path}")
     for key in REQUIRED_SECTIONS:
         if key not in spec:
             raise PersonaError(f"persona {path}: section {key!r} is missing")
