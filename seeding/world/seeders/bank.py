@@ -33,7 +33,7 @@ def seed_bank(ctx):
     fin = ctx.persona.section("financial", {})
     txns = []  # (date, seq, account, row)
     for rec in ctx.pending("charge"):
-        account = CHECKING if rec.get("method") in ("checking", "zelle") else CARD
+        account = CHECKING if rec.get("method") in ("checking", "zelle", "debit_card") else CARD
         txns.append(
             [
                 rec["date"],

@@ -41,11 +41,16 @@ def _routine_event(ctx, eid, kind, title, when, amount=None):
     return Event(eid, kind, title, when.date().isoformat(), amount=amount)
 
 
+# Everyday spending goes on the debit card; the credit card carries shopping, travel and subscriptions.
+DEBIT_APPS = {"hangrydash", "kwik-e-mart", "etaxi"}
+
+
 def _bank_and_receipt(ctx, ev, when, app, merchant, code, total, lines, category):
     emit(
         ctx,
         ev,
         {
+            "method": "debit_card" if app in DEBIT_APPS else "credit_card",
             "app": "vaultbank",
             "when": when,
             "amount": total,

@@ -724,7 +724,7 @@ def seed_cross_app_events(ctx):
         gen = item.get("generates", {}) or {}
         apps = [canonical(a) for a in item.get("apps", [])]
         when = ctx.moment(item["date"], item.get("time") or details.get("time") or "12:30pm")
-        merchant = details.get("merchant") or _merchant_from(item.get("description", "")) or details.get("restaurant")
+        merchant = details.get("merchant") or details.get("restaurant") or _merchant_from(item.get("description", ""))
         items = details.get("items")
         amount = details.get("amount")
         if amount is None and items:
