@@ -1,1 +1,1 @@
-"""Deterministic demo content and (later) persona world seeding."""
+"""Deterministic demo content, and the persona world pipeline in world/ (python -m seeding)."""

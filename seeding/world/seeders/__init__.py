@@ -1,0 +1,79 @@
+"""The seeder registry: one entry per data surface, run in dependency order by ``seeding.world.build``.
+
+Adding a persona needs no change here (a persona is one JSON file); adding a data surface is one entry.
+"""
+
+from dataclasses import dataclass, field
+
+from . import bank, calendar, chat, files, firefox, mail, office, routine, spec
+
+
+@dataclass(frozen=True)
+class Seeder:
+    id: str
+    run: object
+    after: tuple = field(default=())
+
+
+SEEDERS = [
+    Seeder("profiles", spec.seed_profiles),
+    Seeder("catalogs", spec.seed_catalogs, ("profiles",)),
+    Seeder("derived", spec.seed_derived, ("catalogs",)),
+    Seeder("trips", spec.seed_trips, ("catalogs",)),
+    Seeder("cross_app_events", spec.seed_cross_app_events, ("catalogs",)),
+    Seeder("shopping", spec.seed_shopping, ("catalogs",)),
+    Seeder("plants", spec.seed_plants, ("catalogs",)),
+    Seeder("routine.rides", routine.fill_rides, ("trips", "cross_app_events", "plants")),
+    Seeder("routine.food", routine.fill_food, ("cross_app_events", "plants")),
+    Seeder("routine.retail", routine.fill_retail, ("shopping", "trips", "cross_app_events", "plants")),
+    Seeder("routine.grocery", routine.fill_grocery, ("plants",)),
+    Seeder("routine.reservations", routine.fill_reservations, ("cross_app_events", "plants")),
+    Seeder("routine.recurring", routine.fill_recurring, ("profiles",)),
+    Seeder(
+        "vaultbank",
+        bank.seed_bank,
+        ("derived", "routine.rides", "routine.food", "routine.retail", "routine.grocery", "routine.recurring"),
+    ),
+    Seeder("chat", chat.seed_chat, ("trips", "cross_app_events", "plants")),
+    Seeder(
+        "mail",
+        mail.seed_mail,
+        (
+            "trips",
+            "cross_app_events",
+            "shopping",
+            "plants",
+            "routine.rides",
+            "routine.food",
+            "routine.retail",
+            "routine.grocery",
+            "routine.reservations",
+        ),
+    ),
+    Seeder("calendar", calendar.seed_calendar, ("trips", "cross_app_events", "plants")),
+    Seeder("firefox", firefox.seed_firefox, ("trips", "cross_app_events", "plants")),
+    Seeder("documents", files.seed_documents, ("derived",)),
+    Seeder("office", office.seed_office, ("vaultbank", "calendar", "documents")),
+    Seeder("databases", files.seed_databases, ("vaultbank", "chat", "mail", "calendar")),
+    Seeder("summary", files.seed_summary, ("databases", "documents", "office", "firefox")),
+]
+
+
+def ordered(seeders=None):
+    """Seeders sorted so each runs after everything it names in ``after`` (stable for ties)."""
+    seeders = list(seeders or SEEDERS)
+    by_id = {s.id: s for s in seeders}
+    for s in seeders:
+        missing = [a for a in s.after if a not in by_id]
+        if missing:
+            raise ValueError(f"seeder {s.id!r} runs after unknown seeder(s) {missing}")
+    done, result = set(), []
+    while len(result) < len(seeders):
+        ready = [s for s in seeders if s.id not in done and all(a in done for a in s.after)]
+        if not ready:
+            raise ValueError(
+                "seeders depend on each other in a cycle: " + ", ".join(s.id for s in seeders if s.id not in done)
+            )
+        result.append(ready[0])
+        done.add(ready[0].id)
+    return result

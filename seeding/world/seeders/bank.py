@@ -1,0 +1,175 @@
+"""Gringotts: accounts, every queued charge and deposit, card payments, routine purchases, statements.
+
+Balances are built backwards from the spec's balances at the anchor, so the final balance of each
+account is the spec's and every ``balance_after`` and statement adds up.
+"""
+
+import datetime as dt
+from collections import defaultdict
+
+from .routine import target
+
+CHECKING, SAVINGS, CARD = 1, 2, 3
+PURCHASES = [
+    ("Dunkin' Donuts", "Dining", 4, 14),
+    ("Sunoco Gas", "Auto", 25, 60),
+    ("Chili's Grill & Bar", "Dining", 18, 55),
+    ("CVS Pharmacy", "Health", 6, 40),
+    ("Steamtown Mall", "Shopping", 15, 90),
+    ("Dollar General", "Shopping", 5, 30),
+    ("Poor Richard's Pub", "Dining", 12, 48),
+    ("Cinemark Theatres", "Entertainment", 12, 30),
+    ("Wawa", "Dining", 5, 18),
+    ("Barnes & Noble", "Books", 10, 40),
+]
+
+
+def _month_end(day: dt.date) -> dt.date:
+    return (day.replace(day=1) + dt.timedelta(days=32)).replace(day=1) - dt.timedelta(days=1)
+
+
+def seed_bank(ctx):
+    rng = ctx.rng("vaultbank")
+    fin = ctx.persona.section("financial", {})
+    txns = []  # (date, seq, account, row)
+    for rec in ctx.pending("charge"):
+        account = CHECKING if rec.get("method") in ("checking", "zelle", "debit_card") else CARD
+        txns.append(
+            [
+                rec["date"],
+                account,
+                {k: rec[k] for k in ("amount", "merchant", "description", "category", "method", "reference")},
+                rec["provenance"],
+            ]
+        )
+    # Card bill paid from checking each month: last month's card spend.
+    spend = defaultdict(float)
+    for date, account, row, _ in txns:
+        if account == CARD:
+            spend[date[:7]] += row["amount"]
+    for month in sorted(spend):
+        pay_day = (dt.date.fromisoformat(month + "-01") + dt.timedelta(days=40)).replace(day=9)
+        if pay_day > ctx.anchor:
+            continue
+        amount = round(-spend[month] * 0.97, 2)  # he never quite pays the whole card off
+        txns.append(
+            [
+                pay_day.isoformat(),
+                CHECKING,
+                {
+                    "amount": -amount,
+                    "merchant": "Gringotts Card",
+                    "description": "CARD PAYMENT - THANK YOU",
+                    "category": "Transfer",
+                    "method": "transfer",
+                    "reference": None,
+                },
+                "financial.credit_used",
+            ]
+        )
+        txns.append(
+            [
+                pay_day.isoformat(),
+                CARD,
+                {
+                    "amount": amount,
+                    "merchant": "Gringotts Card",
+                    "description": "PAYMENT RECEIVED",
+                    "category": "Transfer",
+                    "method": "transfer",
+                    "reference": None,
+                },
+                "financial.credit_used",
+            ]
+        )
+    # Routine debit purchases absorb what income leaves over, so checking starts from a plausible balance.
+    need = target(ctx, "bank_transactions") - len(txns)
+    if need > 0:
+        surplus = sum(row["amount"] for _, account, row, _ in txns if account == CHECKING)
+        budget = max(surplus - 1500.0, need * 8.0)
+        picks = [
+            (rng.choice(PURCHASES), ctx.start + dt.timedelta(days=rng.randrange((ctx.anchor - ctx.start).days + 1)))
+            for _ in range(need)
+        ]
+        weights = [rng.uniform(low, high) for (_, _, low, high), _ in picks]
+        scale = budget / sum(weights)
+        for ((merchant, category, _, _), day), weight in zip(picks, weights, strict=True):
+            txns.append(
+                [
+                    day.isoformat(),
+                    CHECKING,
+                    {
+                        "amount": -round(weight * scale, 2),
+                        "merchant": merchant,
+                        "description": f"DEBIT CARD {merchant.upper()}",
+                        "category": category,
+                        "method": "debit_card",
+                        "reference": None,
+                    },
+                    "financial+routines",
+                ]
+            )
+    txns.sort(key=lambda t: (t[0], t[1]))
+    finals = {
+        CHECKING: float(fin.get("checking_balance", 0)),
+        SAVINGS: float(fin.get("savings_balance", 0)),
+        CARD: -float(fin.get("credit_used", 0)),
+    }
+    totals = defaultdict(float)
+    for _, account, row, _ in txns:
+        totals[account] += row["amount"]
+    opening = {acc: round(finals[acc] - totals[acc], 2) for acc in finals}
+    name = ctx.persona.name
+    card = fin.get("card", {})
+    last4 = {CHECKING: "4471", SAVINGS: "8820", CARD: "1932"}
+    for acc, kind, label in (
+        (CHECKING, "checking", "Everyday Checking"),
+        (SAVINGS, "savings", "Vault Savings"),
+        (CARD, "credit_card", card.get("name", "Gringotts Gold Card")),
+    ):
+        ctx.add(
+            "vaultbank",
+            "accounts",
+            {
+                "customer_id": 1,
+                "kind": kind,
+                "name": f"{label} ({name})",
+                "network": card.get("network") if acc == CARD else None,
+                "number_last4": last4[acc],
+                "opening_balance": opening[acc],
+                "balance": round(finals[acc], 2),
+                "credit_limit": fin.get("credit_limit") if acc == CARD else None,
+            },
+            "financial",
+        )
+    running = dict(opening)
+    monthly = defaultdict(lambda: {"credits": 0.0, "debits": 0.0})
+    first_balance = {}
+    for date, account, row, prov in txns:
+        key = (account, date[:7])
+        first_balance.setdefault(key, running[account])
+        running[account] = round(running[account] + row["amount"], 2)
+        monthly[key]["credits" if row["amount"] > 0 else "debits"] += row["amount"]
+        monthly[key]["closing"] = running[account]
+        ctx.add(
+            "vaultbank",
+            "transactions",
+            {"account_id": account, "posted_date": date, **row, "balance_after": running[account]},
+            prov,
+        )
+    for (account, month), figures in sorted(monthly.items()):
+        start = dt.date.fromisoformat(month + "-01")
+        ctx.add(
+            "vaultbank",
+            "statements",
+            {
+                "account_id": account,
+                "period_start": start.isoformat(),
+                "period_end": _month_end(start).isoformat(),
+                "opening_balance": first_balance[(account, month)],
+                "closing_balance": figures["closing"],
+                "total_credits": round(figures["credits"], 2),
+                "total_debits": round(figures["debits"], 2),
+            },
+            "financial",
+        )

@@ -1,0 +1,380 @@
+"""Routine records that fill the world around the spec's events up to the paper's volumes.
+
+Each filler follows the persona: rides on commute days at the departure time, dinners on ordering days
+from the favourite restaurants, the recurring charges on their day of the month, chat with each contact
+as often as their ``frequency`` says. Fillers never touch a spec record; they only add around them.
+"""
+
+import datetime as dt
+
+from ..apps import TARGETS
+from ..core import Event, parse_time_of_day
+from ..fanout import emit
+from .spec import app_domain
+
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+
+def target(ctx, metric: str) -> int:
+    volume = ctx.persona.spec.get("volume", {})
+    return int(volume.get(metric, TARGETS[metric][0]))
+
+
+def _count(ctx, app, table):
+    return len(ctx.rows(app, table))
+
+
+def _pick_days(ctx, rng, n, allowed=None, until=None):
+    days = [d for d in ctx.days(until) if allowed is None or WEEKDAYS[d.weekday()] in allowed]
+    if not days or n <= 0:
+        return []
+    return sorted(rng.sample(days, n) if n <= len(days) else rng.choices(days, k=n))
+
+
+def _at(day, hour, minute=0):
+    return dt.datetime.combine(day, dt.time(hour % 24, minute % 60))
+
+
+def _routine_event(ctx, eid, kind, title, when, amount=None):
+    # Routine records are events too (one record fanned to app, bank and mail), but are not listed in
+    # events.json one by one: their provenance names the routine and the checker samples them by app.
+    return Event(eid, kind, title, when.date().isoformat(), amount=amount)
+
+
+# Everyday spending goes on the debit card; the credit card carries shopping, travel and subscriptions.
+DEBIT_APPS = {"hangrydash", "kwik-e-mart", "etaxi"}
+
+
+def _bank_and_receipt(ctx, ev, when, app, merchant, code, total, lines, category):
+    emit(
+        ctx,
+        ev,
+        {
+            "method": "debit_card" if app in DEBIT_APPS else "credit_card",
+            "app": "vaultbank",
+            "when": when,
+            "amount": total,
+            "merchant": merchant,
+            "description": f"{merchant} {code}",
+            "category": category,
+            "code": code,
+        },
+    )
+    emit(
+        ctx,
+        ev,
+        {
+            "app": "mail",
+            "when": when + dt.timedelta(minutes=2),
+            "from_name": merchant.split(" *")[0],
+            "from_addr": f"receipts@{app_domain(app)}",
+            "subject": f"Your {merchant.split(' *')[0]} receipt {code}",
+            "code": code,
+            "body": "\n".join(lines) + f"\nTotal: ${total:,.2f}\nReference: {code}\n",
+            "label": None,
+        },
+    )
+
+
+def fill_rides(ctx):
+    rng = ctx.rng("routine.etaxi")
+    commute = ctx.persona.section("routines", {}).get("commute", {})
+    over = ctx.persona.override("etaxi")
+    need = target(ctx, "rideshare_requests") - _count(ctx, "etaxi", "rides")
+    hour, minute = parse_time_of_day(commute.get("typical_departure", "8:30am"), (8, 30))
+    tip_pct = over.get("typical_tip_pct", 15)
+    home, office = commute.get("from", "Home"), commute.get("to", "Office")
+    for day in _pick_days(ctx, rng, need, commute.get("days")):
+        when = _at(day, hour, minute + rng.randint(0, 25))
+        fare = round(rng.uniform(11, 19), 2)
+        ev = _routine_event(ctx, "routines.commute", "ride", "Commute", when)
+        code, total = emit(
+            ctx,
+            ev,
+            {
+                "app": "etaxi",
+                "when": when,
+                "pickup": home,
+                "dropoff": office,
+                "fare": fare,
+                "tip": round(fare * tip_pct / 100, 2),
+                "car_type": over.get("preferred_car_type", "Standard"),
+                "driver": rng.choice(DRIVERS),
+                "rating": 5,
+                "code": None,
+            },
+        )
+        _bank_and_receipt(
+            ctx, ev, when, "etaxi", "eTaxi", code, total, [f"Ride {home} -> {office}", f"Fare ${fare:.2f}"], "Transport"
+        )
+
+
+DRIVERS = ["Luis M.", "Priya K.", "Dale W.", "Tanya R.", "Omar S.", "Greg P.", "Rosa D.", "Ken T."]
+SIDES = [
+    ("Side salad", 4.99),
+    ("Fries", 3.99),
+    ("Soda", 2.49),
+    ("Tiramisu", 7.99),
+    ("Chocolate cake", 6.99),
+    ("Garlic bread", 4.49),
+]
+
+
+def fill_food(ctx):
+    rng = ctx.rng("routine.hangrydash")
+    over = ctx.persona.override("hangrydash")
+    meals = ctx.persona.section("routines", {}).get("meals", {})
+    places = [(r["name"], r.get("order", "Usual order")) for r in over.get("favorite_restaurants", [])]
+    lunch = meals.get("lunch", {})
+    if lunch.get("typical_restaurant"):
+        places.append((lunch["typical_restaurant"], lunch.get("typical_order", "Usual order")))
+    places += [(name, "Chef's special") for name in lunch.get("alternatives", [])]
+    if not places:
+        places = [("Corner Diner", "Burger and fries")]
+    need = target(ctx, "food_delivery_orders") - _count(ctx, "hangrydash", "orders")
+    days = meals.get("dinner", {}).get("ordering_days") or WEEKDAYS
+    for day in _pick_days(ctx, rng, need, days):
+        name, main = places[rng.randrange(len(places))]
+        when = _at(day, rng.choice([12, 18, 19, 20]), rng.randint(0, 59))
+        items = [{"item": main, "price": round(rng.uniform(13, 32), 2)}]
+        if over.get("always_gets_dessert") or rng.random() < 0.4:
+            side = rng.choice(SIDES)
+            items.append({"item": side[0], "price": side[1]})
+        ev = _routine_event(ctx, "routines.meals", "food_order", name, when)
+        code, total = emit(
+            ctx,
+            ev,
+            {
+                "app": "hangrydash",
+                "when": when,
+                "restaurant": name,
+                "items": items,
+                "tip": round(sum(i["price"] for i in items) * 0.2, 2),
+                "code": None,
+            },
+        )
+        _bank_and_receipt(
+            ctx,
+            ev,
+            when,
+            "hangrydash",
+            f"HangryDash *{name}",
+            code,
+            total,
+            [f"{i['item']} ${i['price']:.2f}" for i in items],
+            "Dining",
+        )
+
+
+GENERIC_PRODUCTS = [
+    ("Printer paper (5 reams)", 32.99, "Office"),
+    ("Sticky notes 24-pack", 14.99, "Office"),
+    ("Bluetooth speaker", 49.99, "Electronics"),
+    ("Phone charger", 19.99, "Electronics"),
+    ("Comedy DVD box set", 29.99, "Movies"),
+    ("Karaoke microphone", 39.99, "Electronics"),
+    ("Hair gel 3-pack", 18.99, "Beauty"),
+    ("Novelty necktie", 24.99, "Apparel"),
+    ("Party streamers", 9.99, "Party Supplies"),
+    ("Coffee pods 48ct", 27.99, "Kitchen"),
+    ("Desk toy Newton's cradle", 21.99, "Office"),
+    ("Motivational poster", 16.99, "Office"),
+    ("Magic trick kit", 34.99, "Toys"),
+    ("Running socks", 12.99, "Outdoor"),
+    ("Leadership book", 17.99, "Books"),
+]
+
+
+def fill_retail(ctx):
+    rng = ctx.rng("routine.hoolishop")
+    subs = [(r, ctx.persona.spec) for r in ctx.rows("hoolishop", "subscriptions")]
+    products = {row["id"]: row for row in ctx.rows("hoolishop", "products")}
+    need = target(ctx, "retail_orders") - _count(ctx, "hoolishop", "orders")
+    monthly = []
+    for sub, _ in subs:
+        day = ctx.start.replace(day=min(ctx.start.day, 28))
+        while day <= ctx.anchor and len(monthly) < max(need // 2, 0):
+            monthly.append((day, products[sub["product_id"]], sub["provenance"]))
+            day = (day.replace(day=1) + dt.timedelta(days=32)).replace(day=min(ctx.start.day, 28))
+    for day, product, prov in sorted(monthly, key=lambda x: (x[0], x[1]["name"]))[: max(need, 0)]:
+        when = _at(day, 6, 0)
+        ev = _routine_event(ctx, prov, "subscription_order", product["name"], when)
+        code, total = emit(
+            ctx,
+            ev,
+            {
+                "app": "hoolishop",
+                "when": when,
+                "item": product["name"],
+                "price": product["price"],
+                "note": "Subscribe & Save",
+                "code": None,
+            },
+        )
+        _bank_and_receipt(
+            ctx,
+            ev,
+            when,
+            "hoolishop",
+            "HooliShop",
+            code,
+            total,
+            [f"1 x {product['name']} ${product['price']:.2f} (Subscribe & Save)"],
+            "Shopping",
+        )
+    need = target(ctx, "retail_orders") - _count(ctx, "hoolishop", "orders")
+    for day in _pick_days(ctx, rng, need):
+        name, price, category = rng.choice(GENERIC_PRODUCTS)
+        when = _at(day, rng.randint(9, 23), rng.randint(0, 59))
+        ev = _routine_event(ctx, "routines.shopping", "order", name, when)
+        code, total = emit(
+            ctx,
+            ev,
+            {"app": "hoolishop", "when": when, "item": name, "price": price, "category": category, "code": None},
+        )
+        _bank_and_receipt(
+            ctx, ev, when, "hoolishop", "HooliShop", code, total, [f"1 x {name} ${price:.2f}"], "Shopping"
+        )
+
+
+GROCERIES = [
+    ("Milk", 3.49),
+    ("Bacon", 6.99),
+    ("Frozen pizza", 7.49),
+    ("Donuts (dozen)", 8.99),
+    ("Cream (quart)", 4.99),
+    ("Splenda (100ct)", 5.49),
+    ("Soda 12-pack", 6.99),
+    ("Chips", 4.29),
+    ("Ice cream", 5.99),
+    ("Bread", 3.29),
+    ("Hot dogs", 4.99),
+    ("Cheese", 5.49),
+]
+
+
+def fill_grocery(ctx):
+    rng = ctx.rng("routine.kwik")
+    over = ctx.persona.override("kwik-e-mart")
+    stores = over.get("favorite_stores") or ["Kwik-E-Mart"]
+    need = target(ctx, "grocery_orders") - _count(ctx, "kwik-e-mart", "orders")
+    for day in _pick_days(ctx, rng, need, ["sat", "sun"]):
+        store = rng.choice(stores)
+        items = [
+            {"item": g[0], "price": g[1], "quantity": rng.randint(1, 3)}
+            for g in rng.sample(GROCERIES, rng.randint(3, 7))
+        ]
+        when = _at(day, rng.randint(10, 17), rng.randint(0, 59))
+        ev = _routine_event(ctx, "routines.groceries", "grocery_order", store, when)
+        code, total = emit(
+            ctx,
+            ev,
+            {
+                "app": "kwik-e-mart",
+                "when": when,
+                "store": store,
+                "items": items,
+                "tip_pct": over.get("preferred_tip_percent", 20),
+                "instructions": over.get("delivery_instructions"),
+                "code": None,
+            },
+        )
+        _bank_and_receipt(
+            ctx,
+            ev,
+            when,
+            "kwik-e-mart",
+            "Kwik-E-Mart",
+            code,
+            total,
+            [f"{i['quantity']} x {i['item']} ${i['price']:.2f}" for i in items],
+            "Groceries",
+        )
+
+
+def fill_reservations(ctx):
+    rng = ctx.rng("routine.tablefind")
+    over = ctx.persona.override("tablefind")
+    meals = ctx.persona.section("routines", {}).get("meals", {})
+    lunch = meals.get("lunch", {})
+    places = [lunch["typical_restaurant"]] if lunch.get("typical_restaurant") else []
+    places += lunch.get("alternatives", [])
+    places += [r["name"] for r in ctx.persona.override("hangrydash").get("favorite_restaurants", [])]
+    places = places or ["Main Street Bistro"]
+    friends = [c["name"] for c in ctx.persona.section("contacts", []) if "tablefind" in c.get("apps_present_in", [])]
+    need = target(ctx, "restaurant_reservations") - _count(ctx, "tablefind", "reservations")
+    for day in _pick_days(ctx, rng, need, ["thu", "fri", "sat"]):
+        place = rng.choice(places)
+        when = _at(day, rng.choice([18, 19, 20]), rng.choice([0, 30]))
+        ev = _routine_event(ctx, "routines.dining_out", "reservation", place, when)
+        code = emit(
+            ctx,
+            ev,
+            {
+                "app": "tablefind",
+                "when": when,
+                "restaurant": place,
+                "party_size": rng.choice([2, 4, 6, 8])
+                if "big" in str(over.get("party_size_habit", "")).lower()
+                else rng.choice([2, 3, 4]),
+                "name": over.get("reservation_name", ctx.persona.name),
+                "occasion": rng.choice([None, None, "business", over.get("favorite_occasion")]),
+                "status": None,
+            },
+        )
+        guest = rng.choice(friends) if friends else None
+        emit(
+            ctx,
+            ev,
+            {
+                "app": "mail",
+                "when": max(when - dt.timedelta(days=2), _at(ctx.start, 9)),
+                "from_name": "TableFind",
+                "from_addr": f"reservations@{app_domain('tablefind')}",
+                "subject": f"Reservation confirmed at {place} ({code})",
+                "code": code,
+                "body": f"{place}\n{when.strftime('%A %B %d, %Y %I:%M %p')}\nConfirmation: {code}\n"
+                + (f"Shared with {guest}\n" if guest else ""),
+            },
+        )
+    for row in ctx.rows("tablefind", "reservations"):
+        if row["status"] is None:
+            row["status"] = "completed" if row["reserved_for"][:10] <= ctx.anchor.isoformat() else "confirmed"
+
+
+def fill_recurring(ctx):
+    """Every recurring charge on its day of each month of the window."""
+    signups = {}
+    for event in ctx.persona.section("cross_app_events", []):
+        merchant = (event.get("details") or {}).get("merchant")
+        if event.get("type") == "subscription_signup" and merchant:
+            signups[merchant.lower()] = ctx.day(event["date"])
+    for n, charge in enumerate(ctx.persona.section("financial", {}).get("recurring_charges", [])):
+        day = ctx.start
+        # A subscription whose signup is an event starts billing the month after it (the signup event
+        # carries the first charge), never before it.
+        signup = next((d for m, d in signups.items() if charge["name"].lower().startswith(m)), None)
+        if signup:
+            day = (signup.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
+        while day <= ctx.anchor:
+            try:
+                due = day.replace(day=int(charge["day"]))
+            except ValueError:
+                due = None
+            if due and ctx.start <= due <= ctx.anchor:
+                method = {"zelle": "checking", "checking": "checking"}.get(charge.get("method"), "credit_card")
+                label = charge.get("payee") and f"Zelle to {charge['payee']} ({charge['name']})" or charge["name"]
+                ctx.intent(
+                    "charge",
+                    {
+                        "date": due.isoformat(),
+                        "amount": -abs(charge["amount"]),
+                        "merchant": charge.get("payee") or charge["name"],
+                        "description": label,
+                        "category": "Recurring",
+                        "method": method,
+                        "reference": None,
+                    },
+                    f"financial.recurring_charges[{n}]",
+                )
+            day = (day.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
