@@ -134,6 +134,15 @@ class RubricItem(models.Model):
     normalised_weight = models.FloatField(help_text="Weight divided by the task's total.")
     content_hash = models.CharField(max_length=64)
     is_current = models.BooleanField(default=True)
+    source_run = models.ForeignKey(
+        "Run",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The imported run whose own rubric (rubric_bundle.json) this version is, when it differs "
+        "from the suite's.",
+    )
     state_check = models.JSONField(
         default=dict,
         blank=True,

@@ -9,13 +9,11 @@ from django.utils.text import slugify
 
 from harness.bundle import TASK_SCORE_RESULT, BundleError, JudgeRecord, ResultsTree, read_results
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
+from trajectories import import_notes
+from trajectories.import_notes import ImportResultsError
 from trajectories.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 
 UNKNOWN_MODEL = "unknown model"
-
-
-class ImportResultsError(ValueError):
-    """An import that was refused; nothing was written."""
 
 
 @dataclass
@@ -27,21 +25,7 @@ class ImportSummary:
     layouts: dict = field(default_factory=dict)
 
     def lines(self) -> list[str]:
-        r = self.report
-        out = [
-            f"Run {self.run.name!r} ({self.run.slug}) on suite {self.suite.slug}, model {self.model.name}",
-            f"  trajectories: {r.trajectories}  steps: {r.steps}  screenshots: {r.screenshots}",
-            f"  judgments: {r.judgments}  judges: {', '.join(sorted(r.judges)) or 'none'}",
-            f"  layouts: {', '.join(f'{k} {v}' for k, v in sorted(self.layouts.items()))}",
-        ]
-        for title, items in (
-            ("new rubric versions", r.new_rubric_versions),
-            ("judge errors (not failures)", r.judge_errors),
-            ("warnings", r.warnings),
-        ):
-            out.append(f"  {title}: {len(items)}")
-            out.extend(f"    - {item}" for item in items)
-        return out
+        return import_notes.report_lines(self.run, self.suite, self.model, self.report, self.layouts)
 
 
 def import_results(
@@ -51,10 +35,56 @@ def import_results(
     suite_slug: str | None = None,
     publish: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
+    *,
+    layout: str | None = None,
+    attempts_from_folders: bool = False,
+    allow_missing_screenshots: bool = False,
 ) -> ImportSummary:
-    """Import every task folder under ``path`` as one new run. All-or-nothing: on any error no rows
-    and no media files remain. ``progress(done, total, task_id)`` is called after each trajectory."""
+    """Import every task folder under ``path`` (a folder, or a .zip / .tar.gz read as a stream) as one
+    new run. All-or-nothing: on any error no rows and no media files remain. Every problem in the
+    source is reported at once, grouped. ``progress(done, total, task_id)`` is called after each
+    trajectory."""
     path = Path(path)
+    run_name = _check_run_name(run_name)
+    if path.is_file():
+        from trajectories.archive_import import import_archive
+
+        return import_archive(
+            path, run_name, model_name=model_name, suite_slug=suite_slug, publish=publish, progress=progress,
+            layout=layout, attempts_from_folders=attempts_from_folders,
+            allow_missing_screenshots=allow_missing_screenshots,
+        )  # fmt: skip
+    try:
+        tree = read_results(path, layout=layout, attempts_from_folders=attempts_from_folders)
+    except BundleError as exc:
+        raise ImportResultsError(import_notes.without_root(str(exc), path)) from exc
+    import_notes.refuse_gaps(tree.gaps, allow_missing_screenshots, path)
+    suite = import_notes.pick_suite(suite_slug, [b.task_id for b in tree.bundles])
+    tasks = _tasks(tree, suite)
+    model_name = model_name or _model_from_paths(tree) or UNKNOWN_MODEL
+    run = None
+    report = IngestReport(warnings=list(tree.warnings))
+    layouts: dict[str, int] = {}
+    try:
+        with all_or_nothing() as written:
+            run = _new_run(run_name, suite, model_name, publish, path.name, tree.sha256)
+            total = len(tree.bundles)
+            if progress:
+                progress(0, total, "")
+            ordered = sorted(tree.bundles, key=lambda b: (tasks[b.task_id].position, b.attempt))
+            for done, bundle in enumerate(ordered, start=1):
+                _add_scores_row(bundle, tree)
+                ingest_bundle(run, bundle, task=tasks[bundle.task_id], written=written, report=report)
+                layouts[bundle.layout] = layouts.get(bundle.layout, 0) + 1
+                if progress:
+                    progress(done, total, bundle.task_id)
+            _finish_run(run, report, layouts, path)
+    except (IngestError, BundleError, OSError) as exc:
+        raise ImportResultsError(import_notes.without_root(str(exc), path)) from exc
+    return ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts)
+
+
+def _check_run_name(run_name: str) -> str:
     run_name = run_name.strip()
     if not run_name:
         raise ImportResultsError("--run: empty run name (expected a name for the new run)")
@@ -62,84 +92,47 @@ def import_results(
         raise ImportResultsError(
             f"--run: a run named {run_name!r} already exists (expected a new name; reruns are new runs)"
         )
-    try:
-        tree = read_results(path)
-    except BundleError as exc:
-        raise ImportResultsError(str(exc)) from exc
-    suite = _suite(suite_slug)
-    tasks = _tasks(tree, suite)
-    model_name = model_name or _model_from_paths(tree) or UNKNOWN_MODEL
-
-    report = IngestReport(warnings=list(tree.warnings))
-    layouts: dict[str, int] = {}
-    try:
-        with all_or_nothing() as written:
-            model = _model(model_name)
-            run = Run.objects.create(
-                name=run_name,
-                slug=_unique_run_slug(run_name),
-                suite=suite,
-                model=model,
-                provenance=Run.Provenance.IMPORTED,
-                status=Run.Status.FINISHED,
-                publication=Run.Publication.PUBLISHED if publish else Run.Publication.DRAFT,
-                source=str(path.resolve()),
-                source_hash=tree.sha256,
-                finished_at=timezone.now(),
-            )
-            total = len(tree.bundles)
-            if progress:
-                progress(0, total, "")
-            for done, bundle in enumerate(sorted(tree.bundles, key=lambda b: tasks[b.task_id].position), start=1):
-                _add_scores_row(bundle, tree)
-                ingest_bundle(run, bundle, task=tasks[bundle.task_id], written=written, report=report)
-                layouts[bundle.layout] = layouts.get(bundle.layout, 0) + 1
-                if progress:
-                    progress(done, total, bundle.task_id)
-            judges = sorted(report.judges)
-            if len(judges) == 1:
-                run.judge_config = JudgeConfig.objects.get(name=judges[0])
-            run.metadata = {
-                "layouts": layouts,
-                "judge_errors": report.judge_errors,
-                "warnings": report.warnings,
-                "new_rubric_versions": report.new_rubric_versions,
-            }
-            run.save()
-    except (IngestError, BundleError, OSError) as exc:
-        raise ImportResultsError(str(exc)) from exc
-    return ImportSummary(run=run, suite=suite, model=model, report=report, layouts=layouts)
+    return run_name
 
 
-def _suite(suite_slug: str | None) -> Suite:
-    suites = list(Suite.objects.order_by("slug"))
-    if suite_slug:
-        for suite in suites:
-            if suite.slug == suite_slug:
-                return suite
-        known = ", ".join(s.slug for s in suites) or "none; import tasks first"
-        raise ImportResultsError(f"--suite: no suite {suite_slug!r} (known suites: {known})")
-    benchmark = [s for s in suites if not s.is_demo]
-    if len(benchmark) == 1:
-        return benchmark[0]
-    known = ", ".join(s.slug for s in suites) or "none; import tasks first"
-    raise ImportResultsError(f"--suite: choose the suite these results belong to (known suites: {known})")
+def _new_run(run_name: str, suite: Suite, model_name: str, publish: bool, source: str, source_hash: str) -> Run:
+    """The run row; ``source`` is the imported folder's or archive's name only, never a server path."""
+    return Run.objects.create(
+        name=run_name,
+        slug=_unique_run_slug(run_name),
+        suite=suite,
+        model=_model(model_name),
+        provenance=Run.Provenance.IMPORTED,
+        status=Run.Status.FINISHED,
+        publication=Run.Publication.PUBLISHED if publish else Run.Publication.DRAFT,
+        source=source,
+        source_hash=source_hash,
+        finished_at=timezone.now(),
+    )
+
+
+def _finish_run(run: Run, report: IngestReport, layouts: dict, root: Path) -> None:
+    judges = sorted(report.judges)
+    if len(judges) == 1:
+        run.judge_config = JudgeConfig.objects.get(name=judges[0])
+    run.metadata = import_notes.run_metadata(report, layouts, root)
+    run.save()
 
 
 def _tasks(tree: ResultsTree, suite: Suite) -> dict[str, Task]:
-    tasks = {t.task_id: t for t in Task.objects.filter(suite=suite, task_id__in=[b.task_id for b in tree.bundles])}
-    for bundle in tree.bundles:
-        if bundle.task_id not in tasks:
-            raise ImportResultsError(
-                f"{bundle.path}: task id {bundle.task_id!r} (the folder name) is not a task of suite "
-                f"{suite.slug!r} (expected one of its {suite.tasks.count()} task ids)"
-            )
-    return tasks
+    return import_notes.suite_tasks(suite, [(b.task_id, b.path.relative_to(tree.root)) for b in tree.bundles])
 
 
 def _model_from_paths(tree: ResultsTree) -> str:
+    """The model an OSWorld path names, else the one our harness wrote in bundle.json; several
+    different ones are refused (import them as separate runs, or name one with --model)."""
     names = {b.model for b in tree.bundles if b.model}
-    return names.pop() if len(names) == 1 else ""
+    if len(names) > 1:
+        raise ImportResultsError(
+            f"the folders name {len(names)} models ({', '.join(sorted(names))}); import each model's folder "
+            "as its own run, or pass --model to name one for all"
+        )
+    return names.pop() if names else ""
 
 
 _PROVIDERS = (

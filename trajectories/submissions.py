@@ -333,6 +333,8 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
             continue
         seen[key] = rel_dir
         result.bundles.append(bundle)
+        for gap in bundle.gaps:  # an upload must carry every screenshot it names
+            report.append(Problem(f"{rel_dir}/traj.jsonl", _relative(f"{gap.where}: {gap.problem}", root)))
         for warning in bundle.warnings:
             report.append(Problem(rel_dir, _relative(warning, root), WARNING))
 
