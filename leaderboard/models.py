@@ -48,6 +48,12 @@ class Suite(models.Model):
     slug = models.SlugField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     is_demo = models.BooleanField(default=False, help_text="Our own demo tasks, not the benchmark.")
+
+    class Kind(models.TextChoices):
+        MYPCBENCH = "mypcbench", "MyPCBench (graded by rubric)"
+        OSWORLD = "osworld", "OSWorld (scored by its evaluator's result.txt)"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.MYPCBENCH)
     source_name = models.CharField(max_length=500, blank=True, help_text="File the suite was imported from.")
     source_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the imported file.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -13,11 +13,13 @@ class Command(BaseCommand):
         "per-bucket rubric shards (<bucket>/<bucket>.rubrics.json), or a single task, including the older "
         "rubric variants. All or nothing; re-importing the same file changes nothing, and a changed rubric "
         "becomes a new rubric version. Behavioural types come from --task-types when given, else from the "
-        "mapping shipped for the 184 published ids, else from the task's category (marked as derived)."
+        "mapping shipped for the 184 published ids, else from the task's category (marked as derived). "
+        "A folder holding OSWorld's test_all.json and examples/<domain>/<uuid>.json becomes an OSWorld suite "
+        "(default name OSWorld test_all): domains as categories, no rubrics, runs scored by result.txt."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="Task file or folder of task files.")
+        parser.add_argument("path", help="Task file, folder of task files, or OSWorld's evaluation_examples/ folder.")
         parser.add_argument(
             "--task-types",
             metavar="PATH",
