@@ -334,3 +334,27 @@ def test_command_report_is_quiet_and_complete(tmp_path, capsys):
                    "screenshots: 3 imported, 0 missing", "judges found: 1", "rubric versions created: 0"):  # fmt: skip
         assert needle in captured.out
     assert "warnings" not in captured.out  # nothing to warn about, nothing printed
+
+
+# ------------------------------------------------------------------ our judge and missing screenshots
+
+
+def test_our_judge_refuses_a_trajectory_with_missing_screenshots_unless_told(tmp_path, monkeypatch, settings):
+    from tests.simulators import ProviderSimulator
+
+    settings.MYPCBENCH_DERIVATIVES = "off"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    make_suite(["retrieval-f016"])
+    task_dir = write_task_dir(tmp_path / "r", "retrieval-f016")
+    sorted(task_dir.glob("step_2_*.png"))[0].unlink()
+    run = import_results(tmp_path / "r", "gappy", allow_missing_screenshots=True).run
+    verdict = 'ok\n{"reasoning": "Seen in step 1.", "cited_steps": [1], "verdict": "success"}'
+    with ProviderSimulator(lambda request: verdict) as sim:
+        call_command("judge", run.slug, "--provider", "anthropic", "--base-url", sim.url)
+        assert sim.requests == []  # nothing was sent: the judge would have graded blind
+        ours = Judgment.objects.filter(judge__origin="ours")
+        assert {j.verdict for j in ours} == {"error"} and ours.count() == 3
+        assert "not judged: 1 of its steps was imported without a screenshot" in ours[0].explanation
+        call_command("judge", run.slug, "--provider", "anthropic", "--base-url", sim.url, "--allow-missing-screenshots")
+        assert len(sim.requests) == 3
+    assert {j.verdict for j in Judgment.objects.filter(judge__origin="ours")} == {"success"}
