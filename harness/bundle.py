@@ -262,10 +262,11 @@ def read_results(
     turn_budget: int = DEFAULT_TURN_BUDGET,
     layout: str | None = None,
     attempts_from_folders: bool = False,
+    gaps_hint: str = "",
 ) -> ResultsTree:
     """Read every task folder under ``root``. Every problem in the tree is collected and reported at
-    once (grouped and counted) as a ResultsProblems error; gaps (missing screenshots) are not
-    problems here: they are on the bundles for the caller to refuse or accept."""
+    once (grouped and counted) as a ResultsProblems error. Gaps (missing screenshots) are on the
+    bundles for the caller to accept; with ``gaps_hint`` (what to do about them) they are problems too."""
     root = Path(root)
     if not root.exists():
         raise BundleError(root, "does not exist", expected="a result folder")
@@ -297,17 +298,20 @@ def read_results(
             tree.scores.update(_read_scores(scores_path, tree.warnings))
         except BundleError as exc:
             problems.add(exc.path, str(exc), problem=exc.problem)
+    if gaps_hint and tree.gaps:  # gaps are problems too unless the caller accepts them
+        for gap in tree.gaps:
+            problems.add(gap.where, gap.problem, kind=gap.kind)
     if problems:
-        raise ResultsProblems(root, problems)
+        raise ResultsProblems(root, problems, gaps_hint if tree.gaps else "")
     return tree
 
 
 class ResultsProblems(BundleError):
     """Every problem found in a result tree, grouped by kind and counted."""
 
-    def __init__(self, root: Path, problems: "result_files.Problems"):
+    def __init__(self, root: Path, problems: "result_files.Problems", hint: str = ""):
         self.problems = problems
-        super().__init__(root, problems.summary())
+        super().__init__(root, problems.summary(hint))
 
 
 def _read_scores(path: Path, warnings: list[str]) -> dict:

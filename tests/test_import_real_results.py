@@ -99,8 +99,9 @@ def test_classify_reads_paths_alone():
 
 
 def test_every_gap_is_reported_grouped_and_the_flag_imports_without_them(tmp_path, isolated_media, client):
-    make_suite(["retrieval-f016", "aggregation-f002"])
+    make_suite(["retrieval-f016", "aggregation-f002", "counterfactual-f008"])
     first = write_task_dir(tmp_path / "r", "retrieval-f016")
+    (write_task_dir(tmp_path / "r", "counterfactual-f008") / "usage.json").write_text("[1, 2")
     second = write_task_dir(tmp_path / "r", "aggregation-f002")
     sorted(first.glob("step_1_*.png"))[0].unlink()
     sorted(second.glob("step_2_*.png"))[0].unlink()
@@ -109,14 +110,15 @@ def test_every_gap_is_reported_grouped_and_the_flag_imports_without_them(tmp_pat
     with pytest.raises(ImportResultsError) as caught:
         import_results(tmp_path / "r", "gappy")
     message = str(caught.value)
-    assert "3 problems (missing screenshot 2, Git LFS pointer 1)" in message
+    assert "4 problems (invalid JSON 1, missing screenshot 2, Git LFS pointer 1)" in message
     assert "Git LFS pointer, not the image: run `git lfs pull`" in message
     assert "--allow-missing-screenshots" in message and str(tmp_path) not in message
     assert Run.objects.count() == 0 and Step.objects.count() == 0
 
+    (tmp_path / "r" / "counterfactual-f008" / "usage.json").write_text("{}")
     summary = import_results(tmp_path / "r", "gappy", allow_missing_screenshots=True, publish=True)
-    assert summary.report.missing_screenshots == 3 and summary.report.screenshots == 3
-    assert "screenshots: 3 imported, 3 missing" in "\n".join(summary.lines())
+    assert summary.report.missing_screenshots == 3 and summary.report.screenshots == 6
+    assert "screenshots: 6 imported, 3 missing" in "\n".join(summary.lines())
     traj = Trajectory.objects.get(task__task_id="aggregation-f002")
     payload = player.step_payloads(traj.steps.all())
     assert payload[0]["problem"] == "" and payload[0]["image"]

@@ -25,15 +25,21 @@ def without_root(text: str, root: Path) -> str:
     return text
 
 
-def refuse_gaps(gaps: list, allow: bool, root: Path) -> None:
-    """Missing screenshots (and LFS pointers in their place) stop the import, all listed, unless allowed."""
-    if gaps and not allow:
-        problems = result_files.gap_problems(gaps)
-        hint = (
-            f"Pass {ALLOW_MISSING_FLAG} to import these steps without their screenshots (the player shows a "
-            "placeholder, the run page counts them, and our judge will not grade those trajectories unless told)."
-        )
-        raise ImportResultsError(without_root(problems.summary(hint), root))
+GAPS_HINT = (
+    f"Pass {ALLOW_MISSING_FLAG} to import the steps without their screenshots (the player shows a "
+    "placeholder, the run page counts them, and our judge will not grade those trajectories unless told)."
+)
+
+
+def refuse_gaps(gaps: list, allow: bool, root: Path, problems=None) -> None:
+    """Missing screenshots (and LFS pointers in their place) stop the import, all listed together with
+    any other ``problems``, unless allowed."""
+    problems = problems if problems is not None else result_files.Problems()
+    if not allow:
+        for gap in gaps:
+            problems.add(gap.where, gap.problem, kind=gap.kind)
+    if problems:
+        raise ImportResultsError(without_root(problems.summary(GAPS_HINT if gaps and not allow else ""), root))
 
 
 def pick_suite(suite_slug: str | None, task_ids: list[str]) -> Suite:

@@ -55,10 +55,14 @@ def import_results(
             allow_missing_screenshots=allow_missing_screenshots,
         )  # fmt: skip
     try:
-        tree = read_results(path, layout=layout, attempts_from_folders=attempts_from_folders)
+        tree = read_results(
+            path,
+            layout=layout,
+            attempts_from_folders=attempts_from_folders,
+            gaps_hint="" if allow_missing_screenshots else import_notes.GAPS_HINT,
+        )
     except BundleError as exc:
         raise ImportResultsError(import_notes.without_root(str(exc), path)) from exc
-    import_notes.refuse_gaps(tree.gaps, allow_missing_screenshots, path)
     suite = import_notes.pick_suite(suite_slug, [b.task_id for b in tree.bundles])
     tasks = _tasks(tree, suite)
     model_name = model_name or _model_from_paths(tree) or UNKNOWN_MODEL
