@@ -109,3 +109,53 @@ def test_the_command_takes_an_archive(tmp_path, capsys):
     write_task_dir(tmp_path / "r", "retrieval-f016")
     call_command("import_results", str(tar_folder(tmp_path / "r", tmp_path / "r.tgz")), "--run", "cli archive")
     assert "trajectories: 1" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ uploads share the reader
+
+
+@pytest.fixture
+def uploader(settings, tmp_path):
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
+    cache.clear()
+    return get_user_model().objects.create_user("pam", password="pw-beesly-2026")
+
+
+def upload_meta(suite: str) -> dict:
+    return {"suite": suite, "model": "UI-TARS-1.5-7B", "agent": "uitars", "tool_surface": "computer",
+            "turn_budget": 50, "harness_version": "osworld", "image_version": "ubuntu"}  # fmt: skip
+
+
+def test_an_osworld_upload_is_read_by_the_same_reader(tmp_path, uploader):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from trajectories.submissions import submit_archive
+
+    make_suite([UUID_A, UUID_B], slug="osworld")
+    osworld_task_dir(tmp_path / "rollouts" / "chrome", UUID_A, score="0")
+    osworld_task_dir(tmp_path / "rollouts" / "os", UUID_B, score="1")
+    data = zip_folder(tmp_path / "rollouts", tmp_path / "up.zip").read_bytes()
+    result = submit_archive(uploader, SimpleUploadedFile("up.zip", data), upload_meta("osworld"))
+    trajectories = result.submission.run.trajectories.all()
+    assert {t.source_layout for t in trajectories} == {"osworld"} and {t.ended_by for t in trajectories} == {"done"}
+
+
+def test_an_upload_with_an_lfs_pointer_says_so(tmp_path, uploader):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from trajectories.submissions import SubmissionRejected, submit_archive
+
+    make_suite(["retrieval-f016"])
+    task_dir = write_task_dir(tmp_path / "r", "retrieval-f016")
+    sorted(task_dir.glob("step_2_*.png"))[0].write_text(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 10\n"
+    )
+    data = zip_folder(tmp_path / "r", tmp_path / "up.zip").read_bytes()
+    with pytest.raises(SubmissionRejected) as caught:
+        submit_archive(uploader, SimpleUploadedFile("up.zip", data), upload_meta("mypcbench-eval-round0"))
+    text = "\n".join(f"{p.file}: {p.problem}" for p in caught.value.report)
+    assert "Git LFS pointer, not the image: run `git lfs pull`" in text and "line 2" in text
