@@ -360,3 +360,16 @@ def test_our_judge_refuses_a_trajectory_with_missing_screenshots_unless_told(tmp
         call_command("judge", run.slug, "--provider", "anthropic", "--base-url", sim.url, "--allow-missing-screenshots")
         assert len(sim.requests) == 3
     assert {j.verdict for j in Judgment.objects.filter(judge__origin="ours")} == {"success"}
+
+
+def test_a_run_imported_before_keeps_its_server_path_out_of_the_api(client):
+    suite = make_suite(["retrieval-f016"])
+    from leaderboard.models import Model
+
+    model = Model.objects.create(name="m", slug="m")
+    run = Run.objects.create(name="old", slug="old", suite=suite, model=model, provenance="imported",
+                             publication="published", source="/srv/data/results/claude-opus")  # fmt: skip
+    api = client.get(f"/api/runs/{run.slug}").json()
+    assert api["source"] == "claude-opus"
+    listed = client.get("/api/runs").content.decode()
+    assert "/srv/data" not in listed
