@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from harness.actions import ACTION_KINDS
-from leaderboard import metrics, scoring
+from leaderboard import domains, metrics, scoring
 from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, Model, ReportedFigure, Run, Task
 from leaderboard.selectors import (
     RunFilters,
@@ -288,6 +288,7 @@ def heatmaps(user, filters: HeatmapFilters, version: str | None = None) -> list[
     def build():
         scored = scored_runs(list(graded_runs(user, filters)), filters, version)
         graded = [graded_heatmap(scored, dim, filters.metric, filters.task_slice) for dim in DIMENSIONS]
+        graded += domains.domain_heatmaps(scored, filters.metric)  # OSWorld suites: runs x domain
         return [hm for hm in [*graded, *reported_heatmaps(filters)] if hm.row_labels and hm.col_labels]
 
     return _per_version("heatmaps", user, version, filters, build)

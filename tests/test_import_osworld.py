@@ -120,3 +120,8 @@ def test_a_run_is_scored_by_result_txt_over_the_suite_and_every_page_shows_it(tm
         assert response.status_code == 200, url
     board = client.get(reverse("leaderboard:board") + f"?suite={summary.suite.slug}").content.decode()
     assert "gpt-4o-mini OSWorld" in board
+    maps = client.get("/api/analysis/heatmaps", {"suite": summary.suite.slug}).json()
+    (domain_map,) = [m for m in maps["maps"] if m["title"].endswith("by OSWorld domain")]
+    assert [c["label"] for c in domain_map["columns"]] == ["chrome", "os"] and domain_map["dimension"] == "domain"
+    row = domain_map["rows"][[r["label"] for r in domain_map["rows"]].index("gpt-4o-mini OSWorld")]
+    assert [round(c["value"]) for c in row["cells"]] == [50, 0]  # chrome: one of two; os: never ran
