@@ -162,14 +162,22 @@ class ResultsTree:
 # ---------------------------------------------------------------- helpers
 
 
+OSWORLD_TIMESTAMP_FORMAT = "%Y%m%d@%H%M%S"  # OSWorld's lib_run_single: seconds, no fraction
+
+
 def parse_timestamp(value) -> datetime | None:
-    """``20260411@123456123456`` -> a naive datetime; None when absent or not in that format."""
+    """``20260411@123456123456`` (MyPCBench) or ``20260411@123456`` (OSWorld) -> a naive datetime;
+    None when absent or in neither format."""
     if not isinstance(value, str) or not value:
         return None
-    try:
-        return datetime.strptime(value, TIMESTAMP_FORMAT)
-    except ValueError:
-        return None
+    # Six digits after the @ are OSWorld's seconds; %f would otherwise take the last one as a fraction.
+    seconds_only = len(value.partition("@")[2]) == 6
+    for fmt in (OSWORLD_TIMESTAMP_FORMAT,) if seconds_only else (TIMESTAMP_FORMAT,):
+        try:
+            return datetime.strptime(value, fmt)
+        except ValueError:
+            continue
+    return None
 
 
 def _read_json(path: Path):

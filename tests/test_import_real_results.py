@@ -38,7 +38,7 @@ def osworld_task_dir(parent: Path, task_id: str, *, score: str = "0", n_steps: i
     task_dir.mkdir(parents=True)
     rows = []
     for n in range(1, n_steps + 1):
-        stamp = f"20250101@1200{n:02d}000000"
+        stamp = f"20250101@1200{n:02d}"  # lib_run_single's %Y%m%d@%H%M%S
         name = f"step_{n}_{stamp}.png"
         (task_dir / name).write_bytes(png_bytes())
         action = "DONE" if n == n_steps else f"pyautogui.click({100 * n}, 200)"
@@ -66,6 +66,8 @@ def test_osworld_tree_with_a_slash_in_the_model_id_keeps_a_score_of_zero(tmp_pat
     assert zero.source_layout == "osworld" and zero.ended_by == "done"
     assert zero.imported_score == 0.0 and zero.imported_score_judge.name == "OSWorld evaluator score"
     assert Trajectory.objects.get(task__task_id=UUID_B).imported_score == 1.0
+    assert summary.report.warnings == []  # OSWorld's timestamps are read, not warned about
+    assert zero.started_at is not None and zero.steps.first().timestamp.second == 1
 
 
 def test_archive_layout_run_domain_uuid_is_osworld(tmp_path):
