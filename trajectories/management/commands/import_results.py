@@ -10,16 +10,19 @@ from trajectories.services import ImportResultsError, import_results
 
 class Command(BaseCommand):
     help = (
-        "Import a result folder (upstream MyPCBench task dirs, the parallel runner's vm<i>/ nesting, "
-        "OSWorld-style trees, the legacy context/ layout) as a new run with trajectories, steps, "
-        "screenshots and the source's own judgments. All-or-nothing."
+        "Import a result folder or a .zip / .tar.gz of one (upstream MyPCBench task dirs, the parallel runner's "
+        "vm<i>/ nesting, OSWorld run.py trees and rollout archives, the legacy context/ layout, attempts side by "
+        "side) as a new run with trajectories, steps, screenshots and every judgment the source holds. "
+        "All-or-nothing: every problem is reported at once and nothing is written."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="Result folder, a single task folder, or a .zip / .tar.gz of one.")
         parser.add_argument("--run", required=True, dest="run_name", help="Name of the new run (must be unused).")
         parser.add_argument(
-            "--model", dest="model_name", help="Model name (default: from an OSWorld path, else 'unknown model')."
+            "--model",
+            dest="model_name",
+            help="Model name (default: from an OSWorld path or our harness's bundle.json, else 'unknown model').",
         )
         parser.add_argument(
             "--suite", dest="suite_slug", help="Suite slug (default: the suite holding every task id found)."
