@@ -206,9 +206,11 @@ def test_tool_call_rows_show_the_commands_outputs_and_exit_status(tmp_path):
 def test_a_run_graded_on_another_rubric_gets_its_own_version_and_a_warning(tmp_path, client):
     make_suite(["retrieval-f016"])
     drifted = RUBRIC[:2] + [{"criterion": "Mentions the due date", "type": "llm_judge", "weight": 0.2}]
-    write_task_dir(tmp_path / "r", "retrieval-f016", rubric=drifted)
+    write_task_dir(tmp_path / "r" / "G0", "retrieval-f016", rubric=drifted)
+    write_task_dir(tmp_path / "r" / "G1", "retrieval-f016", rubric=drifted)  # two attempts, one drift
 
     summary = import_results(tmp_path / "r", "drifted", publish=True)
+    assert len(summary.report.rubric_drift) == 1
 
     version = RubricItem.objects.filter(task__task_id="retrieval-f016", version=2)
     assert version.count() == 3 and set(version.values_list("source_run", flat=True)) == {summary.run.pk}

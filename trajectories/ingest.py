@@ -449,13 +449,19 @@ def _record_rubric_drift(run: Run, task: Task, bundle: TrajectoryBundle, report:
     current = list(task.current_rubric())
     if _same_rubric(current, bundle.rubric):
         return
+    created_before = len(report.new_rubric_versions)
     items = rubric_version_for(task, bundle.rubric, report, run)
     version = next(iter(items.values())).version
+    kept = (
+        "kept as rubric version {} of this run"
+        if len(report.new_rubric_versions) > created_before
+        else ("the same as stored rubric version {}")
+    )
     message = (
         f"{task.task_id}: rubric_bundle.json ({len(bundle.rubric)} items) differs from the suite's current rubric "
-        f"(version {task.rubric_version}, {len(current)} items); kept as rubric version {version} of this run"
+        f"(version {task.rubric_version}, {len(current)} items); " + kept.format(version)
     )
-    if message not in report.rubric_drift:
+    if not any(line.startswith(f"{task.task_id}: ") for line in report.rubric_drift):  # once per task
         report.rubric_drift.append(message)
 
 
