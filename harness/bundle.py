@@ -362,7 +362,10 @@ def read_task_dir(
         "attempt_source": folder.attempt_source,
     }
     if traj.is_file():
-        layout = LAYOUT_OSWORLD if folder.kind == layouts.KIND_OSWORLD else LAYOUT_MYPCBENCH
+        # The layout names the folder's shape (an OSWorld results tree, or OSWorld results at all);
+        # ``kind`` alone decides how result.txt reads.
+        osworld = folder.kind == layouts.KIND_OSWORLD or bool(folder.model)
+        layout = LAYOUT_OSWORLD if osworld else LAYOUT_MYPCBENCH
         bundle = TrajectoryBundle(layout=layout, **common)
         _read_traj(bundle, traj)
     elif (task_dir / "context").is_dir():

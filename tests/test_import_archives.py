@@ -135,13 +135,15 @@ def test_an_osworld_upload_is_read_by_the_same_reader(tmp_path, uploader):
 
     from trajectories.submissions import submit_archive
 
-    make_suite([UUID_A, UUID_B], slug="osworld")
+    make_suite([UUID_A, UUID_B], slug="osworld").__class__.objects.filter(slug="osworld").update(kind="osworld")
     osworld_task_dir(tmp_path / "rollouts" / "chrome", UUID_A, score="0")
     osworld_task_dir(tmp_path / "rollouts" / "os", UUID_B, score="1")
     data = zip_folder(tmp_path / "rollouts", tmp_path / "up.zip").read_bytes()
     result = submit_archive(uploader, SimpleUploadedFile("up.zip", data), upload_meta("osworld"))
     trajectories = result.submission.run.trajectories.all()
     assert {t.source_layout for t in trajectories} == {"osworld"} and {t.ended_by for t in trajectories} == {"done"}
+    # result.txt "0" is the evaluator's score, kept as the author's own (self-reported) score
+    assert sorted(result.submission.run.metadata["self_reported_scores"].values()) == [0.0, 1.0]
 
 
 def test_an_upload_with_an_lfs_pointer_says_so(tmp_path, uploader):

@@ -10,6 +10,7 @@ from harness import layouts, result_files
 from harness.archive import ArchiveError
 from harness.archive_stream import iter_task_folders, list_archive
 from harness.bundle import BundleError, _read_scores, read_task_dir
+from leaderboard.models import Suite
 from trajectories import import_notes
 from trajectories.import_notes import ImportResultsError
 from trajectories.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
@@ -38,6 +39,8 @@ def import_archive(
     from trajectories import services  # the run and model helpers live beside the folder import
 
     path = Path(path)
+    if suite_slug and layout is None:  # a named suite settles how result.txt reads
+        layout = Suite.objects.filter(slug=suite_slug).values_list("kind", flat=True).first()
     try:
         listing = list_archive(path)
         folders = layouts.detect(

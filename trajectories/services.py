@@ -54,6 +54,9 @@ def import_results(
             layout=layout, attempts_from_folders=attempts_from_folders,
             allow_missing_screenshots=allow_missing_screenshots,
         )  # fmt: skip
+    if suite_slug and layout is None:
+        # A named suite settles how result.txt reads: its kind says whose results these are.
+        layout = Suite.objects.filter(slug=suite_slug).values_list("kind", flat=True).first()
     try:
         tree = read_results(
             path,

@@ -23,6 +23,7 @@ from django.utils.text import slugify
 
 from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from harness.bundle import BundleError, JudgeRecord, TrajectoryBundle, find_task_dirs, read_task_dir
+from harness.layouts import classify
 from leaderboard.badges import OUR_JUDGING_KEY, VERIFIED_KEY, badge_of, our_judging
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
 from trajectories import judging, ratelimits
@@ -314,7 +315,9 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
     for task_dir in task_dirs:
         rel_dir = _rel(task_dir, root)
         try:
-            bundle = read_task_dir(task_dir, turn_budget=meta.turn_budget)
+            # The suite's kind says how result.txt reads (an OSWorld score or a "finished" marker).
+            folder = classify(_rel(task_dir, root), layout=meta.suite.kind, root_name=root.name)
+            bundle = read_task_dir(task_dir, turn_budget=meta.turn_budget, folder=folder)
         except BundleError as exc:
             rel_file = _rel(Path(exc.path), root)
             files_with_errors.add(rel_file)
