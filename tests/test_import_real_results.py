@@ -377,3 +377,13 @@ def test_a_run_imported_before_keeps_its_server_path_out_of_the_api(client):
     assert api["source"] == "claude-opus"
     listed = client.get("/api/runs").content.decode()
     assert "/srv/data" not in listed
+
+
+def test_a_named_osworld_suite_settles_the_layout(tmp_path):
+    from leaderboard.models import Suite
+
+    make_suite(["Task_7"], slug="odd")
+    Suite.objects.filter(slug="odd").update(kind="osworld")
+    osworld_task_dir(tmp_path / "r", "Task_7", score="0.25")
+    traj = import_results(tmp_path / "r", "odd run", suite_slug="odd").run.trajectories.get()
+    assert traj.imported_score == 0.25 and traj.ended_by == "done"
