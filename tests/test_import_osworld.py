@@ -15,12 +15,17 @@ from harness.taskfile import TaskFileError
 from leaderboard import scoring
 from leaderboard.models import Suite, Task
 from leaderboard.services.tasks import import_tasks
+from tests.conftest import UPSTREAM
 from tests.factories import png_bytes
 from trajectories.services import import_results
 
 pytestmark = pytest.mark.django_db
 
-REAL = Path(__file__).resolve().parents[1].parent.parent / "shared" / "upstream" / "osworld"
+# ../shared/upstream beside the checkout (conftest's UPSTREAM), or beside a worktree's parent folder.
+REAL = next(
+    (p / "osworld" for p in (UPSTREAM, Path(__file__).resolve().parents[3] / "shared" / "upstream") if p.is_dir()),
+    UPSTREAM / "osworld",
+)
 IDS = {
     "chrome": ["bb5e4c0d-f964-439c-97b6-bdb9747de3f4", "030eeff7-b492-4218-b312-701ec99ee0cc"],
     "os": ["94d95f96-9699-4208-98ba-3c3119edf9c2"],

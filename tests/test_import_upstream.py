@@ -13,10 +13,14 @@ from django.core.management import CommandError, call_command
 
 from harness import upstream_tasks
 from leaderboard.models import Suite
+from tests.conftest import UPSTREAM
 
 pytestmark = pytest.mark.django_db
 
-SHARED = Path(__file__).resolve().parents[1].parent.parent / "shared" / "upstream"
+# ../shared/upstream beside the checkout (conftest's UPSTREAM), or beside a worktree's parent folder.
+SHARED = next(
+    (p for p in (UPSTREAM, Path(__file__).resolve().parents[3] / "shared" / "upstream") if p.is_dir()), UPSTREAM
+)
 
 
 def local_copy(repo: str, path: str) -> Path | None:
