@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from harness import safejson
+from harness import layouts, result_files, safejson
 from harness.actions import parse_action
 from harness.printable import printable
 from harness.taskfile import RubricSpec, build_rubric
@@ -27,6 +27,7 @@ DEFAULT_TURN_BUDGET = 100
 MAX_STEP_NUM = 1_000_000  # far above any turn budget; keeps step numbers inside a database integer
 FULL_TRAJ_RESULT = "osworld_full_traj_result.json"
 TASK_SCORE_RESULT = "rubric_judge_result.json"
+PER_STEP_RESULT = "rubric_result.json"  # the legacy per-step judge (max over steps per item)
 STATE_CHECKS_FILE = "state_checks.json"  # ours: rubric items' state checks run when the trajectory ended
 STATE_CHECK_STATUSES = ("passed", "failed", "error")
 _SKIPPED_DIRS = {"_tasks", "summary", "__pycache__"}
@@ -66,6 +67,7 @@ class StepRecord:
     info: dict = field(default_factory=dict)
     screenshot: Path | None = None
     timestamp: datetime | None = None
+    screenshot_gap: str = ""  # why the screenshot the row names is not there (missing, Git LFS pointer)
 
 
 @dataclass
@@ -125,6 +127,11 @@ class TrajectoryBundle:
     traj_sha256: str = ""
     warnings: list[str] = field(default_factory=list)
     state_checks: list[dict] = field(default_factory=list)  # state_checks.json rows, checked
+    kind: str = ""  # layouts.KIND_OSWORLD or KIND_MYPCBENCH: how result.txt was read
+    domain: str = ""  # the OSWorld domain folder, when there is one
+    attempt_source: str = ""  # the folder that numbered the attempt
+    gaps: list[result_files.Gap] = field(default_factory=list)  # missing screenshots and the like
+    answered: bool = False  # the agent gave a final answer (not only thoughts)
 
     @property
     def n_turns(self) -> int:
@@ -143,6 +150,10 @@ class ResultsTree:
     warnings: list[str] = field(default_factory=list)
 
     @property
+    def gaps(self) -> list:
+        return [gap for bundle in self.bundles for gap in bundle.gaps]
+
+    @property
     def sha256(self) -> str:
         """One hash over every trajectory file read, in task-id order."""
         digest = hashlib.sha256()
@@ -154,20 +165,31 @@ class ResultsTree:
 # ---------------------------------------------------------------- helpers
 
 
+OSWORLD_TIMESTAMP_FORMAT = "%Y%m%d@%H%M%S"  # OSWorld's lib_run_single: seconds, no fraction
+
+
 def parse_timestamp(value) -> datetime | None:
-    """``20260411@123456123456`` -> a naive datetime; None when absent or not in that format."""
+    """``20260411@123456123456`` (MyPCBench) or ``20260411@123456`` (OSWorld) -> a naive datetime;
+    None when absent or in neither format."""
     if not isinstance(value, str) or not value:
         return None
-    try:
-        return datetime.strptime(value, TIMESTAMP_FORMAT)
-    except ValueError:
-        return None
+    # Six digits after the @ are OSWorld's seconds; %f would otherwise take the last one as a fraction.
+    seconds_only = len(value.partition("@")[2]) == 6
+    for fmt in (OSWORLD_TIMESTAMP_FORMAT,) if seconds_only else (TIMESTAMP_FORMAT,):
+        try:
+            return datetime.strptime(value, fmt)
+        except ValueError:
+            continue
+    return None
 
 
 def _read_json(path: Path):
     # Bounded in size, depth and number length; NaN and Infinity refused (see harness.safejson).
     try:
-        return safejson.load_file(path)
+        data = safejson.read_bytes(path)
+        if result_files.is_lfs_pointer(data):
+            raise BundleError(path, result_files.LFS_PROBLEM)
+        return safejson.loads(data)
     except safejson.JSONRefused as exc:
         column = f" at column {exc.column}" if exc.column is not None else ""
         raise BundleError(path, exc.problem + column, line=exc.line, expected="a UTF-8 JSON file")
@@ -243,40 +265,62 @@ def find_task_dirs(root: Path) -> list[Path]:
     return found
 
 
-def _osworld_model(task_dir: Path) -> str:
-    """The <model> segment when the folder sits in an OSWorld tree, else ''."""
-    parents = task_dir.resolve().parents
-    if len(parents) > 2 and parents[2].name in OSWORLD_OBSERVATION_TYPES:
-        return parents[1].name
-    return ""
-
-
-def read_results(root, *, turn_budget: int = DEFAULT_TURN_BUDGET) -> ResultsTree:
-    """Read every task folder under ``root``. The same task id twice is an error naming both folders."""
+def read_results(
+    root,
+    *,
+    turn_budget: int = DEFAULT_TURN_BUDGET,
+    layout: str | None = None,
+    attempts_from_folders: bool = False,
+    gaps_hint: str = "",
+) -> ResultsTree:
+    """Read every task folder under ``root``. Every problem in the tree is collected and reported at
+    once (grouped and counted) as a ResultsProblems error. Gaps (missing screenshots) are on the
+    bundles for the caller to accept; with ``gaps_hint`` (what to do about them) they are problems too."""
     root = Path(root)
     if not root.exists():
         raise BundleError(root, "does not exist", expected="a result folder")
     if not root.is_dir():
         raise BundleError(root, "is not a folder", expected="a result folder")
     tree = ResultsTree(root=root, bundles=[])
-    seen: dict[str, Path] = {}
-    for task_dir in find_task_dirs(root):
-        bundle = read_task_dir(task_dir, turn_budget=turn_budget)
-        if bundle.task_id in seen:
-            raise BundleError(
-                task_dir,
-                f"task {bundle.task_id!r} appears twice: in {seen[bundle.task_id]} and in {task_dir}",
-                expected="each task once per result folder (import repeated attempts as separate runs)",
-            )
-        seen[bundle.task_id] = task_dir
-        tree.bundles.append(bundle)
-    if not tree.bundles:
+    task_dirs = find_task_dirs(root)
+    if not task_dirs:
         raise BundleError(root, "contains no task folders", expected=f"folders holding {TRAJ_FILE} or context/")
+    try:
+        folders = layouts.detect(
+            [d.relative_to(root).as_posix() for d in task_dirs],
+            layout=layout,
+            attempts_from_folders=attempts_from_folders,
+            root_name=root.name,
+        )
+    except layouts.LayoutError as exc:
+        raise BundleError(root, str(exc)) from exc
+    problems = result_files.Problems()
+    for task_dir, folder in zip(task_dirs, folders, strict=True):
+        try:
+            tree.bundles.append(read_task_dir(task_dir, turn_budget=turn_budget, folder=folder))
+        except BundleError as exc:
+            problems.add(exc.path, str(exc), problem=exc.problem)
     for scores_path in sorted(root.rglob("scores.json")):
         if any(scores_path.is_relative_to(b.path) for b in tree.bundles):
             continue
-        tree.scores.update(_read_scores(scores_path, tree.warnings))
+        try:
+            tree.scores.update(_read_scores(scores_path, tree.warnings))
+        except BundleError as exc:
+            problems.add(exc.path, str(exc), problem=exc.problem)
+    if gaps_hint and tree.gaps:  # gaps are problems too unless the caller accepts them
+        for gap in tree.gaps:
+            problems.add(gap.where, gap.problem, kind=gap.kind)
+    if problems:
+        raise ResultsProblems(root, problems, gaps_hint if tree.gaps else "")
     return tree
+
+
+class ResultsProblems(BundleError):
+    """Every problem found in a result tree, grouped by kind and counted."""
+
+    def __init__(self, root: Path, problems: "result_files.Problems", hint: str = ""):
+        self.problems = problems
+        super().__init__(root, problems.summary(hint))
 
 
 def _read_scores(path: Path, warnings: list[str]) -> dict:
@@ -299,22 +343,43 @@ def _read_scores(path: Path, warnings: list[str]) -> dict:
 # ---------------------------------------------------------------- one task folder
 
 
-def read_task_dir(task_dir, *, turn_budget: int = DEFAULT_TURN_BUDGET) -> TrajectoryBundle:
+def read_task_dir(
+    task_dir, *, turn_budget: int = DEFAULT_TURN_BUDGET, folder: layouts.TaskFolder | None = None
+) -> TrajectoryBundle:
+    """One task folder. ``folder`` says what its path means (layouts.detect); without it the path is
+    classified on its own (an upload's folder), and a folder that fits no layout is refused."""
     task_dir = Path(task_dir)
-    model = _osworld_model(task_dir)
+    if folder is None:
+        try:
+            folder = layouts.classify(task_dir.resolve().as_posix().lstrip("/"))
+        except layouts.LayoutError as exc:
+            raise BundleError(task_dir, str(exc)) from exc
     traj = task_dir / TRAJ_FILE
+    common = {
+        "task_id": folder.task_id or task_dir.name,
+        "path": task_dir,
+        "model": folder.model,
+        "kind": folder.kind,
+        "domain": folder.domain,
+        "attempt": folder.attempt,
+        "attempt_source": folder.attempt_source,
+    }
     if traj.is_file():
-        layout = LAYOUT_OSWORLD if model else LAYOUT_MYPCBENCH
-        bundle = TrajectoryBundle(task_id=task_dir.name, layout=layout, path=task_dir, model=model)
+        # The layout names the folder's shape (an OSWorld results tree, or OSWorld results at all);
+        # ``kind`` alone decides how result.txt reads.
+        osworld = folder.kind == layouts.KIND_OSWORLD or bool(folder.model)
+        layout = LAYOUT_OSWORLD if osworld else LAYOUT_MYPCBENCH
+        bundle = TrajectoryBundle(layout=layout, **common)
         _read_traj(bundle, traj)
     elif (task_dir / "context").is_dir():
-        bundle = TrajectoryBundle(task_id=task_dir.name, layout=LAYOUT_LEGACY, path=task_dir, model=model)
+        bundle = TrajectoryBundle(layout=LAYOUT_LEGACY, **common)
         _read_legacy_context(bundle, task_dir / "context")
     else:
         raise BundleError(task_dir, f"has no {TRAJ_FILE} and no context/ folder", expected="a task result folder")
 
     _attach_final_screenshot(bundle)
     _read_markers(bundle)
+    _fill_tool_calls(bundle)
     _read_rubric_bundle(bundle)
     _read_judges(bundle)
     _read_state_checks(bundle)
@@ -348,6 +413,8 @@ def _read_traj(bundle: TrajectoryBundle, traj: Path) -> None:
         data = safejson.read_bytes(traj)
     except safejson.JSONRefused as exc:
         raise BundleError(traj, exc.problem, expected="UTF-8 JSON lines")
+    if result_files.is_lfs_pointer(data):
+        raise BundleError(traj, result_files.LFS_PROBLEM)
     bundle.traj_sha256 = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8-sig")
@@ -404,21 +471,18 @@ def _step_from_row(bundle: TrajectoryBundle, traj: Path, line_no: int, row: dict
             bundle.warnings.append(printable(f"{traj}, line {line_no}: action {problem}, kept as text only"))
             action = {"type": "other", "text": action_text}
 
-    screenshot = None
+    screenshot, gap_text = None, ""
     if "screenshot_file" in row:
         name = row["screenshot_file"]
         if name not in (None, ""):
             if not isinstance(name, str):
                 raise BundleError(traj, f"is {name!r}", line=line_no, field="screenshot_file", expected="a file name")
             screenshot = _inside(bundle.path, name, traj, line_no, "screenshot_file")
-            if not screenshot.is_file():
-                raise BundleError(
-                    traj,
-                    f"refers to {name!r}, which is missing from the task folder {bundle.path}",
-                    line=line_no,
-                    field="screenshot_file",
-                    expected="the screenshot file beside traj.jsonl",
-                )
+            gap = result_files.screenshot_gap(screenshot)
+            if gap is not None:
+                # A gap, not a refusal: the caller decides (--allow-missing-screenshots).
+                bundle.gaps.append(gap.at(f"{traj}, line {line_no}"))
+                gap_text, screenshot = gap.problem, None
     elif isinstance(row.get("action_timestamp"), str):
         # Older rows name no file; the runner's own naming finds it.
         guess = bundle.path / f"step_{step_num}_{row['action_timestamp']}.png"
@@ -436,6 +500,7 @@ def _step_from_row(bundle: TrajectoryBundle, traj: Path, line_no: int, row: dict
         info=info,
         screenshot=screenshot,
         timestamp=timestamp,
+        screenshot_gap=gap_text,
     )
 
 
@@ -514,6 +579,11 @@ def _attach_final_screenshot(bundle: TrajectoryBundle) -> None:
 def _read_markers(bundle: TrajectoryBundle) -> None:
     if bundle.messages_path is None and (bundle.path / "messages.json").is_file():
         bundle.messages_path = bundle.path / "messages.json"
+    own = bundle.path / "bundle.json"  # our harness's: which agent and model ran
+    if own.is_file() and not bundle.model:
+        data = _object(own)
+        if isinstance(data.get("model"), str) and data["model"].strip():
+            bundle.model = data["model"].strip()
     usage = bundle.path / "usage.json"
     if usage.is_file():
         bundle.usage = _object(usage)
@@ -531,7 +601,7 @@ def _read_markers(bundle: TrajectoryBundle) -> None:
         value = math.nan
     if not math.isfinite(value):  # NaN and inf read as floats but are no result (and cannot be stored)
         raise BundleError(result, f"holds {raw[:40]!r}", expected="a finite number such as 1.0")
-    if bundle.layout == LAYOUT_OSWORLD:
+    if bundle.kind == layouts.KIND_OSWORLD:
         # OSWorld's result.txt is its evaluator's score; MyPCBench's is only a completion marker.
         bundle.judges.append(
             JudgeRecord(source_file="result.txt", model="OSWorld evaluator", score=min(max(value, 0.0), 1.0))
@@ -562,10 +632,9 @@ def _read_judges(bundle: TrajectoryBundle) -> None:
     score_file = bundle.path / TASK_SCORE_RESULT
     if score_file.is_file():
         bundle.judges.append(_task_score_judge(score_file, bundle))
-    if (bundle.path / "rubric_result.json").is_file():
-        bundle.warnings.append(
-            printable(f"{bundle.path / 'rubric_result.json'}: legacy per-step judge output not imported")
-        )
+    per_step = bundle.path / PER_STEP_RESULT
+    if per_step.is_file():
+        bundle.judges.append(_per_step_judge(per_step, bundle))
 
 
 def _full_trajectory_judge(path: Path) -> JudgeRecord:
@@ -608,6 +677,76 @@ def _full_trajectory_judge(path: Path) -> JudgeRecord:
     )
 
 
+def _per_step_judge(path: Path, bundle: TrajectoryBundle) -> JudgeRecord:
+    """rubric_result.json of the legacy per-step judge: each step scored 0/1 per rubric item, an
+    item passes when any step did (``per_rubric_max``). Cited steps: the steps that satisfied it."""
+    data = _object(path)
+    rubric = normalise_rubric(data.get("rubrics"), path, "rubrics")
+    best = data.get("per_rubric_max")
+    if not isinstance(best, list) or len(best) != len(rubric):
+        raise BundleError(path, f"is {str(best)[:60]}", field="per_rubric_max",
+                          expected=f"one 0/1 value per rubric item ({len(rubric)})")  # fmt: skip
+    per_step = data.get("per_step_scores") if isinstance(data.get("per_step_scores"), list) else []
+    first_index: dict[int, int] = {}
+    for step in bundle.steps:
+        first_index.setdefault(step.turn, step.index)
+    verdicts = []
+    for i, value in enumerate(best):
+        satisfied = [
+            first_index[row["step_num"]]
+            for row in per_step
+            if isinstance(row, dict) and isinstance(row.get("scores"), list) and len(row["scores"]) > i
+            and row["scores"][i] and row.get("step_num") in first_index
+        ]  # fmt: skip
+        errored = [row for row in per_step if isinstance(row, dict) and row.get("error")]
+        if value:
+            verdict, reasoning = "success", f"satisfied at {len(satisfied)} of {len(per_step)} scored steps"
+        elif per_step and len(errored) == len(per_step):
+            verdict, reasoning = "error", f"the judge failed on every scored step: {str(errored[0]['error'])[:200]}"
+        else:
+            verdict = "failure"
+            reasoning = f"no scored step satisfied it ({len(per_step)} scored"
+            reasoning += f", {len(errored)} with judge errors counted as 0)" if errored else ")"
+        verdicts.append(RubricVerdict(position=i + 1, verdict=verdict, reasoning=reasoning,
+                                      cited_steps=list(dict.fromkeys(satisfied))))  # fmt: skip
+    settings = {k: data[k] for k in ("n_steps_total", "n_steps_scored", "concurrency") if k in data}
+    return JudgeRecord(
+        source_file=PER_STEP_RESULT,
+        model=_text(data.get("model")) or "unknown model",
+        score=_unit_score(data.get("score")),
+        rubric=rubric,
+        verdicts=verdicts,
+        settings=settings,
+    )
+
+
+def _fill_tool_calls(bundle: TrajectoryBundle) -> None:
+    """TOOL_CALL rows say only that a turn ran bash/editor tools; messages.json says which commands,
+    with what output and exit status. Rounds are matched in order; a count mismatch is a warning."""
+    rows = [s for s in bundle.steps if s.action_text == "TOOL_CALL"]
+    if not rows or bundle.messages_path is None:
+        return
+    try:
+        rounds = result_files.tool_rounds(_read_json(bundle.messages_path))
+    except BundleError as exc:
+        bundle.warnings.append(f"{exc}: TOOL_CALL steps left without their commands")
+        return
+    if len(rounds) != len(rows):
+        bundle.warnings.append(
+            f"{bundle.messages_path}: {len(rounds)} tool-only model turns for {len(rows)} TOOL_CALL rows; "
+            "commands matched in order as far as they go"
+        )
+    for step, calls in zip(rows, rounds, strict=False):
+        step.tool = "editor" if all(c.tool == "editor" for c in calls) else "bash"
+        commands = [c.command for c in calls]
+        step.action = {"type": step.tool, "command": "\n".join(commands)}
+        step.action_text = "\n".join(commands)
+        step.tool_output = "\n".join(c.output for c in calls if c.output)
+        statuses = [c.exit_status for c in calls if c.exit_status]
+        if statuses:
+            step.info = {**step.info, "exit_status": statuses[-1] if len(statuses) == 1 else statuses}
+
+
 def _cited(structured, reasoning: str) -> list[int]:
     """Structured cited steps when the file carries them (our bundle format), else the step
     numbers the reasoning mentions (upstream judges write them only in prose)."""
@@ -646,7 +785,10 @@ def _decide_ending(bundle: TrajectoryBundle, turn_budget: int) -> None:
     if crashed:
         bundle.error = "\n".join(filter(None, [bundle.error, *(s.tool_output for s in crashed)]))
     last_text = next((s.model_text for s in reversed(steps) if s.model_text.strip()), "")
-    bundle.final_answer = _clean_answer(last_text)
+    # An answer is what the agent said when it stopped (DONE/FAIL, or a last turn with no action);
+    # a trajectory cut off mid-way has thoughts, not an answer.
+    bundle.answered = result_files.answered(steps)
+    bundle.final_answer = _clean_answer(last_text) if bundle.answered else ""
     last_action = steps[-1].action.get("type") if steps else None
     errored = bundle.error or bundle.completed is False  # result.txt 0.0: the runner caught an exception
     if crashed or (errored and last_action not in ("done", "fail")):

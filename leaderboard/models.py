@@ -48,6 +48,12 @@ class Suite(models.Model):
     slug = models.SlugField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     is_demo = models.BooleanField(default=False, help_text="Our own demo tasks, not the benchmark.")
+
+    class Kind(models.TextChoices):
+        MYPCBENCH = "mypcbench", "MyPCBench (graded by rubric)"
+        OSWORLD = "osworld", "OSWorld (scored by its evaluator's result.txt)"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.MYPCBENCH)
     source_name = models.CharField(max_length=500, blank=True, help_text="File the suite was imported from.")
     source_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the imported file.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -134,6 +140,15 @@ class RubricItem(models.Model):
     normalised_weight = models.FloatField(help_text="Weight divided by the task's total.")
     content_hash = models.CharField(max_length=64)
     is_current = models.BooleanField(default=True)
+    source_run = models.ForeignKey(
+        "Run",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The imported run whose own rubric (rubric_bundle.json) this version is, when it differs "
+        "from the suite's.",
+    )
     state_check = models.JSONField(
         default=dict,
         blank=True,

@@ -129,7 +129,9 @@ def test_app_is_read_from_ports_then_names():
 
     assert player.step_app(step(action="pyautogui.typewrite('localhost:3016/inbox')")) == "HooliMail"
     assert player.step_app(step(out="curl http://127.0.0.1:3001/api")) == "Gringotts"
-    assert player.step_app(step(text="Now I open hoolicalendar to check")) == "HooliCalendar"
+    # The model's prose never labels a step (issue 13 item 9): only what the agent touched.
+    assert player.step_app(step(text="Now I open hoolicalendar to check")) == ""
+    assert player.step_app(step(action="pyautogui.click(5, 5)", text="Back in HooliMail"), "HooliWork") == "HooliWork"
     assert player.step_app(step(action="pyautogui.click(1, 2)", text="Thinking")) == ""
     # An unknown port names no app.
     assert player.step_app(step(action="localhost:8080")) == ""

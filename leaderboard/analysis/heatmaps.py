@@ -24,7 +24,7 @@ from leaderboard.analysis.queries import (
     scored_runs,
 )
 from leaderboard.catalog.selectors import slice_label
-from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, ReportedFigure
+from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, ReportedFigure, Suite, Task
 from leaderboard.scoring import bootstrap, metrics
 from leaderboard.scoring import outcomes as scoring
 from leaderboard.scoring.filters import RunFilters
@@ -185,6 +185,7 @@ def heatmaps(user, filters: HeatmapFilters, version: str | None = None) -> list[
     def build():
         scored = scored_runs(list(graded_runs(user, filters)), filters, version)
         graded = [graded_heatmap(scored, dim, filters.metric, filters.task_slice) for dim in DIMENSIONS]
+        graded += domain_heatmaps(scored, filters.metric)  # OSWorld suites: runs x domain
         return [hm for hm in [*graded, *reported_heatmaps(filters)] if hm.row_labels and hm.col_labels]
 
     return per_version("heatmaps", user, version, filters, build)
@@ -244,3 +245,38 @@ def reported_elsewhere(filters: HeatmapFilters, shown: list[Heatmap]) -> list[He
     ids = {hm.id for hm in shown}
     found = reported_heatmaps(dataclasses.replace(filters, metric=other))
     return [hm for hm in found if hm.row_labels and hm.id.removesuffix(f"-{other}") + f"-{metric}" not in ids]
+
+
+# The OSWorld suites' own heatmap: runs x domain (chrome, gimp, os, multi_apps, ...), a cell being the
+# run's mean evaluator score over the domain's tasks of the suite, under the same scoring rules and
+# intervals as the MyPCBench maps (missing tasks count 0). MyPCBench suites have no domain map: their
+# categories are not the paper's slices.
+def domain_heatmaps(scored: list, metric: str) -> list:
+    """One heatmap of the scored runs on OSWorld suites by domain, or none."""
+    suite_ids = {sc.outcomes.suite_id for sc in scored}
+    osworld = set(Suite.objects.filter(pk__in=suite_ids, kind=Suite.Kind.OSWORLD).values_list("pk", flat=True))
+    rows = [sc for sc in scored if sc.outcomes.suite_id in osworld]
+    if not rows:
+        return []
+    domain_of = dict(Task.objects.filter(suite_id__in=osworld).values_list("pk", "category"))
+    keys = sorted(set(domain_of.values()))
+    base = trajectory_list_base()
+    cells = heatmap_cells(
+        rows,
+        keys,
+        metric,
+        mask_of=lambda o, key: np.array([domain_of.get(pk) == key for pk in o.task_pks], dtype=bool),
+        url_of=lambda run, key: f"{base}?run={run.slug}",
+    )
+    return [
+        Heatmap(
+            id=f"graded-domain-{metric}",
+            title=f"{METRICS[metric]} by OSWorld domain",
+            metric=metric,
+            row_labels=[sc.run.name for sc in rows],
+            col_keys=keys,
+            col_labels=keys,
+            cells=cells,
+            row_keys=[sc.run.slug for sc in rows],
+        )
+    ]

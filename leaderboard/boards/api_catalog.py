@@ -116,6 +116,10 @@ class RunOut(Schema):
     def resolve_judge(run: Run) -> str | None:
         return run.judge_config.name if run.judge_config else None
 
+    @staticmethod
+    def resolve_source(run: Run) -> str:
+        return run.public_source  # a folder's name, never the importing server's path
+
 
 class ReportedFigureOut(Schema):
     metric: str

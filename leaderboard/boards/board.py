@@ -210,7 +210,7 @@ def _reported_row(run: Run, filters: BoardFilters) -> BoardRow:
         elif fig.metric == "traj_eff":
             row.efficiency = Interval(fig.value, places=2)
         row.source = fig.source
-    row.source = row.source or run.source
+    row.source = row.source or run.public_source
     return row
 
 

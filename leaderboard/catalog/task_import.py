@@ -13,12 +13,14 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from harness.apps import APPS, app_key, normalise_app
+from harness.osworld import is_osworld_folder, load_osworld_tasks
 from harness.task_types import ResolvedType, load_task_types, resolve_type
 from harness.taskfile import TaskFileError, TaskSpec, load_tasks
 from leaderboard.models import App, RubricItem, Suite, Task, TypeSource, apps_touched_bin
 
 DEFAULT_SUITE_NAME = "MyPCBench"
 DEFAULT_SUITE_VERSION = "eval-round0"
+OSWORLD_SUITE_NAME, OSWORLD_SUITE_VERSION = "OSWorld", "test_all"
 SHOWN_CHANGES = 20  # changed tasks listed one per line in the report
 
 # Task fields compared on re-import; a difference is reported under the field's name.
@@ -153,7 +155,9 @@ class _AppResolver:
         return slug
 
 
-def _suite(name: str, version: str, source: str, sha256: str, is_demo: bool | None) -> tuple[Suite, bool]:
+def _suite(
+    name: str, version: str, source: str, sha256: str, is_demo: bool | None, kind: str = Suite.Kind.MYPCBENCH
+) -> tuple[Suite, bool]:
     suite = Suite.objects.filter(name=name, version=version).first()
     created = suite is None
     if created:
@@ -163,7 +167,7 @@ def _suite(name: str, version: str, source: str, sha256: str, is_demo: bool | No
             n += 1
             slug = f"{base}-{n}"
         suite = Suite(name=name, version=version, slug=slug)
-    wanted = {"source_name": source, "source_hash": sha256}
+    wanted = {"source_name": source, "source_hash": sha256, "kind": kind}
     if is_demo is not None:
         wanted["is_demo"] = is_demo
     if created or any(getattr(suite, k) != v for k, v in wanted.items()):
@@ -209,17 +213,23 @@ def import_tasks(
     version (old rows stay, no longer current); tasks missing from the file are kept and reported.
     ``progress(done, total)`` is called after each task.
     """
-    task_file = load_tasks(path)
+    osworld = is_osworld_folder(path)  # OSWorld's examples/<domain>/<uuid>.json + test_all.json
+    task_file = load_osworld_tasks(path) if osworld else load_tasks(path)
+    if osworld and (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION):
+        suite_name, suite_version = OSWORLD_SUITE_NAME, OSWORLD_SUITE_VERSION
     file_types = load_task_types(task_types_path) if task_types_path else None
     resolved = {}
     for spec in task_file.tasks:
-        resolved[spec.id] = resolve_type(spec.id, spec.category, file_types)
+        # OSWorld tasks have domains, not the paper's behavioural types.
+        no_type = ResolvedType("", TypeSource.DERIVED)
+        resolved[spec.id] = no_type if osworld else resolve_type(spec.id, spec.category, file_types)
         if resolved[spec.id] is None:  # categories are validated, so only a rule change could get here
             raise TaskFileError(spec.source_file, f"{spec.id}.category", "no behavioural type", "a typed category")
 
     with transaction.atomic():
         source_name = Path(task_file.files[0]).name if len(task_file.files) == 1 else Path(path).name + "/"
-        suite, suite_created = _suite(suite_name, suite_version, source_name, task_file.sha256, is_demo)
+        suite_kind = Suite.Kind.OSWORLD if osworld else Suite.Kind.MYPCBENCH
+        suite, suite_created = _suite(suite_name, suite_version, source_name, task_file.sha256, is_demo, suite_kind)
         summary = ImportSummary(suite=suite, suite_created=suite_created, source=str(path), files=task_file.files)
         apps = _AppResolver()
         existing = {t.task_id: t for t in suite.tasks.prefetch_related("apps")}
@@ -238,7 +248,7 @@ def import_tasks(
                 kind = ResolvedType(task.behavioural_type, TypeSource.FILE)
             summary.types[kind.type] += 1
             summary.types_by_source[kind.source] += 1
-            for name in spec.apps_involved:
+            for name in spec.apps_involved if not osworld else ():
                 if normalise_app(name) is None:
                     summary.unknown_apps[name] += 1
             app_rows = {apps.row(name).pk: apps.row(name) for name in spec.apps_involved}

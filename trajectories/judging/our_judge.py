@@ -14,6 +14,7 @@ from django.db.models import Count, Q, Sum
 from harness.bundle import StepRecord
 from harness.judge import PROMPT_VERSION, ConfigurationError, Judge, JudgeItem, TrajectoryForJudge, make_provider
 from harness.judge.classify import FailureClassifier
+from harness.judge.core import ItemVerdict
 from harness.judge.failure_modes import classify_failure, trajectory_signals
 from harness.judge.prices import describe_cost
 from leaderboard.models import JudgeConfig, RubricItem, Run
@@ -125,17 +126,40 @@ def _decimal_cost(value) -> Decimal | None:
     return None if value is None else Decimal(str(round(value, 6)))
 
 
-def _prepare(trajectory: Trajectory, judge: Judge, force: bool):
+class MissingScreenshots(str):
+    """Why a trajectory was not shown to the judge: steps imported without their screenshots."""
+
+
+def screenshot_refusal(trajectory: Trajectory, allow_missing_screenshots: bool = False) -> str:
+    """The reason our judge refuses ``trajectory`` (empty when it does not): a judge that cannot see
+    some steps would grade them blind, so it grades only when told to."""
+    if allow_missing_screenshots:
+        return ""
+    missing = trajectory.steps.filter(info__has_key="screenshot_missing").count()
+    if not missing:
+        return ""
+    return (
+        f"not judged: {missing} of its steps {'were' if missing != 1 else 'was'} imported without a screenshot "
+        "(--allow-missing-screenshots); judge with --allow-missing-screenshots to grade it anyway"
+    )
+
+
+def _prepare(trajectory: Trajectory, judge: Judge, force: bool, allow_missing_screenshots: bool = False):
     """(config, items, what the judge sees): the database part, done before any provider call."""
     config = judge_config_for(judge)
     items = items_to_judge(trajectory, config, force=force)
-    return config, items, trajectory_for_judge(trajectory) if items else None
+    if not items:
+        return config, items, None
+    refusal = screenshot_refusal(trajectory, allow_missing_screenshots)
+    return config, items, MissingScreenshots(refusal) if refusal else trajectory_for_judge(trajectory)
 
 
 def _verdicts(judge: Judge, items: list[RubricItem], seen: TrajectoryForJudge | None):
     """The provider part: no database access, so it can run in another thread."""
     if not items:
         return []
+    if isinstance(seen, MissingScreenshots):  # recorded as an error (not a failure), with the reason
+        return [ItemVerdict(i.position, i.rubric_id, "error", error=str(seen)) for i in items]
     judge_items = [JudgeItem(i.position, i.rubric_id, i.criterion, i.verification, i.weight) for i in items]
     return judge.judge(seen, judge_items)
 
@@ -148,7 +172,7 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
         )
     )
     facts = None
-    if seen is not None and any(v.verdict == "failure" for v in verdicts):
+    if isinstance(seen, TrajectoryForJudge) and any(v.verdict == "failure" for v in verdicts):
         facts = trajectory_signals(seen, trajectory.task.apps_involved or [], turn_budget=trajectory.run.turn_budget)
     stored = []
     with transaction.atomic():
@@ -224,9 +248,11 @@ def apply_llm_failure_modes(judgments: list[Judgment]) -> int:
     return len(failed)
 
 
-def judge_trajectory(trajectory: Trajectory, judge: Judge, *, force: bool = False) -> list[Judgment]:
+def judge_trajectory(
+    trajectory: Trajectory, judge: Judge, *, force: bool = False, allow_missing_screenshots: bool = False
+) -> list[Judgment]:
     """Judge what is missing or errored (everything when forced) and store one Judgment per item."""
-    config, items, seen = _prepare(trajectory, judge, force)
+    config, items, seen = _prepare(trajectory, judge, force, allow_missing_screenshots)
     return _store(trajectory, config, items, _verdicts(judge, items, seen), seen)
 
 
@@ -245,7 +271,9 @@ def run_trajectories(run: Run):
     return run.trajectories.select_related("task", "run").order_by("task__position", "attempt")
 
 
-def judge_run_inline(run: Run, judge: Judge, *, force: bool = False, progress=None) -> dict:
+def judge_run_inline(
+    run: Run, judge: Judge, *, force: bool = False, progress=None, allow_missing_screenshots: bool = False
+) -> dict:
     """Judge a run in this process. Provider calls for several trajectories run side by side
     (within the judge's concurrency); every database read and write stays in this thread.
     ``progress(trajectory)`` is called as each trajectory is stored."""
@@ -253,7 +281,7 @@ def judge_run_inline(run: Run, judge: Judge, *, force: bool = False, progress=No
     with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
         pending = []
         for trajectory in run_trajectories(run):
-            config, items, seen = _prepare(trajectory, judge, force)
+            config, items, seen = _prepare(trajectory, judge, force, allow_missing_screenshots)
             pending.append((trajectory, config, items, seen, pool.submit(_verdicts, judge, items, seen)))
         for trajectory, config, items, seen, future in pending:
             stored = _store(trajectory, config, items, future.result(), seen)

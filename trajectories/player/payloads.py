@@ -30,23 +30,28 @@ _NAME_RE = re.compile(r"\b(" + "|".join(re.escape(alias) for alias, _ in _WEB_NA
 _NAME_BY_KEY = {app_key(alias): name for alias, name in _WEB_NAMES}
 
 
-def step_app(step: Step) -> str:
-    """The app a step acts in, read from what it did: a URL or port of one of the web apps in the
-    action or tool output first (what the agent typed), else an app named in the action or the
-    model's text for that turn. Empty when nothing names one."""
-    for text in (step.action_text, step.tool_output, step.model_text):
+def step_app(step: Step, previous: str = "") -> str:
+    """The app a step acts in, read from what the agent touched: a URL or port of one of the web apps
+    in the action or the tool's output, a window title the source recorded, an app named in the action
+    itself (a command, a launched program). Never from the model's prose: a step that touches nothing
+    new stays in ``previous``, the app of the step before."""
+    for text in (step.action_text, step.tool_output):
         match = _PORT_RE.search(text or "")
         if match and int(match.group(1)) in _PORTS:
             return _PORTS[int(match.group(1))]
-    for text in (step.action_text, step.model_text):
-        match = _NAME_RE.search(text or "")
+    info = step.info if isinstance(step.info, dict) else {}
+    for text in (info.get("window_title"), step.action_text):
+        match = _NAME_RE.search(text or "") if isinstance(text, str) else None
         if match:
             return _NAME_BY_KEY.get(app_key(match.group(1)), "")
-    return ""
+    return previous
 
 
 def step_problem(step: Step) -> str:
     """Why a step has no picture to show, in words; empty when it has one."""
+    missing = step.info.get("screenshot_missing") if isinstance(step.info, dict) else None
+    if missing:
+        return f"Screenshot missing from the imported folder: {missing}"
     if step.media_error:
         return f"Screenshot unavailable: {step.media_error}"
     if not step.screenshot:
@@ -58,7 +63,16 @@ def _url(f) -> str:
     return f.url if f else ""
 
 
-def step_payload(step: Step) -> dict:
+def step_payloads(steps) -> list[dict]:
+    """Every step's payload, in order; each step's app carries over from the step before."""
+    out, app = [], ""
+    for step in steps:
+        app = step_app(step, app)
+        out.append(step_payload(step, app))
+    return out
+
+
+def step_payload(step: Step, app: str | None = None) -> dict:
     problem = step_problem(step)
     # A step whose original could not be decoded keeps its link to the original (for download)
     # but shows the placeholder, never a broken image.
@@ -80,7 +94,7 @@ def step_payload(step: Step) -> dict:
         "height": step.screenshot_height,
         "problem": problem,
         "alt": selectors.step_alt_text(step),
-        "app": step_app(step),
+        "app": step_app(step) if app is None else app,
     }
 
 
@@ -143,7 +157,7 @@ def player_payload(trajectory: Trajectory) -> dict:
     live = trajectory.status in (Trajectory.Status.RUNNING, Trajectory.Status.QUEUED)
     return {
         "trajectory": trajectory_payload(trajectory),
-        "steps": [step_payload(s) for s in trajectory.steps.all()],
+        "steps": step_payloads(trajectory.steps.all()),
         "judges": judges_payload(trajectory),
         "live": {"url": reverse("api-1:player_steps_since", args=[pk]), "interval_ms": LIVE_POLL_MS} if live else None,
     }
@@ -163,7 +177,7 @@ def steps_since(user, pk: int, since: int) -> dict:
         "ended_by_label": trajectory.get_ended_by_display(),
         "final_answer": trajectory.final_answer,
         "running": trajectory.status in (Trajectory.Status.RUNNING, Trajectory.Status.QUEUED),
-        "steps": [step_payload(s) for s in steps],
+        "steps": step_payloads(steps),
     }
 
 

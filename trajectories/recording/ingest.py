@@ -17,7 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
 
-from harness.bundle import FULL_TRAJ_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
+from harness.bundle import FULL_TRAJ_RESULT, PER_STEP_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
+from harness.result_files import usage_by_kind
 from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories.models import Judgment, Step, Trajectory
@@ -47,6 +48,10 @@ class IngestReport:
     warnings: list = field(default_factory=list)
     judge_errors: list = field(default_factory=list)
     new_rubric_versions: list = field(default_factory=list)
+    tasks: set = field(default_factory=set)
+    attempts: int = 0  # attempts per task (the most any task has)
+    missing_screenshots: int = 0
+    rubric_drift: list = field(default_factory=list)  # tasks graded on a rubric that differs from the suite's
 
 
 class WrittenFiles:
@@ -181,6 +186,8 @@ def add_step(
         info=record.info,
         timestamp=_aware(record.timestamp),
     )
+    if record.screenshot_gap:
+        step.info = {**step.info, "screenshot_missing": record.screenshot_gap}
     if screenshot is not None:
         label = screenshot_name or (str(record.screenshot) if record.screenshot else f"step {record.index}")
         info = inspect_screenshot(screenshot, label)
@@ -220,11 +227,15 @@ def finish_trajectory(
     trajectory.final_answer = final_answer
     trajectory.error = error
     trajectory.usage = usage or {}
-    trajectory.input_tokens = _first_int(usage, "input_tokens", "prompt_tokens", "prompt_token_count")
-    trajectory.output_tokens = _first_int(usage, "output_tokens", "completion_tokens", "candidates_token_count")
-    trajectory.cached_tokens = _first_int(
-        usage, "cache_read_input_tokens", "cached_tokens", "cached_content_token_count"
-    )
+    if usage:
+        # Every counter summed by kind; input counts everything the model read, cached or not.
+        kinds = usage_by_kind(usage)
+        trajectory.usage = {**usage, "by_kind": kinds}
+        trajectory.input_tokens = kinds["input"]
+        trajectory.output_tokens = kinds["output"]
+        trajectory.cached_tokens = kinds["cache_read"]
+    else:
+        trajectory.input_tokens = trajectory.output_tokens = trajectory.cached_tokens = None
     trajectory.save()
     pk = trajectory.pk
     transaction.on_commit(lambda: request_derivatives(pk))
@@ -262,14 +273,6 @@ def _aware(moment):
     return timezone.make_aware(moment, timezone.get_default_timezone())
 
 
-def _first_int(usage: dict | None, *keys: str) -> int | None:
-    for key in keys:
-        value = (usage or {}).get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
-
-
 # ---------------------------------------------------------------- rubric versions and judges
 
 
@@ -286,7 +289,9 @@ def _same_rubric(items: list[RubricItem], entries: list[RubricSpec]) -> bool:
     )
 
 
-def rubric_version_for(task: Task, entries: list[RubricSpec], report: IngestReport) -> dict[int, RubricItem]:
+def rubric_version_for(
+    task: Task, entries: list[RubricSpec], report: IngestReport, run: Run | None = None
+) -> dict[int, RubricItem]:
     """The stored rubric version whose content is ``entries`` (current first), as {position: item}.
     When none matches, a non-current historical version is created and reported."""
     versions: dict[int, list[RubricItem]] = defaultdict(list)
@@ -309,6 +314,7 @@ def rubric_version_for(task: Task, entries: list[RubricSpec], report: IngestRepo
             normalised_weight=entry.normalised_weight,
             content_hash=entry.content_hash,
             is_current=False,
+            source_run=run,
         )
         for entry in entries
     )
@@ -330,6 +336,8 @@ def imported_judge(record: JudgeRecord) -> JudgeConfig:
     """The JudgeConfig labelling a source's own judge, e.g. "upstream full-trajectory judge (gemini-...)"."""
     if record.source_file == FULL_TRAJ_RESULT:
         kind = "upstream full-trajectory judge"
+    elif record.source_file == PER_STEP_RESULT:
+        kind = "upstream per-step judge"
     elif record.source_file == "result.txt":
         kind = "OSWorld evaluator score"
     else:
@@ -361,9 +369,11 @@ def ingest_bundle(
     task: Task | None = None,
     written: WrittenFiles | None = None,
     report: IngestReport | None = None,
+    source_path: str = "",
 ) -> Trajectory:
     """Store one bundle (steps, screenshots, the source's own judgments) as a trajectory of ``run``.
-    ``task`` defaults to the task of the run's suite named by the bundle."""
+    ``task`` defaults to the task of the run's suite named by the bundle. ``source_path`` is where it
+    came from as the public may see it (a folder name, never a server path; default the folder's name)."""
     report = report if report is not None else IngestReport()
     if task is None:
         task = Task.objects.filter(suite=run.suite, task_id=bundle.task_id).first()
@@ -378,7 +388,7 @@ def ingest_bundle(
             task,
             bundle.attempt,
             layout=bundle.layout,
-            source_path=str(bundle.path),
+            source_path=source_path or bundle.path.name,
             content_hash=bundle.traj_sha256,
         )
         for record in bundle.steps:
@@ -392,6 +402,7 @@ def ingest_bundle(
             )
             report.steps += 1
             report.screenshots += data is not None
+            report.missing_screenshots += bool(record.screenshot_gap)
         finish_trajectory(
             trajectory,
             ended_by=bundle.ended_by,
@@ -399,9 +410,12 @@ def ingest_bundle(
             error=bundle.error,
             usage=bundle.usage,
         )
+        _record_rubric_drift(run, task, bundle, report)
         _record_imported_judges(trajectory, task, bundle, report)
         report.warnings.extend(store_state_checks(trajectory, bundle.state_checks)[1])
     report.trajectories += 1
+    report.tasks.add(task.task_id)
+    report.attempts = max(report.attempts, bundle.attempt + 1)
     report.warnings.extend(bundle.warnings)
     return trajectory
 
@@ -419,12 +433,36 @@ def _record_imported_judges(trajectory: Trajectory, task: Task, bundle: Trajecto
                     f"{bundle.path / record.source_file}: its rubric differs from rubric_bundle.json; "
                     "judgments point at the rubric the judge states"
                 )
-            items = rubric_version_for(task, record.rubric, report)
+            items = rubric_version_for(task, record.rubric, report, trajectory.run)
             report.judgments += len(record_judgments(trajectory, judge, items, record.verdicts))
         if record.score is not None and trajectory.imported_score is None:
             trajectory.imported_score = record.score
             trajectory.imported_score_judge = judge
             trajectory.save(update_fields=["imported_score", "imported_score_judge", "updated_at"])
+
+
+def _record_rubric_drift(run: Run, task: Task, bundle: TrajectoryBundle, report: IngestReport) -> None:
+    """rubric_bundle.json is the rubric the run was graded against; when it differs from the suite's
+    current rubric, keep it as a version of its own (tied to this run) and say so."""
+    if not bundle.rubric:
+        return
+    current = list(task.current_rubric())
+    if _same_rubric(current, bundle.rubric):
+        return
+    created_before = len(report.new_rubric_versions)
+    items = rubric_version_for(task, bundle.rubric, report, run)
+    version = next(iter(items.values())).version
+    kept = (
+        "kept as rubric version {} of this run"
+        if len(report.new_rubric_versions) > created_before
+        else ("the same as stored rubric version {}")
+    )
+    message = (
+        f"{task.task_id}: rubric_bundle.json ({len(bundle.rubric)} items) differs from the suite's current rubric "
+        f"(version {task.rubric_version}, {len(current)} items); " + kept.format(version)
+    )
+    if not any(line.startswith(f"{task.task_id}: ") for line in report.rubric_drift):  # once per task
+        report.rubric_drift.append(message)
 
 
 def _same_entries(a: list[RubricSpec], b: list[RubricSpec]) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from harness.bundle import BundleError, TrajectoryBundle, find_task_dirs, read_task_dir
+from harness.layouts import classify
 from leaderboard.models import Run, Suite, Task
 from trajectories.models import Step, Trajectory
 from trajectories.recording.ingest import (
@@ -252,7 +253,9 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
     for task_dir in task_dirs:
         rel_dir = relative_path(task_dir, root)
         try:
-            bundle = read_task_dir(task_dir, turn_budget=meta.turn_budget)
+            # The suite's kind says how result.txt reads (an OSWorld score or a "finished" marker).
+            folder = classify(relative_path(task_dir, root), layout=meta.suite.kind, root_name=root.name)
+            bundle = read_task_dir(task_dir, turn_budget=meta.turn_budget, folder=folder)
         except BundleError as exc:
             rel_file = relative_path(Path(exc.path), root)
             files_with_errors.add(rel_file)
@@ -271,6 +274,8 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
             continue
         seen[key] = rel_dir
         result.bundles.append(bundle)
+        for gap in bundle.gaps:  # an upload must carry every screenshot it names
+            report.append(Problem(f"{rel_dir}/traj.jsonl", relative_text(f"{gap.where}: {gap.problem}", root)))
         for warning in bundle.warnings:
             report.append(Problem(rel_dir, relative_text(warning, root), WARNING))
 

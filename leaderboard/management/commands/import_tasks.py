@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from harness import upstream_tasks
 from harness.taskfile import TaskFileError
 from leaderboard.catalog.task_import import DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION, import_tasks
 
@@ -13,11 +14,21 @@ class Command(BaseCommand):
         "per-bucket rubric shards (<bucket>/<bucket>.rubrics.json), or a single task, including the older "
         "rubric variants. All or nothing; re-importing the same file changes nothing, and a changed rubric "
         "becomes a new rubric version. Behavioural types come from --task-types when given, else from the "
-        "mapping shipped for the 184 published ids, else from the task's category (marked as derived)."
+        "mapping shipped for the 184 published ids, else from the task's category (marked as derived). "
+        "A folder holding OSWorld's test_all.json and examples/<domain>/<uuid>.json becomes an OSWorld suite "
+        "(default name OSWorld test_all): domains as categories, no rubrics, runs scored by result.txt."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="Task file or folder of task files.")
+        parser.add_argument(
+            "path", nargs="?", help="Task file, folder of task files, or OSWorld's evaluation_examples/ folder."
+        )
+        parser.add_argument(
+            "--upstream",
+            choices=sorted(upstream_tasks.sources()),
+            help="Download the published task files at their pinned commits instead of PATH (checksums verified, "
+            "cached in ~/.cache/mypcbench/upstream), then import them.",
+        )
         parser.add_argument(
             "--task-types",
             metavar="PATH",
@@ -33,6 +44,12 @@ class Command(BaseCommand):
         parser.add_argument("--demo", action="store_true", help="Mark the suite as a demo suite (not the benchmark).")
 
     def handle(self, *args, **options):
+        if bool(options["path"]) == bool(options["upstream"]):
+            raise CommandError("give either PATH or --upstream mypcbench|osworld (exactly one)")
+        if options["upstream"]:
+            fetched = self._fetch(options["upstream"], options["verbosity"])
+            options["path"] = str(fetched.folder)
+            options["task_types"] = options["task_types"] or (str(fetched.task_types) if fetched.task_types else None)
         bars = []
 
         def progress(done, total):
@@ -64,3 +81,21 @@ class Command(BaseCommand):
                 bar.close()
         for line in summary.lines():
             self.stdout.write(line)
+
+    def _fetch(self, name: str, verbosity: int):
+        bar = tqdm(desc=f"Fetching {name} task files", unit="file", file=self.stderr._out, disable=verbosity == 0)
+
+        def progress(done, total):
+            bar.total = total
+            bar.update(done - bar.n)
+
+        try:
+            fetched = upstream_tasks.fetch(name, progress=progress)
+        except upstream_tasks.UpstreamError as exc:
+            raise CommandError(f"{exc}\nNothing was imported.")
+        finally:
+            bar.close()
+        self.stdout.write(
+            f"{name}: {fetched.downloaded} file(s) downloaded, {fetched.cached} already cached, checksums verified"
+        )
+        return fetched

@@ -25,6 +25,11 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, help="calls in flight at most")
         parser.add_argument("--max-images", type=int, help="most recent screenshots sent; 0 = all")
         parser.add_argument(
+            "--allow-missing-screenshots",
+            action="store_true",
+            help="grade trajectories imported without some screenshots (refused, as an error saying why, by default)",
+        )
+        parser.add_argument(
             "--queue", action="store_true", help='send a Celery group to the "judging" queue and follow its progress'
         )
 
@@ -52,7 +57,13 @@ class Command(BaseCommand):
             self._follow_queue(run, spec, config, total, options["force"])
         else:
             with tqdm(total=total, unit="trajectory", desc="judging") as bar:
-                judging.judge_run_inline(run, judge, force=options["force"], progress=lambda t: bar.update(1))
+                judging.judge_run_inline(
+                    run,
+                    judge,
+                    force=options["force"],
+                    progress=lambda t: bar.update(1),
+                    allow_missing_screenshots=options["allow_missing_screenshots"],
+                )
         progress = judging.judging_progress(run, config)
         usage = judging.run_judge_usage(run, config)
         self.stdout.write(
