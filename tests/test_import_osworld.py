@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from leaderboard.services.tasks import import_tasks
+from leaderboard.catalog.task_import import import_tasks
 
 from harness.taskfile import TaskFileError
 from leaderboard import scoring
