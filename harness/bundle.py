@@ -353,7 +353,7 @@ def read_task_dir(
         try:
             folder = layouts.classify(task_dir.resolve().as_posix().lstrip("/"))
         except layouts.LayoutError as exc:
-            raise BundleError(task_dir, str(exc)) from exc
+            raise BundleError(task_dir, printable(str(exc))) from exc
     traj = task_dir / TRAJ_FILE
     common = {
         "task_id": folder.task_id or task_dir.name,

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from leaderboard.catalog.task_import import import_tasks
 
 from harness.taskfile import TaskFileError
-from leaderboard import scoring
+from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import Suite, Task
+from leaderboard.scoring import outcomes as scoring
 from tests.conftest import UPSTREAM
 from tests.factories import png_bytes
 from trajectories.recording.import_results import import_results

@@ -16,8 +16,8 @@ from django.urls import reverse
 from harness.layouts import LayoutError, classify
 from leaderboard.models import RubricItem, Run
 from tests.factories import RUBRIC, make_suite, png_bytes, write_task_dir
-from trajectories import player
 from trajectories.models import Judgment, Step, Trajectory
+from trajectories.player import payloads as player
 from trajectories.recording.import_results import ImportResultsError, import_results
 
 pytestmark = pytest.mark.django_db

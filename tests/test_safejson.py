@@ -10,6 +10,7 @@ import pytest
 
 from harness import safejson
 from harness.bundle import BundleError, read_task_dir
+from harness.layouts import classify
 from harness.printable import printable
 from harness.taskfile import TaskFileError, parse_json_text
 
@@ -165,8 +166,11 @@ def test_bundle_messages_escape_bidirectional_and_control_characters(tmp_path):
     folder = tmp_path / "task\u202egnp.exe\x1b[2J"
     folder.mkdir()
     (folder / "traj.jsonl").write_text("{not json\n", encoding="utf-8")
-    with pytest.raises(BundleError) as caught:
+    with pytest.raises(BundleError) as caught:  # a folder that fits no layout: the refusal is escaped too
         read_task_dir(folder)
+    assert "\u202e" not in str(caught.value) and "\x1b" not in str(caught.value)
+    with pytest.raises(BundleError) as caught:
+        read_task_dir(folder, folder=classify(folder.name, layout="mypcbench"))
     message = str(caught.value)
     assert "\u202e" not in message and "\x1b" not in message
     assert "task\\u202egnp.exe\\x1b[2J/traj.jsonl, line 1: not valid JSON" in message
@@ -208,11 +212,11 @@ def test_task_files_refuse_hostile_json_with_the_file_name(text, words):
 
 
 def test_bundle_warnings_escape_names_too(tmp_path):
-    folder = task_dir(tmp_path, [ROW], rubric_result_dot_json="{}")
+    folder = task_dir(tmp_path, [json.dumps({"step_num": 1, "action": "pyautogui.click(1e999, 5)"})])
     folder = folder.rename(tmp_path / "retrieval-f016\u202e")
-    bundle = read_task_dir(folder)
+    bundle = read_task_dir(folder, folder=classify(folder.name, layout="mypcbench"))
     assert bundle.warnings and all("\u202e" not in w for w in bundle.warnings)
-    assert any("retrieval-f016\\u202e/rubric_result.json: legacy" in w for w in bundle.warnings)
+    assert any("retrieval-f016\\u202e/traj.jsonl" in w for w in bundle.warnings), bundle.warnings
 
 
 @pytest.mark.parametrize(
