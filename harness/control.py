@@ -108,19 +108,34 @@ def fix_less_than(snippet: str) -> str:
 # Typing fast path: pyautogui types 50 characters a second (20 ms each), so 5,000 characters pass the
 # guest's 120 s limit, and text it has no key for (non-ASCII) needs a clipboard tool. Long or non-ASCII
 # text is typed with xdotool instead (the OSWorld server has DISPLAY set): 5 ms a character, in pieces
-# that each finish well inside the limit.
+# that each finish well inside the limit. xdotool types a character missing from the keymap by mapping
+# a spare keycode and unmapping it at once, which applications often read too late (the character is
+# lost); so non-ASCII characters are first mapped to spare keycodes for good (xmodmap), typed, and the
+# keycodes cleared afterwards.
 FAST_TYPE_MIN_CHARS = 200
 FAST_TYPE_DELAY_MS = 5
 FAST_TYPE_CHUNK = 4000
+KEYMAP_SETTLE_SECONDS = 0.2  # for applications to read the changed keymap before keys arrive
 
 
 def needs_fast_typing(text: str) -> bool:
     return len(text) >= FAST_TYPE_MIN_CHARS or not text.isascii()
 
 
+def spare_keycodes(keymap: str) -> list[int]:
+    """Keycodes without any keysym in ``xmodmap -pke`` output (lines such as ``keycode  93 =``)."""
+    spare = []
+    for line in keymap.splitlines():
+        name, _, symbols = line.partition("=")
+        parts = name.split()
+        if len(parts) == 2 and parts[0] == "keycode" and parts[1].isdigit() and not symbols.strip():
+            spare.append(int(parts[1]))
+    return spare
+
+
 def xdotool_type_commands(text: str) -> list[list[str]]:
-    """argv lists that type ``text`` with xdotool. '<' goes as shift+comma, as upstream types it (the
-    guest's keymap turns a typed '<' into '>')."""
+    """argv lists that type ``text`` (whose characters are all in the keymap) with xdotool. '<' goes as
+    shift+comma, as upstream types it (the guest's keymap turns a typed '<' into '>')."""
     commands = []
     for i, part in enumerate(text.split("<")):
         if i:
@@ -129,6 +144,49 @@ def xdotool_type_commands(text: str) -> list[list[str]]:
             chunk = part[start : start + FAST_TYPE_CHUNK]
             commands.append(["xdotool", "type", "--delay", str(FAST_TYPE_DELAY_MS), "--", chunk])
     return commands
+
+
+def typing_plan(text: str, spare: list[int]) -> list[list[str]]:
+    """argv lists that type ``text``: pieces each using at most as many distinct non-ASCII characters as
+    there are spare keycodes (one is left to xdotool), each piece preceded by an xmodmap mapping them
+    and the keycodes cleared at the end. Without spare keycodes, xdotool's own mapping is used."""
+    usable = spare[1:]
+    if text.isascii() or not usable:
+        return xdotool_type_commands(text)
+    pieces, piece, chars = [], "", []
+    for char in text:
+        if not char.isascii() and char not in chars:
+            if len(chars) == len(usable):
+                pieces.append((piece, chars))
+                piece, chars = "", []
+            chars.append(char)
+        piece += char
+    pieces.append((piece, chars))
+    commands, used = [], set()
+    for piece, chars in pieces:
+        if chars:
+            mapping = []
+            for code, char in zip(usable, chars, strict=False):
+                mapping += ["-e", f"keycode {code} = U{ord(char):04X}"]
+                used.add(code)
+            commands.append(["xmodmap", *mapping])
+            commands.append(["sleep", str(KEYMAP_SETTLE_SECONDS)])
+        commands.extend(xdotool_type_commands(piece))
+    commands.append(["xmodmap", *[arg for code in sorted(used) for arg in ("-e", f"keycode {code} =")]])
+    return commands
+
+
+def keymap_command(command) -> bool:
+    """An ``xmodmap -pke`` or ``xmodmap -e 'keycode N = ...'`` argv from typing_plan."""
+    if not isinstance(command, list) or len(command) < 2 or command[0] != "xmodmap":
+        return False
+    if command[1:] == ["-pke"]:
+        return True
+    pairs = command[1:]
+    if len(pairs) % 2:
+        return False
+    flags, texts = pairs[::2], pairs[1::2]
+    return all(flag == "-e" and str(text).startswith("keycode ") for flag, text in zip(flags, texts, strict=True))
 
 
 def xdotool_type_text(command) -> str | None:

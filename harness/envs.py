@@ -22,7 +22,8 @@ from harness.control import (
     needs_fast_typing,
     png_size,
     shell_command,
-    xdotool_type_commands,
+    spare_keycodes,
+    typing_plan,
 )
 from harness.postboot import PostBootConfig, run_post_boot
 
@@ -233,14 +234,23 @@ class Environment:
         return self.client.run_pyautogui(action)
 
     def _type_fast(self, text: str) -> ExecResult | None:
-        """Type with xdotool; None when the guest has no xdotool (the caller falls back to pyautogui)."""
-        result = ExecResult(returncode=0)
-        for i, argv in enumerate(xdotool_type_commands(text)):
+        """Type with xdotool (non-ASCII characters mapped first, see harness.control.typing_plan); None
+        when the guest has no xdotool, so the caller falls back to pyautogui."""
+        spare = []
+        if not text.isascii():
+            keymap = self.client.execute(["xmodmap", "-pke"], shell=False)
+            spare = spare_keycodes(keymap.output) if keymap.ok else []
+        result, typed = ExecResult(returncode=0), False
+        for argv in typing_plan(text, spare):
+            if argv[0] == "sleep":
+                time.sleep(float(argv[1]))
+                continue
             result = self.client.execute(argv, shell=False)
-            if i == 0 and result.returncode == -1 and "not found" in result.error:
-                return None
+            if argv[0] == "xdotool" and not typed and result.returncode == -1 and "not found" in result.error:
+                return None  # nothing typed yet: pyautogui can still do it all
             if not result.ok:
                 break
+            typed = typed or argv[0] == "xdotool"
         result.via = "xdotool"
         return result
 

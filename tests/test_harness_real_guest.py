@@ -315,6 +315,14 @@ def test_long_and_non_ascii_typing_goes_through_xdotool(tmp_path):
     assert len(typed) == 4 and all(len(c[-1]) <= 4000 for c in typed)  # in pieces that each finish in time
     short = env.run_action("pyautogui.typewrite('plain', interval=0.02)")
     assert short.via == "" and env.guest.screen.typed.endswith("plain")
+    # more distinct non-ASCII characters than spare keycodes (the fake has 4 to give): mapped in turns
+    many = "àéîõü ñ ç ø"
+    assert env.run_action(f"pyautogui.typewrite({many!r})").ok
+    assert env.guest.screen.typed.endswith(many)
+    maps = [c["command"] for c in env.guest.commands if c["command"][:2] == ["xmodmap", "-e"]]
+    assert maps[-1] == ["xmodmap", "-e", "keycode 12 =", "-e", "keycode 13 =", "-e", "keycode 14 =",
+                        "-e", "keycode 15 ="]  # fmt: skip
+    assert len(maps) == 2 + 3  # map and clear for the first text; two turns and a clear for this one
     env.stop()
 
 
@@ -339,3 +347,34 @@ def test_a_guest_without_xdotool_still_types_through_pyautogui(headless, tmp_pat
 def test_exec_result_reports_a_guest_side_timeout_as_not_the_guests_failure():
     assert ExecResult(-1, timed_out=True, timeout_side="guest").client_gave_up is False
     assert ExecResult(-1, timed_out=True, timeout_side="client").client_gave_up is True
+
+
+def test_non_ascii_typing_reaches_a_real_screen_through_xdotool():
+    from harness.envs import LocalEnv
+    from harness.guest.desktop import missing_tools
+
+    if missing_tools():
+        pytest.skip(f"the local desktop guest needs {', '.join(missing_tools())}")
+    page = ("data:text/html,<title>ready</title><textarea autofocus style='font-size:40px;width:700px' "
+            "oninput='document.title=this.value'></textarea>")  # fmt: skip
+    env = LocalEnv(start_url=page, screen_size=(800, 500))
+    env.start()
+    try:
+        desktop = env.guest.desktop
+
+        def title() -> str:
+            args = ["search", "--onlyvisible", "--class", "chromium", "getwindowname"]
+            return desktop._xdotool(args, check=False).stdout
+
+        deadline = time.monotonic() + 30
+        while "ready" not in title() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert env.run_action("pyautogui.click(200, 40)").ok
+        result = env.run_action("pyautogui.typewrite('Grüße, Zoë <3', interval=0.02)")
+        assert result.ok and result.via == "xdotool", result
+        deadline = time.monotonic() + 5
+        while "Grüße, Zoë <3" not in title() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "Grüße, Zoë <3" in title()
+    finally:
+        env.stop()

@@ -12,7 +12,7 @@ import time
 
 from harness.actions import parse_action
 from harness.chromium import CHROMIUM, QUIET_ARGS
-from harness.control import snippet_from_command, strip_prelude, xdotool_type_text
+from harness.control import keymap_command, snippet_from_command, strip_prelude, xdotool_type_text
 from harness.guest.server import ControlServer, answer, run_command
 
 CHROMIUM_FLAGS = [
@@ -255,9 +255,13 @@ class LocalDesktop:
         if snippet is not None:
             return self._replay(snippet, "returncode")
         typed = xdotool_type_text(command)
-        if typed is not None and not shell:  # the harness's fast typing path: input, not a shell command
+        if (typed is not None or keymap_command(command)) and not shell:
+            # the harness's fast typing path (xdotool, and xmodmap for non-ASCII keys): input, not a shell
             with self.lock:
-                done = self._xdotool(command[1:], check=False)
+                if command[0] == "xmodmap":
+                    done = subprocess.run(command, capture_output=True, text=True, timeout=30, env=self._env())
+                else:
+                    done = self._xdotool(command[1:], check=False)
             answer = {"output": done.stdout, "error": done.stderr, "returncode": done.returncode}
             return 200, {"status": "success", **answer}
         if not self.allow_shell:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from PIL import Image, ImageDraw, ImageFont
 
 from harness.actions import parse_action
-from harness.control import snippet_from_command, strip_prelude, unwrap_shell, xdotool_type_text
+from harness.control import keymap_command, snippet_from_command, strip_prelude, unwrap_shell, xdotool_type_text
 from harness.guest.server import ControlServer, answer
 
 FAULTS = {
@@ -49,6 +49,10 @@ class FakeGuest:
         self.scripted: dict[str, tuple[int, str, str]] = {}
         # Programs an argv command may name that "do not exist" here: answered 500 as the real server does.
         self.missing_programs: set[str] = set()
+        # The keyboard map xmodmap shows: keycodes 8-15, 8 and 12-15 spare. With ``strict_keymap`` a
+        # non-ASCII character typed while not in the map is lost, as in many applications on a real display.
+        self.keymap: dict[int, str] = {9: "Escape", 10: "1 exclam", 11: "2 at"}
+        self.strict_keymap = True
         self._faults: dict[str, deque] = {route: deque() for route in FAULTS}
 
     # ------------------------------------------------------------ test controls
@@ -111,8 +115,21 @@ class FakeGuest:
         snippet = snippet_from_command(command)
         if snippet is not None:
             return self._apply(snippet, "returncode")
+        if keymap_command(command) and not shell:  # xmodmap: a small keyboard map with spare keycodes
+            with self.lock:
+                if command[1] == "-pke":
+                    keymap = "".join(f"keycode {code:3d} = {self.keymap.get(code, '')}".rstrip() + "\n"
+                                     for code in range(8, 16))  # fmt: skip
+                    return 200, {"status": "success", "output": keymap, "error": "", "returncode": 0}
+                for expression in command[2::2]:
+                    code, _, symbol = expression.removeprefix("keycode ").partition("=")
+                    self.keymap[int(code)] = symbol.strip()
+            return 200, {"status": "success", "output": "", "error": "", "returncode": 0}
         typed = xdotool_type_text(command)
         if typed is not None and not shell:
+            missing = {c for c in typed if not c.isascii() and f"U{ord(c):04X}" not in self.keymap.values()}
+            if missing and self.strict_keymap:  # as xdotool's own keycode mapping loses them in many apps
+                typed = "".join(c for c in typed if c not in missing)
             with self.lock:
                 self.screen.typed += typed
                 self.actions.append({"type": "type", "text": typed, "via": "xdotool"})
