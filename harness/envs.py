@@ -808,6 +808,9 @@ class DockerEnv(_VMEnv):
             command += ["-p", f"127.0.0.1:{host}:{guest}"]
         return [*command, config.image]
 
+    def reset_mode(self) -> str:
+        return "fresh container"
+
     def remove_command(self) -> list[str]:
         return ["docker", "rm", "-f", self.config.slot_name]
 

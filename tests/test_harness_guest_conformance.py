@@ -175,3 +175,29 @@ def test_a_bare_python_runs_where_the_system_has_none(tmp_path, monkeypatch):
     finally:
         server.stop()
     assert answer.status_code == 200 and answer.json()["output"] == "42\n"
+
+
+# The calls OSWorld's PythonController.execute_action formats for its computer_13 actions.
+OSWORLD_CALLS = [
+    "pyautogui.moveTo(300, 200, 0.5, pyautogui.easeInQuad)",
+    "pyautogui.click(button='left', x=300, y=200, clicks=2)",
+    "pyautogui.click(button='right', x=310, y=210)",
+    "pyautogui.click()",
+    "pyautogui.mouseDown(button='left')",
+    "pyautogui.mouseUp(button='left')",
+    "pyautogui.rightClick(x=320, y=220)",
+    "pyautogui.doubleClick(x=330, y=230)",
+    "pyautogui.dragTo(400, 300, duration=1.0, button='left', mouseDownUp=True)",
+    "pyautogui.hscroll(2)",
+    "pyautogui.vscroll(-3)",
+    "pyautogui.press('esc')",
+    "pyautogui.keyDown('shift')",
+    "pyautogui.keyUp('shift')",
+    "pyautogui.hotkey('ctrl', 'a')",
+]
+
+
+def test_every_call_osworlds_controller_sends_is_carried_out(guest):
+    for code in OSWORLD_CALLS:
+        answer = post(guest, "/execute", osworld_command(code))
+        assert answer.status_code == 200 and answer.json()["returncode"] == 0, (code, answer.json())

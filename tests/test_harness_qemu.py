@@ -97,6 +97,9 @@ def test_guest_answers_and_reset_throws_away_what_it_wrote(guest, base_disk, tmp
         assert env.process.pid == booted
 
         assert shell(env, "cat /mnt/disk/hello.txt") == "from the base image\n"
+        # what OSWorld's client and our agents' shell tool need from a guest: python, and bash
+        assert env.execute(["python", "-c", "print(6 * 7)"]).output == "42\n"
+        assert shell(env, "echo {a,b}; [[ 2 -gt 1 ]] && echo bash") == "a b\nbash\n"
         shell(env, "echo written-by-the-guest > /mnt/disk/marker.txt && sync")
         assert shell(env, "cat /mnt/disk/marker.txt") == "written-by-the-guest\n"
         assert env.run_action("pyautogui.click(10, 20)").ok

@@ -378,3 +378,13 @@ def test_non_ascii_typing_reaches_a_real_screen_through_xdotool():
         assert "Grüße, Zoë <3" in title()
     finally:
         env.stop()
+
+
+def test_cli_refuses_setup_and_reset_hooks_where_they_do_not_apply(tmp_path, capsys):
+    base = ["run", "--tasks", str(DEMO_SUITE), "--agent", "dummy", "--no-progress", "--out", str(tmp_path / "o")]
+    assert main([*base, "--backend", "fake", "--setup", "dns"]) == 2
+    assert "post-boot setup is for the remote, qemu and docker backends (got fake)" in capsys.readouterr().err
+    assert main([*base, "--backend", "qemu", "--reset-url", "http://127.0.0.1:9/reset"]) == 2
+    assert "only the remote backend takes a reset hook (got qemu)" in capsys.readouterr().err
+    assert main([*base, "--backend", "remote", "--url", "http://127.0.0.1:9", "--setup", "dns,wallpaper"]) == 2
+    assert "unknown part(s) wallpaper" in capsys.readouterr().err
