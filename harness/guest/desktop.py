@@ -1,6 +1,8 @@
 """The local desktop guest: our own Control API server in front of a virtual X display (Xvfb) showing
 Chromium. pyautogui snippets are parsed (never executed) and replayed with xdotool; screenshots are
-real captures of the display. Shell commands are refused unless explicitly allowed."""
+real captures of the display. The harness's fast typing commands (``xdotool type``, ``xmodmap`` keycode
+mappings) run against the display; other commands are refused unless explicitly allowed, and then run
+as OSWorld's server runs them."""
 
 import io
 import os
