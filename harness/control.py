@@ -1,7 +1,9 @@
 """Client for a guest's Control API (the OSWorld-compatible server on port 5000): screenshots, command
 execution, readiness. Retries only what is safe to repeat; every failure names the URL and what came back."""
 
+import ast
 import shlex
+import struct
 import time
 from dataclasses import dataclass
 
@@ -12,6 +14,29 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JPEG_MAGIC = b"\xff\xd8\xff"
 # What every pyautogui snippet runs after, as upstream: no fail-safe corner, no built-in pauses.
 PYAUTOGUI_PRELUDE = "import pyautogui; import time; pyautogui.FAILSAFE = False; pyautogui.PAUSE = 0; "
+# The OSWorld server kills an /execute command after 120 s and answers 500. The client waits longer, so
+# that answer arrives and a slow command is told apart from a guest that stopped answering.
+GUEST_COMMAND_TIMEOUT = 120.0
+CLIENT_TIMEOUT_MARGIN = 30.0
+# Shell commands (the agents' bash tool, state checks) run through this small program: under bash, as
+# agents are told (the server's shell=True is /bin/sh, dash on Ubuntu), with stdin closed, and with output
+# that is not UTF-8 escaped (\xff) instead of making the server answer 500 and lose all of it. It stops
+# the command a little before the server's own limit, so the output so far still comes back.
+SHELL_TIMEOUT = GUEST_COMMAND_TIMEOUT - 5
+SHELL_WRAPPER = (
+    "import subprocess, sys\n"
+    "def out(stream, data):\n"
+    "    stream.buffer.write((data or b'').decode('utf-8', 'backslashreplace').encode('utf-8'))\n"
+    "try:\n"
+    "    done = subprocess.run(['bash', '-c', sys.argv[1]], stdin=subprocess.DEVNULL, capture_output=True,\n"
+    f"                          timeout={SHELL_TIMEOUT:g})\n"
+    "except FileNotFoundError:\n"
+    "    sys.stderr.write('bash is not installed on this computer\\n'); sys.exit(127)\n"
+    "except subprocess.TimeoutExpired as exc:\n"
+    "    out(sys.stdout, exc.stdout); out(sys.stderr, exc.stderr)\n"
+    f"    sys.stderr.write('\\n[stopped: the command ran longer than {SHELL_TIMEOUT:g} s]\\n'); sys.exit(124)\n"
+    "out(sys.stdout, done.stdout); out(sys.stderr, done.stderr); sys.exit(done.returncode)\n"
+)
 
 
 class ControlError(RuntimeError):
@@ -28,17 +53,28 @@ class ExecResult:
     returncode: int
     output: str = ""
     error: str = ""
-    # True when the guest did not answer in time: the command may still be running there.
+    # True when a timeout cut the command short; ``timeout_side`` says whose: "client" (the harness
+    # stopped waiting: the command may still be running there) or "guest" (the server's own limit).
     timed_out: bool = False
+    timeout_side: str = ""
+    via: str = ""  # how an action was carried out when not through pyautogui (e.g. "xdotool")
 
     @property
     def ok(self) -> bool:
         return self.returncode == 0
 
+    @property
+    def client_gave_up(self) -> bool:
+        """The guest never answered in time: a sign the guest, not the command, is in trouble."""
+        return self.timed_out and self.timeout_side != "guest"
+
     def as_dict(self) -> dict:
         data = {"returncode": self.returncode, "output": self.output, "error": self.error}
         if self.timed_out:
             data["timed_out"] = True
+            data["timed_out_by"] = self.timeout_side or "client"
+        if self.via:
+            data["via"] = self.via
         return data
 
 
@@ -69,24 +105,181 @@ def fix_less_than(snippet: str) -> str:
     return "; ".join(lines)
 
 
+# Typing fast path: pyautogui types 50 characters a second (20 ms each), so 5,000 characters pass the
+# guest's 120 s limit, and text it has no key for (non-ASCII) needs a clipboard tool. Long or non-ASCII
+# text is typed with xdotool instead (the OSWorld server has DISPLAY set): 5 ms a character, in pieces
+# that each finish well inside the limit. xdotool types a character missing from the keymap by mapping
+# a spare keycode and unmapping it at once, which applications often read too late (the character is
+# lost); so non-ASCII characters are first mapped to spare keycodes for good (xmodmap), typed, and the
+# keycodes cleared afterwards.
+FAST_TYPE_MIN_CHARS = 200
+FAST_TYPE_DELAY_MS = 5
+FAST_TYPE_CHUNK = 4000
+KEYMAP_SETTLE_SECONDS = 0.2  # for applications to read the changed keymap before keys arrive
+
+
+def needs_fast_typing(text: str) -> bool:
+    return len(text) >= FAST_TYPE_MIN_CHARS or not text.isascii()
+
+
+def spare_keycodes(keymap: str) -> list[int]:
+    """Keycodes without any keysym in ``xmodmap -pke`` output (lines such as ``keycode  93 =``)."""
+    spare = []
+    for line in keymap.splitlines():
+        name, _, symbols = line.partition("=")
+        parts = name.split()
+        if len(parts) == 2 and parts[0] == "keycode" and parts[1].isdigit() and not symbols.strip():
+            spare.append(int(parts[1]))
+    return spare
+
+
+def xdotool_type_commands(text: str) -> list[list[str]]:
+    """argv lists that type ``text`` (whose characters are all in the keymap) with xdotool. '<' goes as
+    shift+comma, as upstream types it (the guest's keymap turns a typed '<' into '>')."""
+    commands = []
+    for i, part in enumerate(text.split("<")):
+        if i:
+            commands.append(["xdotool", "key", "--clearmodifiers", "shift+comma"])
+        for start in range(0, len(part), FAST_TYPE_CHUNK):
+            chunk = part[start : start + FAST_TYPE_CHUNK]
+            commands.append(["xdotool", "type", "--delay", str(FAST_TYPE_DELAY_MS), "--", chunk])
+    return commands
+
+
+def typing_plan(text: str, spare: list[int]) -> list[list[str]]:
+    """argv lists that type ``text``: pieces each using at most as many distinct non-ASCII characters as
+    there are spare keycodes (one is left to xdotool), each piece preceded by an xmodmap mapping them
+    and the keycodes cleared at the end. Without spare keycodes, xdotool's own mapping is used."""
+    usable = spare[1:]
+    if text.isascii() or not usable:
+        return xdotool_type_commands(text)
+    pieces, piece, chars = [], "", []
+    for char in text:
+        if not char.isascii() and char not in chars:
+            if len(chars) == len(usable):
+                pieces.append((piece, chars))
+                piece, chars = "", []
+            chars.append(char)
+        piece += char
+    pieces.append((piece, chars))
+    commands, used = [], set()
+    for piece, chars in pieces:
+        if chars:
+            mapping = []
+            for code, char in zip(usable, chars, strict=False):
+                mapping += ["-e", f"keycode {code} = U{ord(char):04X}"]
+                used.add(code)
+            commands.append(["xmodmap", *mapping])
+            commands.append(["sleep", str(KEYMAP_SETTLE_SECONDS)])
+        commands.extend(xdotool_type_commands(piece))
+    commands.append(["xmodmap", *[arg for code in sorted(used) for arg in ("-e", f"keycode {code} =")]])
+    return commands
+
+
+def keymap_command(command) -> bool:
+    """An ``xmodmap -pke`` or ``xmodmap -e 'keycode N = ...'`` argv from typing_plan."""
+    if not isinstance(command, list) or len(command) < 2 or command[0] != "xmodmap":
+        return False
+    if command[1:] == ["-pke"]:
+        return True
+    pairs = command[1:]
+    if len(pairs) % 2:
+        return False
+    flags, texts = pairs[::2], pairs[1::2]
+    return all(flag == "-e" and str(text).startswith("keycode ") for flag, text in zip(flags, texts, strict=True))
+
+
+def xdotool_type_text(command) -> str | None:
+    """What an ``xdotool type ... -- TEXT`` or ``xdotool key ... shift+comma`` argv types; None otherwise."""
+    if not isinstance(command, list) or len(command) < 3 or command[0] != "xdotool":
+        return None
+    if command[1] == "type" and "--" in command:
+        return str(command[command.index("--") + 1]) if command.index("--") + 1 < len(command) else ""
+    if command[1] == "key" and command[-1] == "shift+comma":
+        return "<"
+    return None
+
+
 def pyautogui_command(snippet: str) -> list[str]:
     """The argv that runs one pyautogui snippet on the guest."""
     return ["python3", "-c", PYAUTOGUI_PRELUDE + fix_less_than(snippet)]
 
 
+def shell_command(command: str) -> list[str]:
+    """The argv that runs a shell command on the guest under bash (see SHELL_WRAPPER)."""
+    return ["python3", "-c", SHELL_WRAPPER, command]
+
+
+def unwrap_shell(command) -> str | None:
+    """The shell command inside a ``shell_command`` argv, or None when ``command`` is not one."""
+    if isinstance(command, list) and len(command) == 4 and command[1:3] == ["-c", SHELL_WRAPPER]:
+        return str(command[3]) if str(command[0]).rsplit("/", 1)[-1].startswith("python") else None
+    return None
+
+
+def strip_prelude(code: str) -> str:
+    """``code`` without the set-up statements clients put before pyautogui calls: imports and settings
+    such as ``pyautogui.FAILSAFE = False`` (ours, and OSWorld's ``PythonController`` prefix)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return code
+    end = None
+    for statement in tree.body:
+        if isinstance(statement, ast.Import | ast.ImportFrom) or _is_setting(statement):
+            end = (statement.end_lineno, statement.end_col_offset)
+            continue
+        break
+    if end is None:
+        return code
+    lines = code.splitlines(keepends=True)
+    offset = sum(len(line) for line in lines[: end[0] - 1]) + end[1]
+    return code[offset:].lstrip(" \t;\r\n")
+
+
+def _is_setting(statement) -> bool:
+    """``pyautogui.NAME = <literal>`` (FAILSAFE, PAUSE, ...)."""
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "pyautogui"
+        and isinstance(statement.value, ast.Constant)
+    )
+
+
 def snippet_from_command(command) -> str | None:
-    """The pyautogui code inside a ``python -c`` command (argv list or shell string), prelude removed."""
+    """The pyautogui code inside a ``python -c`` command (argv list or shell string), prelude removed.
+    None for anything else, including a shell command sent through SHELL_WRAPPER."""
     if isinstance(command, str):
         try:
             command = shlex.split(command)
         except ValueError:
             return None
-    if not isinstance(command, list) or len(command) < 3:
+    if not isinstance(command, list) or len(command) < 3 or unwrap_shell(command) is not None:
         return None
     if not str(command[0]).rsplit("/", 1)[-1].startswith("python") or command[1] != "-c":
         return None
-    code = str(command[2])
-    return code[len(PYAUTOGUI_PRELUDE) :] if code.startswith(PYAUTOGUI_PRELUDE) else code
+    return strip_prelude(str(command[2]))
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header, or from a JPEG's frame header; None when unreadable."""
+    if data.startswith(PNG_MAGIC) and len(data) >= 24 and data[12:16] == b"IHDR":
+        return struct.unpack(">II", data[16:24])
+    if data.startswith(JPEG_MAGIC):
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                return None
+            marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
+            if marker in (0xC0, 0xC1, 0xC2):
+                height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+                return width, height
+            i += 2 + length
+    return None
 
 
 class ControlClient:
@@ -97,7 +290,7 @@ class ControlClient:
         base_url: str,
         *,
         screenshot_timeout: float = 30.0,
-        execute_timeout: float = 120.0,
+        execute_timeout: float = GUEST_COMMAND_TIMEOUT + CLIENT_TIMEOUT_MARGIN,
         health_timeout: float = 5.0,
         connect_timeout: float = 5.0,
         attempts: int = 3,
@@ -123,26 +316,42 @@ class ControlClient:
 
     # ------------------------------------------------------------ readiness
 
-    def health(self) -> bool:
-        """True when the guest answers 200 on /health (or, for servers without it, on /screenshot)."""
+    def probe(self) -> str:
+        """ "ready" (HTTP 200 on /health, or on /screenshot for servers without /health), "refused"
+        (nothing listens: the connection was refused) or "not ready" (anything else, e.g. a booting VM
+        whose port forwarder accepts and drops connections)."""
         for path in ("/health", "/screenshot"):
             try:
                 response = self.session.get(self._url(path), timeout=(self.connect_timeout, self.health_timeout))
+            except requests.ConnectionError as exc:
+                return "refused" if _refused(exc) else "not ready"
             except requests.RequestException:
-                return False
+                return "not ready"
             if response.status_code == 200:
-                return True
+                return "ready"
             if response.status_code != 404:
-                return False
-        return False
+                return "not ready"
+        return "not ready"
 
-    def wait_ready(self, timeout: float = 900.0, interval: float = 5.0) -> float:
-        """Poll until the guest is healthy; return the seconds waited. Raises ControlError on timeout."""
+    def health(self) -> bool:
+        """True when the guest answers 200 on /health (or, for servers without it, on /screenshot)."""
+        return self.probe() == "ready"
+
+    def wait_ready(self, timeout: float = 900.0, interval: float = 5.0, refused_grace: float | None = None) -> float:
+        """Poll until the guest is healthy; return the seconds waited. Raises ControlError on timeout, and
+        with ``refused_grace`` as soon as every connection has been refused for that long (nothing
+        listens at the URL: waiting the whole timeout would not help)."""
         start = time.monotonic()
         while True:
-            if self.health():
+            state = self.probe()
+            if state == "ready":
                 return time.monotonic() - start
             waited = time.monotonic() - start
+            if state != "refused":
+                refused_grace = None  # something answered once: a guest that is coming up
+            elif refused_grace is not None and waited >= refused_grace:
+                raise ControlError(self._url("/health"), f"nothing listens there (connection refused for {waited:.0f} "
+                                   "s): check the URL and that the guest's Control API server runs")  # fmt: skip
             if waited >= timeout:
                 raise ControlError(self._url("/health"), f"guest not ready after {waited:.0f} s (waited for HTTP 200)")
             time.sleep(min(interval, max(0.0, timeout - waited)))
@@ -210,8 +419,10 @@ class ControlClient:
             except requests.ReadTimeout:
                 return ExecResult(
                     returncode=-1,
-                    error=f"{url}: no answer within {read_timeout:g} s; the command may still be running",
+                    error=f"{url}: the client stopped waiting after {read_timeout:g} s without an answer (the "
+                    f"guest's own command limit is {GUEST_COMMAND_TIMEOUT:g} s); the command may still be running",
                     timed_out=True,
+                    timeout_side="client",
                 )
             except requests.ConnectionError as exc:
                 if not _never_sent(exc):
@@ -223,6 +434,11 @@ class ControlClient:
                 raise ControlError(url, f"request failed: {type(exc).__name__}: {exc}") from exc
             return _command_result(url, response, code_key)
         raise ControlError(url, f"cannot connect after {self.attempts} attempt(s) ({', '.join(refused)})")
+
+
+def _refused(exc: requests.ConnectionError) -> bool:
+    text = repr(exc)
+    return "Connection refused" in text or "Errno 111" in text
 
 
 def _never_sent(exc: requests.ConnectionError) -> bool:
@@ -240,12 +456,28 @@ def _command_result(url: str, response: requests.Response, code_key: str) -> Exe
     if not isinstance(data, dict):
         raise ControlError(url, f"HTTP {response.status_code} with JSON {type(data).__name__}, expected an object")
     if response.status_code >= 500:
-        # The OSWorld server answers 500 when running the command raised (e.g. its own timeout).
-        message = data.get("message") or data.get("error") or data.get("output") or "no detail"
-        return ExecResult(returncode=-1, output=str(data.get("output") or ""), error=f"HTTP 500 from {url}: {message}")
+        return _server_error(url, response.status_code, data)
     if response.status_code != 200:
         raise ControlError(url, f"HTTP {response.status_code}: {str(data)[:200]}")
     code = data.get(code_key, data.get("returncode", data.get("return_code")))
     if isinstance(code, bool) or not isinstance(code, int):
         raise ControlError(url, f"answer has {code_key}={code!r}, expected an integer exit status")
     return ExecResult(returncode=code, output=str(data.get("output") or ""), error=str(data.get("error") or ""))
+
+
+def _server_error(url: str, status: int, data: dict) -> ExecResult:
+    """The OSWorld server answers 500 when running the command raised; the message says why, and the
+    harness says what it means for the command."""
+    message = str(data.get("message") or data.get("error") or data.get("output") or "no detail")
+    prefix = f"HTTP {status} from {url}"
+    if "timed out after" in message or "TimeoutExpired" in message or "timeout" in message.lower():
+        return ExecResult(returncode=-1, output=str(data.get("output") or ""), timed_out=True, timeout_side="guest",
+                          error=f"{prefix}: the guest's own command timeout fired and it stopped the command "
+                                f"({message})")  # fmt: skip
+    if "codec can't decode" in message:
+        meaning = "the command ran, but its output is not UTF-8 text, so the server could not send it (output lost)"
+    elif "No such file or directory" in message or "not found" in message.lower():
+        meaning = "the program was not found on the guest"
+    else:
+        meaning = "running the command raised an error on the guest"
+    return ExecResult(returncode=-1, output=str(data.get("output") or ""), error=f"{prefix}: {meaning} ({message})")

@@ -4,20 +4,34 @@ under QEMU or Docker, one slot each. A backend that cannot start says why before
 
 import base64
 import os
+import shlex
 import shutil
 import socket
 import stat
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.control import ControlClient, ControlError, ExecResult
+from harness.actions import parse_action
+from harness.control import (
+    ControlClient,
+    ControlError,
+    ExecResult,
+    needs_fast_typing,
+    png_size,
+    shell_command,
+    spare_keycodes,
+    typing_plan,
+)
+from harness.postboot import PostBootConfig, run_post_boot
 
 API_PORT, VNC_PORT, SSH_PORT = 5000, 5901, 22
 APP_PORTS = tuple(range(3001, 3019))
 SLOT_WINDOW = 30  # ports per slot, as upstream's parallel runner lays them out
 ANSWER_PATH = "/tmp/mypcbench_agent_response.txt"
+SNAPSHOT_NAME = "mypcbench-ready"
 OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf", "/usr/share/edk2/ovmf", "/usr/share/qemu")
 
 
@@ -86,17 +100,35 @@ def _cpu_has_virtualisation(cpuinfo: str) -> bool:
     return flags is None or "vmx" in flags or "svm" in flags
 
 
+class ScreenSizeMismatch(ControlError):
+    """The guest's screen is not the size the run was set up for (agents would click in the wrong place)."""
+
+
+ANSWER_CHUNK = 64_000  # base64 characters per command: one argument may not exceed 128 KiB on Linux
+
+
 class Environment:
-    """A guest reached over the Control API. Subclasses decide how it is started and reset."""
+    """A guest reached over the Control API. Subclasses decide how it is started and reset.
+
+    After the guest answers, ``after_boot`` runs the post-boot setup (when configured) and asks the guest
+    its screen size: a guest whose screen differs from ``screen_size`` is refused, unless
+    ``adopt_screen_size`` (then the run uses the guest's size). Every screenshot's size is checked too."""
 
     name = "remote"
 
-    def __init__(self, url: str = "", *, screen_size=(1280, 800), wait_seconds: float = 2.0, ready_timeout=900.0):
+    def __init__(self, url: str = "", *, screen_size=(1280, 800), wait_seconds: float = 2.0, ready_timeout=900.0,
+                 adopt_screen_size: bool = False, post_boot: PostBootConfig | None = None):  # fmt: skip
         self.url = url
         self.screen_size = tuple(screen_size)
+        self.requested_screen_size = tuple(screen_size)
+        self.guest_screen_size: tuple[int, int] | None = None
+        self.adopt_screen_size = adopt_screen_size
+        self.post_boot = post_boot
+        self.post_boot_record: dict | None = None
         self.wait_seconds = wait_seconds
         self.ready_timeout = ready_timeout
         self.client: ControlClient | None = ControlClient(url) if url else None
+        self._fresh = False  # started or reset, and nothing sent to the guest since
 
     # lifecycle -----------------------------------------------------------
     def preflight(self) -> list[str]:
@@ -108,6 +140,37 @@ class Environment:
         if problems:
             raise BackendUnavailable(self.name, problems)
         self.client.wait_ready(timeout=self.ready_timeout, interval=1.0)
+        self.after_boot()
+
+    def after_boot(self) -> None:
+        """Post-boot setup, then the screen-size check; leaves the guest counted as fresh."""
+        if self.post_boot is not None and self.post_boot.parts:
+            self.post_boot.resolution = self.requested_screen_size
+            self.post_boot_record = run_post_boot(self, self.post_boot)
+        self.check_screen()
+        self._fresh = True
+
+    def check_screen(self) -> None:
+        """Ask the guest (POST /screen_size); refuse a different size unless told to adopt it."""
+        size = self.client.screen_size()
+        self.guest_screen_size = size
+        if size == tuple(self.screen_size):
+            return
+        if self.adopt_screen_size:
+            self.screen_size = size
+            return
+        (w, h), (rw, rh) = size, self.screen_size
+        fix = ("post-boot setup ran xrandr but the size did not change" if self._xrandr_ran()
+               else "--setup xrandr forces it with xrandr where the guest has a display")  # fmt: skip
+        raise ScreenSizeMismatch(
+            self.client._url("/screen_size"),
+            f"the guest's screen is {w}x{h} but the run is set up for {rw}x{rh} (--width/--height): agents would "
+            f"see a squeezed screen and click in the wrong place ({fix}; or pass --width {w} --height {h}, or "
+            "--adopt-screen-size to run at the guest's size)",
+        )
+
+    def _xrandr_ran(self) -> bool:
+        return bool(self.post_boot_record and self.post_boot_record.get("xrandr", {}).get("status") != "off")
 
     def reset(self, task=None) -> None:
         """A remote guest is not ours to restore: it is only checked to be up."""
@@ -120,30 +183,162 @@ class Environment:
     def describe(self) -> dict:
         return {"backend": self.name, "url": self.url, "screen_size": list(self.screen_size)}
 
+    def protocol(self) -> dict:
+        """What the run's bundle.json records about the guest: the real screen size and what was asked for,
+        the post-boot setup each part did, how tasks are isolated."""
+        data = {"screen_size": list(self.screen_size), "screen_size_requested": list(self.requested_screen_size)}
+        if self.guest_screen_size is not None:
+            data["guest_screen_size"] = list(self.guest_screen_size)
+        data["post_boot"] = self.post_boot_record or {"status": "off"}
+        data["reset"] = self.reset_mode()
+        return data
+
+    def reset_mode(self) -> str:
+        return "fresh guest"
+
     # actions -------------------------------------------------------------
     def screenshot(self) -> bytes:
-        return self.client.screenshot()
+        data = self.client.screenshot()
+        size = png_size(data)
+        if size is not None and size != tuple(self.screen_size):
+            (w, h), (rw, rh) = size, self.screen_size
+            raise ScreenSizeMismatch(self.client._url("/screenshot"),
+                                     f"the screenshot is {w}x{h} but the guest's screen was {rw}x{rh} at start "
+                                     "(did the resolution change?)")  # fmt: skip
+        return data
 
     def execute(self, command, shell: bool = False) -> ExecResult:
-        return self.client.execute(command, shell=shell)
+        """Run a command on the guest. A shell command (``shell=True``; a list is joined into one) runs
+        under bash through the harness's wrapper (see harness.control.SHELL_WRAPPER)."""
+        self._fresh = False
+        if shell:
+            if isinstance(command, list):  # the server would run only its first element
+                command = shlex.join(str(part) for part in command)
+            return self.client.execute(shell_command(command), shell=False)
+        return self.client.execute(command, shell=False)
 
     def run_action(self, action: str) -> ExecResult:
-        """One agent action: WAIT sleeps, DONE and FAIL touch nothing, anything else is pyautogui code."""
+        """One agent action: WAIT sleeps, DONE and FAIL touch nothing, anything else is pyautogui code
+        (long or non-ASCII typing goes through xdotool, see harness.control.needs_fast_typing)."""
         if action == "WAIT":
             time.sleep(self.wait_seconds)
             return ExecResult(returncode=0)
         if action in ("DONE", "FAIL"):
             return ExecResult(returncode=0)
+        self._fresh = False
+        text = _typed_text(action)
+        if text is not None and needs_fast_typing(text):
+            fast = self._type_fast(text)
+            if fast is not None:
+                return fast
         return self.client.run_pyautogui(action)
 
+    def _type_fast(self, text: str) -> ExecResult | None:
+        """Type with xdotool (non-ASCII characters mapped first, see harness.control.typing_plan); None
+        when the guest has no xdotool, so the caller falls back to pyautogui."""
+        spare = []
+        if not text.isascii():
+            keymap = self.client.execute(["xmodmap", "-pke"], shell=False)
+            spare = spare_keycodes(keymap.output) if keymap.ok else []
+        result, typed = ExecResult(returncode=0), False
+        for argv in typing_plan(text, spare):
+            if argv[0] == "sleep":
+                time.sleep(float(argv[1]))
+                continue
+            result = self.client.execute(argv, shell=False)
+            if argv[0] == "xdotool" and not typed and result.returncode == -1 and "not found" in result.error:
+                return None  # nothing typed yet: pyautogui can still do it all
+            if not result.ok:
+                break
+            typed = typed or argv[0] == "xdotool"
+        result.via = "xdotool"
+        return result
+
     def write_answer(self, text: str) -> ExecResult:
-        """Leave the final answer in the guest, where upstream's checks look for it."""
+        """Leave the final answer in the guest, where upstream's checks look for it. A long answer goes in
+        pieces (one command-line argument may not exceed 128 KiB), then is decoded in place."""
+        self._fresh = False
         encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        return self.client.execute(f"echo {encoded} | base64 -d > {ANSWER_PATH}", shell=True)
+        if len(encoded) <= ANSWER_CHUNK:
+            return self.client.execute(f"echo {encoded} | base64 -d > {ANSWER_PATH}", shell=True)
+        staging = f"{ANSWER_PATH}.b64"
+        for i in range(0, len(encoded), ANSWER_CHUNK):
+            redirect = ">" if i == 0 else ">>"
+            result = self.client.execute(f"printf %s {encoded[i : i + ANSWER_CHUNK]} {redirect} {staging}", shell=True)
+            if not result.ok:
+                return result
+        return self.client.execute(f"base64 -d {staging} > {ANSWER_PATH} && rm -f {staging}", shell=True)
+
+
+def _typed_text(action: str) -> str | None:
+    """The text of an action that only types (one typewrite / write call), else None."""
+    if "typewrite" not in action and "write(" not in action:
+        return None
+    parsed = parse_action(action)
+    if parsed.get("type") != "type" or "actions" in parsed or parsed.get("via"):
+        return None
+    return parsed["text"]
 
 
 class RemoteEnv(Environment):
+    """A guest already running at a URL. Nothing listening there fails fast (connection refused for
+    ``refused_grace`` seconds); a guest that answers but is not ready gets ``ready_timeout``. Reset runs
+    ``reset_command`` (a shell command on this machine) or POSTs ``reset_url`` when given, waits for the
+    guest and repeats the post-boot setup; without either, tasks share the guest's state (warned)."""
+
     name = "remote"
+
+    def __init__(self, url: str = "", *, reset_command: str = "", reset_url: str = "", refused_grace: float = 10.0,
+                 warn=None, **kwargs):  # fmt: skip
+        super().__init__(url, **kwargs)
+        self.reset_command = reset_command
+        self.reset_url = reset_url
+        self.refused_grace = refused_grace
+        self.warn = warn or (lambda message: print(f"warning: {message}", file=sys.stderr))
+        self.shared_tasks = 0  # tasks started on a guest a previous task had used
+
+    def start(self) -> None:
+        problems = self.preflight()
+        if problems:
+            raise BackendUnavailable(self.name, problems)
+        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace)
+        self.after_boot()
+
+    def reset_mode(self) -> str:
+        if self.reset_command:
+            return "reset command"
+        if self.reset_url:
+            return "reset URL"
+        return "none (tasks share the remote guest's state)"
+
+    def reset(self, task=None) -> None:
+        if self._fresh:
+            return
+        if not (self.reset_command or self.reset_url):
+            self.shared_tasks += 1
+            if self.shared_tasks == 1:
+                self.warn("the remote guest is not reset between tasks (no --reset-command or --reset-url): "
+                          "each task starts on the screen and files the previous one left")  # fmt: skip
+            self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace)
+            return
+        if self.reset_command:
+            try:
+                done = subprocess.run(self.reset_command, shell=True, capture_output=True, text=True,
+                                      timeout=self.ready_timeout)  # fmt: skip
+            except subprocess.TimeoutExpired:
+                raise ControlError(self.url, f"--reset-command did not finish in {self.ready_timeout:g} s") from None
+            if done.returncode != 0:
+                detail = " ".join((done.stderr or done.stdout).split())[-300:]
+                raise ControlError(self.url, f"--reset-command exited {done.returncode}: {detail}")
+        else:
+            try:
+                answer = self.client.session.post(self.reset_url, timeout=(5, self.ready_timeout))
+            except Exception as exc:
+                raise ControlError(self.reset_url, f"reset URL failed: {type(exc).__name__}: {exc}") from exc
+            if answer.status_code >= 300:
+                raise ControlError(self.reset_url, f"reset URL answered HTTP {answer.status_code}: {answer.text[:200]}")
+        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace)
+        self.after_boot()
 
 
 class FakeEnv(Environment):
@@ -166,6 +361,7 @@ class FakeEnv(Environment):
         self.url = self.server.url
         self.client = ControlClient(self.url, retry_delay=0.05)
         self.client.wait_ready(timeout=10, interval=0.05)
+        self.after_boot()
 
     def reset(self, task=None) -> None:
         self.guest.reset()
@@ -202,6 +398,7 @@ class LocalEnv(Environment):
         self.url = self.guest.start()
         self.client = ControlClient(self.url, retry_delay=0.2)
         self.client.wait_ready(timeout=30, interval=0.2)
+        self.after_boot()
 
     def reset(self, task=None) -> None:
         self.guest.desktop.open(self.start_url)
@@ -227,6 +424,9 @@ class VMConfig:
     world: str = "scranton-office"
     allow_tcg: bool = False  # boot without KVM (very slow; off unless asked for)
     privileged: bool = True  # docker only: --privileged, as the released image is documented to run
+    # qemu only: reset by loading a memory snapshot taken in the slot's overlay once the guest was first
+    # ready (savevm / loadvm over QMP) instead of a cold boot from a fresh overlay.
+    snapshot_reset: bool = False
     # qemu only: boot this kernel directly (no firmware, no boot loader) with its initramfs and
     # command line; the disk overlay stays attached as /dev/vda.
     kernel: str = ""
@@ -262,7 +462,6 @@ class _VMEnv(Environment):
     # lifecycle shared by the VM backends: subclasses boot (_launch), tell whether the guest still
     # runs (_exit_problem), say what its logs end with (_not_ready_detail) and tear it down (_kill).
     boot_seconds: float | None = None  # how long the last boot took to answer the Control API
-    _fresh = False  # booted and nothing sent to the guest since
 
     def start(self) -> None:
         problems = self.preflight()
@@ -278,7 +477,7 @@ class _VMEnv(Environment):
         except BootFailed:
             self.stop()
             raise
-        self._fresh = True
+        self.after_boot()
 
     def _wait_ready(self) -> float:
         """Seconds until /health answers 200; BootFailed when the guest exits or ``ready_timeout`` passes."""
@@ -311,18 +510,6 @@ class _VMEnv(Environment):
         while self._port_problems() and time.monotonic() < deadline:
             time.sleep(1)
         self._boot()
-
-    def execute(self, command, shell: bool = False) -> ExecResult:
-        self._fresh = False
-        return super().execute(command, shell=shell)
-
-    def run_action(self, action: str) -> ExecResult:
-        self._fresh = False
-        return super().run_action(action)
-
-    def write_answer(self, text: str) -> ExecResult:
-        self._fresh = False
-        return super().write_answer(text)
 
     def _launch(self) -> None:
         raise NotImplementedError
@@ -419,14 +606,18 @@ class QemuEnv(_VMEnv):
             "-serial", f"file:{work / (config.slot_name + '-serial.log')}",
             "-pidfile", str(work / f"{config.slot_name}.pid"),
         ]  # fmt: skip
+        if config.snapshot_reset:
+            command += ["-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
         if config.kernel:
             command += ["-kernel", config.kernel]
             command += ["-initrd", config.initrd] if config.initrd else []
             command += ["-append", config.append] if config.append else []
         if ovmf:
-            vars_copy = work / f"{config.slot_name}-OVMF_VARS.fd"
+            # savevm needs every writable drive in qcow2, the firmware's variables too
+            kind = "qcow2" if config.snapshot_reset else "raw"
+            vars_copy = work / f"{config.slot_name}-OVMF_VARS.{'qcow2' if kind == 'qcow2' else 'fd'}"
             command += ["-drive", f"if=pflash,format=raw,readonly=on,file={ovmf[0]}",
-                        "-drive", f"if=pflash,format=raw,file={vars_copy}"]  # fmt: skip
+                        "-drive", f"if=pflash,format={kind},file={vars_copy}"]  # fmt: skip
         return command
 
     def _slot_file(self, suffix: str) -> Path:
@@ -441,7 +632,12 @@ class QemuEnv(_VMEnv):
         # Direct kernel boot needs no UEFI firmware (SeaBIOS loads the kernel, and boots faster).
         ovmf = None if self.config.kernel else find_ovmf()
         if ovmf:
-            shutil.copyfile(ovmf[1], self._slot_file("-OVMF_VARS.fd"))
+            if self.config.snapshot_reset:
+                subprocess.run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", ovmf[1],
+                                str(self._slot_file("-OVMF_VARS.qcow2"))], check=True, timeout=60)  # fmt: skip
+            else:
+                shutil.copyfile(ovmf[1], self._slot_file("-OVMF_VARS.fd"))
+        self.snapshot_taken = False  # a fresh overlay holds no snapshot
         with open(self._slot_file("-qemu.log"), "wb") as log:  # QEMU's own messages; kept after stop
             self.process = subprocess.Popen(self.qemu_command(ovmf), stdin=subprocess.DEVNULL,
                                             stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
@@ -470,12 +666,95 @@ class QemuEnv(_VMEnv):
             self.process.kill()
             self.process.wait(timeout=30)
 
+    # snapshot reset --------------------------------------------------------------------------
+    snapshot_taken = False
+    last_reset: dict | None = None  # {"how": "snapshot" | "cold boot", "seconds": ...} of the last reset
+    _qmp_dir: str | None = None
+
+    @property
+    def qmp_path(self) -> str:
+        """QEMU's QMP socket (in a short temporary folder: a socket path may not exceed 107 bytes)."""
+        if self._qmp_dir is None:
+            import tempfile
+
+            self._qmp_dir = tempfile.mkdtemp(prefix="mypcbench-qmp-")
+        return str(Path(self._qmp_dir) / f"{self.config.slot}.sock")
+
+    def _boot(self) -> None:
+        super()._boot()
+        if self.config.snapshot_reset and not self.snapshot_taken:
+            self.hmp(f"savevm {SNAPSHOT_NAME}")
+            self.snapshot_taken = True
+
+    def reset(self, task=None) -> None:
+        """Load the snapshot taken when the guest was first ready (memory and disk as they were then);
+        without one, or when loading fails, a cold boot from a fresh overlay."""
+        if self._fresh and self._exit_problem() is None and self.client.health():
+            return
+        started = time.monotonic()
+        if self.config.snapshot_reset and self.snapshot_taken and self._exit_problem() is None:
+            try:
+                self.hmp(f"loadvm {SNAPSHOT_NAME}")
+                # connections kept open from before the snapshot point at sockets the guest no longer has
+                self.client.close()
+                self.client = ControlClient(self.url)
+                self.client.wait_ready(timeout=min(60.0, self.ready_timeout), interval=0.05)
+                self._fresh = True
+                self.last_reset = {"how": "snapshot", "seconds": round(time.monotonic() - started, 3)}
+                return
+            except (ControlError, OSError) as exc:
+                self.last_reset = {"how": "cold boot", "snapshot_failed": str(exc)[:300]}
+        super().reset(task)
+        self.last_reset = {**(self.last_reset or {}), "how": "cold boot",
+                           "seconds": round(time.monotonic() - started, 3)}  # fmt: skip
+
+    def reset_mode(self) -> str:
+        return "memory snapshot (loadvm)" if self.config.snapshot_reset else "cold boot from a fresh overlay"
+
+    def hmp(self, command_line: str, timeout: float = 300.0) -> str:
+        """Run a QEMU monitor command over QMP; raises ControlError when QEMU reports an error (savevm and
+        loadvm report theirs as text)."""
+        import json as _json
+
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            try:
+                sock.connect(self.qmp_path)
+            except OSError as exc:
+                raise ControlError(self.qmp_path, f"cannot reach QEMU's monitor: {exc}") from exc
+            stream = sock.makefile("rwb")
+
+            def send(message: dict) -> dict:
+                stream.write(_json.dumps(message).encode() + b"\n")
+                stream.flush()
+                while True:
+                    line = stream.readline()
+                    if not line:
+                        raise ControlError(self.qmp_path, f"QEMU closed its monitor during {command_line!r}")
+                    answer = _json.loads(line)
+                    if "return" in answer or "error" in answer:
+                        return answer
+
+            stream.readline()  # the greeting
+            send({"execute": "qmp_capabilities"})
+            answer = send({"execute": "human-monitor-command", "arguments": {"command-line": command_line}})
+        if "error" in answer:
+            raise ControlError(self.qmp_path, f"{command_line}: {answer['error'].get('desc', answer['error'])}")
+        text = str(answer.get("return") or "").strip()
+        if text:  # HMP prints nothing on success
+            raise ControlError(self.qmp_path, f"{command_line}: {text[:300]}")
+        return text
+
     def stop(self) -> None:
         """Kill QEMU and remove the overlay (the serial and QEMU logs stay for a post-mortem)."""
         self._kill()
         super().stop()
-        for leftover in (self.overlay_path, self._slot_file(".pid"), self._slot_file("-OVMF_VARS.fd")):
+        for leftover in (self.overlay_path, self._slot_file(".pid"), self._slot_file("-OVMF_VARS.fd"),
+                         self._slot_file("-OVMF_VARS.qcow2")):  # fmt: skip
             Path(leftover).unlink(missing_ok=True)
+        if self._qmp_dir is not None:
+            shutil.rmtree(self._qmp_dir, ignore_errors=True)
+            self._qmp_dir = None
 
 
 class DockerEnv(_VMEnv):
@@ -528,6 +807,9 @@ class DockerEnv(_VMEnv):
         for host, guest in publish:
             command += ["-p", f"127.0.0.1:{host}:{guest}"]
         return [*command, config.image]
+
+    def reset_mode(self) -> str:
+        return "fresh container"
 
     def remove_command(self) -> list[str]:
         return ["docker", "rm", "-f", self.config.slot_name]
@@ -586,21 +868,27 @@ BACKENDS = ("fake", "remote", "local", "qemu", "docker")
 
 
 def make_env(backend: str, *, url: str = "", screen_size=(1280, 800), start_url: str = "about:blank",
-             vm: VMConfig | None = None, wait_seconds: float = 2.0,
-             ready_timeout: float = 900.0) -> Environment:  # fmt: skip
-    """The backend ``backend``; ``ready_timeout`` is how long remote and VM guests get to answer."""
+             vm: VMConfig | None = None, wait_seconds: float = 2.0, ready_timeout: float = 900.0,
+             adopt_screen_size: bool = False, post_boot: PostBootConfig | None = None, reset_command: str = "",
+             reset_url: str = "") -> Environment:  # fmt: skip
+    """The backend ``backend``; ``ready_timeout`` is how long remote and VM guests get to answer;
+    ``post_boot`` (qemu, docker, remote) is the setup run once the guest answers."""
+    common = {"screen_size": screen_size, "adopt_screen_size": adopt_screen_size}
+    if (reset_command or reset_url) and backend != "remote":
+        raise ValueError(f"--reset-command / --reset-url: only the remote backend takes a reset hook (got {backend})")
+    if post_boot is not None and post_boot.parts and backend not in ("remote", "qemu", "docker"):
+        raise ValueError(f"--setup: post-boot setup is for the remote, qemu and docker backends (got {backend})")
     if backend == "fake":
-        return FakeEnv(screen_size=screen_size)
+        return FakeEnv(**common)
     if backend == "remote":
-        return RemoteEnv(url, screen_size=screen_size, wait_seconds=wait_seconds, ready_timeout=ready_timeout)
+        return RemoteEnv(url, wait_seconds=wait_seconds, ready_timeout=ready_timeout, post_boot=post_boot,
+                         reset_command=reset_command, reset_url=reset_url, **common)  # fmt: skip
     if backend == "local":
-        return LocalEnv(start_url=start_url, screen_size=screen_size, wait_seconds=wait_seconds)
+        return LocalEnv(start_url=start_url, wait_seconds=wait_seconds, **common)
     if backend == "qemu":
-        return QemuEnv(
-            vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds, ready_timeout=ready_timeout
-        )
+        return QemuEnv(vm or VMConfig(), wait_seconds=wait_seconds, ready_timeout=ready_timeout, post_boot=post_boot,
+                       **common)  # fmt: skip
     if backend == "docker":
-        return DockerEnv(
-            vm or VMConfig(), screen_size=screen_size, wait_seconds=wait_seconds, ready_timeout=ready_timeout
-        )
+        return DockerEnv(vm or VMConfig(), wait_seconds=wait_seconds, ready_timeout=ready_timeout,
+                         post_boot=post_boot, **common)  # fmt: skip
     raise ValueError(f"unknown backend {backend!r} (expected one of {', '.join(BACKENDS)})")

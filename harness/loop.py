@@ -128,7 +128,8 @@ def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, cl
                     shot = screenshot
                 except ControlError as exc:
                     shot, info["screenshot_error"] = None, str(exc)
-                failed = shot is None or (outcome.timed_out if execution else False)
+                # A command stopped by the guest's own timeout is the command's fault, not the guest's.
+                failed = shot is None or (outcome.client_gave_up if execution else False)
                 guest_failures = guest_failures + 1 if failed else 0
                 done = action in ("DONE", "FAIL")
                 extra = {"tool": "control" if action in ("WAIT", "DONE", "FAIL") else "computer"}

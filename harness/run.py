@@ -9,9 +9,12 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         [--display WxH|fit] [--dual-tool-hint on|off] [--image-drop-chunk N] [--openai-context chained|windowed]
         [--gemini-safety stop|acknowledge] [--claude-tools FILE]   (recorded as agent_protocol)
         --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
-            [--allow-tcg] [--ready-timeout SECONDS]   (python -m harness.testing builds a small guest)
+            [--allow-tcg] [--ready-timeout SECONDS] [--snapshot-reset]
+            (python -m harness.testing builds a small guest)
         --backend docker --image TAG [--allow-tcg] [--unprivileged]
             (python -m harness.testing --docker builds a test image)
+        --backend remote --url URL [--reset-command CMD | --reset-url URL]
+        [--setup all|none|dns,xrandr,chatbot-key,prewarm] [--adopt-screen-size]
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -35,6 +38,7 @@ from harness.agents import (
 from harness.control import ControlError
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.loop import LoopConfig, run_task
+from harness.postboot import PostBootConfig, SetupError, parse_parts
 from harness.recorder import Recorder
 from harness.taskfile import TaskFileError, load_tasks
 
@@ -181,7 +185,26 @@ def main(argv=None) -> int:
         help="docker: run the container without --privileged (the test image needs none)",
     )
     run.add_argument("--work-dir", default="/tmp", help="qemu: folder for the slot's overlay and its logs")
+    run.add_argument(
+        "--snapshot-reset",
+        action="store_true",
+        help="qemu: reset by loading a memory snapshot taken once the guest was first ready (savevm/loadvm) "
+        "instead of cold-booting a fresh overlay",
+    )
     run.add_argument("--ready-timeout", type=float, default=900.0, help="seconds a VM or remote guest gets to boot")
+    run.add_argument(
+        "--setup",
+        default="auto",
+        help="post-boot setup parts: all, none, or a comma list of dns,xrandr,chatbot-key,prewarm "
+        "(default auto: all for qemu and docker, none for remote)",
+    )
+    run.add_argument(
+        "--adopt-screen-size",
+        action="store_true",
+        help="run at the guest's own screen size when it differs from --width/--height (default: refuse)",
+    )
+    run.add_argument("--reset-command", default="", help="remote: shell command on this machine that resets the guest")
+    run.add_argument("--reset-url", default="", help="remote: URL to POST to reset the guest")
     run.add_argument("--agent", choices=sorted(AGENTS), default="dummy")
     run.add_argument("--plan", help="plan file for the scripted agent")
     run.add_argument("--model", help="model name for a provider agent (default: the agent's own)")
@@ -259,10 +282,14 @@ def main(argv=None) -> int:
         size = (args.width, args.height)
         vm = VMConfig(image=args.image, slot=args.slot, memory=args.memory, cpus=args.cpus, kernel=args.kernel,
                       initrd=args.initrd, append=args.append, allow_tcg=args.allow_tcg,
-                      privileged=not args.unprivileged, work_dir=args.work_dir)  # fmt: skip
+                      privileged=not args.unprivileged, work_dir=args.work_dir,
+                      snapshot_reset=args.snapshot_reset)  # fmt: skip
+        setup = args.setup if args.setup != "auto" else ("all" if args.backend in ("qemu", "docker") else "none")
+        post_boot = PostBootConfig(parts=parse_parts(setup))
         env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm,
-                       ready_timeout=args.ready_timeout)  # fmt: skip
-    except RunError as exc:
+                       ready_timeout=args.ready_timeout, adopt_screen_size=args.adopt_screen_size,
+                       post_boot=post_boot, reset_command=args.reset_command, reset_url=args.reset_url)  # fmt: skip
+    except (RunError, SetupError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     sleep_after = args.sleep_after if args.sleep_after is not None else (0.0 if args.backend == "fake" else 1.0)
@@ -282,6 +309,7 @@ def main(argv=None) -> int:
     except (BackendUnavailable, ControlError) as exc:  # cannot start, or started but never answered
         print(f"error: {exc}", file=sys.stderr)
         return 3
+    meta.update(env.protocol())  # the guest's real screen size, the post-boot setup, how tasks are reset
     try:
         out.mkdir(parents=True, exist_ok=True)
         run_info = {**meta, "tasks": str(args.tasks), "started_at": datetime.now().isoformat(timespec="seconds")}

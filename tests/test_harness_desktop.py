@@ -2,6 +2,7 @@
 must change what a real screen capture shows. Skipped, with the reason, where the tools are missing."""
 
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,13 @@ def desktop():
     guest = LocalDesktopGuest(1024, 640, url=PAGE)
     url = guest.start()
     client = ControlClient(url, retry_delay=0.2)
+    # on a busy machine the page paints a while after its window appears; typing before would go nowhere
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        top = image(client.screenshot()).crop((0, 0, 1024, 80)).convert("L")
+        if top.getextrema()[0] != top.getextrema()[1]:  # the input's border is drawn
+            break
+        time.sleep(0.2)
     yield guest, client
     client.close()
     guest.stop()

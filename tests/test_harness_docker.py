@@ -92,6 +92,8 @@ def test_container_answers_and_reset_throws_away_what_it_wrote(image):
         # /dev/kvm goes in only when KVM can run a stock guest here (this image never needs it)
         has_kvm = env.execute("test -e /dev/kvm", shell=True).returncode == 0
         assert has_kvm == (kvm_problem() is None)
+        assert env.execute(["python", "-c", "print(6 * 7)"]).output == "42\n"  # as OSWorld's client calls it
+        assert shell(env, "echo {a,b}; [[ 2 -gt 1 ]] && echo bash") == "a b\nbash\n"
         shell(env, "echo written-by-the-guest > /root/marker.txt")
         assert shell(env, "cat /root/marker.txt") == "written-by-the-guest\n"
         assert env.run_action("pyautogui.click(10, 20)").ok

@@ -97,6 +97,9 @@ def test_guest_answers_and_reset_throws_away_what_it_wrote(guest, base_disk, tmp
         assert env.process.pid == booted
 
         assert shell(env, "cat /mnt/disk/hello.txt") == "from the base image\n"
+        # what OSWorld's client and our agents' shell tool need from a guest: python, and bash
+        assert env.execute(["python", "-c", "print(6 * 7)"]).output == "42\n"
+        assert shell(env, "echo {a,b}; [[ 2 -gt 1 ]] && echo bash") == "a b\nbash\n"
         shell(env, "echo written-by-the-guest > /mnt/disk/marker.txt && sync")
         assert shell(env, "cat /mnt/disk/marker.txt") == "written-by-the-guest\n"
         assert env.run_action("pyautogui.click(10, 20)").ok
@@ -111,6 +114,27 @@ def test_guest_answers_and_reset_throws_away_what_it_wrote(guest, base_disk, tmp
         env.stop()
     assert sha256(base_disk) == base_before
     assert env.process.poll() is not None and not alive(env.process.pid)
+    assert not Path(env.overlay_path).exists()
+
+
+@needs_qemu
+def test_snapshot_reset_brings_memory_and_disk_back_without_a_boot(guest, base_disk, tmp_path):
+    env = qemu_env(guest, base_disk, tmp_path, free_slot(), snapshot_reset=True)
+    try:
+        env.start()
+        assert env.snapshot_taken and env.reset_mode() == "memory snapshot (loadvm)"
+        running = env.process.pid
+        for round_ in range(2):
+            shell(env, f"echo {round_} > /root/in-memory.txt && echo {round_} > /mnt/disk/on-disk.txt && sync")
+            assert shell(env, "cat /mnt/disk/on-disk.txt") == f"{round_}\n"
+            env.reset()
+            assert env.last_reset["how"] == "snapshot", env.last_reset
+            print(f"snapshot reset to ready: {env.last_reset['seconds']:.2f} s (boot took {env.boot_seconds:.1f} s)")
+            assert env.process.pid == running  # the same QEMU: loaded, not booted
+            assert env.execute("test -e /root/in-memory.txt", shell=True).returncode == 1
+            assert shell(env, "ls /mnt/disk").split() == ["hello.txt", "lost+found"]
+    finally:
+        env.stop()
     assert not Path(env.overlay_path).exists()
 
 

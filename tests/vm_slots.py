@@ -70,3 +70,10 @@ def assert_demo_plan_ran(done, out, backend: str) -> None:
     bundle = json.loads((task / "bundle.json").read_text())
     assert bundle["backend"] == backend and bundle["final_answer"] == "DN1562"
     assert not any("not written to the guest" in note for note in bundle["notes"])  # it was
+    # post-boot setup ran in the test guest and recorded each part (issue 16, item 2)
+    assert bundle["guest_screen_size"] == bundle["screen_size"] == [1280, 800]
+    setup = bundle["post_boot"]
+    assert setup["dns"]["status"] == "done", setup
+    assert setup["prewarm"]["status"] == "done" and len(setup["prewarm"]["rows"]) == 17, setup
+    assert setup["xrandr"]["status"] == "failed"  # the test guests have no display to resize
+    assert setup["chatbot_key"]["status"] in ("done", "skipped")  # done when OPENAI_API_KEY is set here

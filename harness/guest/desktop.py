@@ -1,10 +1,11 @@
 """The local desktop guest: our own Control API server in front of a virtual X display (Xvfb) showing
 Chromium. pyautogui snippets are parsed (never executed) and replayed with xdotool; screenshots are
-real captures of the display. Shell commands are refused unless explicitly allowed."""
+real captures of the display. The harness's fast typing commands (``xdotool type``, ``xmodmap`` keycode
+mappings) run against the display; other commands are refused unless explicitly allowed, and then run
+as OSWorld's server runs them."""
 
 import io
 import os
-import shlex
 import shutil
 import subprocess
 import tempfile
@@ -13,8 +14,8 @@ import time
 
 from harness.actions import parse_action
 from harness.chromium import CHROMIUM, QUIET_ARGS
-from harness.control import snippet_from_command
-from harness.guest.server import ControlServer
+from harness.control import keymap_command, snippet_from_command, strip_prelude, xdotool_type_text
+from harness.guest.server import ControlServer, answer, run_command
 
 CHROMIUM_FLAGS = [
     *QUIET_ARGS,
@@ -255,23 +256,25 @@ class LocalDesktop:
         snippet = snippet_from_command(command)
         if snippet is not None:
             return self._replay(snippet, "returncode")
+        typed = xdotool_type_text(command)
+        if (typed is not None or keymap_command(command)) and not shell:
+            # the harness's fast typing path (xdotool, and xmodmap for non-ASCII keys): input, not a shell
+            with self.lock:
+                if command[0] == "xmodmap":
+                    done = subprocess.run(command, capture_output=True, text=True, timeout=30, env=self._env())
+                else:
+                    done = self._xdotool(command[1:], check=False)
+            answer = {"output": done.stdout, "error": done.stderr, "returncode": done.returncode}
+            return 200, {"status": "success", **answer}
         if not self.allow_shell:
             message = "shell commands are disabled on the local desktop guest (start it with allow_shell=True)"
             return 200, {"status": "error", "output": "", "error": message, "returncode": 126}
-        if isinstance(command, str) and not shell:
-            command = shlex.split(command)  # as the OSWorld server does
-        elif isinstance(command, list) and shell:
-            command = shlex.join(str(part) for part in command)
-        try:
-            done = subprocess.run(command, shell=shell, capture_output=True, text=True, timeout=120, env=self._env())
-        except subprocess.TimeoutExpired:
-            return 500, {"status": "error", "message": "command timed out after 120 s"}
-        return 200, {"status": "success", "output": done.stdout, "error": done.stderr, "returncode": done.returncode}
+        return run_command(command, shell, env=self._env())
 
     def run_python(self, code):
-        if not isinstance(code, str):
-            return 400, {"status": "error", "message": "code must be a string", "return_code": -1}
-        return self._replay(code, "return_code")
+        if not code or not isinstance(code, str):
+            return 400, {"status": "error", "message": "Code not supplied!"}
+        return self._replay(strip_prelude(code), "return_code")
 
     def _env(self) -> dict:
         return {**os.environ, "DISPLAY": self.display}
@@ -295,7 +298,7 @@ class LocalDesktop:
                 else:
                     plans.extend(("xdotool", args) for args in xdotool_commands(action))
         except ValueError as exc:
-            return 200, {"status": "error", "output": "", "error": str(exc), code_key: 1}
+            return 200, answer(code_key, 1, error=str(exc))
         with self.lock:
             try:
                 for kind, value in plans:
@@ -304,8 +307,8 @@ class LocalDesktop:
                     elif kind == "xdotool":
                         self._xdotool(value)
             except (RuntimeError, subprocess.TimeoutExpired) as exc:
-                return 200, {"status": "error", "output": "", "error": str(exc), code_key: 1}
-        return 200, {"status": "success", "output": "", "error": "", code_key: 0}
+                return 200, answer(code_key, 1, error=str(exc))
+        return 200, answer(code_key, 0)
 
 
 def _terminate(process: subprocess.Popen) -> None:

@@ -2,6 +2,7 @@
 and draws a screenshot that reflects the pyautogui actions it was sent (parsed, never executed)."""
 
 import io
+import re
 import threading
 import time
 from collections import deque
@@ -10,14 +11,15 @@ from dataclasses import dataclass, field
 from PIL import Image, ImageDraw, ImageFont
 
 from harness.actions import parse_action
-from harness.control import snippet_from_command
-from harness.guest.server import ControlServer
+from harness.control import keymap_command, snippet_from_command, strip_prelude, unwrap_shell, xdotool_type_text
+from harness.guest.server import ControlServer, answer
 
 FAULTS = {
     "screenshot": {"bad_png", "error", "slow"},
     "execute": {"error", "slow", "garbage"},
     "health": {"down"},
 }
+XRANDR = re.compile(r"\bxrandr\b.*?(?:-s|--size)\s+(\d+)x(\d+)")
 
 
 @dataclass
@@ -45,6 +47,12 @@ class FakeGuest:
         self.screenshots_served = 0
         # Shell commands are never run; a test can script what one prints (kept across resets).
         self.scripted: dict[str, tuple[int, str, str]] = {}
+        # Programs an argv command may name that "do not exist" here: answered 500 as the real server does.
+        self.missing_programs: set[str] = set()
+        # The keyboard map xmodmap shows: keycodes 8-15, 8 and 12-15 spare. With ``strict_keymap`` a
+        # non-ASCII character typed while not in the map is lost, as in many applications on a real display.
+        self.keymap: dict[int, str] = {9: "Escape", 10: "1 exclam", 11: "2 at"}
+        self.strict_keymap = True
         self._faults: dict[str, deque] = {route: deque() for route in FAULTS}
 
     # ------------------------------------------------------------ test controls
@@ -99,23 +107,58 @@ class FakeGuest:
             return 500, {"status": "error", "message": "Command '...' timed out after 120 seconds"}
         if fault == "garbage":
             return 200, "<html>proxy error</html>"
+        inner = unwrap_shell(command)
+        if inner is not None:  # the harness's bash wrapper: logged as the shell command it carries
+            with self.lock:
+                self.commands[-1] = {"command": inner, "shell": True, "wrapped": "bash"}
+            command, shell = inner, True
         snippet = snippet_from_command(command)
-        if snippet is None:
-            answer = self.scripted.get(_command_key(command))
-            if answer is not None:
-                returncode, output, error = answer
-                status = "success" if returncode == 0 else "error"
-                return 200, {"status": status, "output": output, "error": error, "returncode": returncode}
-            # Shell commands are recorded, not run: the fake guest has no system to run them on.
+        if snippet is not None:
+            return self._apply(snippet, "returncode")
+        if keymap_command(command) and not shell:  # xmodmap: a small keyboard map with spare keycodes
+            with self.lock:
+                if command[1] == "-pke":
+                    keymap = "".join(f"keycode {code:3d} = {self.keymap.get(code, '')}".rstrip() + "\n"
+                                     for code in range(8, 16))  # fmt: skip
+                    return 200, {"status": "success", "output": keymap, "error": "", "returncode": 0}
+                for expression in command[2::2]:
+                    code, _, symbol = expression.removeprefix("keycode ").partition("=")
+                    self.keymap[int(code)] = symbol.strip()
             return 200, {"status": "success", "output": "", "error": "", "returncode": 0}
-        return self._apply(snippet, "returncode")
+        typed = xdotool_type_text(command)
+        if typed is not None and not shell:
+            missing = {c for c in typed if not c.isascii() and f"U{ord(c):04X}" not in self.keymap.values()}
+            if missing and self.strict_keymap:  # as xdotool's own keycode mapping loses them in many apps
+                typed = "".join(c for c in typed if c not in missing)
+            with self.lock:
+                self.screen.typed += typed
+                self.actions.append({"type": "type", "text": typed, "via": "xdotool"})
+            return 200, {"status": "success", "output": "", "error": "", "returncode": 0}
+        scripted = self.scripted.get(_command_key(command))
+        if scripted is not None:
+            returncode, output, error = scripted
+            return 200, {"status": "success", "output": output, "error": error, "returncode": returncode}
+        if isinstance(command, list) and command and not shell and command[0] in self.missing_programs:
+            # as the OSWorld server answers a program that does not exist (subprocess raises)
+            return 500, {"status": "error", "message": f"[Errno 2] No such file or directory: {command[0]!r}"}
+        resized = XRANDR.search(command) if isinstance(command, str) else None
+        if resized:
+            self.resize(int(resized.group(1)), int(resized.group(2)))
+        # Shell commands are recorded, not run: the fake guest has no system to run them on.
+        return 200, {"status": "success", "output": "", "error": "", "returncode": 0}
+
+    def resize(self, width: int, height: int) -> None:
+        """What ``xrandr -s WxH`` does to a real display: the screen and its screenshots change size."""
+        with self.lock:
+            self.size = (width, height)
+            self.screen.width, self.screen.height = width, height
 
     def run_python(self, code):
         with self.lock:
             self.commands.append({"code": code})
-        if not isinstance(code, str):
-            return 400, {"status": "error", "message": "code must be a string", "return_code": -1}
-        return self._apply(code, "return_code")
+        if not code or not isinstance(code, str):
+            return 400, {"status": "error", "message": "Code not supplied!"}
+        return self._apply(strip_prelude(code), "return_code")
 
     def _apply(self, snippet: str, code_key: str):
         action = parse_action(snippet)
@@ -123,12 +166,12 @@ class FakeGuest:
         unknown = [a for a in steps if a["type"] == "other" and not a.get("clipboard") and "mouse" not in a]
         if unknown:
             message = f"fake guest does not understand: {unknown[0].get('text', '')[:200]}"
-            return 200, {"status": "error", "output": "", "error": message, code_key: 1}
+            return 200, answer(code_key, 1, error=message)
         with self.lock:
             for step in steps:
                 self._apply_one(step)
                 self.actions.append(step)
-        return 200, {"status": "success", "output": "", "error": "", code_key: 0}
+        return 200, answer(code_key, 0)
 
     def _apply_one(self, action: dict) -> None:
         screen = self.screen

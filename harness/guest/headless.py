@@ -9,15 +9,11 @@ harness/guest/pyautogui_log.py, which appends each call to a log instead of movi
 """
 
 import argparse
-import shlex
 import struct
-import subprocess
 import sys
 import zlib
 
-from harness.guest.server import BindRefused, ControlServer
-
-COMMAND_TIMEOUT = 120
+from harness.guest.server import BindRefused, ControlServer, run_command, run_python_code
 
 
 def plain_png(width: int, height: int, colour=(58, 110, 165), bar=(32, 40, 48)) -> bytes:
@@ -33,7 +29,8 @@ def plain_png(width: int, height: int, colour=(58, 110, 165), bar=(32, 40, 48)) 
 
 
 class HeadlessGuest:
-    """Control API backend (see harness.guest.server.ControlServer) that runs what it is sent."""
+    """Control API backend (see harness.guest.server.ControlServer) that runs what it is sent, as the
+    OSWorld server does (same fields, same 500s)."""
 
     def __init__(self, width: int = 1280, height: int = 800, *, python: str = sys.executable):
         self.size = (width, height)
@@ -47,28 +44,10 @@ class HeadlessGuest:
         return 200, self._png, "image/png"
 
     def execute(self, command, shell: bool):
-        if not isinstance(command, str | list) or not command:
-            return 400, {"status": "error", "message": "command must be a non-empty string or list", "returncode": -1}
-        if isinstance(command, str) and not shell:
-            command = shlex.split(command)  # as the OSWorld server does
-        elif isinstance(command, list) and shell:
-            command = shlex.join(str(part) for part in command)
-        return self._run(command, shell, "returncode")
+        return run_command(command, shell)
 
     def run_python(self, code):
-        if not isinstance(code, str):
-            return 400, {"status": "error", "message": "code must be a string", "return_code": -1}
-        return self._run([self.python, "-c", code], False, "return_code")
-
-    def _run(self, command, shell: bool, code_key: str):
-        try:
-            done = subprocess.run(command, shell=shell, capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return 500, {"status": "error", "message": f"command timed out after {COMMAND_TIMEOUT} s"}
-        except OSError as exc:  # no such program, not executable
-            return 200, {"status": "error", "output": "", "error": str(exc), code_key: 127}
-        status = "success" if done.returncode == 0 else "error"
-        return 200, {"status": status, "output": done.stdout, "error": done.stderr, code_key: done.returncode}
+        return run_python_code(code, python=self.python)
 
 
 def main(argv=None) -> int:
@@ -77,6 +56,8 @@ def main(argv=None) -> int:
     parser.add_argument("--port", type=int, default=5000)
     parser.add_argument("--size", default="1280x800", help="screen size WIDTHxHEIGHT the screenshots have")
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    parser.add_argument("--apps", metavar="DATA_DIR", help="also serve the web-app stand-ins on ports 3001-3017, "
+                        "seeding DATA_DIR/<app>.sqlite (what post-boot setup pre-warms)")  # fmt: skip
     args = parser.parse_args(argv)
     try:
         width, height = (int(n) for n in args.size.lower().split("x"))
@@ -87,6 +68,15 @@ def main(argv=None) -> int:
     except (BindRefused, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.apps:
+        from harness.apps import APPS, WEB
+        from harness.guest.apps_stub import start_app_stubs
+
+        apps = [(app.internal_name, app.port) for app in APPS if app.kind == WEB]
+        try:
+            start_app_stubs(apps, args.apps, "127.0.0.1")
+        except OSError as exc:  # the Control API still comes up; pre-warming will say what is missing
+            print(f"error: the web-app stand-ins cannot start: {exc}", file=sys.stderr)
     print(f"headless guest serving the Control API at {server.url}", file=sys.stderr, flush=True)
     try:
         server.serve_forever()

@@ -3,6 +3,12 @@ desktop guest: routes requests to a backend object. Binds to loopback unless tol
 
 import ipaddress
 import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -10,8 +16,79 @@ MAX_BODY = 10 * 1024 * 1024
 LOOPBACK_HOSTS = {"localhost"}
 
 
+# The OSWorld server's own limits: /execute commands 120 s, /run_python code 30 s.
+COMMAND_TIMEOUT = 120
+PYTHON_TIMEOUT = 30
+
+
 class BindRefused(ValueError):
     pass
+
+
+def _text(data: bytes | None) -> str:
+    # The real server decodes as text and answers 500 on bytes that are not UTF-8 (the output is lost);
+    # our guests escape them instead (the harness's shell wrapper does the same on a real guest).
+    return (data or b"").decode("utf-8", "backslashreplace")
+
+
+def answer(code_key: str, code: int, output: str = "", error: str = "") -> dict:
+    """An answer with the fields the OSWorld server gives: /execute (``returncode``) or /run_python
+    (``return_code`` plus ``message`` and ``need_more``)."""
+    # /execute says "success" whenever the command ran, whatever its exit status; /run_python does not.
+    failed = code != 0 and code_key == "return_code"
+    data = {"status": "error" if failed else "success", "output": output, "error": error, code_key: code}
+    if code_key == "return_code":
+        data["message"] = output + (("\n" if output else "") + error if error else "")
+        data["need_more"] = False
+    return data
+
+
+def run_command(command, shell: bool, *, env=None, timeout: float = COMMAND_TIMEOUT):
+    """/execute as the OSWorld server runs it: a string without shell is split like a shell would; a
+    list with shell=True runs only its first element (the others become $0, $1, ... of /bin/sh, as
+    subprocess does); ``~/`` arguments are expanded; a program that cannot start (not found) or a
+    timeout answers 500 with a message. A bare ``python`` falls back to this interpreter when the system
+    has none (Debian ships only python3; OSWorld's client calls ``python``)."""
+    if not isinstance(command, str | list) or not command:
+        return 400, {"status": "error", "message": "command must be a non-empty string or list", "returncode": -1}
+    if isinstance(command, str) and not shell:
+        command = shlex.split(command)
+    if isinstance(command, list):
+        command = [os.path.expanduser(a) if isinstance(a, str) and a.startswith("~/") else a for a in command]
+        if not shell and command[0] == "python" and shutil.which("python") is None:
+            command = [sys.executable, *command[1:]]
+    try:
+        done = subprocess.run(command, shell=shell, capture_output=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return 500, {"status": "error", "message": f"Command {command!r} timed out after {timeout:g} seconds"}
+    except (OSError, TypeError, ValueError) as exc:  # no such program, not executable, bad argument
+        return 500, {"status": "error", "message": str(exc)}
+    return 200, {"status": "success", "output": _text(done.stdout), "error": _text(done.stderr),
+                 "returncode": done.returncode}  # fmt: skip
+
+
+def run_python_code(code, *, python: str = sys.executable, env=None, timeout: float = PYTHON_TIMEOUT):
+    """/run_python as the OSWorld server runs it: the code from a temporary file, fields ``message``
+    (stdout and stderr), ``output``, ``error``, ``return_code`` (not ``returncode``); a non-zero exit is
+    HTTP 200 with status error; no code is 400; its 30 s timeout is 500."""
+    if not code or not isinstance(code, str):
+        return 400, {"status": "error", "message": "Code not supplied!"}
+    with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="python_exec_", delete=False) as handle:
+        handle.write(code)
+    try:
+        done = subprocess.run([python, handle.name], capture_output=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return 500, {"status": "error", "message": "Execution timeout: Code took too long to execute",
+                     "error": "TimeoutExpired", "need_more": False, "output": None}  # fmt: skip
+    finally:
+        os.unlink(handle.name)
+    output, error = _text(done.stdout), _text(done.stderr)
+    message = output + (("\n" + error if output else error) if error else "")
+    if done.returncode and not error:
+        error = f"Process exited with code {done.returncode}"
+        message = f"{message}\n{error}" if message else error
+    return 200, {"status": "error" if done.returncode else "success", "message": message, "need_more": False,
+                 "output": output, "error": error, "return_code": done.returncode}  # fmt: skip
 
 
 def check_bind(host: str, allow_remote: bool) -> None:

@@ -30,7 +30,7 @@ from harness.testing.qemu_guest import GUEST_SOURCES, BuildError, _run, _skip_us
 REPOSITORY = "mypcbench-test-guest"
 SCREEN = "1280x800"
 COMMAND = ["python3", "-m", "harness.guest.headless", "--host", "0.0.0.0", "--allow-remote", "--port", "5000",
-           "--size", SCREEN]  # fmt: skip
+           "--size", SCREEN, "--apps", "/data"]  # fmt: skip
 ENVIRONMENT = {
     "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
     "HOME": "/root",
@@ -135,6 +135,7 @@ def write_userland(debs: dict[str, Path], fileobj, scratch: Path) -> None:
         tar.directory(name, mode)
     tar.tree(userland)
     tar.symlink("usr/bin/python3", pythons[-1].name)
+    tar.symlink("usr/bin/python", pythons[-1].name)  # OSWorld's client runs ``python -c``
     for applet in applets:  # after the packages, so a real program of the same name wins
         tar.symlink(applet.strip("/"), "/bin/busybox")
     for name, text in ETC_FILES.items():

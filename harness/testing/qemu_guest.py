@@ -9,7 +9,8 @@ under $MYPCBENCH_CACHE_DIR (default $XDG_CACHE_HOME/mypcbench, i.e. ~/.cache/myp
 the initramfs is rebuilt when the guest's sources change.
 
 Inside the guest, /dev/vda (the slot's overlay of the base disk) is mounted at /mnt/disk and the
-Control API listens on port 5000; pyautogui calls are logged to /var/log/pyautogui.jsonl.
+Control API listens on port 5000; pyautogui calls are logged to /var/log/pyautogui.jsonl; stand-ins for
+the web apps (harness/guest/apps_stub.py) answer post-boot pre-warming on ports 3001-3017 and seed /data.
 
     python -m harness.testing [--cache DIR] [--disk PATH]   # build (or reuse); print how to boot it
     python -m harness.testing --docker [--cache DIR]        # the same userland as a Docker image
@@ -33,7 +34,9 @@ from harness.envs import VMConfig
 
 HERE = Path(__file__).resolve().parents[1]  # the harness package (this module is in harness/testing/)
 KERNEL_META = "linux-image-cloud-amd64"  # Debian's kernel for VMs: virtio drivers, ext4 built in
-FIXED_PACKAGES = ("busybox-static", "libc6", "zlib1g", "libexpat1")
+# bash: the harness runs shell commands under bash, as on the benchmark VM (libtinfo6 is what it links);
+# libsqlite3-0: Python's sqlite3, which the app stand-ins and post-boot pre-warming use.
+FIXED_PACKAGES = ("busybox-static", "libc6", "zlib1g", "libexpat1", "bash", "libtinfo6", "libsqlite3-0")
 # Modules to load, dependencies found from each module's own "depends=" (built-in ones are skipped).
 MODULES = ("virtio_pci", "virtio_blk", "virtio_net")
 # Guest files from this project: path in the guest -> source here.
@@ -42,6 +45,8 @@ GUEST_SOURCES = {
     "opt/guest/harness/guest/__init__.py": HERE / "guest" / "__init__.py",
     "opt/guest/harness/guest/server.py": HERE / "guest" / "server.py",
     "opt/guest/harness/guest/headless.py": HERE / "guest" / "headless.py",
+    "opt/guest/harness/guest/apps_stub.py": HERE / "guest" / "apps_stub.py",
+    "opt/guest/harness/apps.py": HERE / "apps.py",
     "opt/guest/pyautogui.py": HERE / "guest" / "pyautogui_log.py",
 }
 # Unpacked package content the guest has no use for.
@@ -67,7 +72,8 @@ if [ -b /dev/vda ]; then mount /dev/vda /mnt/disk || echo "test guest: cannot mo
 size=$(sed -n 's/.*mypcbench.screen=\\([0-9]*x[0-9]*\\).*/\\1/p' /proc/cmdline)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root PYTHONPATH=/opt/guest MYPCBENCH_SCREEN="${size:-1280x800}"
 echo "test guest: serving the Control API on port 5000"
-exec python3 -m harness.guest.headless --host 0.0.0.0 --allow-remote --port 5000 --size "$MYPCBENCH_SCREEN"
+exec python3 -m harness.guest.headless --host 0.0.0.0 --allow-remote --port 5000 --size "$MYPCBENCH_SCREEN" \\
+    --apps /data
 """
 
 
@@ -129,7 +135,7 @@ def fetch_debs(debs: Path) -> dict[str, Path]:
     manifest = debs / "manifest.json"
     if manifest.is_file():
         found = {role: debs / name for role, name in json.loads(manifest.read_text()).items()}
-        if all(path.is_file() for path in found.values()):
+        if all(path.is_file() for path in found.values()) and set(FIXED_PACKAGES) <= set(found):
             return found
     python = _depends_on("python3-minimal", r"python3\.\d+-minimal")
     version = python.removeprefix("python").removesuffix("-minimal")
@@ -323,6 +329,7 @@ def _build(debs: dict[str, Path], scratch: Path, out: Path) -> None:
         archive.file(guest_path, source.read_bytes())
     archive.tree(userland, skip=_skip_userland)
     archive.symlink("usr/bin/python3", pythons[-1].name)
+    archive.symlink("usr/bin/python", pythons[-1].name)  # OSWorld's client runs ``python -c``
 
     out.mkdir(parents=True, exist_ok=True)
     initrd = archive.finish()
