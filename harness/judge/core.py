@@ -199,7 +199,7 @@ class Judge:
                 )
                 logger.error("judge %s: %s", self.provider.model, self.stopped)
 
-    def _with_retries(self, what: str, fn):
+    def _with_retries(self, what: str, fn, *, count: bool = True):
         """fn() through the limiter; 429s wait for the server's retry time (within the 429 budget),
         5xx and network failures are tried up to ``attempts`` times, anything else raises at once.
         Returns (result, tries) or raises the last ProviderError."""
@@ -211,7 +211,7 @@ class Judge:
                 raise JudgeStopped(f"not sent: the judge {self.stopped}")
             tries += 1
             try:
-                with self.limiter.slot(self.sleep) as started:
+                with self.limiter.slot(self.sleep, count) as started:
                     try:
                         result = fn()
                     except ProviderError as exc:
@@ -339,7 +339,7 @@ class Judge:
         cache_note = {}
         try:
             handle, _ = self._with_retries(
-                f"{trajectory.key} prefix", lambda: self.provider.open_prefix(prefix, trajectory.key)
+                f"{trajectory.key} prefix", lambda: self.provider.open_prefix(prefix, trajectory.key), count=False
             )
         except JudgeStopped as exc:
             return [ItemVerdict(item.position, item.rubric_id, ERROR, error=str(exc)) for item in items]

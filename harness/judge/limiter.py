@@ -18,7 +18,7 @@ from contextlib import contextmanager
 QUOTA_WINDOW_S = 60.0  # provider quotas are per minute (RPM) for Gemini, Anthropic and OpenAI alike
 QUIET_WINDOWS_BEFORE_PROBE = 3  # windows without a 429 before one more request per window is tried
 # Our start times and the provider's arrival times differ by request building and network jitter.
-WINDOW_MARGIN, WINDOW_SLACK_S = 1.02, 0.25
+WINDOW_MARGIN, WINDOW_SLACK_S = 1.01, 0.1
 
 
 class AdaptiveLimiter:
@@ -70,9 +70,10 @@ class AdaptiveLimiter:
         return 0.0
 
     @contextmanager
-    def slot(self, sleep=None):
+    def slot(self, sleep=None, count: bool = True):
         """Holds one call slot. ``sleep`` (the judge's, so tests need not wait) is used for timed
-        waits; waits for a finishing call use the condition variable."""
+        waits; waits for a finishing call use the condition variable. ``count`` False: a call outside
+        the model's request quota (creating a cache), limited in flight but not paced."""
         with self._cond:
             while True:
                 now = self.clock()
@@ -96,7 +97,8 @@ class AdaptiveLimiter:
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
             self.calls += 1
             start = self.clock()
-            self.started.append(start)
+            if count:
+                self.started.append(start)
         try:
             yield start
         finally:
@@ -121,7 +123,7 @@ class AdaptiveLimiter:
             self.rate_limited_calls += 1
             self._trim(now)
             # What the provider accepted in the window: the calls that started before the refused one.
-            accepted = max(1, sum(1 for t in self.started if t < started_at))
+            accepted = max(1, sum(1 for t in self.started if started_at - self._window() < t < started_at))
             if started_at > self.last_decrease:  # one decrease per round: calls already in flight do not count
                 self.limit = max(1.0, self.limit / 2)
                 self.last_decrease = now

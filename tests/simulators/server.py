@@ -192,6 +192,10 @@ class ProviderSimulator:
     # ------------------------------------------------------------ dispatch
 
     def _next_reply(self, request: SimRequest) -> Reply:
+        # The model's latency; refusals at the front door (size limits, quota) answer without it.
+        low, high = self.latency
+        if high > 0:
+            time.sleep(random.uniform(low, high))
         with self._lock:
             scripted = self.script.pop(0) if self.script else None
         reply = scripted if scripted is not None else self.responder(request)
@@ -219,9 +223,6 @@ class ProviderSimulator:
             return self._send(handler, 400, {"error": {"message": "body is not JSON"}})
         headers = {k.lower(): v for k, v in handler.headers.items()}
         headers["x-sim-body-bytes"] = str(len(raw))
-        low, high = self.latency
-        if high > 0:
-            time.sleep(random.uniform(low, high))
         cache_match = _CACHES.match(path)
         if cache_match:
             return self._gemini_cache(handler, method, cache_match.group("id"), body, headers, path)
