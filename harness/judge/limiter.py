@@ -1,8 +1,8 @@
 """Adaptive concurrency for judge calls, one limiter per provider, base URL and model, shared by every
 judge in the process. Three rules keep a run at its quota without a storm of 429s:
 
-1. AIMD on calls in flight: start at two and add about one call per round of successes, halve on
-   a 429 (at most once per round of calls), so few calls are in flight when a quota is first hit.
+1. AIMD on calls in flight: start at two and double per round of successes until the first 429
+   (slow start, up to eight), then add about one call per round; halve on a 429 (at most once per round of calls).
 2. A 429 pauses every caller until the server's retry time (header or error body): the calls
    queued behind it would only be refused too.
 3. The requests a provider accepted in the trailing quota window before refusing one are a
@@ -15,6 +15,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
+SLOW_START_UNTIL = 8  # calls in flight reached by doubling; beyond it, about one more per round
 QUOTA_WINDOW_S = 60.0  # provider quotas are per minute (RPM) for Gemini, Anthropic and OpenAI alike
 QUIET_WINDOWS_BEFORE_PROBE = 3  # windows without a 429 before one more request per window is tried
 # Our start times and the provider's arrival times differ by request building and network jitter.
@@ -30,6 +31,7 @@ class AdaptiveLimiter:
         self.limit = float(min(self.maximum, max(1, initial)))
         self.window_s = window_s
         self.clock = clock
+        self.slow_start = True
         self.in_flight = 0
         self.not_before = 0.0  # every caller waits until then (a 429's retry time)
         self.quota: int | None = None  # requests per window, once a 429 has measured it
@@ -47,6 +49,12 @@ class AdaptiveLimiter:
             if limiter is None or limiter.maximum != max(1, int(maximum)):
                 limiter = cls._shared[key] = cls(maximum, **kwargs)
             return limiter
+
+    @classmethod
+    def forget_all(cls) -> None:
+        """Drops every shared limiter (tests: a simulator's port may be reused by the next one)."""
+        with cls._shared_lock:
+            cls._shared.clear()
 
     # ------------------------------------------------------------ admission
 
@@ -111,7 +119,8 @@ class AdaptiveLimiter:
     def succeeded(self, started_at: float) -> None:
         with self._cond:
             now = self.clock()
-            self.limit = min(self.maximum, self.limit + 1 / max(1.0, self.limit))
+            step = 1.0 if self.slow_start and self.limit < SLOW_START_UNTIL else 1 / max(1.0, self.limit)
+            self.limit = min(self.maximum, self.limit + step)
             if self.quota is not None and now - self.quota_raised_at >= self.window_s * QUIET_WINDOWS_BEFORE_PROBE:
                 self.quota += 1  # a quiet window: probe one more request per window
                 self.quota_raised_at = now
@@ -121,6 +130,7 @@ class AdaptiveLimiter:
         with self._cond:
             now = self.clock()
             self.rate_limited_calls += 1
+            self.slow_start = False
             self._trim(now)
             # What the provider accepted in the window: the calls that started before the refused one.
             accepted = max(1, sum(1 for t in self.started if started_at - self._window() < t < started_at))
