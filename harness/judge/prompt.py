@@ -247,7 +247,8 @@ PAPER_RESPONSE_LIMIT = 600  # the released judge sends the first 600 characters 
 
 def paper_action_history(steps: list[StepRecord]) -> str:
     """Every step, numbered 1..n by position: the model's response (first 600 characters, as the
-    released judge sends it) and the action in full."""
+    released judge sends it) and the action in full. Like the released judge, no tool output and no
+    separate final answer (the last response carries it): the protocol is reproduced, not improved."""
     if not steps:
         return "No actions recorded."
     lines = []
@@ -255,8 +256,6 @@ def paper_action_history(steps: list[StepRecord]) -> str:
         response = (step.model_text or "").strip()[:PAPER_RESPONSE_LIMIT]
         lines.append(f"{number}. Response: {response}")
         lines.append(f"Action: {(step.action_text or '').strip()}")
-        if step.tool_output:
-            lines.append(f"Output: {step.tool_output.strip()}")
     return "\n".join(lines)
 
 
@@ -274,8 +273,6 @@ def _paper_prefix(trajectory, max_images, images, persona_summary) -> Prefix:
     prefix.parts.append(TextPart("\n".join(head)))
     prefix.item_at = 1  # the rubric item comes before the history
     history = ["", "Full Action History:", paper_action_history(trajectory.steps)]
-    if trajectory.final_answer:
-        history += ["", f"Final answer: {trajectory.final_answer.strip()}"]
     history += [
         "",
         f"{len(kept)} screenshots attached (the last {len(kept)} of {len(trajectory.steps)} steps), in order.",
