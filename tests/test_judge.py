@@ -3,9 +3,11 @@ parsing, caching requests per provider, retries, errors that never become failur
 injection, image caps, and the offline CLI's upstream-compatible files and resumption."""
 
 import base64
+import io
 import json
 
 import pytest
+from PIL import Image
 
 from harness.bundle import read_results, read_task_dir
 from harness.judge import (
@@ -22,9 +24,20 @@ from harness.judge import (
 )
 from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_folder
 from harness.judge.cli import main as cli_main
+from harness.judge.images import ImagePolicy
+from harness.judge.limiter import AdaptiveLimiter
 from harness.judge.prompt import BEGIN, END
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator, Reply
+
+
+@pytest.fixture(autouse=True)
+def fresh_limiters():
+    """Each test starts with no learned quota or pause: simulator ports are reused between tests."""
+    AdaptiveLimiter.forget_all()
+    yield
+    AdaptiveLimiter.forget_all()
+
 
 GOOD = 'The mail was opened in step 2.\n{"reasoning": "Opened in step 2.", "cited_steps": [2], "verdict": "success"}'
 BAD = 'Nothing was sent.\n{"reasoning": "No reply was sent.", "cited_steps": [3], "verdict": "failure"}'
@@ -72,9 +85,10 @@ def test_cited_steps_are_checked_against_the_step_count():
     [
         ("", "empty"),
         ("Thoughts: fine.\nStatus: success", "does not end with a JSON object"),
-        ('{"reasoning": "r", "verdict": "maybe"}', "verdict is 'maybe'"),
-        ('{"reasoning": "r", "cited_steps": [1.5], "verdict": "success"}', "cited_steps holds 1.5"),
-        ('{"reasoning": "r", "cited_steps": "2", "verdict": "success"}', "cited_steps is str"),
+        ('{"reasoning": "r", "cited_steps": [], "verdict": "maybe"}', "verdict is 'maybe'"),
+        ('{"reasoning": "r", "verdict": "success"}', "lacks cited_steps"),
+        ('{"cited_steps": [1], "verdict": "failure"}', "lacks reasoning"),
+        ('{"reasoning": "r", "cited_steps": [1]}', "lacks verdict"),
         ('{"reasoning": "r", "verdict": "success"', "does not end with a JSON object"),
         ('{"verdict": "success"} and then more text', "does not end"),
     ],
@@ -156,7 +170,7 @@ def test_a_429_is_retried_after_the_time_the_server_asks(task, provider):
         judge = make_judge(sim, provider, base_delay=0.01)
         verdicts = judge.judge(trajectory, rubric[:1])
     assert verdicts[0].verdict == SUCCESS and verdicts[0].attempts == 2
-    assert len(_no_sleep.calls) == 1 and _no_sleep.calls[0] >= 7
+    assert len(_no_sleep.calls) == 1 and _no_sleep.calls[0] >= 6.9  # from the server, not the 0.01 s backoff
 
 
 @pytest.mark.parametrize("provider", ["google", "anthropic", "openai"])
@@ -165,7 +179,7 @@ def test_a_permanent_500_ends_as_error_never_failure(task, provider):
     with ProviderSimulator(lambda r: Reply(status=500)) as sim:
         verdicts = make_judge(sim, provider, attempts=3, base_delay=0.01).judge(trajectory, rubric)
     assert [v.verdict for v in verdicts] == [ERROR] * 3
-    assert all("after retries" in v.error for v in verdicts)
+    assert all("after 3 tries" in v.error for v in verdicts)
     assert len(sim.of_api({"google": "gemini", "anthropic": "anthropic", "openai": "openai_chat"}[provider])) == 9
 
 
@@ -243,6 +257,15 @@ def test_only_the_most_recent_screenshots_are_sent_and_zero_means_all(tmp_path):
         make_judge(sim, "openai", max_images=2).judge(trajectory, bundle.rubric[:1])
     images = [p for p in sim.requests[0].body["messages"][1]["content"] if p["type"] == "image_url"]
     assert len(images) == 2
+    # re-encoded for the judge (WebP by default), the same picture at the same size
+    url = images[-1]["image_url"]["url"]
+    assert url.startswith("data:image/webp;base64,")
+    sent = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+    original = Image.open(bundle.steps[-1].screenshot)
+    assert sent.format == "WEBP" and sent.size == original.size
+    with ProviderSimulator(lambda r: GOOD) as sim:
+        make_judge(sim, "openai", max_images=2, images=ImagePolicy("original")).judge(trajectory, bundle.rubric[:1])
+    images = [p for p in sim.requests[0].body["messages"][1]["content"] if p["type"] == "image_url"]
     assert base64.b64decode(images[-1]["image_url"]["url"].split(",", 1)[1]) == bundle.steps[-1].screenshot.read_bytes()
 
 

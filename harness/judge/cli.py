@@ -9,9 +9,19 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from harness.bundle import BundleError, find_task_dirs, read_task_dir
-from harness.judge.core import DEFAULT_CONCURRENCY, ERROR, ItemVerdict, Judge, task_score
+from harness.judge.core import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
+    ERROR,
+    ItemVerdict,
+    Judge,
+    JudgeConfigurationError,
+    WeightError,
+    task_score,
+)
+from harness.judge.images import DEFAULT_MAX_SIDE, DEFAULT_QUALITY, FORMATS, ImagePolicy, ImageSettingError
 from harness.judge.prices import PRICES_ENV, PriceFileError, price_status, price_table
-from harness.judge.prompt import DEFAULT_MAX_IMAGES, TrajectoryForJudge
+from harness.judge.prompt import DEFAULT_MAX_IMAGES, PROMPT_VERSION, PROMPT_VERSIONS, TrajectoryForJudge
 from harness.judge.providers import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError, make_provider
 
 BUNDLE_FILE = "rubric_bundle.json"
@@ -52,6 +62,8 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
     """Judge one task folder and write its result files; returns its scores.json row."""
     task_id = task_dir.name
     bundle_path = task_dir / BUNDLE_FILE
+    if judge.stopped:
+        return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": judge.stopped}
     if not bundle_path.is_file():
         return {"task_id": task_id, "status": "no_bundle", "score": None, "raw": None}
     existing = _read_json(task_dir / TASK_RESULT_FILE)
@@ -65,6 +77,10 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
     items = bundle.rubric or []
     if not items:
         return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": "no rubric items"}
+    try:
+        task_score(items, [])  # a rubric without usable weights is refused before any call
+    except WeightError as exc:
+        return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": str(exc)}
     kept = {} if force else _previous_items(task_dir, judge.settings)
     todo = [item for item in items if item.position not in kept]
     trajectory = TrajectoryForJudge(
@@ -77,7 +93,10 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
     fresh = {v.position: v.as_dict() for v in judge.judge(trajectory, todo)} if todo else {}
     rows = [kept.get(item.position) or fresh[item.position] for item in items]
     verdicts = [ItemVerdict(**{k: v for k, v in row.items() if k in ItemVerdict.__dataclass_fields__}) for row in rows]
-    score, complete = task_score(items, verdicts)
+    try:
+        score, complete = task_score(items, verdicts)
+    except WeightError as exc:
+        return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": str(exc)}
     _write_json(
         task_dir / ITEMS_FILE,
         {
@@ -137,6 +156,8 @@ def judge_folder(root: Path, judge: Judge, *, force: bool = False, workers: int 
             if progress is not None:
                 progress(row)
     summary = scores_summary(root, rows)
+    if judge.stopped:
+        summary["stopped"] = judge.stopped
     _write_json(root / SCORES_FILE, summary)
     return summary
 
@@ -151,7 +172,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="calls in flight at most")
     parser.add_argument("--max-images", type=int, default=DEFAULT_MAX_IMAGES, help="most recent screenshots; 0 = all")
     parser.add_argument("--temperature", type=float, default=0.0)
-    parser.add_argument("--attempts", type=int, default=5, help="tries per call on 429/5xx/timeouts")
+    parser.add_argument("--attempts", type=int, default=DEFAULT_ATTEMPTS, help="tries per call on 5xx/timeouts")
+    parser.add_argument(
+        "--prompt-version",
+        choices=PROMPT_VERSIONS,
+        default=PROMPT_VERSION,
+        help="mypc-judge-1: ours (cached prefix, JSON verdict); paper-v1: the paper's protocol (Thoughts/Status)",
+    )
+    parser.add_argument("--persona-summary", type=Path, help="Markdown persona summary sent to the judge")
+    parser.add_argument("--image-format", choices=FORMATS, default="webp", help="how screenshots are sent")
+    parser.add_argument("--image-quality", type=int, default=DEFAULT_QUALITY, help="WebP/JPEG quality 1-100")
+    parser.add_argument(
+        "--image-max-side", type=int, default=DEFAULT_MAX_SIDE, help="longest side in pixels; 0 keeps the size"
+    )
     parser.add_argument("--force", action="store_true", help="judge again tasks that already have a result")
     return parser
 
@@ -181,13 +214,20 @@ def main(argv=None) -> int:
         print(note, file=sys.stderr)
     if provider.model != PAPER_MODEL:
         print(f"note: judging with {provider.model}, not the paper's judge {PAPER_MODEL}", file=sys.stderr)
-    judge = Judge(
-        provider,
-        max_images=args.max_images,
-        concurrency=args.concurrency,
-        attempts=args.attempts,
-        price_table=prices,
-    )
+    try:
+        judge = Judge(
+            provider,
+            max_images=args.max_images,
+            concurrency=args.concurrency,
+            attempts=args.attempts,
+            price_table=prices,
+            prompt_version=args.prompt_version,
+            persona_summary=args.persona_summary,
+            images=ImagePolicy(args.image_format, args.image_quality, args.image_max_side),
+        )
+    except (JudgeConfigurationError, ImageSettingError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     task_dirs = find_task_dirs(args.result_folder)
     if not task_dirs:
         print(f"error: {args.result_folder} holds no task folders", file=sys.stderr)
@@ -196,6 +236,9 @@ def main(argv=None) -> int:
 
     with tqdm(total=len(task_dirs), unit="task", desc="judging") as bar:
         summary = judge_folder(args.result_folder, judge, force=args.force, progress=lambda row: bar.update(1))
+    if judge.stopped:
+        print(f"error: the judge {judge.stopped}", file=sys.stderr)
+        return 1
     print(
         f"{summary['tasks']} tasks: {summary['graded']} graded, {summary['judge_errors']} judge errors, "
         f"{summary['no_bundle']} without a bundle; rubric score {100 * summary['avg_score']:.1f}%, "

@@ -1,30 +1,46 @@
-"""Judging one trajectory: one call per rubric item over a shared prefix, bounded concurrency,
-retries with backoff that honour Retry-After, and per-item verdicts with tokens, cost and latency."""
+"""Judging one trajectory: one call per rubric item over a shared prefix, adaptive concurrency per
+provider and model, retries only for what can succeed (429s after the server's retry time, 5xx,
+timeouts), requests fitted to each provider's byte limit, and per-item verdicts with tokens, cost
+and latency. A run whose calls all fail the same permanent way stops with one clear error."""
 
+import hashlib
 import logging
 import random
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
-from harness.judge.parse import AnswerError, parse_answer
+from harness.judge.images import ImagePolicy
+from harness.judge.limiter import QUOTA_WINDOW_S, AdaptiveLimiter
+from harness.judge.parse import AnswerError, parse_answer, parse_status_answer
 from harness.judge.prompt import (
     DEFAULT_MAX_IMAGES,
     PROMPT_VERSION,
+    PROMPT_VERSIONS,
+    PROTOCOLS,
     JudgeItem,
+    Prefix,
     TrajectoryForJudge,
     build_prefix,
     item_text,
 )
-from harness.judge.providers import Provider, ProviderError, Usage
+from harness.judge.providers import Provider, ProviderError, Usage, request_bytes
 
 logger = logging.getLogger(__name__)
 
 SUCCESS, FAILURE, ERROR = "success", "failure", "error"
 DEFAULT_CONCURRENCY = 8
-DEFAULT_ATTEMPTS = 5
+DEFAULT_ATTEMPTS = 5  # tries per call on 5xx, timeouts and dropped connections
+RATE_LIMIT_BUDGET_S = 600.0  # total wait per call on 429s: per-minute quotas need minutes, not 15 s
 PARSE_ATTEMPTS = 2  # an answer without a verdict is asked again once
+STOP_AFTER_SAME_FAILURES = 3  # identical permanent failures, with no call succeeding, stop the run
+
+
+class JudgeConfigurationError(ValueError):
+    """A judge option that cannot be used (unknown prompt version, unreadable persona summary)."""
 
 
 @dataclass
@@ -49,9 +65,10 @@ class ItemVerdict:
         return asdict(self)
 
 
-def cost_of(usage: Usage, model: str, price_table: dict | None) -> float | None:
+def cost_of(usage: Usage, model: str, price_table: dict | None, *, cache_token_hours: float = 0.0) -> float | None:
     """USD for one call from a table of USD per million tokens: {model: {"input", "cached_input",
-    "cache_write", "output"}}; None when the model has no price."""
+    "cache_write", "output", "cache_storage_per_hour"}}; None when the model has no price.
+    ``cache_token_hours`` (tokens held in an explicit cache x hours) is billed at the storage price."""
     prices = (price_table or {}).get(model)
     if not prices:
         return None
@@ -62,22 +79,29 @@ def cost_of(usage: Usage, model: str, price_table: dict | None) -> float | None:
         + usage.cached_tokens * prices.get("cached_input", prices.get("input", 0.0))
         + usage.cache_write_tokens * prices.get("cache_write", prices.get("input", 0.0))
         + usage.output_tokens * prices.get("output", 0.0)
+        + cache_token_hours * prices.get("cache_storage_per_hour", 0.0)
     )
 
 
-class Limiter:
-    """At most ``limit`` provider calls in flight, shared by every judge using the same provider."""
+def read_persona_summary(source) -> str:
+    """The persona summary's Markdown from a path (str or Path); a missing or empty file is an error."""
+    if source is None or source == "":
+        return ""
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise JudgeConfigurationError(f"cannot read the persona summary {path}: {exc.strerror or exc}") from exc
+    if not text.strip():
+        raise JudgeConfigurationError(f"the persona summary {path} is empty (expected the Markdown summary)")
+    return text
 
-    _shared: dict = {}
-    _lock = threading.Lock()
 
-    @classmethod
-    def for_provider(cls, provider: Provider, limit: int) -> threading.BoundedSemaphore:
-        key = (provider.name, provider.base_url or "", limit)
-        with cls._lock:
-            if key not in cls._shared:
-                cls._shared[key] = threading.BoundedSemaphore(max(1, limit))
-            return cls._shared[key]
+class JudgeStopped(ProviderError):
+    """The run was stopped: every call so far failed the same permanent way."""
+
+    def __init__(self, message: str):
+        super().__init__(message, transient=False)
 
 
 class Judge:
@@ -90,9 +114,19 @@ class Judge:
         attempts: int = DEFAULT_ATTEMPTS,
         base_delay: float = 1.0,
         max_delay: float = 60.0,
+        rate_limit_budget: float = RATE_LIMIT_BUDGET_S,
         price_table: dict | None = None,
         sleep=time.sleep,
+        prompt_version: str = PROMPT_VERSION,
+        persona_summary=None,
+        images: ImagePolicy | None = None,
+        max_request_bytes: int | None = None,
+        quota_window_s: float = QUOTA_WINDOW_S,
     ):
+        if prompt_version not in PROMPT_VERSIONS:
+            raise JudgeConfigurationError(
+                f"unknown prompt version {prompt_version!r} (expected one of {', '.join(PROMPT_VERSIONS)})"
+            )
         self.provider = provider
         self.max_images = max_images
         if provider.max_images_per_request is not None:
@@ -102,64 +136,154 @@ class Judge:
         self.attempts = max(1, attempts)
         self.base_delay = base_delay
         self.max_delay = max_delay
+        self.rate_limit_budget = rate_limit_budget
         self.price_table = price_table or {}
         self.sleep = sleep
-        self.limiter = Limiter.for_provider(provider, self.concurrency)
+        self.prompt_version = prompt_version
+        self.persona_path = str(persona_summary) if persona_summary else ""
+        self.persona_summary = read_persona_summary(persona_summary)
+        self.images = images or ImagePolicy()
+        self.max_request_bytes = max_request_bytes or provider.max_request_bytes
+        key = (provider.name, provider.base_url or "", provider.model)
+        self.limiter = AdaptiveLimiter.shared(key, self.concurrency, window_s=quota_window_s)
+        self._state_lock = threading.Lock()
+        self._succeeded = 0
+        self._permanent: Counter = Counter()
+        self.stopped = ""  # why the run stopped early, when it did
+
+    @property
+    def protocol(self) -> str:
+        return PROTOCOLS[self.prompt_version]
 
     @property
     def settings(self) -> dict:
         """What identifies this judge configuration (stored with every judgment)."""
+        persona = {"sent": bool(self.persona_summary)}
+        if self.persona_summary:
+            persona["sha256"] = hashlib.sha256(self.persona_summary.encode()).hexdigest()
+            persona["path"] = self.persona_path
         return {
             "provider": self.provider.name,
             "model": self.provider.model,
             "temperature": self.provider.temperature,
+            # None means the parameter is not sent: the provider's default applies (reasoning models).
+            "temperature_mode": "provider default" if self.provider.temperature is None else "set",
+            **self.provider.extra_settings(),
             "max_images": self.max_images,
-            "prompt_version": PROMPT_VERSION,
+            "prompt_version": self.prompt_version,
+            "protocol": self.protocol,
             "base_url": self.provider.base_url or "",
+            "images": self.images.as_dict(),
+            "max_request_bytes": self.max_request_bytes,
+            "persona_summary": persona,
         }
 
     # ------------------------------------------------------------ retries
 
-    def _with_retries(self, what: str, fn):
-        """fn() with up to ``attempts`` tries on transient errors; returns (result, tries) or raises
-        the last ProviderError."""
-        for attempt in range(1, self.attempts + 1):
+    def _backoff(self, attempt: int) -> float:
+        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (1 + 0.1 * random.random())
+
+    def _permanent_failure(self, exc: ProviderError) -> None:
+        """Counts a failure that retrying cannot fix; stops the run when every call so far failed so."""
+        signature = (exc.status, str(exc)[:300])
+        with self._state_lock:
+            self._permanent[signature] += 1
+            if (
+                not self.stopped
+                and self._succeeded == 0
+                and len(self._permanent) == 1
+                and self._permanent[signature] >= STOP_AFTER_SAME_FAILURES
+            ):
+                self.stopped = (
+                    f"stopped after {self._permanent[signature]} calls failed the same way and none succeeded: {exc}"
+                )
+                logger.error("judge %s: %s", self.provider.model, self.stopped)
+
+    def _with_retries(self, what: str, fn, *, count: bool = True):
+        """fn() through the limiter; 429s wait for the server's retry time (within the 429 budget),
+        5xx and network failures are tried up to ``attempts`` times, anything else raises at once.
+        Returns (result, tries) or raises the last ProviderError."""
+        tries = 0
+        failures = 0
+        waited = 0.0
+        while True:
+            if self.stopped:
+                raise JudgeStopped(f"not sent: the judge {self.stopped}")
+            tries += 1
             try:
-                with self.limiter:
-                    return fn(), attempt
+                with self.limiter.slot(self.sleep, count) as started:
+                    try:
+                        result = fn()
+                    except ProviderError as exc:
+                        if exc.status == 429:
+                            self.limiter.rate_limited(started, exc.retry_after)
+                        raise
+                self.limiter.succeeded(started)
+                return result, tries
             except ProviderError as exc:
-                if not exc.transient or attempt == self.attempts:
+                if not exc.transient:
+                    exc.tries = tries
+                    self._permanent_failure(exc)
                     raise
                 failure = exc
             except Exception as exc:
                 # An answer the SDK cannot read (a malformed body, say): the item is an error, the run goes on.
-                raise ProviderError(f"unreadable provider answer: {exc!r}", transient=False) from exc
-            delay = min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (1 + 0.1 * random.random())
+                error = ProviderError(f"unreadable provider answer: {exc!r}", transient=False)
+                error.tries = tries
+                raise error from exc
+            if failure.status == 429:
+                delay = failure.retry_after if failure.retry_after is not None else self._backoff(tries)
+                if waited + delay > self.rate_limit_budget:
+                    failure.tries = tries
+                    raise failure
+                waited += delay
+                # The limiter holds every caller (this one too) until the retry time.
+                logger.warning("%s: %s; retry %d after %.1fs (rate limited)", what, failure, tries, delay)
+                continue
+            failures += 1
+            if failures >= self.attempts:
+                failure.tries = tries
+                raise failure
+            delay = self._backoff(failures)
             if failure.retry_after is not None:
                 delay = max(delay, failure.retry_after)  # the server's word wins over our backoff
-            logger.warning("%s: %s; retry %d/%d in %.1fs", what, failure, attempt, self.attempts - 1, delay)
+            logger.warning("%s: %s; retry %d/%d in %.1fs", what, failure, failures, self.attempts - 1, delay)
             self.sleep(delay)
-        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------ one item
+
+    def _parse(self, prefix: Prefix, text: str, n_steps: int):
+        if prefix.answer_format == "status":
+            return parse_status_answer(text, n_steps, prefix.data_text)
+        return parse_answer(text, n_steps, prefix.data_text)
 
     def judge_item(self, handle, item: JudgeItem, n_steps: int, key: str) -> ItemVerdict:
         result = ItemVerdict(position=item.position, rubric_id=item.rubric_id, verdict=ERROR)
         usage = Usage()
-        text = item_text(item)
+        text = item_text(item, self.prompt_version)
         started = time.monotonic()
         for parse_try in range(1, PARSE_ATTEMPTS + 1):
             try:
                 answer, tries = self._with_retries(f"{key} {item.rubric_id}", lambda: self.provider.ask(handle, text))
             except ProviderError as exc:
-                result.error = f"provider error after retries: {exc}"
-                result.attempts += self.attempts
+                tries = getattr(exc, "tries", 1)
+                result.attempts += tries
+                if isinstance(exc, JudgeStopped):
+                    result.error = str(exc)
+                elif exc.transient:
+                    result.error = f"provider error after {tries} tries: {exc}"
+                else:
+                    status = f"HTTP {exc.status}" if exc.status else "an invalid request"
+                    result.error = f"provider refused the request ({status}; not retried): {exc}"
                 break
             result.attempts += tries
+            with self._state_lock:
+                self._succeeded += 1  # a rubric call answered: the run's requests can succeed
             usage = usage + answer.usage
             result.raw_answer = answer.text
+            result.notes.update(answer.notes)
             try:
-                parsed = parse_answer(answer.text, n_steps)
+                parsed = self._parse(handle.prefix, answer.text, n_steps)
             except AnswerError as exc:
                 result.error = f"unparseable answer (try {parse_try} of {PARSE_ATTEMPTS}): {exc}"
                 continue
@@ -169,35 +293,61 @@ class Judge:
             result.error = ""
             if parsed.dropped_steps:
                 result.notes["cited_steps_not_in_trajectory"] = parsed.dropped_steps
+            if parsed.malformed_steps:
+                result.notes["cited_steps_malformed"] = parsed.malformed_steps
             break
         result.latency_ms = int((time.monotonic() - started) * 1000)
         self._set_usage(result, usage)
         return result
 
-    def _set_usage(self, result: ItemVerdict, usage: Usage) -> None:
+    def _set_usage(self, result: ItemVerdict, usage: Usage, cache_token_hours: float = 0.0) -> None:
         result.input_tokens = usage.input_tokens
         result.cached_tokens = usage.cached_tokens
         result.cache_write_tokens = usage.cache_write_tokens
         result.output_tokens = usage.output_tokens
-        result.cost_usd = cost_of(usage, self.provider.model, self.price_table)
+        result.cost_usd = cost_of(usage, self.provider.model, self.price_table, cache_token_hours=cache_token_hours)
 
     # ------------------------------------------------------------ one trajectory
+
+    def build_prefix(self, trajectory: TrajectoryForJudge, items: list[JudgeItem]) -> Prefix:
+        """The prefix, with the oldest screenshots left out when the request would pass the
+        provider's byte limit (what was left out is noted on every verdict)."""
+        prefix = build_prefix(
+            trajectory,
+            max_images=self.max_images,
+            prompt_version=self.prompt_version,
+            images=self.images,
+            persona_summary=self.persona_summary,
+        )
+        longest_item = max((len(item_text(i, self.prompt_version).encode()) for i in items), default=0)
+        size = request_bytes(prefix) + longest_item
+        dropped = 0
+        while self.max_request_bytes and size > self.max_request_bytes and prefix.drop_oldest_image():
+            dropped += 1
+            size = request_bytes(prefix) + longest_item
+        prefix.notes["request_bytes"] = size
+        if dropped:
+            prefix.notes["images_dropped_for_request_limit"] = dropped
+        return prefix
 
     def judge(self, trajectory: TrajectoryForJudge, items: list[JudgeItem]) -> list[ItemVerdict]:
         """Verdicts for ``items`` in the order given. The first item is judged alone so the
         provider's cache holds the prefix before the others fan out."""
         if not items:
             return []
-        prefix = build_prefix(trajectory, max_images=self.max_images)
+        prefix = self.build_prefix(trajectory, items)
+        cache_note = {}
         try:
             handle, _ = self._with_retries(
-                f"{trajectory.key} prefix", lambda: self.provider.open_prefix(prefix, trajectory.key)
+                f"{trajectory.key} prefix", lambda: self.provider.open_prefix(prefix, trajectory.key), count=False
             )
+        except JudgeStopped as exc:
+            return [ItemVerdict(item.position, item.rubric_id, ERROR, error=str(exc)) for item in items]
         except ProviderError as exc:
-            return [
-                ItemVerdict(item.position, item.rubric_id, ERROR, error=f"could not prepare the prefix: {exc}")
-                for item in items
-            ]
+            # No cache (creation refused or failing): every call sends the whole prefix instead.
+            logger.warning("%s: prefix cache unavailable, sending it in full: %s", trajectory.key, exc)
+            handle = self.provider.uncached(prefix, trajectory.key)
+            cache_note = {"cache_unavailable": str(exc)[:300]}
         n_steps = len(trajectory.steps)
         try:
             first = self.judge_item(handle, items[0], n_steps, trajectory.key)
@@ -208,7 +358,8 @@ class Judge:
         finally:
             self.provider.close_prefix(handle)
         if handle.setup_usage is not None:
-            # Creating the cache is billed once; it belongs to the trajectory, so to its first item.
+            # Creating the cache is billed once, and so is keeping it; both belong to the trajectory,
+            # so to its first item.
             setup = handle.setup_usage
             combined = Usage(
                 first.input_tokens + setup.input_tokens,
@@ -216,22 +367,44 @@ class Judge:
                 first.cache_write_tokens + setup.cache_write_tokens,
                 first.output_tokens,
             )
-            self._set_usage(first, combined)
+            token_hours = handle.cache_token_hours
+            self._set_usage(first, combined, cache_token_hours=token_hours)
             first.notes["cache_setup_tokens"] = setup.input_tokens
+            first.notes["cache_storage_token_hours"] = round(token_hours, 3)
         verdicts = [first, *rest]
         for verdict in verdicts:
             verdict.notes.setdefault("images_sent", prefix.n_images_sent)
             verdict.notes.setdefault("images_total", prefix.n_images_total)
+            for name, value in {**prefix.notes, **cache_note, **handle.notes}.items():
+                verdict.notes.setdefault(name, value)
         return verdicts
+
+
+class WeightError(ValueError):
+    """A rubric item without a usable weight: a task cannot be scored until it has one."""
 
 
 def task_score(items: list[JudgeItem], verdicts: list[ItemVerdict]) -> tuple[int, bool]:
     """(integer percent, complete): weighted share of items judged success; ``complete`` is False
-    when any item ended in error (then the score is a lower bound, not a result)."""
-    weights = {item.position: item.weight for item in items}
+    when any item ended in error (then the score is a lower bound, not a result). Rounding never
+    makes a task with a failed or unjudged item perfect: such a task scores 99 at most."""
+    weights = {}
+    for item in items:
+        weight = item.weight
+        if weight is None or isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
+            raise WeightError(
+                f"rubric item {item.rubric_id} (position {item.position}) has weight {weight!r}; "
+                "expected a number >= 0 (fix the rubric, then judge again)"
+            )
+        weights[item.position] = float(weight)
     total = sum(weights.values())
     passed = sum(weights[v.position] for v in verdicts if v.verdict == SUCCESS)
     complete = all(v.verdict != ERROR for v in verdicts) and len(verdicts) == len(items)
     if total <= 0:
         return 0, complete
-    return int(round(100 * min(1.0, max(0.0, passed / total)))), complete
+    score = int(round(100 * min(1.0, max(0.0, passed / total))))
+    judged = {v.position: v.verdict for v in verdicts}
+    all_passed = all(judged.get(position) == SUCCESS for position, weight in weights.items() if weight > 0)
+    if score == 100 and not all_passed:
+        score = 99  # 0.996 rounds to 100, but a task with a failed item is not perfect
+    return score, complete

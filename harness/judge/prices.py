@@ -7,20 +7,41 @@ MYPCBENCH_JUDGE_PRICES at a JSON file whose entries replace or add to these, per
 
     {"gemini-3.1-flash-lite-preview": {"input": 0.25, "cached_input": 0.025, "output": 1.5}}
 
-"input" and "output" are required; "cached_input" and "cache_write" default to "input"."""
+"input" and "output" are required; "cached_input" and "cache_write" default to "input";
+"cache_storage_per_hour" (USD per million tokens held in an explicit cache for an hour: Gemini's
+cachedContents bill storage by time) defaults to 0."""
 
 import json
 import os
 from pathlib import Path
 
 PRICES_ENV = "MYPCBENCH_JUDGE_PRICES"
-PRICE_FIELDS = ("input", "cached_input", "cache_write", "output")
+PRICE_FIELDS = ("input", "cached_input", "cache_write", "output", "cache_storage_per_hour")
 
 DEFAULT_PRICES = {
     # input: uncached prompt tokens; cached_input: read from a cache; cache_write: written to one.
-    "gemini-3.1-flash-lite-preview": {"input": 0.25, "cached_input": 0.025, "cache_write": 0.25, "output": 1.50},
-    "gemini-2.5-flash-lite": {"input": 0.10, "cached_input": 0.025, "cache_write": 0.10, "output": 0.40},
-    "gemini-2.5-flash": {"input": 0.30, "cached_input": 0.075, "cache_write": 0.30, "output": 2.50},
+    # cache_storage_per_hour: explicit (cachedContents) storage, USD per million tokens per hour.
+    "gemini-3.1-flash-lite-preview": {
+        "input": 0.25,
+        "cached_input": 0.025,
+        "cache_write": 0.25,
+        "output": 1.50,
+        "cache_storage_per_hour": 1.00,
+    },
+    "gemini-2.5-flash-lite": {
+        "input": 0.10,
+        "cached_input": 0.025,
+        "cache_write": 0.10,
+        "output": 0.40,
+        "cache_storage_per_hour": 1.00,
+    },
+    "gemini-2.5-flash": {
+        "input": 0.30,
+        "cached_input": 0.075,
+        "cache_write": 0.30,
+        "output": 2.50,
+        "cache_storage_per_hour": 1.00,
+    },
     "claude-sonnet-4-6": {"input": 3.00, "cached_input": 0.30, "cache_write": 3.75, "output": 15.00},
     "claude-haiku-4-5": {"input": 1.00, "cached_input": 0.10, "cache_write": 1.25, "output": 5.00},
     "gpt-5-mini": {"input": 0.25, "cached_input": 0.025, "cache_write": 0.25, "output": 2.00},

@@ -1,13 +1,19 @@
-"""The judge's prompt, in our own words and versioned: a shared trajectory prefix (instructions,
-task, action history, screenshots) followed by the one rubric item being judged."""
+"""The judge's prompts, in our own words and versioned. ``mypc-judge-1`` (ours): a shared trajectory
+prefix (instructions, task, action history, screenshots) followed by the one rubric item, answered
+with a JSON verdict, so providers can cache the prefix. ``paper-v1``: the paper's judge protocol as
+its appendix and released judge describe it (rubric item first, then the full action history and
+the screenshots, answered ``Thoughts:`` / ``Status:``), rewritten in our own words."""
 
-import mimetypes
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from harness.bundle import StepRecord
+from harness.judge.images import ImagePolicy, encode_screenshot
 
-PROMPT_VERSION = "mypc-judge-1"
+OURS = "mypc-judge-1"
+PAPER = "paper-v1"
+PROMPT_VERSION = OURS  # the default
+PROMPT_VERSIONS = (OURS, PAPER)
+PROTOCOLS = {OURS: "ours", PAPER: "paper"}
 DEFAULT_MAX_IMAGES = 200
 MODEL_TEXT_LIMIT = 600
 ACTION_TEXT_LIMIT = 400
@@ -67,6 +73,7 @@ class JudgeItem:
 @dataclass
 class TextPart:
     text: str
+    label_of: int | None = None  # the step of the screenshot this text labels
 
 
 @dataclass
@@ -89,13 +96,48 @@ class TrajectoryForJudge:
 
 @dataclass
 class Prefix:
-    """The shared part of every rubric call for one trajectory."""
+    """The shared part of every rubric call for one trajectory. The rubric item goes at the end
+    (``item_at`` None: the prefix can be cached) or before ``parts[item_at]`` (the paper's order)."""
 
     system: str
     parts: list = field(default_factory=list)  # TextPart / ImagePart in order
     n_steps: int = 0
     n_images_sent: int = 0
     n_images_total: int = 0
+    item_at: int | None = None
+    answer_format: str = "json"  # "json" (a final verdict object) or "status" (a final Status: line)
+    prompt_version: str = OURS
+    notes: dict = field(default_factory=dict)
+
+    @property
+    def cacheable(self) -> bool:
+        return self.item_at is None
+
+    @property
+    def data_text(self) -> str:
+        """Every text part shown to the judge (the trajectory data and task); a verdict copied from it is refused."""
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    def with_item(self, item: str) -> list:
+        """The user message's parts with the rubric item in its place."""
+        if self.item_at is None:
+            return [*self.parts, TextPart(item)]
+        return [*self.parts[: self.item_at], TextPart(item), *self.parts[self.item_at :]]
+
+    def drop_oldest_image(self) -> bool:
+        """Removes the oldest screenshot (and its label) to fit a request limit; False when none is left."""
+        for index, part in enumerate(self.parts):
+            if isinstance(part, ImagePart):
+                label = (
+                    index - 1 if index > 0 and getattr(self.parts[index - 1], "label_of", None) == part.step else None
+                )
+                for gone in sorted({index, label} - {None}, reverse=True):
+                    del self.parts[gone]
+                    if self.item_at is not None and gone < self.item_at:
+                        self.item_at -= 1
+                self.n_images_sent -= 1
+                return True
+        return False
 
     @property
     def text_chars(self) -> int:
@@ -129,19 +171,37 @@ def action_history(steps: list[StepRecord]) -> str:
     return "\n".join(lines)
 
 
-def _mime(path: Path) -> str:
-    return mimetypes.guess_type(path.name)[0] or "image/png"
-
-
-def build_prefix(trajectory: TrajectoryForJudge, *, max_images: int = DEFAULT_MAX_IMAGES) -> Prefix:
-    """Instructions, task, numbered history and the most recent ``max_images`` screenshots
-    (0 means all of them), oldest first."""
+def _screenshots(trajectory: TrajectoryForJudge, max_images: int) -> tuple[list, int]:
     with_images = [(n, s.screenshot) for n, s in enumerate(trajectory.steps, start=1) if s.screenshot is not None]
     kept = with_images if max_images == 0 else with_images[-max_images:] if max_images > 0 else []
-    prefix = Prefix(system=SYSTEM, n_steps=len(trajectory.steps), n_images_total=len(with_images))
+    return kept, len(with_images)
+
+
+def _persona_block(persona_summary: str, heading: str) -> list[str]:
+    return [heading, persona_summary.strip(), ""] if persona_summary and persona_summary.strip() else []
+
+
+def build_prefix(
+    trajectory: TrajectoryForJudge,
+    *,
+    max_images: int = DEFAULT_MAX_IMAGES,
+    prompt_version: str = OURS,
+    images: ImagePolicy | None = None,
+    persona_summary: str = "",
+) -> Prefix:
+    """The prefix of ``prompt_version`` with the most recent ``max_images`` screenshots (0 means all
+    of them), oldest first, encoded as ``images`` says (default: WebP, see harness.judge.images)."""
+    if prompt_version not in PROMPT_VERSIONS:
+        raise ValueError(f"unknown prompt version {prompt_version!r} (expected one of {', '.join(PROMPT_VERSIONS)})")
+    images = images or ImagePolicy()
+    if prompt_version == PAPER:
+        return _paper_prefix(trajectory, max_images, images, persona_summary)
+    kept, total = _screenshots(trajectory, max_images)
+    prefix = Prefix(system=SYSTEM, n_steps=len(trajectory.steps), n_images_total=total)
     head = [
         f"User task (for context): {trajectory.instruction.strip()}",
         "",
+        *_persona_block(persona_summary, "About the user (persona summary, for context):"),
         BEGIN,
         "Action history:",
         action_history(trajectory.steps),
@@ -150,20 +210,94 @@ def build_prefix(trajectory: TrajectoryForJudge, *, max_images: int = DEFAULT_MA
         head += ["", f"Agent's final answer: {neutralise(_cut(trajectory.final_answer, 2000))}"]
     head += [
         "",
-        f"Screenshots: {len(kept)} of {len(with_images)} follow, oldest first, each labelled with the step it "
+        f"Screenshots: {len(kept)} of {total} follow, oldest first, each labelled with the step it "
         f"was taken after ({len(trajectory.steps)} steps in total).",
     ]
     prefix.parts.append(TextPart("\n".join(head)))
     for number, path in kept:
-        path = Path(path)
-        prefix.parts.append(TextPart(f"Screenshot after step {number}:"))
-        prefix.parts.append(ImagePart(path.read_bytes(), _mime(path), number))
+        data, mime = encode_screenshot(path, images)
+        prefix.parts.append(TextPart(f"Screenshot after step {number}:", label_of=number))
+        prefix.parts.append(ImagePart(data, mime, number))
     prefix.n_images_sent = len(kept)
     prefix.parts.append(TextPart(END))
     return prefix
 
 
-def item_text(item: JudgeItem) -> str:
+# ---------------------------------------------------------------- the paper's protocol (paper-v1)
+
+# Written from the description of the paper's judge (formats.md section 6, the paper's appendix):
+# an expert evaluator judging one rubric item, grounded in screenshots and actions, strict about
+# applied-and-confirmed changes, blocked agents and undone results, answering Thoughts / Status.
+PAPER_SYSTEM = """You are an expert evaluator of computer-use agents. An agent operated an Ubuntu desktop
+to carry out a user's task. You are given ONE rubric item, the agent's full action history and the
+screenshots of its trajectory. Judge only whether this rubric item was met.
+
+Ground your judgement in what the screenshots show and what the actions did, not in what the
+agent says about its own work. A filter, search, form, setting or message counts only when it was
+actually applied, submitted or saved and the result is visibly confirmed. If the agent was blocked,
+gave up, or asked the user instead of acting, the item is a failure. If a later step undid or broke
+the result, the item is a failure.
+
+Answer in exactly this format:
+Thoughts: <your step-by-step reasoning>
+Status: "success" or "failure"
+"""
+PAPER_RESPONSE_LIMIT = 600  # the released judge sends the first 600 characters of each step's response
+
+
+def paper_action_history(steps: list[StepRecord]) -> str:
+    """Every step, numbered 1..n by position: the model's response (first 600 characters, as the
+    released judge sends it) and the action in full. Like the released judge, no tool output and no
+    separate final answer (the last response carries it): the protocol is reproduced, not improved."""
+    if not steps:
+        return "No actions recorded."
+    lines = []
+    for number, step in enumerate(steps, start=1):
+        response = (step.model_text or "").strip()[:PAPER_RESPONSE_LIMIT]
+        lines.append(f"{number}. Response: {response}")
+        lines.append(f"Action: {(step.action_text or '').strip()}")
+    return "\n".join(lines)
+
+
+def _paper_prefix(trajectory, max_images, images, persona_summary) -> Prefix:
+    kept, total = _screenshots(trajectory, max_images)
+    prefix = Prefix(
+        system=PAPER_SYSTEM,
+        n_steps=len(trajectory.steps),
+        n_images_total=total,
+        answer_format="status",
+        prompt_version=PAPER,
+    )
+    head = [f"User Task (context only): {trajectory.instruction.strip()}", ""]
+    head += _persona_block(persona_summary, "Persona summary (context only):")
+    prefix.parts.append(TextPart("\n".join(head)))
+    prefix.item_at = 1  # the rubric item comes before the history
+    history = ["", "Full Action History:", paper_action_history(trajectory.steps)]
+    history += [
+        "",
+        f"{len(kept)} screenshots attached (the last {len(kept)} of {len(trajectory.steps)} steps), in order.",
+    ]
+    prefix.parts.append(TextPart("\n".join(history)))
+    for number, path in kept:
+        data, mime = encode_screenshot(path, images)
+        prefix.parts.append(ImagePart(data, mime, number))
+    prefix.n_images_sent = len(kept)
+    return prefix
+
+
+PAPER_ITEM_TEMPLATE = """Rubric ID: {rubric_id}
+Requirement: {criterion}
+{extra}"""
+
+
+def item_text(item: JudgeItem, prompt_version: str = OURS) -> str:
+    if prompt_version == PAPER:
+        extra = []
+        if item.verification:
+            extra.append(f"Verification: {item.verification}")
+        if item.weight is not None:
+            extra.append(f"Weight: {item.weight:g}")
+        return PAPER_ITEM_TEMPLATE.format(rubric_id=item.rubric_id, criterion=item.criterion, extra="\n".join(extra))
     extra = []
     if item.verification:
         extra.append(f"How to verify: {item.verification}")

@@ -1,7 +1,10 @@
 """One threaded HTTP server on 127.0.0.1 (random port) answering Gemini generateContent and
 cachedContents, Anthropic messages, and OpenAI chat completions and responses, with scripted
-replies, injected errors and latency; every request is recorded for assertions."""
+replies, injected errors and latency; every request is recorded for assertions. Like the real APIs
+it refuses bodies over each provider's size limit, `temperature` for OpenAI reasoning models, and
+requests over a configured per-window quota (429 with the provider's retry hint)."""
 
+import collections
 import hashlib
 import itertools
 import json
@@ -30,6 +33,7 @@ class Reply:
     delay: float | None = None
     raw: bytes | None = None
     output_tokens: int | None = None
+    retry_delay: str | None = None  # Gemini: a google.rpc.RetryInfo retryDelay in the error body, e.g. "50s"
 
 
 @dataclass
@@ -64,6 +68,16 @@ def _digest(value) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
 
 
+# Documented limits the simulator enforces (see harness/judge/providers.py for the sources).
+ANTHROPIC_MAX_REQUEST_BYTES = 32 * 1000 * 1000  # 413 request_too_large
+ANTHROPIC_MAX_IMAGE_BASE64 = 5 * 1024 * 1024  # "image exceeds 5 MB maximum: N bytes > 5242880 bytes"
+ANTHROPIC_MAX_IMAGES = 100
+GEMINI_MAX_REQUEST_BYTES = 20 * 1024 * 1024  # "Request payload size exceeds the limit: 20971520 bytes."
+OPENAI_MAX_IMAGE_BYTES = 50 * 1000 * 1000  # image bytes per request
+OPENAI_MAX_IMAGES = 500
+OPENAI_REASONING_MODEL = re.compile(r"^(?:gpt-5(?!-chat)|o1|o3|o4)", re.IGNORECASE)
+
+
 class ProviderSimulator:
     """Usage::
 
@@ -84,6 +98,10 @@ class ProviderSimulator:
         image_tokens: int = 1000,
         openai_cache_min_tokens: int = 1024,
         gemini_cache_min_tokens: int = 0,
+        max_request_bytes: dict | None = None,
+        openai_reasoning_tokens: int = 0,
+        quota: tuple[int, float] | None = None,
+        gemini_cache_create_status: int | None = None,
     ):
         self.responder = responder or (lambda request: "ok")
         self.script = list(script or [])
@@ -91,6 +109,20 @@ class ProviderSimulator:
         self.image_tokens = image_tokens
         self.openai_cache_min_tokens = openai_cache_min_tokens
         self.gemini_cache_min_tokens = gemini_cache_min_tokens
+        # Body limits per API ("anthropic", "gemini"; "openai" counts decoded image bytes); tests may
+        # lower them to keep payloads small, the defaults are the documented ones.
+        self.max_request_bytes = {
+            "anthropic": ANTHROPIC_MAX_REQUEST_BYTES,
+            "gemini": GEMINI_MAX_REQUEST_BYTES,
+            "openai": OPENAI_MAX_IMAGE_BYTES,
+            **(max_request_bytes or {}),
+        }
+        self.openai_reasoning_tokens = openai_reasoning_tokens  # reasoning spent before any answer text
+        self.quota = quota  # (requests, window seconds): model calls accepted per sliding window
+        self._accepted: collections.deque = collections.deque()
+        self.rate_limited = 0  # calls answered 429 by the quota
+        self.refused: list[tuple[str, int, str]] = []  # (api, status, message) of limit refusals
+        self.gemini_cache_create_status = gemini_cache_create_status
         self.requests: list[SimRequest] = []
         self.caches: dict[str, dict] = {}  # Gemini cachedContents by id
         self.deleted_caches: list[str] = []
@@ -160,6 +192,10 @@ class ProviderSimulator:
     # ------------------------------------------------------------ dispatch
 
     def _next_reply(self, request: SimRequest) -> Reply:
+        # The model's latency; refusals at the front door (size limits, quota) answer without it.
+        low, high = self.latency
+        if high > 0:
+            time.sleep(random.uniform(low, high))
         with self._lock:
             scripted = self.script.pop(0) if self.script else None
         reply = scripted if scripted is not None else self.responder(request)
@@ -186,9 +222,7 @@ class ProviderSimulator:
         except json.JSONDecodeError:
             return self._send(handler, 400, {"error": {"message": "body is not JSON"}})
         headers = {k.lower(): v for k, v in handler.headers.items()}
-        low, high = self.latency
-        if high > 0:
-            time.sleep(random.uniform(low, high))
+        headers["x-sim-body-bytes"] = str(len(raw))
         cache_match = _CACHES.match(path)
         if cache_match:
             return self._gemini_cache(handler, method, cache_match.group("id"), body, headers, path)
@@ -225,9 +259,38 @@ class ProviderSimulator:
             self._send(handler, reply.status, None, reply.headers, raw=reply.raw)
             return True
         if reply.status != 200:
-            self._send(handler, reply.status, error_body(reply.status), reply.headers)
+            body = error_body(reply.status)
+            if reply.retry_delay and "error" in body:
+                body["error"]["details"] = [
+                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": reply.retry_delay}
+                ]
+            self._send(handler, reply.status, body, reply.headers)
             return True
         return False
+
+    def _refuse(self, handler, api: str, status: int, body: dict, headers: dict | None = None) -> None:
+        message = body.get("error", {}).get("message", "")
+        with self._lock:
+            self.refused.append((api, status, message))
+        self._send(handler, status, body, headers)
+
+    def _over_quota(self) -> float | None:
+        """None when a model call is within the quota (and counts it), else seconds until a slot frees."""
+        if self.quota is None:
+            return None
+        limit, window = self.quota
+        with self._lock:
+            now = time.monotonic()
+            while self._accepted and self._accepted[0] <= now - window:
+                self._accepted.popleft()
+            if len(self._accepted) < limit:
+                self._accepted.append(now)
+                return None
+            self.rate_limited += 1
+            return max(0.001, self._accepted[0] + window - now)
+
+    def _body_bytes(self, headers) -> int:
+        return int(headers.get("x-sim-body-bytes") or 0)
 
     def _out_tokens(self, reply: Reply) -> int:
         return reply.output_tokens if reply.output_tokens is not None else max(1, _tokens_of_text(reply.text))
@@ -259,8 +322,37 @@ class ProviderSimulator:
         }
         return {"error": {"code": status, "message": "simulated error", "status": names.get(status, "UNKNOWN")}}
 
+    def _gemini_too_large(self, handler, headers) -> bool:
+        limit = self.max_request_bytes["gemini"]
+        if self._body_bytes(headers) <= limit:
+            return False
+        error = self._gemini_error(400)
+        error["error"]["message"] = f"Request payload size exceeds the limit: {limit} bytes."
+        self._refuse(handler, GEMINI, 400, error)
+        return True
+
+    def _gemini_quota(self, handler) -> bool:
+        wait = self._over_quota()
+        if wait is None:
+            return False
+        error = self._gemini_error(429)
+        error["error"]["message"] = "You exceeded your current quota, please check your plan and billing details."
+        # The wait is in the body (google.rpc.RetryInfo), not in a header, as the Gemini API does.
+        error["error"]["details"] = [
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{math.ceil(wait * 1000) / 1000}s"}
+        ]
+        self._send(handler, 429, error)
+        return True
+
     def _gemini_cache(self, handler, method, cache_id, body, headers, path):
         if method == "POST" and cache_id is None:
+            if self._gemini_too_large(handler, headers):
+                return
+            if self.gemini_cache_create_status:
+                self._record(SimRequest(GEMINI + ".cache", method, path, headers, body, model=body.get("model", "")))
+                return self._send(
+                    handler, self.gemini_cache_create_status, self._gemini_error(self.gemini_cache_create_status)
+                )
             texts, images = self._gemini_parts(body.get("contents"))
             tokens = self._gemini_tokens(texts, images, body.get("systemInstruction"))
             request = SimRequest(
@@ -298,14 +390,24 @@ class ProviderSimulator:
         return self._send(handler, 200, {"name": name, "usageMetadata": {"totalTokenCount": cache["tokens"]}})
 
     def _gemini_generate(self, handler, model, body, headers, path):
+        if self._gemini_too_large(handler, headers) or self._gemini_quota(handler):
+            return
         texts, images = self._gemini_parts(body.get("contents"))
         cached = 0
         cache_name = body.get("cachedContent")
         if cache_name:
             cache = self.caches.get(cache_name)
             if cache is None:
+                # An expired or deleted cache: the API answers 403 PERMISSION_DENIED for it.
                 self._record(SimRequest(GEMINI, "POST", path, headers, body, texts, images, model=model))
-                return self._send(handler, 404, self._gemini_error(404))
+                error = {
+                    "error": {
+                        "code": 403,
+                        "message": "CachedContent not found (or permission denied)",
+                        "status": "PERMISSION_DENIED",
+                    }
+                }
+                return self._send(handler, 403, error)
             cached = cache["tokens"]
             texts = cache["texts"] + texts
             images += cache["images"]
@@ -341,7 +443,56 @@ class ProviderSimulator:
         kinds = {400: "invalid_request_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
         return {"type": "error", "error": {"type": kinds.get(status, "api_error"), "message": "simulated error"}}
 
+    def _anthropic_limits(self, handler, body, headers) -> bool:
+        """413 over the request size (Cloudflare's answer, before the API), 400 for an image over
+        5 MB or more than 100 images, 429 over the quota with retry-after."""
+        if self._body_bytes(headers) > self.max_request_bytes["anthropic"]:
+            error = {
+                "type": "error",
+                "error": {"type": "request_too_large", "message": "Request exceeds the maximum size"},
+            }
+            self._refuse(handler, ANTHROPIC, 413, error)
+            return True
+        n_images = 0
+        for m, message in enumerate(body.get("messages", [])):
+            content = message.get("content")
+            for c, block in enumerate(content if isinstance(content, list) else []):
+                if block.get("type") != "image":
+                    continue
+                n_images += 1
+                size = len(block.get("source", {}).get("data", ""))
+                if size > ANTHROPIC_MAX_IMAGE_BASE64:
+                    message = (
+                        f"messages.{m}.content.{c}.image.source.base64: image exceeds 5 MB maximum: "
+                        f"{size} bytes > {ANTHROPIC_MAX_IMAGE_BASE64} bytes"
+                    )
+                    self._refuse(
+                        handler,
+                        ANTHROPIC,
+                        400,
+                        {"type": "error", "error": {"type": "invalid_request_error", "message": message}},
+                    )
+                    return True
+        if n_images > ANTHROPIC_MAX_IMAGES:
+            message = f"Too many images in the request: {n_images} > {ANTHROPIC_MAX_IMAGES}"
+            self._refuse(
+                handler,
+                ANTHROPIC,
+                400,
+                {"type": "error", "error": {"type": "invalid_request_error", "message": message}},
+            )
+            return True
+        wait = self._over_quota()
+        if wait is not None:
+            error = self._anthropic_error(429)
+            error["error"]["message"] = "This request would exceed your organization's rate limit."
+            self._send(handler, 429, error, {"retry-after": str(math.ceil(wait))})
+            return True
+        return False
+
     def _anthropic(self, handler, body, headers, path):
+        if self._anthropic_limits(handler, body, headers):
+            return
         system = body.get("system") or ""
         system_blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
         blocks = []
@@ -442,7 +593,60 @@ class ProviderSimulator:
             _, _, last_tokens = self._openai_parts(content)
         return prefix, total, total - last_tokens, texts, images
 
+    def _openai_invalid(self, handler, message: str, param: str | None = None, code: str | None = None) -> None:
+        error = {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
+        self._refuse(handler, OPENAI_CHAT, 400, error)
+
+    def _openai_limits(self, handler, body) -> bool:
+        model = str(body.get("model") or "")
+        if OPENAI_REASONING_MODEL.match(model):
+            temperature = body.get("temperature")
+            if temperature is not None and temperature != 1:
+                shown = int(temperature) if float(temperature).is_integer() else temperature
+                self._openai_invalid(
+                    handler,
+                    f"Unsupported value: 'temperature' does not support {shown} with this model. "
+                    "Only the default (1) value is supported.",
+                    "temperature",
+                    "unsupported_value",
+                )
+                return True
+            if "max_tokens" in body:
+                self._openai_invalid(
+                    handler,
+                    "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                    "Use 'max_completion_tokens' instead.",
+                    "max_tokens",
+                    "unsupported_parameter",
+                )
+                return True
+        image_bytes = n_images = 0
+        for message in body.get("messages", []):
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                if part.get("type") == "image_url":
+                    n_images += 1
+                    url = part.get("image_url", {}).get("url", "")
+                    image_bytes += len(url.split(",", 1)[1]) * 3 // 4 if url.startswith("data:") else 0
+        limit = self.max_request_bytes["openai"]
+        if image_bytes > limit or n_images > OPENAI_MAX_IMAGES:
+            self._openai_invalid(
+                handler,
+                f"Too much image data: {n_images} images, {image_bytes} bytes in one request "
+                f"(limits: {OPENAI_MAX_IMAGES} images, {limit} bytes).",
+            )
+            return True
+        wait = self._over_quota()
+        if wait is not None:
+            error = self._openai_error(429)
+            error["error"]["message"] = "Rate limit reached for requests per minute."
+            self._send(handler, 429, error, {"retry-after-ms": str(math.ceil(wait * 1000))})
+            return True
+        return False
+
     def _openai_chat(self, handler, body, headers, path):
+        if self._openai_limits(handler, body):
+            return
         prefix, total, prefix_tokens, texts, images = self._openai_split(body.get("messages", []))
         cached = self._openai_prefix_cached([body.get("prompt_cache_key"), prefix], prefix_tokens)
         request = SimRequest(OPENAI_CHAT, "POST", path, headers, body, texts, images, cached, body.get("model", ""))
@@ -451,17 +655,26 @@ class ProviderSimulator:
         if self._error_or_raw(handler, reply, self._openai_error):
             return
         out = self._out_tokens(reply)
+        text, finish, reasoning = reply.text, "stop", 0
+        if OPENAI_REASONING_MODEL.match(str(body.get("model") or "")):
+            # Reasoning tokens come out of max_completion_tokens first; what is left holds the answer.
+            limit = body.get("max_completion_tokens") or 10**9
+            reasoning = min(self.openai_reasoning_tokens, limit)
+            if reasoning + out > limit:
+                text, finish, out = "", "length", 0
+            out += reasoning
         payload = {
             "id": f"chatcmpl-sim{next(self._ids)}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
             "usage": {
                 "prompt_tokens": total,
                 "completion_tokens": out,
                 "total_tokens": total + out,
                 "prompt_tokens_details": {"cached_tokens": cached},
+                "completion_tokens_details": {"reasoning_tokens": reasoning},
             },
         }
         self._send(handler, 200, payload, reply.headers)

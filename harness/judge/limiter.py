@@ -1,0 +1,159 @@
+"""Adaptive concurrency for judge calls, one limiter per provider, base URL and model, shared by every
+judge in the process. Three rules keep a run at its quota without a storm of 429s:
+
+1. AIMD on calls in flight: start at two and double per round of successes until the first 429
+   (slow start, up to eight), then add about one call per round; halve on a 429 (at most once per round of calls).
+2. A 429 pauses every caller until the server's retry time (header or error body): the calls
+   queued behind it would only be refused too.
+3. The requests a provider accepted in the trailing quota window before refusing one are a
+   measured request quota: calls are then paced to stay under it, and the cap creeps up by one
+   after a few quiet windows so a raised quota is found again.
+"""
+
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+
+SLOW_START_UNTIL = 8  # calls in flight reached by doubling; beyond it, about one more per round
+QUOTA_WINDOW_S = 60.0  # provider quotas are per minute (RPM) for Gemini, Anthropic and OpenAI alike
+QUIET_WINDOWS_BEFORE_PROBE = 3  # windows without a 429 before one more request per window is tried
+# Our start times and the provider's arrival times differ by request building and network jitter.
+WINDOW_MARGIN, WINDOW_SLACK_S = 1.01, 0.1
+
+
+class AdaptiveLimiter:
+    _shared: dict = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, maximum: int, *, initial: int = 2, window_s: float = QUOTA_WINDOW_S, clock=time.monotonic):
+        self.maximum = max(1, int(maximum))
+        self.limit = float(min(self.maximum, max(1, initial)))
+        self.window_s = window_s
+        self.clock = clock
+        self.slow_start = True
+        self.in_flight = 0
+        self.not_before = 0.0  # every caller waits until then (a 429's retry time)
+        self.quota: int | None = None  # requests per window, once a 429 has measured it
+        self.quota_raised_at = 0.0
+        self.started: deque = deque()  # start times of calls in the trailing window
+        self.last_decrease = -1.0
+        self.calls = self.rate_limited_calls = 0
+        self.peak_in_flight = 0
+        self._cond = threading.Condition()
+
+    @classmethod
+    def shared(cls, key: tuple, maximum: int, **kwargs) -> "AdaptiveLimiter":
+        with cls._shared_lock:
+            limiter = cls._shared.get(key)
+            if limiter is None or limiter.maximum != max(1, int(maximum)):
+                limiter = cls._shared[key] = cls(maximum, **kwargs)
+            return limiter
+
+    @classmethod
+    def forget_all(cls) -> None:
+        """Drops every shared limiter (tests: a simulator's port may be reused by the next one)."""
+        with cls._shared_lock:
+            cls._shared.clear()
+
+    # ------------------------------------------------------------ admission
+
+    def _window(self) -> float:
+        return self.window_s * WINDOW_MARGIN + WINDOW_SLACK_S
+
+    def _trim(self, now: float) -> None:
+        while self.started and self.started[0] <= now - self._window():
+            self.started.popleft()
+
+    def _wait_needed(self, now: float) -> float:
+        """Seconds to wait before one more call may start, 0 when it may start now."""
+        if now < self.not_before:
+            return self.not_before - now
+        if self.in_flight >= int(self.limit):
+            return -1.0  # wait for a call to finish
+        if self.quota is not None:
+            self._trim(now)
+            if len(self.started) >= self.quota:
+                return self.started[0] + self._window() - now
+        return 0.0
+
+    @contextmanager
+    def slot(self, sleep=None, count: bool = True):
+        """Holds one call slot. ``sleep`` (the judge's, so tests need not wait) is used for timed
+        waits; waits for a finishing call use the condition variable. ``count`` False: a call outside
+        the model's request quota (creating a cache), limited in flight but not paced."""
+        with self._cond:
+            while True:
+                now = self.clock()
+                wait = self._wait_needed(now)
+                if wait == 0.0:
+                    break
+                if wait < 0:
+                    self._cond.wait(timeout=1.0)
+                    continue
+                if sleep is None:
+                    self._cond.wait(timeout=wait)
+                    continue
+                self._cond.release()
+                try:
+                    sleep(wait)
+                finally:
+                    self._cond.acquire()
+                if self.clock() - now < wait * 0.5:
+                    break  # a sleep that does not pass time (tests): do not spin
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            self.calls += 1
+            start = self.clock()
+            if count:
+                self.started.append(start)
+        try:
+            yield start
+        finally:
+            with self._cond:
+                self.in_flight -= 1
+                self._cond.notify_all()
+
+    # ------------------------------------------------------------ feedback
+
+    def succeeded(self, started_at: float) -> None:
+        with self._cond:
+            now = self.clock()
+            step = 1.0 if self.slow_start and self.limit < SLOW_START_UNTIL else 1 / max(1.0, self.limit)
+            self.limit = min(self.maximum, self.limit + step)
+            if self.quota is not None and now - self.quota_raised_at >= self.window_s * QUIET_WINDOWS_BEFORE_PROBE:
+                self.quota += 1  # a quiet window: probe one more request per window
+                self.quota_raised_at = now
+            self._cond.notify_all()
+
+    def rate_limited(self, started_at: float, retry_after: float | None) -> None:
+        with self._cond:
+            now = self.clock()
+            self.rate_limited_calls += 1
+            self.slow_start = False
+            self._trim(now)
+            # What the provider accepted in the window: the calls that started before the refused one.
+            accepted = max(1, sum(1 for t in self.started if started_at - self._window() < t < started_at))
+            if started_at > self.last_decrease:  # one decrease per round: calls already in flight do not count
+                self.limit = max(1.0, self.limit / 2)
+                self.last_decrease = now
+                if self.quota is not None and accepted >= self.quota:
+                    self.quota = max(1, self.quota - 1)  # paced at the cap and still refused: lower it
+                self.quota_raised_at = now
+            if self.quota is None or accepted < self.quota:
+                self.quota = accepted
+            pause = retry_after if retry_after is not None else 1.0
+            self.not_before = max(self.not_before, now + pause)
+            self._cond.notify_all()
+
+    def state(self) -> dict:
+        with self._cond:
+            return {
+                "limit": round(self.limit, 2),
+                "maximum": self.maximum,
+                "quota_per_window": self.quota,
+                "window_s": self.window_s,
+                "calls": self.calls,
+                "rate_limited": self.rate_limited_calls,
+                "peak_in_flight": self.peak_in_flight,
+            }
