@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envs import BackendUnavailable, BootFailed, DockerEnv, VMConfig, kvm_problem, port_taken
+from harness.envs import BackendUnavailable, BootFailed, DockerEnv, VMConfig, kvm_problem
 from harness.testing.docker_guest import build_test_image
 from harness.testing.qemu_guest import BuildError
 from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_plan
@@ -108,7 +108,9 @@ def test_container_answers_and_reset_throws_away_what_it_wrote(image):
     finally:
         env.stop()
     assert container_id(name) is None and env.container_state() is None
-    assert not [p for p in env.config.ports.all() if port_taken(p)]
+    # What the backend controls: the container, and so its port mappings, are gone. (Whether a host
+    # port is free afterwards depends on every other process of a shared machine, so it is not asserted.)
+    assert docker("ps", "-a", "--filter", f"name={name}", "-q").stdout.strip() == ""
 
 
 def test_two_slots_run_side_by_side_on_their_own_ports(image):
@@ -131,9 +133,9 @@ def test_two_slots_run_side_by_side_on_their_own_ports(image):
     finally:
         for env in envs:
             env.stop()
-    for env in envs:
+    for env in envs:  # what the backend controls: its container and so its port mappings are gone
         assert container_id(env.config.slot_name) is None
-        assert not [p for p in env.config.ports.all() if port_taken(p)]
+        assert docker("ps", "-a", "--filter", f"name={env.config.slot_name}", "-q").stdout.strip() == ""
 
 
 def test_preflight_names_an_unreachable_daemon_a_missing_image_and_a_taken_port(image, monkeypatch):
