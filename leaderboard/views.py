@@ -9,10 +9,24 @@ from trajectories import evaluations, run_table, views_runs
 
 
 def home(request):
+    """The front page: what the benchmark is, the top of the one leaderboard, where to go next."""
+    from leaderboard import board_display, leaderboard
+    from leaderboard.leaderboard import BoardFilters
+
+    b = leaderboard.board(request.user, BoardFilters.from_query({}))
+    rows = board_display.merged_rows(b)
     return render(
         request,
         "leaderboard/home.html",
-        {"reported_sets": selectors.reported_leaderboard(), "suites": selectors.suite_list()},
+        {
+            "board": b,
+            "chart": board_display.headline_chart(rows)[:8],
+            "more": max(0, len(rows) - 8),
+            "suites": selectors.suite_list(),
+            "links": board_display.project_links(),
+            "last_updated": board_display.last_updated(),
+            "citation": board_display.citation(),
+        },
     )
 
 

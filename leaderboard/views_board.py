@@ -12,18 +12,18 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 
-from leaderboard import leaderboard, scoring
+from leaderboard import board_display, leaderboard, scoring
 from leaderboard.leaderboard import BoardFilters
 
 SORTABLE = (
     ("rank", "Rank"),
     ("perfect", "Perfect %"),
     ("rubric", "Rubric %"),
-    ("efficiency", "Traj. eff."),
+    ("efficiency", "Efficiency"),
     ("steps", "Avg steps"),
     ("tokens", "Tokens"),
     ("cost", "Cost"),
-    ("graded", "Graded"),
+    ("graded", "Tasks"),
 )
 
 
@@ -108,11 +108,18 @@ def _board(request, version):
                 "href": "?" + urlencode(filters.as_query(sort=key, dir=flip if flip != natural else "")),
             }
         )
+    rows = board_display.merged_rows(b)
     return render(
         request,
         "leaderboard/board.html",
         {
             "board": b,
+            "rows": rows,
+            "chart": board_display.headline_chart(rows, "rubric" if filters.metric == "rubric" else "perfect"),
+            "suite_tabs": board_display.suite_tabs(request.user),
+            "last_updated": board_display.last_updated(),
+            "links": board_display.project_links(),
+            "citation": board_display.citation(),
             "filters": filters,
             "options": b.options,
             "headers": {h["key"]: h for h in headers},

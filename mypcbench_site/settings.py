@@ -215,6 +215,20 @@ MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = int(
 MYPCBENCH_API_CALLS_PER_WINDOW = int(os.environ.get("MYPCBENCH_API_CALLS_PER_WINDOW", 600))
 MYPCBENCH_RATE_WINDOW_SECONDS = 3600
 
+# Where visitors find the paper, the code and the data (shown on the home and leaderboard pages;
+# an empty value hides the link), and what they are asked to cite.
+MYPCBENCH_LINKS = (
+    ("Paper", os.environ.get("MYPCBENCH_PAPER_URL", "https://arxiv.org/abs/2606.16748")),
+    ("Code", os.environ.get("MYPCBENCH_CODE_URL", "")),
+    ("Data", os.environ.get("MYPCBENCH_DATA_URL", "")),
+)
+MYPCBENCH_CITATION = """@misc{mypcbench2026,
+  title         = {MyPCBench: a benchmark for personal computer-use agents},
+  year          = {2026},
+  eprint        = {2606.16748},
+  archivePrefix = {arXiv},
+}"""
+
 # Production hardening; `manage.py check --deploy` passes with DJANGO_DEBUG=0 and HTTPS settings.
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
