@@ -317,10 +317,14 @@ def test_admin_lists_and_opens_every_model(client, catalog, django_user_model):
     assert client.get("/admin/leaderboard/task/?q=retrieval-f016").status_code == 200
 
 
-def test_a_suite_without_tasks_says_how_to_import_them(client):
+def test_a_suite_without_tasks_says_so_in_plain_words_and_only_staff_see_the_command(client, django_user_model):
     load_reported()  # reported figures create the MyPCBench eval-round0 suite before its tasks exist
-    page = text(client.get(reverse("leaderboard:suite_detail", args=["mypcbench-eval-round0"])))
-    assert "No tasks imported for this suite yet" in page
+    url = reverse("leaderboard:suite_detail", args=["mypcbench-eval-round0"])
+    page = text(client.get(url))
+    assert "This suite's tasks are not on this site yet" in page
+    assert "manage.py" not in page
+    client.force_login(django_user_model.objects.create_user("staff", password="pw", is_staff=True))
+    page = text(client.get(url))
     assert 'import_tasks all_tasks_with_grading.json --task-types task_types.json --suite "MyPCBench"' in page
 
 
