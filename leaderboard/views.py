@@ -73,11 +73,14 @@ def run_detail(request, slug):
     launched = run.provenance == run.Provenance.HARNESS and bool((run.metadata or {}).get("launch"))
     progress = evaluations.progress(run) if launched else None
     rows = progress["trajectories"] if progress else run_table.trajectory_rows(run)
+    from trajectories import headline
+
     return render(
         request,
         "leaderboard/run_detail.html",
         {
             "run": run,
+            "headline_rows": headline.run_rows(request.user, run),
             "trajectories": rows,
             "progress": progress,
             "show_imported": any(row["imported_score"] is not None for row in rows),

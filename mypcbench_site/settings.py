@@ -56,7 +56,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "mypcbench_site.middleware.ContentSecurityPolicyMiddleware",
+    "mypcbench_site.middleware.FriendlyErrorPagesMiddleware",
 ]
+# The site's own error pages even with DEBUG on (bin/demo turns it on; off shows Django's debug pages).
+MYPCBENCH_FRIENDLY_ERRORS = env_bool("MYPCBENCH_FRIENDLY_ERRORS", not DEBUG)
 
 ROOT_URLCONF = "mypcbench_site.urls"
 TEMPLATES = [
@@ -110,14 +113,23 @@ STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", VAR_DIR / "staticfiles")
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request without it
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", VAR_DIR / "media"))
+# MYPCBENCH_COMPRESSED_STATIC (bin/demo turns it on): with DEBUG on, serve the collected static files
+# with their gzip copies (plotly.min.js: 4.8 MB, about 1.4 MB gzipped) instead of the source folders;
+# run collectstatic after changing a static file.
+COMPRESSED_STATIC = env_bool("MYPCBENCH_COMPRESSED_STATIC", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if not DEBUG
+        else "whitenoise.storage.CompressedStaticFilesStorage"
+        if COMPRESSED_STATIC
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+if DEBUG and COMPRESSED_STATIC:
+    WHITENOISE_USE_FINDERS = False
+    WHITENOISE_AUTOREFRESH = False
 # Media are served by Django itself only in DEBUG or when asked to (single-host demo).
 SERVE_MEDIA = env_bool("MYPCBENCH_SERVE_MEDIA", DEBUG)
 
