@@ -13,33 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.chromium import launch_options  # noqa: E402
-from tests.site_pages import AUTHOR_SEEDS, PUBLIC_SEEDS, STAFF_SEEDS, discover  # noqa: E402
+from tests.site_pages import AUTHOR_SEEDS, PUBLIC_SEEDS, STAFF_SEEDS, check_page, discover, log_in, problems_of  # noqa: E402
 
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
-
-
-def log_in(context, base: str, credentials: str):
-    user, _, password = credentials.partition(":")
-    page = context.new_page()
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", user)
-    page.fill("input[name=password]", password)
-    page.click("main button[type=submit], main input[type=submit]")
-    page.wait_for_load_state()
-    if "/accounts/login/" in page.url:
-        sys.exit(f"could not log in as {user!r} on {base}")
-    page.close()
-
-
-def check_page(page, url: str) -> dict:
-    """Load one page and report what a visitor would notice is wrong with it."""
-    errors, failed = [], []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("requestfailed", lambda req: failed.append(f"{req.url} ({req.failure})"))
-    page.on("response", lambda r: failed.append(f"{r.url} ({r.status})") if r.status >= 400 else None)
-    response = page.goto(url, wait_until="networkidle")
-    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    return {"status": response.status if response else 0, "widths": widths, "errors": errors, "failed": failed}
 
 
 def main() -> int:
@@ -67,7 +43,7 @@ def main() -> int:
         for role, credentials, seeds in roles:
             context = browser.new_context()
             if credentials:
-                log_in(context, base, credentials)
+                log_in(context, base, *credentials.split(":", 1))
 
             def fetch(path, context=context):
                 response = context.request.get(base + path)
@@ -79,25 +55,21 @@ def main() -> int:
                 context.close()
                 context = browser.new_context(viewport={"width": width, "height": height})
                 if credentials:
-                    log_in(context, base, credentials)
+                    log_in(context, base, *credentials.split(":", 1))
                 for name, path in pages:
                     if args.only and args.only not in name:
                         continue
                     page = context.new_page()
-                    result = check_page(page, base + path)
+                    result = check_page(page, base + path, path)
                     shot = args.out / f"{role}-{name}-{size}.png"
                     page.screenshot(path=str(shot), full_page=True)
                     page.close()
-                    scroll, inner = result["widths"]
-                    bad = (
-                        scroll > inner or result["errors"] or [f for f in result["failed"] if "does-not-exist" not in f]
-                    )
+                    bad = problems_of(result)
                     problems += bool(bad)
-                    print(
-                        f"{'!!' if bad else 'ok'} {role:7} {size:7} {result['status']} {path:55} width {scroll}/{inner}"
-                    )
-                    for line in result["errors"] + result["failed"]:
-                        print(f"      {line[:200]}")
+                    width = f"{result['scroll']}/{result['inner']}"
+                    print(f"{'!!' if bad else 'ok'} {role:7} {size:7} {result['status']} {path:55} width {width}")
+                    for line in bad:
+                        print(f"      {line}")
             context.close()
         browser.close()
     print(f"screenshots in {args.out}; {problems} page(s) with problems")

@@ -92,7 +92,9 @@
       customdata: links,
       xgap: 2,
       ygap: 2,
-      showscale: false, // every cell prints its value
+      // a colour legend beside the cells (each cell also prints its value)
+      showscale: true,
+      colorbar: { title: { text: "%", side: "top" }, thickness: 10, len: 0.9, outlinewidth: 0, tickvals: [0, 50, 100] },
     };
     return { data: [trace], layout: hm.layout };
   }
