@@ -84,7 +84,7 @@ def headline_chart(rows: list[BoardRow], metric: str = "perfect") -> list[ChartB
         bars.append(
             ChartBar(
                 label=r.run_name,
-                detail=protocol_label(r),
+                detail="reported" if r.reported else protocol_label(r),  # the caption names the paper's judge
                 reported=r.reported,
                 value=iv.value,
                 text=f"{iv.value:.1f}%"
