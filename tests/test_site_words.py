@@ -97,3 +97,14 @@ def test_the_guide_describes_meta_json_and_its_sample_archive_passes_the_upload_
     author = get_user_model().objects.create_user("guide-reader", password="pw-guide-2026")
     result = submit_archive(author, SimpleUploadedFile("sample.zip", data), meta)
     assert result.submission.run.trajectories.count() == 1
+
+
+def test_imported_failed_verdicts_get_a_failure_mode_from_signals_without_an_llm(run):
+    from trajectories.models import Judgment
+
+    failed = list(Judgment.objects.filter(trajectory__run=run, verdict="failure"))
+    assert failed, "the fixture has a failed item"
+    for judgment in failed:
+        # the agent ended the task itself after a few turns: "ended early by its own done"
+        assert judgment.signals["ended_by_done_before_budget"] is True
+        assert judgment.failure_mode == "premature_done", judgment.explanation

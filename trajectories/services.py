@@ -9,6 +9,7 @@ from django.utils.text import slugify
 
 from harness.bundle import TASK_SCORE_RESULT, BundleError, JudgeRecord, ResultsTree, read_results
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
+from trajectories.failure_signals import classify_unclassified
 from trajectories.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 
 UNKNOWN_MODEL = "unknown model"
@@ -106,6 +107,8 @@ def import_results(
                 "new_rubric_versions": report.new_rubric_versions,
             }
             run.save()
+            # imported verdicts carry no failure mode: classify failed ones from the trajectory's signals
+            classify_unclassified(run.trajectories.all())
     except (IngestError, BundleError, OSError) as exc:
         raise ImportResultsError(str(exc)) from exc
     return ImportSummary(run=run, suite=suite, model=model, report=report, layouts=layouts)
