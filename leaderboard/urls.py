@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from leaderboard.boards import views, views_analysis, views_board
+from leaderboard.boards import views, views_analysis, views_board, views_pages
 
 app_name = "leaderboard"
 urlpatterns = [
@@ -19,5 +19,8 @@ urlpatterns = [
     path("analysis/failures/", views_analysis.taxonomy, name="analysis_taxonomy"),
     path("analysis/failures/judgments/", views_analysis.failures, name="analysis_failures"),
     path("analysis/scaling/", views_analysis.scaling, name="analysis_scaling"),
+    path("methodology/", views_pages.methodology, name="methodology"),
+    path("submit/", views_pages.submission_guide, name="submission_guide"),
+    path("submit/sample.zip", views_pages.sample_archive, name="sample_archive"),
     path("models/<slug:slug>/", views_analysis.model_detail, name="model_detail"),
 ]

@@ -56,7 +56,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "mypcbench_site.middleware.ContentSecurityPolicyMiddleware",
+    "mypcbench_site.middleware.FriendlyErrorPagesMiddleware",
 ]
+# The site's own error pages even with DEBUG on (bin/demo turns it on; off shows Django's debug pages).
+MYPCBENCH_FRIENDLY_ERRORS = env_bool("MYPCBENCH_FRIENDLY_ERRORS", not DEBUG)
 
 ROOT_URLCONF = "mypcbench_site.urls"
 TEMPLATES = [
@@ -110,14 +113,23 @@ STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", VAR_DIR / "staticfiles")
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request without it
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", VAR_DIR / "media"))
+# MYPCBENCH_COMPRESSED_STATIC (bin/demo turns it on): with DEBUG on, serve the collected static files
+# with their gzip copies (plotly.min.js: 4.8 MB, about 1.4 MB gzipped) instead of the source folders;
+# run collectstatic after changing a static file.
+COMPRESSED_STATIC = env_bool("MYPCBENCH_COMPRESSED_STATIC", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if not DEBUG
+        else "whitenoise.storage.CompressedStaticFilesStorage"
+        if COMPRESSED_STATIC
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+if DEBUG and COMPRESSED_STATIC:
+    WHITENOISE_USE_FINDERS = False
+    WHITENOISE_AUTOREFRESH = False
 # Media are served by Django itself only in DEBUG or when asked to (single-host demo).
 SERVE_MEDIA = env_bool("MYPCBENCH_SERVE_MEDIA", DEBUG)
 
@@ -214,6 +226,20 @@ MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = int(
 )
 MYPCBENCH_API_CALLS_PER_WINDOW = int(os.environ.get("MYPCBENCH_API_CALLS_PER_WINDOW", 600))
 MYPCBENCH_RATE_WINDOW_SECONDS = 3600
+
+# Where visitors find the paper, the code and the data (shown on the home and leaderboard pages;
+# an empty value hides the link), and what they are asked to cite.
+MYPCBENCH_LINKS = (
+    ("Paper", os.environ.get("MYPCBENCH_PAPER_URL", "https://arxiv.org/abs/2606.16748")),
+    ("Code", os.environ.get("MYPCBENCH_CODE_URL", "")),
+    ("Data", os.environ.get("MYPCBENCH_DATA_URL", "")),
+)
+MYPCBENCH_CITATION = """@misc{mypcbench2026,
+  title         = {MyPCBench: a benchmark for personal computer-use agents},
+  year          = {2026},
+  eprint        = {2606.16748},
+  archivePrefix = {arXiv},
+}"""
 
 # Production hardening; `manage.py check --deploy` passes with DJANGO_DEBUG=0 and HTTPS settings.
 if not DEBUG:

@@ -149,6 +149,10 @@ def test_taxonomy_bar_lists_its_judgments_with_links_to_cited_steps(client, worl
     assert f'href="/trajectories/{world.a1.pk}/#step-2"' in listing.content.decode()
     beta = client.get(reverse("leaderboard:analysis_failures"), {"family": "Fam", "mode": "skipped_required_app"})
     assert f"/trajectories/{world.b3.pk}/#step-3" in beta.content.decode()
+    # the list narrows by failure mode from chips that keep the other filters
+    chips = dict((label, href) for label, href, _ in beta.context["mode_links"])
+    assert chips["Every mode"] == "?family=Fam" and chips["Premature done"] == "?family=Fam&mode=premature_done"
+    assert chips["Not classified"] == "?family=Fam&mode=none"
 
 
 def test_reported_failure_counts_shown_with_their_source_until_runs_carry_modes(client):

@@ -143,7 +143,7 @@ def test_tokens_on_the_scaling_page_and_api(client, world):
 
 def test_one_attempt_runs_show_no_best_of_k(client, world):
     page = client.get(reverse("leaderboard:analysis_scaling"))
-    assert "Single-attempt success" in text(page) and "upper bound" not in text(page).lower()
+    assert "Perfect %" in text(page) and "upper bound" not in text(page).lower()
     runs = client.get("/api/analysis/scaling").json()["runs"]
     assert all(r["attempts"] == 1 and r["best_of_k_upper_bound_pct"] is None for r in runs)
     alpha = next(r for r in runs if r["run"] == "alpha-run")["single_attempt_success_pct"]
@@ -274,7 +274,7 @@ def test_staff_pages_are_not_served_from_the_anonymous_cache(client, world):
 
 def test_model_page_shows_best_of_k_under_single_attempt_success(client, world):
     page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
-    assert "Single-attempt success" in page and "upper bound" not in page
+    assert "Perfect %" in page and "upper bound" not in page
     second_attempts(world)
     page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
     assert "50.0% best-of-2 / replay-equivalent upper bound ≤ 62.5%" in page

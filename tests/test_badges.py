@@ -24,6 +24,21 @@ from trajectories.submissions import review, uploads
 pytestmark = pytest.mark.django_db
 
 
+def test_verified_only_for_a_real_agent_on_the_benchmark_image():
+    real = run_badge("harness", {"launch": {"backend": "qemu"}}, agent_type="anthropic")
+    assert real.label == "verified" and "anthropic agent on the qemu guest" in real.title
+    # the dummy agent on the fake guest, a scripted agent on the benchmark image, a real agent on
+    # the local test desktop: all test runs, never verified
+    for agent, backend in (("dummy", "fake"), ("scripted", "docker"), ("openai", "local")):
+        badge = run_badge("harness", {"launch": {"backend": backend}}, agent_type=agent)
+        assert badge.label == "test run", (agent, backend)
+        assert f"the {agent} agent on the {backend} guest" in badge.title
+    # runs on a demo suite say so, whatever made them; published figures stay reported
+    assert run_badge("imported", {}, agent_type="scripted", demo=True).label == "demo run"
+    assert run_badge("harness", {"launch": {"backend": "qemu"}}, agent_type="anthropic", demo=True).label == "demo run"
+    assert run_badge("reported", demo=True).label == "reported"
+
+
 def test_badge_for_each_provenance_and_judging_state():
     assert run_badge("harness").label == "verified"
     assert run_badge("reported").label == "reported"
@@ -164,7 +179,7 @@ def test_submission_page_shows_the_run_badge(client, runs):
 
 
 def board_row(html: str, slug: str) -> str:
-    match = re.search(rf'<tr data-run="{re.escape(slug)}".*?</tr>', html, re.S)
+    match = re.search(rf'<tr(?: data-kind="reported")? data-run="{re.escape(slug)}".*?</tr>', html, re.S)
     assert match, f"no board row for {slug}"
     return match.group(0)
 
@@ -220,7 +235,7 @@ def test_an_upload_is_re_judged_only_once_our_judge_has_judged_it_never_scored_f
     assert "our judge has not judged it yet, so it has no score" in html
     assert row["badge"] == "awaiting-judge" and row["judge"] == "" and row["judge_origin"] == ""
     assert row["rubric_pct"]["value"] is None and row["perfect_pct"]["value"] is None, "self-reported never scored"
-    assert 'judged by <span class="na">nobody yet</span>' in html
+    assert '<span class="na">not judged yet</span>' in html
 
     failure = '{"reasoning": "Not done.", "cited_steps": [1], "verdict": "failure"}'
     with our_judge(settings, monkeypatch, reply=failure) as judge:

@@ -51,7 +51,7 @@ def test_board_shows_figures_with_intervals_and_denominators(client, board):
     # published graded runs only (run C is a draft); run B has one row per judge
     assert rows(r) == [("run-a", "our judge (test)"), ("run-b", "our judge (test)"), ("run-b", "upstream judge (test)")]
     # run A: perfect 2/5 = 40.0 with Wilson [11.8, 76.9]; rubric 3.25/5 = 65.0; efficiency 6.00
-    assert cell(r, "run-a", "perfect").startswith("40.0 [11.8, 76.9] 2/5")
+    assert cell(r, "run-a", "perfect").startswith("40.0 [11.8, 76.9] 2 of 5 tasks")
     assert cell(r, "run-a", "rubric").startswith("65.0 [")
     assert cell(r, "run-a", "efficiency").startswith("6.00 [")
     assert cell(r, "run-a", "steps") == "16.6"
@@ -62,18 +62,20 @@ def test_board_shows_figures_with_intervals_and_denominators(client, board):
     assert cell(r, "run-b", "rubric").startswith("55.0 [")
     assert cell(r, "run-b", "tokens") == "—"
     up = cell(r, "run-b", "perfect", judge="upstream judge (test)")
-    assert up.startswith("33.3 [6.1, 79.2] 1/3")
+    assert up.startswith("33.3 [6.1, 79.2] 1 of 3 tasks")
     page = text(r.content.decode())
     assert "source's judge" in page
-    # the reported run sits apart, labelled, without an interval
-    reported = re.search(r'id="reported-table".*?</table>', r.content.decode(), flags=re.S).group(0)
-    assert "Reported-Alpha" in reported and "40.0" in reported and "[" not in text(reported)
+    # the reported run is in the same table, labelled as reported and by whose judge, without an interval
+    reported = re.search(r'<tr data-kind="reported" data-run="reported-alpha".*?</tr>', r.content.decode(), flags=re.S)
+    reported = text(reported.group(0))
+    assert "Reported-Alpha" in reported and "reported" in reported and "paper's judge" in reported
+    assert "40.0" in reported and "[" not in reported
 
 
 def test_staff_see_draft_runs(staff_client, board):
     r = staff_client.get("/leaderboard/")
     assert ("run-c", "our judge (test)") in rows(r)
-    assert cell(r, "run-c", "perfect").startswith("0.0 [0.0, 39.0] 0/6")
+    assert cell(r, "run-c", "perfect").startswith("0.0 [0.0, 39.0] 0 of 6 tasks")
 
 
 def test_filters_narrow_rows_and_slice_tasks(client, board):
@@ -83,10 +85,10 @@ def test_filters_narrow_rows_and_slice_tasks(client, board):
     r = client.get("/leaderboard/?type=personal_lookup")
     assert r.context["board"].task_count == 2
     # run A on t1 (1.0, perfect) and t2 (0.5): perfect 1/2, rubric 75.0
-    assert cell(r, "run-a", "perfect").startswith("50.0 [") and "1/2" in cell(r, "run-a", "perfect")
+    assert cell(r, "run-a", "perfect").startswith("50.0 [") and "1 of 2 tasks" in cell(r, "run-a", "perfect")
     assert cell(r, "run-a", "rubric").startswith("75.0")
     r = client.get("/leaderboard/?app=hoolidocs")  # t4, t5, t6: A has t4 unknown, t5 missing 0, t6 1
-    assert cell(r, "run-a", "perfect").startswith("50.0") and "1/2" in cell(r, "run-a", "perfect")
+    assert cell(r, "run-a", "perfect").startswith("50.0") and "1 of 2 tasks" in cell(r, "run-a", "perfect")
     r = client.get("/leaderboard/?bin=4-6&weighting=equal")
     assert r.context["board"].task_count == 2
     # unknown values are ignored, the page still opens
@@ -130,7 +132,7 @@ def test_csv_and_json_export_exactly_what_is_shown(client, board):
     for e in graded:
         perfect = cell(page, e["run"], "perfect", judge=e["judge"])
         assert perfect.startswith(f"{float(e['perfect_pct']):.1f} [{float(e['perfect_low']):.1f}, ")
-        assert f"{e['perfect_k']}/{e['perfect_n']}" in perfect
+        assert f"{e['perfect_k']} of {e['perfect_n']} tasks" in perfect
         assert cell(page, e["run"], "rubric", judge=e["judge"]).startswith(
             f"{float(e['rubric_pct']):.1f} [{float(e['rubric_low']):.1f}, {float(e['rubric_high']):.1f}]"
         )
@@ -218,7 +220,7 @@ def test_anonymous_page_cache_follows_the_data(client, board):
     board.c.publication = "published"
     board.c.save()
     r = client.get("/leaderboard/")
-    assert cell(r, "run-a", "perfect").startswith("50.0") and "3/6" in cell(r, "run-a", "perfect")
+    assert cell(r, "run-a", "perfect").startswith("50.0") and "3 of 6 tasks" in cell(r, "run-a", "perfect")
     assert ("run-c", "our judge (test)") in rows(r)
     # judgments written in bulk (no signals), as ingest does, show too
     t5 = traj(board.a, board.tasks["t5"], 10)
@@ -227,4 +229,4 @@ def test_anonymous_page_cache_follows_the_data(client, board):
     Judgment.objects.bulk_create(
         [Judgment(trajectory=t5, rubric_item=i, judge=board.ours, verdict="success") for i in board.items["t5"]]
     )
-    assert "4/6" in cell(client.get("/leaderboard/"), "run-a", "perfect")
+    assert "4 of 6 tasks" in cell(client.get("/leaderboard/"), "run-a", "perfect")

@@ -82,6 +82,15 @@ def test_the_launch_form_lists_the_harness_agents_and_backends(admin_client, wor
     assert reverse(LAUNCH) in changelist, "the run list links to the launch form"
 
 
+def test_the_launch_form_preselects_a_suite_with_tasks(admin_client, world):
+    from leaderboard.models import Suite
+
+    empty = Suite.objects.create(name="AAA empty", version="v0", slug="aaa-empty", is_demo=False)
+    page = admin_client.get(reverse(LAUNCH)).content.decode()
+    assert f'<option value="{world["suite"].pk}" selected>' in page
+    assert f'<option value="{empty.pk}" selected>' not in page
+
+
 def test_launching_from_the_admin_queues_the_picked_tasks_and_opens_the_run_page(admin_client, admin_user, world,
                                                                                   queued):  # fmt: skip
     response = admin_client.post(reverse(LAUNCH), form_data(world, tasks=[world["tasks"][1].pk], attempts=2))

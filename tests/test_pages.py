@@ -39,22 +39,27 @@ def task_ids(response) -> list[str]:
 # -- home -----------------------------------------------------------------------------------
 
 
-def test_home_shows_reported_leaderboard_with_label_and_source(client):
+def test_home_leads_to_one_leaderboard_best_first_with_paper_link_and_citation(client):
     load_reported()
     response = client.get("/")
     assert response.status_code == 200
     page = text(response)
-    assert page.count("Reported (published figures, not recomputed)") == 2
-    assert "arXiv 2606.16748 v1" in page
-    assert "anonymous submission version" in page
-    # Opus leads both sets: perfect 55.4, rubric 81.8, 46.5 steps, efficiency 3.61.
-    assert re.search(r"1 Claude Opus 4\.6 Claude 55\.4 81\.8 46\.5 3\.61", page)
-    assert re.search(r"Qwen 3\.5 9B Qwen open weights 2\.7 7\.0 69\.2 0\.65", page)
-    # A figure the paper does not give is shown as missing, not as zero.
-    assert re.search(r"GPT-5\.5 OpenAI 29\.3 54\.1 — 1\.45", page)
-    sets = response.context["reported_sets"]
-    assert [s.id for s in sets] == ["arxiv-computer-bash", "submission-native-cua"]
-    assert [r.run.model.name for r in sets[0].rows][:2] == ["Claude Opus 4.6", "Claude Sonnet 4.6"]
+    # The headline chart: published figures, best first, each labelled by its protocol and judge.
+    values = [bar.value for bar in response.context["chart"]]
+    assert values == sorted(values, reverse=True) and values[0] == 55.4
+    assert re.search(r"Claude Opus 4\.6 \(arXiv v1, computer \+ bash\) reported", page)
+    assert re.search(r"judged by the paper(?:'|&#x27;)s own judge", page)
+    assert 'href="https://arxiv.org/abs/2606.16748"' in response.content.decode()
+    assert "eprint = {2606.16748}" in page and "last updated" in page
+    assert f'href="{reverse("leaderboard:board")}"' in response.content.decode()
+    # The leaderboard shows the same rows best first (Opus 55.4 on top, Qwen 3.5 9B 2.7 last),
+    # published figures labelled as reported, with no interval.
+    board = client.get(reverse("leaderboard:board"))
+    shown = [(r.model_name, r.perfect.value) for r in board.context["rows"]]
+    assert shown[0] == ("Claude Opus 4.6", 55.4) and shown[-1] == ("Qwen 3.5 9B", 2.7)
+    assert [v for _, v in shown] == sorted((v for _, v in shown), reverse=True)
+    assert all(r.reported and not r.perfect.has_interval for r in board.context["rows"])
+    assert text(board).replace("&#x27;", "'").count("judged by the paper's judge") == 12
 
 
 def test_home_links_to_suites_tasks_runs_and_trajectories(client):
@@ -62,7 +67,8 @@ def test_home_links_to_suites_tasks_runs_and_trajectories(client):
     for name in ("leaderboard:suite_list", "leaderboard:task_list", "leaderboard:run_list"):
         assert f'href="{reverse(name)}"' in html
     assert f'href="{reverse("trajectories:trajectory_list")}"' in html
-    assert "python manage.py load_reported" in html  # nothing loaded yet: the page says how
+    # nothing loaded yet: the page says so in plain words, never with an operator command
+    assert "No results yet" in html and "manage.py" not in html
 
 
 def test_home_hides_a_withdrawn_reported_run(client):
@@ -309,10 +315,14 @@ def test_admin_lists_and_opens_every_model(client, catalog, django_user_model):
     assert client.get("/admin/leaderboard/task/?q=retrieval-f016").status_code == 200
 
 
-def test_a_suite_without_tasks_says_how_to_import_them(client):
+def test_a_suite_without_tasks_says_so_in_plain_words_and_only_staff_see_the_command(client, django_user_model):
     load_reported()  # reported figures create the MyPCBench eval-round0 suite before its tasks exist
-    page = text(client.get(reverse("leaderboard:suite_detail", args=["mypcbench-eval-round0"])))
-    assert "No tasks imported for this suite yet" in page
+    url = reverse("leaderboard:suite_detail", args=["mypcbench-eval-round0"])
+    page = text(client.get(url))
+    assert "This suite's tasks are not on this site yet" in page
+    assert "manage.py" not in page
+    client.force_login(django_user_model.objects.create_user("staff", password="pw", is_staff=True))
+    page = text(client.get(url))
     assert 'import_tasks all_tasks_with_grading.json --task-types task_types.json --suite "MyPCBench"' in page
 
 

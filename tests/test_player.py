@@ -209,8 +209,12 @@ def test_compare_refuses_different_tasks_and_bad_ids(client, imported):
     assert response.status_code == 400
     assert b"retrieval-f016" in response.content and b"same task" in response.content
     response = client.get(url + "?a=<script>&b=2")
-    assert response.status_code == 400 and response["Content-Type"].startswith("text/plain")
-    assert b"whole numbers" in response.content
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/html")
+    assert b"whole numbers" in response.content and b"<script>&" not in response.content
+    # without any ids: a page that says how to pick two trajectories, not an error
+    response = client.get(url)
+    assert response.status_code == 200 and b"Compare two trajectories" in response.content
+    assert reverse("leaderboard:task_list").encode() in response.content
 
 
 def test_leaderboard_compare_links_each_task_to_the_side_by_side_player(client):

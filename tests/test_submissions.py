@@ -10,6 +10,7 @@ import zipfile
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.urls import reverse
 
 from leaderboard.models import JudgeConfig, Run
 from tests.factories import make_suite, png_bytes, write_task_dir
@@ -430,6 +431,32 @@ def test_a_judge_that_cannot_start_leaves_a_note_and_keeps_the_upload(
     assert "our judge could not start" in note and "GEMINI_API_KEY" in note
 
 
+def test_the_author_reads_one_state_in_plain_words_and_can_play_back_each_task(
+    client, tmp_path, suite, author, upload_tmp, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    for key in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    settings.MYPCBENCH_JUDGE = {**settings.MYPCBENCH_JUDGE, "provider": "google"}
+    with django_capture_on_commit_callbacks(execute=True):
+        sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
+    client.force_login(author)
+    url = reverse("trajectories:submission_detail", args=[sub.pk])
+    page = client.get(url).content.decode()
+    # one state, no operator message for the author
+    assert "Waiting for our judge" in page and "Awaiting review" not in page
+    assert "GEMINI_API_KEY" not in page and "--api-key" not in page and "There is nothing you need to do" in page
+    live = client.get(reverse("trajectories:submission_live", args=[sub.pk])).json()
+    assert live["status_label"] == "Waiting for our judge" and "GEMINI_API_KEY" not in live["judging"]["note"]
+    # every task id opens the author's own trajectory in the player, before any review
+    for trajectory in sub.run.trajectories.all():
+        player = reverse("trajectories:trajectory_player", args=[trajectory.pk])
+        assert f'href="{player}"' in page
+        assert client.get(player).status_code == 200
+    # staff keep the details of what to fix
+    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    assert "GEMINI_API_KEY" in client.get(url).content.decode()
+
+
 def test_replay_suspicion_is_flagged_with_evidence(tmp_path, suite, author, upload_tmp):
     actions = [(i, f"pyautogui.click({100 + 7 * i}, {300 + i})") for i in range(1, 8)] + [(8, "DONE")]
     first = zip_bytes(good_entries(tmp_path / "a", ["retrieval-f016"], actions=actions))
@@ -472,3 +499,13 @@ def test_metadata_as_json_text_round_trips(tmp_path, suite, author, upload_tmp):
     sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), json.dumps(METADATA)).submission
     assert sub.metadata["links"] == ["https://example.org/report"] and sub.metadata["suite"] == suite.slug
     assert png_bytes()  # factories' PNGs are what the screenshots hold
+
+
+def test_the_upload_form_preselects_a_suite_with_tasks(client, suite, author):
+    from leaderboard.models import Suite
+
+    Suite.objects.create(name="AAA empty", version="v0", slug="aaa-empty")  # first by name, no tasks
+    client.force_login(author)
+    html = client.get(reverse("trajectories:submission_new")).content.decode()
+    assert f'<option value="{suite.slug}" selected>' in html
+    assert "AAA empty v0 (no tasks on this site yet)" in html

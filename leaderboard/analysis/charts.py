@@ -18,6 +18,8 @@ from leaderboard.analysis.taxonomy import TaxonomyTable
 # Colours are overridden by charts.js from the page's CSS variables (light and dark themes);
 # these are the light-theme fallbacks.
 SEQUENTIAL = [[0.0, "#f7fbff"], [0.5, "#6baed6"], [1.0, "#08306b"]]
+DASHES = ["solid", "dash", "dot", "dashdot", "longdash"]
+SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x"]
 SERIES = ["#1f5fbf", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"]
 
 
@@ -49,7 +51,7 @@ def _wrap(label: str, width: int = 14) -> str:
 
 
 WIDE_COLUMNS = 8  # more columns than this: labels slanted, the chart scrolls sideways
-WIDE_COLUMN_PX = 64
+WIDE_COLUMN_PX = 52  # 17 apps plus row labels and the colour legend fit a 1280 px screen
 
 
 def _abbreviate(label: str, width: int = 16) -> str:
@@ -106,7 +108,7 @@ def heatmap(hm: Heatmap) -> dict:
     if wide:
         # the row labels' margin plus a readable width per column; charts.js sets it as min-width
         longest = max((len(label) for label in hm.row_labels), default=10)
-        figure["layout"]["width"] = int(40 + 7 * longest + WIDE_COLUMN_PX * len(hm.col_labels))
+        figure["layout"]["width"] = int(40 + 7 * min(longest, 28) + WIDE_COLUMN_PX * len(hm.col_labels))
     return figure
 
 
@@ -152,6 +154,8 @@ def lines(
     (and its ends): a step-budget curve is sent as its few steps, not one point per step count."""
     if not markers:
         series = [(name, [x for x, _ in pts], [y for _, y in pts]) for name, pts in _step_points(series)]
+    else:
+        series = _with_gaps(series)
     traces = [
         {
             "type": "scatter",
@@ -159,14 +163,23 @@ def lines(
             "x": list(xs),
             "y": [_round(y) for y in ys],
             "mode": "lines+markers" if markers else "lines",
-            "line": {"color": SERIES[i % len(SERIES)], "shape": "linear" if markers else "hv"},
+            # two runs with the same values must both stay visible: each its own dash and symbol
+            "line": {
+                "color": SERIES[i % len(SERIES)],
+                "shape": "linear" if markers else "hv",
+                "dash": DASHES[i % len(DASHES)],
+                "width": 2.5 if i == 0 else 2,
+            },
+            "marker": {"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 8},
+            "connectgaps": False,  # no line across x values where the run has no data
             "hovertemplate": f"<b>{name}</b><br>{x_title}: %{{x}}<br>{y_title}: %{{y:.1f}}<extra></extra>",
         }
         for i, (name, xs, ys) in enumerate(series)
     ]
     layout = _layout(
-        height=340,
-        legend={"orientation": "h", "y": -0.25},
+        height=360,
+        # above the plot, clear of the x-axis title
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         xaxis={
             "title": {"text": x_title},
             "type": "category" if x_categorical else "linear",
@@ -176,6 +189,21 @@ def lines(
         yaxis={"title": {"text": y_title}, "range": [0, 100], "automargin": True},
     )
     return {"data": traces, "layout": layout}
+
+
+def _with_gaps(series: Sequence[tuple[str, Sequence, Sequence]]) -> list[tuple[str, list, list]]:
+    """Every line over the union of the x values, None where a run has no point, so plotly breaks
+    the line there instead of joining its neighbours across the gap."""
+    order = []
+    for _name, xs, _ys in series:
+        order += [x for x in xs if x not in order]
+    if all(isinstance(x, int | float) for x in order):
+        order.sort()
+    out = []
+    for name, xs, ys in series:
+        by_x = dict(zip(xs, ys, strict=True))
+        out.append((name, order, [by_x.get(x) for x in order]))
+    return out
 
 
 def _step_points(series: Sequence[tuple[str, Sequence, Sequence]]):

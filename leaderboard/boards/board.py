@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import Http404
 from django.utils.http import urlencode
 
@@ -157,14 +157,15 @@ class Board:
 
 
 def _default_suite() -> Suite | None:
-    """The benchmark suite with the most graded runs, else the first non-demo suite."""
-    with_runs = (
-        Suite.objects.filter(runs__provenance__in=GRADED_PROVENANCES)
-        .order_by("is_demo", "name", "-version")
-        .distinct()
+    """The suite with the most published runs, graded or reported (a benchmark suite before a demo
+    one on a tie), so the first board a visitor sees is the fullest one; else the first suite."""
+    busiest = (
+        Suite.objects.filter(runs__publication="published")
+        .annotate(n_runs=Count("runs", distinct=True))
+        .order_by("-n_runs", "is_demo", "name", "-version")
         .first()
     )
-    return with_runs or Suite.objects.order_by("is_demo", "name", "-version").first()
+    return busiest or Suite.objects.order_by("is_demo", "name", "-version").first()
 
 
 def board(user, filters: BoardFilters, version: str | None = None) -> Board:
@@ -176,7 +177,7 @@ def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     if suite is None:
         return Board(filters, None, [], [], 0, options)
 
-    runs = filtered_runs(user, filters, suite).select_related("model")
+    runs = filtered_runs(user, filters, suite).select_related("model", "suite")
     runs = list(runs.prefetch_related(_reported_figures(filters)))
     graded = [r for r in runs if not r.is_reported]
     reported = [r for r in runs if r.is_reported]
@@ -225,7 +226,7 @@ def _base_row(run: Run, reported: bool) -> BoardRow:
         provenance_label=run.get_provenance_display(),
         tool_surface=run.tool_surface,
         publication=run.publication,
-        badge=run_badge(run.provenance, run.metadata),
+        badge=run_badge(run.provenance, run.metadata, agent_type=run.agent_type, demo=run.suite.is_demo),
     )
 
 

@@ -4,7 +4,9 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils.http import urlencode
 
-from leaderboard.boards import reported
+from leaderboard.boards import board as leaderboard
+from leaderboard.boards import board_display, reported
+from leaderboard.boards.board import BoardFilters
 from leaderboard.catalog import selectors
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.evaluations import run_table
@@ -12,10 +14,21 @@ from trajectories.evaluations import views as views_runs
 
 
 def home(request):
+    """The front page: what the benchmark is, the top of the one leaderboard, where to go next."""
+    b = leaderboard.board(request.user, BoardFilters.from_query({}))
+    rows = board_display.merged_rows(b)
     return render(
         request,
         "leaderboard/home.html",
-        {"reported_sets": reported.reported_leaderboard(), "suites": selectors.suite_list()},
+        {
+            "board": b,
+            "chart": board_display.headline_chart(rows)[:8],
+            "more": max(0, len(rows) - 8),
+            "suites": selectors.suite_list(),
+            "links": board_display.project_links(),
+            "last_updated": board_display.last_updated(),
+            "citation": board_display.citation(),
+        },
     )
 
 
@@ -67,6 +80,7 @@ def run_detail(request, slug):
         "leaderboard/run_detail.html",
         {
             "run": run,
+            "headline_rows": board_display.run_rows(request.user, run),
             "trajectories": rows,
             "progress": progress,
             "show_imported": any(row["imported_score"] is not None for row in rows),

@@ -114,12 +114,19 @@ def taxonomy(request, version):
 def failures(request, version):
     filters = taxonomy_data.FailureFilters.from_query(request.GET)
     judgments = taxonomy_data.failure_judgments(request.user, filters, version)
-    page = Paginator(judgments, 50).get_page(request.GET.get("page"))
+    page = Paginator(judgments, 25).get_page(request.GET.get("page"))
+    others = {k: v for k, v in filters.as_query().items() if k != "mode"}
+    mode_links = [  # the same list narrowed to one failure mode, other filters kept
+        (label, "?" + urlencode({**others, **({"mode": value or "none"} if value is not None else {})}), current)
+        for value, label, current in [(None, "Every mode", not filters.mode)]
+        + [(v, lbl, filters.mode == (v or "none")) for v, lbl in queries.MODE_LABELS.items()]
+    ]
     return render(
         request,
         "leaderboard/analysis/failures.html",
         {
             "page": page,
+            "mode_links": mode_links,
             "filters": filters,
             "query": urlencode(filters.as_query()),
             "taxonomy_href": _href(

@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 from leaderboard.boards import board as leaderboard
+from leaderboard.boards import board_display
 from leaderboard.boards.board import BoardFilters
 from leaderboard.scoring import outcomes as scoring
 
@@ -20,11 +21,11 @@ SORTABLE = (
     ("rank", "Rank"),
     ("perfect", "Perfect %"),
     ("rubric", "Rubric %"),
-    ("efficiency", "Traj. eff."),
+    ("efficiency", "Efficiency"),
     ("steps", "Avg steps"),
     ("tokens", "Tokens"),
     ("cost", "Cost"),
-    ("graded", "Graded"),
+    ("graded", "Tasks"),
 )
 
 
@@ -109,11 +110,18 @@ def _board(request, version):
                 "href": "?" + urlencode(filters.as_query(sort=key, dir=flip if flip != natural else "")),
             }
         )
+    rows = board_display.merged_rows(b)
     return render(
         request,
         "leaderboard/board.html",
         {
             "board": b,
+            "rows": rows,
+            "chart": board_display.headline_chart(rows, "rubric" if filters.metric == "rubric" else "perfect"),
+            "suite_tabs": board_display.suite_tabs(request.user),
+            "last_updated": board_display.last_updated(),
+            "links": board_display.project_links(),
+            "citation": board_display.citation(),
             "filters": filters,
             "options": b.options,
             "headers": {h["key"]: h for h in headers},

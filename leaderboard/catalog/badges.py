@@ -14,7 +14,57 @@ VERIFIED_KEY = "verified_by_rerun"  # Run.metadata entry set when a maintainer l
 OUR_JUDGING_KEY = "our_judging"
 
 # Every badge key, for the API's documentation and the CSS (badge-<key>).
-BADGE_KEYS = ("verified", "rejudged", "judging", "awaiting-judge", "reported", "imported")
+BADGE_KEYS = ("verified", "rejudged", "judging", "awaiting-judge", "reported", "imported", "test-run", "demo")
+
+# Agents that replay a script instead of a model, and guests that are not the benchmark's VM image:
+# a harness run with either tests the pipeline and is never "verified".
+TEST_AGENTS = frozenset({"dummy", "scripted"})
+TEST_BACKENDS = frozenset({"fake", "local"})
+
+# What each badge means, in the order the methodology page lists them.
+BADGE_HELP = (
+    (
+        "verified",
+        "verified",
+        "A real agent rerun by our harness on the benchmark's VM image (QEMU, Docker or a "
+        "guest at a URL); only our judge's verdicts are scored. An upload gets it when a maintainer links it to such "
+        "a rerun.",
+    ),
+    (
+        "rejudged",
+        "re-judged",
+        "Uploaded by an author and judged by our judge on every trajectory; scored only from "
+        "our judge's verdicts, never the author's.",
+    ),
+    (
+        "judging",
+        "being judged",
+        "An upload our judge is still judging: its figures cover only what has been judged so far.",
+    ),
+    ("awaiting-judge", "awaiting our judge", "An upload our judge has not judged yet: no score."),
+    (
+        "imported",
+        "imported",
+        "A result folder recorded elsewhere and imported as it was, with the judge its row names; not rerun by us.",
+    ),
+    (
+        "reported",
+        "reported",
+        "Figures as published (e.g. in the paper), not recomputed: no trajectories, so no intervals.",
+    ),
+    (
+        "test-run",
+        "test run",
+        "Run by our harness with a scripted or dummy agent, or on a test guest instead of the "
+        "benchmark image: it checks the pipeline and says nothing about a model.",
+    ),
+    (
+        "demo",
+        "demo run",
+        "Recorded for the demo on the demo suite by a scripted agent (fixed browser scripts, not "
+        "a model), with verdicts written by the script.",
+    ),
+)
 
 NEVER_SCORED = "The author's own verdicts are never scored."
 
@@ -76,14 +126,26 @@ def _upload_judging(metadata: dict | None) -> Badge:
     )
 
 
-def run_badge(provenance: str, metadata: dict | None = None) -> Badge:
-    """The badge of a run with this provenance and metadata (no query)."""
+def run_badge(provenance: str, metadata: dict | None = None, agent_type: str = "", demo: bool = False) -> Badge:
+    """The badge of a run with this provenance and metadata (no query). ``agent_type`` and ``demo``
+    (the run's suite is a demo suite) tell test and demo runs from real ones."""
     verified = (metadata or {}).get(VERIFIED_KEY) or {}
+    if demo and provenance != Run.Provenance.REPORTED:
+        return Badge("demo", "demo run", dict((k, m) for k, _, m in BADGE_HELP)["demo"])
     if provenance == Run.Provenance.HARNESS:
+        backend = ((metadata or {}).get("launch") or {}).get("backend", "")
+        if agent_type in TEST_AGENTS or backend in TEST_BACKENDS:
+            return Badge(
+                "test-run",
+                "test run",
+                f"Run by our harness with the {agent_type or 'unnamed'} agent on the {backend or 'unknown'} guest: "
+                "a test of the pipeline, not a model's result on the benchmark image.",
+            )
         return Badge(
             "verified",
             "verified",
-            "Run by our harness: we recorded every trajectory ourselves; only our judge's verdicts are scored.",
+            f"Rerun by our harness with the {agent_type} agent on the {backend} guest: we recorded every trajectory "
+            "ourselves; only our judge's verdicts are scored.",
         )
     if provenance == Run.Provenance.UPLOAD and verified.get("run"):
         judged = (
@@ -118,4 +180,10 @@ def badge_of(obj) -> Badge:
     found = getattr(obj, "badge", None)
     if isinstance(found, Badge):
         return found
-    return run_badge(getattr(obj, "provenance", ""), getattr(obj, "metadata", None))
+    suite = getattr(obj, "suite", None)
+    return run_badge(
+        getattr(obj, "provenance", ""),
+        getattr(obj, "metadata", None),
+        agent_type=getattr(obj, "agent_type", "") or "",
+        demo=bool(getattr(suite, "is_demo", False)),
+    )

@@ -26,6 +26,7 @@ aggregated in the database), and results are cached per data version (:func:`dat
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -538,3 +539,16 @@ def _cell(t, judge_id, rubric, agg, weighting, include_stale) -> tuple[str, floa
         score = float(t["imported_score"])
         return GRADED, score, float(metrics.is_perfect(score)), 1
     return UNJUDGED, nan, nan, 0
+
+
+def graded_scores(run: Run) -> tuple[int | None, dict[int, float]]:
+    """(the judge the leaderboard scores this run by, {trajectory id: score} of its graded trajectories)."""
+    outcomes = None if run.is_reported else run_outcomes([run]).get(run.pk)
+    if outcomes is None:
+        return run.judge_config_id, {}
+    graded = {}
+    cells = zip(outcomes.trajectory_ids.ravel(), outcomes.status.ravel(), outcomes.scores.ravel(), strict=True)
+    for tid, status, score in cells:
+        if tid and status == GRADED and not math.isnan(score):
+            graded[int(tid)] = float(score)
+    return outcomes.judge_id, graded

@@ -92,7 +92,9 @@
       customdata: links,
       xgap: 2,
       ygap: 2,
-      showscale: false, // every cell prints its value
+      // the colour legend is drawn in HTML under the chart (plotly's colour bar sets empty inline
+      // style attributes, which the strict CSP refuses); each cell also prints its value
+      showscale: false,
     };
     return { data: [trace], layout: hm.layout };
   }
@@ -104,12 +106,30 @@
     return "";
   }
 
+  // "0% [light → dark] 100%" under a heatmap: classes only, colours from the theme's CSS.
+  function addColourLegend(el) {
+    const host = el.closest(".chart-scroll") || el;
+    if (host.nextElementSibling && host.nextElementSibling.classList.contains("heat-legend")) return;
+    const legend = document.createElement("p");
+    legend.className = "heat-legend small muted";
+    const low = document.createElement("span");
+    low.textContent = "0%";
+    const ramp = document.createElement("span");
+    ramp.className = "heat-ramp";
+    ramp.setAttribute("aria-hidden", "true");
+    const high = document.createElement("span");
+    high.textContent = "100% (darker = higher)";
+    legend.append("Colour: ", low, ramp, high);
+    host.after(legend);
+  }
+
   function draw(el) {
     const block = document.getElementById(el.dataset.chart);
     if (!block || !window.Plotly) return;
     const stored = JSON.parse(block.textContent);
     const figure = stored.kind === "heatmap" ? heatmapFigure(stored) : stored;
     el.replaceChildren();
+    if (stored.kind === "heatmap") addColourLegend(el);
     if (figure.layout && figure.layout.width) {
       // A wide heatmap (many apps) keeps a readable width per column; its .chart-scroll parent
       // scrolls sideways. Set through the CSSOM, which the strict CSP allows.

@@ -15,3 +15,19 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   }
 });
+
+// A box that scrolls sideways (a wide table on a phone, a wide heatmap) must be reachable from the
+// keyboard to be scrolled: make each one that actually overflows focusable, named by its heading.
+function focusableScrollBoxes() {
+  for (const box of document.querySelectorAll(".table-scroll, .chart-scroll, table.data")) {
+    const scrolls = box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      const heading = box.closest("section, .card")?.querySelector("h2, h3, caption");
+      box.setAttribute("aria-label", (heading ? heading.textContent.trim() + ": " : "") + "scrolls sideways");
+    }
+  }
+}
+document.addEventListener("DOMContentLoaded", focusableScrollBoxes);
+window.addEventListener("load", focusableScrollBoxes); // charts are drawn after the DOM is ready

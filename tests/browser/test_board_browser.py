@@ -23,7 +23,7 @@ def site(live_server):
 
 
 def graded_runs(page) -> list[str]:
-    return page.locator("#board-table tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
+    return page.locator("#board-table tbody tr.graded").evaluate_all("rows => rows.map(r => r.dataset.run)")
 
 
 def test_sort_by_clicking_a_column_header(site, page, shot):
@@ -51,7 +51,7 @@ def test_sort_by_clicking_a_column_header(site, page, shot):
 
 def test_filter_and_permalink_round_trip(site, page, shot):
     page.goto(site.url + "/leaderboard/?suite=board-suite")
-    assert page.locator("#reported-table tbody tr").count() == 1
+    assert page.locator("#board-table tbody tr.reported").count() == 1
     with page.expect_navigation():
         page.select_option('select[name="type"]', "personal_lookup")
     assert "type=personal_lookup" in page.url

@@ -17,18 +17,19 @@ def site(live_server):
     return catalog
 
 
-def test_home_shows_the_reported_leaderboard(site, page, shot):
+def test_home_leads_to_the_leaderboard_best_first(site, page, shot):
     page.goto(site.url + "/")
-    tables = page.locator("table.leaderboard")
-    assert tables.count() == 2
-    first_row = tables.first.locator("tbody tr").first.locator("td")
-    assert first_row.nth(1).inner_text() == "Claude Opus 4.6"
-    assert first_row.nth(3).inner_text() == "55.4"
-    assert first_row.nth(4).inner_text() == "81.8"
-    # Numbers are right-aligned.
-    assert first_row.nth(3).evaluate("el => getComputedStyle(el).textAlign") == "right"
-    assert page.get_by_text("Reported (published figures, not recomputed).").count() == 2
+    bars = page.locator(".headline-chart .hc-row")
+    assert bars.count() == 8  # the top eight; the rest are on the leaderboard
+    first = bars.first.inner_text()
+    assert "Claude Opus 4.6" in first and "55.4" in first
+    # The values printed beside the bars read best first.
+    values = [float(v) for v in page.locator(".headline-chart .hc-value").all_inner_texts()]
+    assert values == sorted(values, reverse=True)
     shot(page, "home")
+    with page.expect_navigation():
+        page.get_by_role("link", name="See the leaderboard").click()
+    assert page.locator("#board-table tbody tr.reported").count() == 12
     assert page.console_errors == []
 
 

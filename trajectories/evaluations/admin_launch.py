@@ -109,7 +109,10 @@ class LaunchForm(forms.Form):
         self.fields["agent_type"].choices = [(name, name) for name in evaluations.agent_choices()]
         self.fields["tasks"].label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"
         for name in ("suite", "model"):  # the usual case: one real suite, preselected
-            first = self.fields[name].queryset.first()
+            queryset = self.fields[name].queryset
+            # a suite whose tasks are not imported cannot run anything: preselect one with tasks
+            first = (queryset.filter(tasks__isnull=False).distinct() if name == "suite" else queryset).first()
+            first = first or queryset.first()
             if first is not None and not self.is_bound:
                 self.initial.setdefault(name, first.pk)
 

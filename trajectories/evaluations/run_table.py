@@ -3,8 +3,6 @@ its judgments and its score as the leaderboard counts it, and links to its page 
 renders these rows and, while a harness run is live, polls them as JSON (trajectories/evaluations/api.py).
 A constant number of SQL queries whatever the number of trajectories, steps or judgments."""
 
-import math
-
 from django.db.models import Count, Q
 from django.urls import reverse
 
@@ -30,16 +28,7 @@ _ENDED_LABELS = dict(EndReason.choices)
 
 
 def _scores(run: Run) -> tuple[int | None, dict[int, float]]:
-    """(the judge the leaderboard scores this run by, {trajectory id: score} of its graded trajectories)."""
-    outcomes = None if run.is_reported else scoring.run_outcomes([run]).get(run.pk)
-    if outcomes is None:
-        return run.judge_config_id, {}
-    graded = {}
-    cells = zip(outcomes.trajectory_ids.ravel(), outcomes.status.ravel(), outcomes.scores.ravel(), strict=True)
-    for tid, status, score in cells:
-        if tid and status == scoring.GRADED and not math.isnan(score):
-            graded[int(tid)] = float(score)
-    return outcomes.judge_id, graded
+    return scoring.graded_scores(run)
 
 
 def _judging(status: str, judged: int, errors: int, score) -> str:

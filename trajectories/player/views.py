@@ -1,8 +1,8 @@
 """Thin views for the trajectory player and the side-by-side comparison of two trajectories."""
 
-from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
+from leaderboard.scoring import outcomes as scoring
 from trajectories.player import payloads as player
 from trajectories.recording import selectors
 
@@ -14,21 +14,41 @@ def trajectory_player(request, pk):
     return render(
         request,
         "trajectories/player.html",
-        {"payload": payload, "trajectory": trajectory, "run": trajectory.run, "task": trajectory.task},
+        {
+            "payload": payload,
+            "trajectory": trajectory,
+            "run": trajectory.run,
+            "task": trajectory.task,
+            "score": scoring.graded_scores(trajectory.run)[1].get(trajectory.pk),
+        },
     )
+
+
+def _compare_help(request, problem: str = "", status: int = 200):
+    """How to compare two trajectories, with the reason the last attempt did not work (if any)."""
+    response = render(
+        request,
+        "trajectories/compare_help.html",
+        {"problem": problem, "a": request.GET.get("a", "")[:20], "b": request.GET.get("b", "")[:20]},
+        status=status,
+    )
+    response.friendly = True  # our own page already: the error-page middleware leaves it alone
+    return response
 
 
 def trajectory_compare(request):
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
+    if not a and not b:
+        return _compare_help(request)
     if not (a.isdigit() and b.isdigit()):
-        return HttpResponseBadRequest(
-            "compare needs two trajectory ids as ?a=<id>&b=<id> (whole numbers); "
-            f"got a={a[:20]!r}, b={b[:20]!r}".encode(),
-            content_type="text/plain; charset=utf-8",
+        return _compare_help(
+            request,
+            f"compare needs two trajectory ids as ?a=<id>&b=<id> (whole numbers); got a={a[:20]!r}, b={b[:20]!r}",
+            status=400,
         )
     try:
         payload = player.compare_payload(request.user, int(a), int(b))
     except ValueError as exc:
-        return HttpResponseBadRequest(str(exc).encode(), content_type="text/plain; charset=utf-8")
+        return _compare_help(request, str(exc), status=400)
     task = payload.pop("task")
     return render(request, "trajectories/compare.html", {"payload": payload, "task": task})

@@ -7,13 +7,17 @@ from django.db.models import Prefetch
 from django.http import Http404
 
 from leaderboard.catalog.selectors import visible_runs
+from leaderboard.models import Run
 from trajectories.models import Judgment, Step, Trajectory
 
 
 def trajectory_detail(user, pk: int) -> Trajectory:
     """The trajectory with steps (in order) and judgments (by rubric position, then judge)."""
+    runs = visible_runs(user)
+    if user is not None and user.is_authenticated:  # an author plays back their own upload before review
+        runs = runs | Run.objects.filter(submission__author=user)
     trajectory = (
-        Trajectory.objects.filter(pk=pk, run__in=visible_runs(user))
+        Trajectory.objects.filter(pk=pk, run__in=runs)
         .select_related("run", "run__model", "run__suite", "run__judge_config", "task", "task__suite")
         .prefetch_related(
             Prefetch("steps", queryset=Step.objects.order_by("index")),

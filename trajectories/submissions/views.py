@@ -8,6 +8,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.files.storage import default_storage
+from django.db.models import Count
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -17,6 +18,7 @@ from django.views.decorators.http import require_POST
 from leaderboard.models import Run, Suite
 from trajectories.models import Submission
 from trajectories.submissions import review, tokens, uploads, validation
+from trajectories.submissions import words as submission_words
 from trajectories.submissions.validation import MAX_TURN_BUDGET
 
 
@@ -82,8 +84,16 @@ class SubmissionForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        suites = Suite.objects.order_by("is_demo", "slug")
-        self.fields["suite"].choices = [(s.slug, f"{s.name} {s.version}") for s in suites]
+        # suites with tasks first (an upload to a suite without tasks cannot match any task id),
+        # and the first of them preselected
+        suites = sorted(
+            Suite.objects.annotate(n_tasks=Count("tasks")).order_by("is_demo", "slug"), key=lambda s: not s.n_tasks
+        )
+        self.fields["suite"].choices = [
+            (s.slug, f"{s.name} {s.version}" + ("" if s.n_tasks else " (no tasks on this site yet)")) for s in suites
+        ]
+        if suites and not self.is_bound:
+            self.initial.setdefault("suite", suites[0].slug)
 
     def metadata(self) -> dict:
         data = {k: v for k, v in self.cleaned_data.items() if k != "archive"}
@@ -148,10 +158,17 @@ def submission_detail(request, pk: int):
     sub = review.sync_judging_status(_visible_or_404(request.user, pk))
     report = sub.validation_report or []
     judge_progress = review.judging_progress(sub)
+    judging = review.judging_state(sub)
     return render(
         request,
         "submissions/detail.html",
         {
+            "status_label": submission_words.status_label(
+                sub.status, sub.get_status_display(), judging.get("state", "")
+            ),
+            "awaiting_note": submission_words.judging_note(
+                judging.get("note", ""), judging.get("state", ""), request.user.is_staff
+            ),
             "submission": sub,
             "run": sub.run,
             "errors": [p for p in report if p.get("level") == "error"],
@@ -175,7 +192,7 @@ def submission_live(request, pk: int):
     """The submission page's progress as JSON, polled while it is validating or judging; seen by
     exactly who sees the page (the author and staff; 404 for anyone else)."""
     sub = review.sync_judging_status(_visible_or_404(request.user, pk))
-    return JsonResponse(review.live_state(sub))
+    return JsonResponse(submission_words.live_for(review.live_state(sub), request.user.is_staff))
 
 
 @staff_member_required
