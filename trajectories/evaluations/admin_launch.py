@@ -27,6 +27,34 @@ BACKEND_HELP = {
 }
 
 
+# Form field -> the harness's provider_agent setting (the CLI flag names).
+AGENT_SETTING_FIELDS = {
+    "max_output_tokens": "max_output_tokens",
+    "retry_output_tokens": "retry_output_tokens",
+    "reasoning_effort": "reasoning_effort",
+    "temperature": "temperature",
+    "display": "display",
+    "dual_tool_hint": "dual_tool_hint",
+    "image_drop_chunk": "image_drop_chunk",
+    "openai_context": "context",
+    "gemini_safety": "safety_policy",
+    "claude_tools": "claude_tools",
+}
+
+
+def agent_settings(data: dict) -> dict:
+    """The settings filled in (blank ones are the agent's default and left out)."""
+    settings = {}
+    for name, key in AGENT_SETTING_FIELDS.items():
+        value = data.get(name)
+        if isinstance(value, str):
+            value = value.strip()
+        if value in (None, ""):
+            continue
+        settings[key] = value == "on" if name == "dual_tool_hint" else value
+    return settings
+
+
 class LaunchForm(forms.Form):
     name = forms.CharField(required=False, max_length=200, help_text="Leave empty for model · agent · date.")
     suite = forms.ModelChoiceField(Suite.objects.order_by("is_demo", "name", "version"))
@@ -48,6 +76,36 @@ class LaunchForm(forms.Form):
         help_text="openai_compatible only: how the model gives click positions. Absolute sends the screenshot "
         "at the model's own size (1280x800 as 1260x784) and scales clicks back.",
     )
+    # Provider agent settings (harness COMMON_SETTINGS, AGENT_SETTINGS); blank = the agent's documented default.
+    max_output_tokens = forms.IntegerField(required=False, min_value=1, help_text="Output token budget of a reply.")
+    retry_output_tokens = forms.IntegerField(
+        required=False, min_value=0, help_text="Budget of the one retry of a reply cut off at its limit (0: no retry)."
+    )
+    reasoning_effort = forms.CharField(
+        required=False,
+        help_text="anthropic: low..max; openai: none..xhigh; gemini: thinking level; openai_compatible: none or on.",
+    )
+    temperature = forms.FloatField(required=False, help_text="Sampling temperature.")
+    display = forms.CharField(required=False, help_text="anthropic only: declared display WxH (1280x720) or fit.")
+    dual_tool_hint = forms.ChoiceField(
+        required=False,
+        choices=[("", "the agent's default"), ("on", "on"), ("off", "off")],
+        help_text="The screen-or-shell hint in the prompt.",
+    )
+    image_drop_chunk = forms.IntegerField(
+        required=False, min_value=1, help_text="Screenshots beyond the window leave this many at a time."
+    )
+    openai_context = forms.ChoiceField(
+        required=False,
+        choices=[("", "the agent's default (chained)"), ("chained", "chained"), ("windowed", "windowed")],
+        help_text="openai only: previous_response_id, or the windowed conversation resent.",
+    )
+    gemini_safety = forms.ChoiceField(
+        required=False,
+        choices=[("", "the agent's default (stop)"), ("stop", "stop"), ("acknowledge", "acknowledge")],
+        help_text="gemini only: a call needing the user's confirmation ends the task, or is acknowledged.",
+    )
+    claude_tools = forms.CharField(required=False, help_text="anthropic only: JSON file of model -> tool set.")
     tool_surface = forms.ChoiceField(choices=Run.ToolSurface.choices, initial=Run.ToolSurface.COMPUTER_BASH)
     turn_budget = forms.IntegerField(min_value=1, initial=100)
     screenshot_window = forms.IntegerField(min_value=1, initial=20, help_text="Most recent screenshots sent.")
@@ -63,6 +121,15 @@ class LaunchForm(forms.Form):
         help_text="Empty: 0 on the fake guest, 1 elsewhere.",
     )
     image = forms.CharField(required=False, help_text="qcow2 path (qemu) or image tag (docker).")
+    setup = forms.CharField(
+        required=False,
+        label="Post-boot setup",
+        help_text="all, none, or a comma list of dns, xrandr, chatbot-key, prewarm. Empty: all on qemu and docker, "
+        "none elsewhere.",
+    )
+    snapshot_reset = forms.BooleanField(
+        required=False, help_text="qemu only: reset by loading a memory snapshot instead of a cold boot."
+    )
     judge_provider = forms.ChoiceField(
         required=False,
         choices=[("", "settings (judges at the end only if MYPCBENCH_JUDGE_ON_FINISH)")] + [(p, p) for p in PROVIDERS],
@@ -99,7 +166,8 @@ class LaunchForm(forms.Form):
                 "plan",
             ],
         ),
-        ("Environment", ["backend", "url", "image", "sleep_after"]),
+        ("Agent settings (provider agents; blank = the agent's documented default)", list(AGENT_SETTING_FIELDS)),
+        ("Environment", ["backend", "url", "image", "sleep_after", "setup", "snapshot_reset"]),
         ("Judge", ["judge_provider", "judge_model", "judge_base_url"]),
         ("Tasks", ["tasks", "attempts"]),
     ]
@@ -149,6 +217,9 @@ class LaunchForm(forms.Form):
             sleep_after=data["sleep_after"],
             agent_base_url=data["agent_base_url"].strip(),
             coordinate_type=data["coordinate_type"],
+            agent_settings=agent_settings(data),
+            setup=data["setup"].strip(),
+            snapshot_reset=data["snapshot_reset"],
         )
 
 
