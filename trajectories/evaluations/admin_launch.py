@@ -12,6 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from harness.envs import BACKENDS
+from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.providers import PROVIDERS
 from leaderboard.models import Model, Run, Suite, Task
 from trajectories.evaluations import lifecycle as evaluations
@@ -137,6 +138,13 @@ class LaunchForm(forms.Form):
     )
     judge_model = forms.CharField(required=False, help_text="Empty: the provider's default model.")
     judge_base_url = forms.CharField(required=False, label="Judge base URL", help_text="openai_compatible only.")
+    judge_prompt_version = forms.ChoiceField(
+        required=False,
+        label="Judge prompt",
+        choices=[("", f"settings (default {PROMPT_VERSION}, ours)")] + [(v, v) for v in PROMPT_VERSIONS],
+        help_text="paper-v1 judges with the paper's protocol. Each call failing with a 5xx or a timeout is tried "
+        "up to the judge's attempts; rate limits (429) wait within their own time budget.",
+    )
     tasks = forms.ModelMultipleChoiceField(
         Task.objects.select_related("suite").order_by("suite__name", "position"),
         required=False,
@@ -168,7 +176,7 @@ class LaunchForm(forms.Form):
         ),
         ("Agent settings (provider agents; blank = the agent's documented default)", list(AGENT_SETTING_FIELDS)),
         ("Environment", ["backend", "url", "image", "sleep_after", "setup", "snapshot_reset"]),
-        ("Judge", ["judge_provider", "judge_model", "judge_base_url"]),
+        ("Judge", ["judge_provider", "judge_model", "judge_base_url", "judge_prompt_version"]),
         ("Tasks", ["tasks", "attempts"]),
     ]
 
@@ -195,7 +203,10 @@ class LaunchForm(forms.Form):
         judge = None
         if data["judge_provider"]:
             judge = JudgeSpec.from_settings(
-                provider=data["judge_provider"], model=data["judge_model"], base_url=data["judge_base_url"]
+                provider=data["judge_provider"],
+                model=data["judge_model"],
+                base_url=data["judge_base_url"],
+                prompt_version=data["judge_prompt_version"],
             )
             # An explicit choice does not inherit a model chosen for another provider in settings.
             judge.model, judge.base_url = data["judge_model"], data["judge_base_url"]
