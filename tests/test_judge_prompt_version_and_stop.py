@@ -12,6 +12,7 @@ from leaderboard.models import JudgeConfig, RubricItem, Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator, Reply
+from trajectories.evaluations import lifecycle as evaluations
 from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results
@@ -84,6 +85,7 @@ def test_a_stopped_judge_records_one_error_and_leaves_the_unsent_items_unjudged(
     imported_run.refresh_from_db()
     (reason,) = imported_run.metadata["judge_stopped"].values()
     assert reason.startswith("stopped after 3 calls failed the same way and none succeeded")
+    assert evaluations.progress(imported_run)["judge_stopped"] == imported_run.metadata["judge_stopped"]
     with ProviderSimulator(lambda request: GOOD) as sim:
         judge_cmd(imported_run, sim)
     imported_run.refresh_from_db()

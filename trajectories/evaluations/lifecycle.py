@@ -596,6 +596,7 @@ def progress(run: Run) -> dict:
         "status_display": run.get_status_display(),
         "live": run.status in open_statuses or counts["running"] > 0,
         "cancellable": run.provenance == Run.Provenance.HARNESS and run.status in open_statuses,
+        "judge_stopped": run.metadata.get("judge_stopped") or {},  # judge configuration -> why it stopped
         **counts,
         "trajectories": rows,
     }
