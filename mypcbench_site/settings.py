@@ -174,7 +174,9 @@ MYPCBENCH_JUDGE = {
     "temperature": float(os.environ.get("MYPCBENCH_JUDGE_TEMPERATURE", "0")),
     "max_images": int(os.environ.get("MYPCBENCH_JUDGE_MAX_IMAGES", "200")),  # 0 = every screenshot
     "concurrency": int(os.environ.get("MYPCBENCH_JUDGE_CONCURRENCY", "8")),  # calls in flight per provider
+    # tries of a call failing with a 5xx or a timeout; 429s wait within their own time budget instead
     "attempts": int(os.environ.get("MYPCBENCH_JUDGE_ATTEMPTS", "5")),
+    "prompt_version": os.environ.get("MYPCBENCH_JUDGE_PROMPT_VERSION", ""),  # "" = mypc-judge-1; or paper-v1
 }
 # MYPCBENCH_JUDGE_PRICES (environment): a JSON price file whose entries replace the shipped, unverified
 # estimates in harness/judge/prices.py; costs priced from the estimates are labelled "estimated".

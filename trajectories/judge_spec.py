@@ -13,6 +13,8 @@ DEFAULT_JUDGE = {
     "max_images": 200,
     "concurrency": 8,
     "attempts": 5,
+    "prompt_version": "",
+    "persona_summary": "",
 }
 
 
@@ -26,7 +28,9 @@ class JudgeSpec:
     temperature: float = 0.0
     max_images: int = 200
     concurrency: int = 8
-    attempts: int = 5
+    attempts: int = 5  # tries of a call failing with a 5xx or a timeout; 429s wait within their own time budget
+    prompt_version: str = ""  # the judge prompt: "" = the harness's default (mypc-judge-1), or paper-v1
+    persona_summary: str = ""  # path of the persona summary Markdown sent to the judge; "" = none
 
     @classmethod
     def from_settings(cls, **overrides) -> "JudgeSpec":

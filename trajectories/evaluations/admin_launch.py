@@ -12,6 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from harness.envs import BACKENDS
+from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.providers import PROVIDERS
 from leaderboard.models import Model, Run, Suite, Task
 from trajectories.evaluations import lifecycle as evaluations
@@ -25,6 +26,34 @@ BACKEND_HELP = {
     "qemu": "the released qcow2 under QEMU, one overlay per slot",
     "docker": "the released Docker image, ports per slot",
 }
+
+
+# Form field -> the harness's provider_agent setting (the CLI flag names).
+AGENT_SETTING_FIELDS = {
+    "max_output_tokens": "max_output_tokens",
+    "retry_output_tokens": "retry_output_tokens",
+    "reasoning_effort": "reasoning_effort",
+    "temperature": "temperature",
+    "display": "display",
+    "dual_tool_hint": "dual_tool_hint",
+    "image_drop_chunk": "image_drop_chunk",
+    "openai_context": "context",
+    "gemini_safety": "safety_policy",
+    "claude_tools": "claude_tools",
+}
+
+
+def agent_settings(data: dict) -> dict:
+    """The settings filled in (blank ones are the agent's default and left out)."""
+    settings = {}
+    for name, key in AGENT_SETTING_FIELDS.items():
+        value = data.get(name)
+        if isinstance(value, str):
+            value = value.strip()
+        if value in (None, ""):
+            continue
+        settings[key] = value == "on" if name == "dual_tool_hint" else value
+    return settings
 
 
 class LaunchForm(forms.Form):
@@ -48,6 +77,36 @@ class LaunchForm(forms.Form):
         help_text="openai_compatible only: how the model gives click positions. Absolute sends the screenshot "
         "at the model's own size (1280x800 as 1260x784) and scales clicks back.",
     )
+    # Provider agent settings (harness COMMON_SETTINGS, AGENT_SETTINGS); blank = the agent's documented default.
+    max_output_tokens = forms.IntegerField(required=False, min_value=1, help_text="Output token budget of a reply.")
+    retry_output_tokens = forms.IntegerField(
+        required=False, min_value=0, help_text="Budget of the one retry of a reply cut off at its limit (0: no retry)."
+    )
+    reasoning_effort = forms.CharField(
+        required=False,
+        help_text="anthropic: low..max; openai: none..xhigh; gemini: thinking level; openai_compatible: none or on.",
+    )
+    temperature = forms.FloatField(required=False, help_text="Sampling temperature.")
+    display = forms.CharField(required=False, help_text="anthropic only: declared display WxH (1280x720) or fit.")
+    dual_tool_hint = forms.ChoiceField(
+        required=False,
+        choices=[("", "the agent's default"), ("on", "on"), ("off", "off")],
+        help_text="The screen-or-shell hint in the prompt.",
+    )
+    image_drop_chunk = forms.IntegerField(
+        required=False, min_value=1, help_text="Screenshots beyond the window leave this many at a time."
+    )
+    openai_context = forms.ChoiceField(
+        required=False,
+        choices=[("", "the agent's default (chained)"), ("chained", "chained"), ("windowed", "windowed")],
+        help_text="openai only: previous_response_id, or the windowed conversation resent.",
+    )
+    gemini_safety = forms.ChoiceField(
+        required=False,
+        choices=[("", "the agent's default (stop)"), ("stop", "stop"), ("acknowledge", "acknowledge")],
+        help_text="gemini only: a call needing the user's confirmation ends the task, or is acknowledged.",
+    )
+    claude_tools = forms.CharField(required=False, help_text="anthropic only: JSON file of model -> tool set.")
     tool_surface = forms.ChoiceField(choices=Run.ToolSurface.choices, initial=Run.ToolSurface.COMPUTER_BASH)
     turn_budget = forms.IntegerField(min_value=1, initial=100)
     screenshot_window = forms.IntegerField(min_value=1, initial=20, help_text="Most recent screenshots sent.")
@@ -63,6 +122,15 @@ class LaunchForm(forms.Form):
         help_text="Empty: 0 on the fake guest, 1 elsewhere.",
     )
     image = forms.CharField(required=False, help_text="qcow2 path (qemu) or image tag (docker).")
+    setup = forms.CharField(
+        required=False,
+        label="Post-boot setup",
+        help_text="all, none, or a comma list of dns, xrandr, chatbot-key, prewarm. Empty: all on qemu and docker, "
+        "none elsewhere.",
+    )
+    snapshot_reset = forms.BooleanField(
+        required=False, help_text="qemu only: reset by loading a memory snapshot instead of a cold boot."
+    )
     judge_provider = forms.ChoiceField(
         required=False,
         choices=[("", "settings (judges at the end only if MYPCBENCH_JUDGE_ON_FINISH)")] + [(p, p) for p in PROVIDERS],
@@ -70,6 +138,13 @@ class LaunchForm(forms.Form):
     )
     judge_model = forms.CharField(required=False, help_text="Empty: the provider's default model.")
     judge_base_url = forms.CharField(required=False, label="Judge base URL", help_text="openai_compatible only.")
+    judge_prompt_version = forms.ChoiceField(
+        required=False,
+        label="Judge prompt",
+        choices=[("", f"settings (default {PROMPT_VERSION}, ours)")] + [(v, v) for v in PROMPT_VERSIONS],
+        help_text="paper-v1 judges with the paper's protocol. Each call failing with a 5xx or a timeout is tried "
+        "up to the judge's attempts; rate limits (429) wait within their own time budget.",
+    )
     tasks = forms.ModelMultipleChoiceField(
         Task.objects.select_related("suite").order_by("suite__name", "position"),
         required=False,
@@ -99,8 +174,9 @@ class LaunchForm(forms.Form):
                 "plan",
             ],
         ),
-        ("Environment", ["backend", "url", "image", "sleep_after"]),
-        ("Judge", ["judge_provider", "judge_model", "judge_base_url"]),
+        ("Agent settings (provider agents; blank = the agent's documented default)", list(AGENT_SETTING_FIELDS)),
+        ("Environment", ["backend", "url", "image", "sleep_after", "setup", "snapshot_reset"]),
+        ("Judge", ["judge_provider", "judge_model", "judge_base_url", "judge_prompt_version"]),
         ("Tasks", ["tasks", "attempts"]),
     ]
 
@@ -130,7 +206,10 @@ class LaunchForm(forms.Form):
         judge = None
         if data["judge_provider"]:
             judge = JudgeSpec.from_settings(
-                provider=data["judge_provider"], model=data["judge_model"], base_url=data["judge_base_url"]
+                provider=data["judge_provider"],
+                model=data["judge_model"],
+                base_url=data["judge_base_url"],
+                prompt_version=data["judge_prompt_version"],
             )
             # An explicit choice does not inherit a model chosen for another provider in settings.
             judge.model, judge.base_url = data["judge_model"], data["judge_base_url"]
@@ -152,6 +231,9 @@ class LaunchForm(forms.Form):
             sleep_after=data["sleep_after"],
             agent_base_url=data["agent_base_url"].strip(),
             coordinate_type=data["coordinate_type"],
+            agent_settings=agent_settings(data),
+            setup=data["setup"].strip(),
+            snapshot_reset=data["snapshot_reset"],
         )
 
 

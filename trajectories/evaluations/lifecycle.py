@@ -16,6 +16,7 @@ from harness.control import ControlError
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.judge.state_checks import run_state_checks
 from harness.loop import LoopConfig, run_task
+from harness.postboot import PostBootConfig, SetupError, parse_parts
 from harness.recorder import HARNESS_VERSION, Recorder
 from harness.taskfile import RubricSpec, TaskSpec
 from leaderboard.models import Model, Run, Suite, Task
@@ -61,6 +62,10 @@ class LaunchSpec:
     sleep_after: float | None = None  # seconds between an action and its screenshot; None: 0 on fake, else 1
     agent_base_url: str = ""  # provider agents: another endpoint (vLLM for openai_compatible)
     coordinate_type: str = ""  # openai_compatible: "relative" (Qwen3-VL, the default) or "absolute" (Qwen2.5-VL)
+    # provider agents: harness settings (COMMON_SETTINGS, AGENT_SETTINGS); absent or None = the agent's default
+    agent_settings: dict = field(default_factory=dict)
+    setup: str = ""  # post-boot setup: all, none or a comma list of parts; "" = all on qemu/docker, none elsewhere
+    snapshot_reset: bool = False  # qemu: reset by loading a memory snapshot instead of a cold boot
 
 
 # ---------------------------------------------------------------- agents and backends
@@ -81,15 +86,19 @@ def plans_from_data(data) -> dict[str, Plan] | None:
 
 
 def build_agent(agent_type: str, api_model: str = "", plan: dict | None = None, *, base_url: str = "",
-                screenshot_window: int = 20, coordinate_type: str = ""):  # fmt: skip
+                screenshot_window: int = 20, coordinate_type: str = "", settings: dict | None = None):  # fmt: skip
     """The agent a trajectory runs; provider agents read their key from the environment and raise
     AgentError (MissingApiKey) when it, the model name or a needed base URL is missing, or when given a
-    coordinate type they do not read."""
+    coordinate type or a setting (harness COMMON_SETTINGS, AGENT_SETTINGS) they do not take."""
+    settings = {k: v for k, v in (settings or {}).items() if v is not None}
     if agent_type in PROVIDER_AGENTS:
         return provider_agent(agent_type, api_model or None, base_url=base_url or None,
-                              screenshot_window=screenshot_window, coordinate_type=coordinate_type)  # fmt: skip
+                              screenshot_window=screenshot_window, coordinate_type=coordinate_type,
+                              **settings)  # fmt: skip
     if coordinate_type:
         raise AgentError(f"coordinate type {coordinate_type!r}: the {agent_type} agent calls no model")
+    if settings:
+        raise AgentError(f"{', '.join(k.replace('_', ' ') for k in settings)}: the {agent_type} agent calls no model")
     cls = AGENTS[agent_type]
     if cls is ScriptedAgent:
         return ScriptedAgent(plans_from_data(plan))
@@ -101,25 +110,43 @@ def agent_problems(spec: "LaunchSpec") -> list[str]:
     should match the workers') or model name is reported before anything is queued."""
     try:
         build_agent(spec.agent_type, spec.model.api_model, spec.plan, base_url=spec.agent_base_url,
-                    screenshot_window=spec.screenshot_window, coordinate_type=spec.coordinate_type)  # fmt: skip
-    except (AgentError, PlanError) as exc:
+                    screenshot_window=spec.screenshot_window, coordinate_type=spec.coordinate_type,
+                    settings=spec.agent_settings)  # fmt: skip
+    except (AgentError, PlanError, ValueError) as exc:
         return [f"agent {spec.agent_type}: {exc}"]
     return []
 
 
+def setup_parts(backend: str, setup: str = "") -> tuple[str, ...]:
+    """The post-boot setup parts as the CLI's --setup reads them ("" = all on qemu and docker, none
+    elsewhere); raises SetupError naming an unknown part."""
+    return parse_parts(setup or ("all" if backend in ("qemu", "docker") else "none"))
+
+
 def make_backend(launch: dict, slot: int = 0):
+    """The guest of a launch; raises SetupError or ValueError (the harness's message) for a setup the
+    backend does not take."""
+    backend = launch["backend"]
     return make_env(
-        launch["backend"],
+        backend,
         url=launch.get("url", ""),
-        vm=VMConfig(image=launch.get("image", ""), slot=slot),
-        wait_seconds=0.0 if launch["backend"] == "fake" else 2.0,
+        vm=VMConfig(image=launch.get("image", ""), slot=slot, snapshot_reset=bool(launch.get("snapshot_reset"))),
+        wait_seconds=0.0 if backend == "fake" else 2.0,
+        post_boot=PostBootConfig(parts=setup_parts(backend, launch.get("setup", ""))),
     )
 
 
-def backend_problems(backend: str, url: str = "", image: str = "") -> list[str]:
+def backend_problems(backend: str, url: str = "", image: str = "", *, setup: str = "",
+                     snapshot_reset: bool = False) -> list[str]:  # fmt: skip
     if backend not in BACKENDS:
         return [f"backend {backend!r} is unknown (expected one of {', '.join(BACKENDS)})"]
-    env = make_backend({"backend": backend, "url": url, "image": image})
+    if snapshot_reset and backend != "qemu":
+        return [f"{backend} backend: snapshot reset is for the qemu backend only"]
+    try:
+        env = make_backend({"backend": backend, "url": url, "image": image, "setup": setup,
+                            "snapshot_reset": snapshot_reset})  # fmt: skip
+    except (SetupError, ValueError) as exc:
+        return [f"{backend} backend: {exc}"]
     problems = env.preflight()
     if not problems and backend == "remote":
         try:
@@ -153,7 +180,8 @@ def preflight(spec: LaunchSpec) -> list[str]:
         problems.append(f"tasks {', '.join(foreign)} are not in suite {spec.suite.slug!r}")
     if not spec.tasks and not spec.suite.tasks.exists():
         problems.append(f"suite {spec.suite.slug!r} has no tasks")
-    problems += backend_problems(spec.backend, spec.url, spec.image)
+    problems += backend_problems(spec.backend, spec.url, spec.image, setup=spec.setup,
+                                 snapshot_reset=spec.snapshot_reset)  # fmt: skip
     if spec.judge is not None:
         try:
             build_judge(spec.judge)
@@ -189,6 +217,9 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
         "sleep_after": spec.sleep_after,
         "agent_base_url": spec.agent_base_url,
         "coordinate_type": spec.coordinate_type,
+        "agent_settings": {k: v for k, v in spec.agent_settings.items() if v is not None},
+        "setup": spec.setup,
+        "snapshot_reset": spec.snapshot_reset,
     }
     with transaction.atomic():
         run = Run.objects.create(
@@ -289,6 +320,9 @@ def spec_from_run(run: Run) -> LaunchSpec:
         sleep_after=launch.get("sleep_after"),
         agent_base_url=launch.get("agent_base_url", ""),
         coordinate_type=launch.get("coordinate_type", ""),
+        agent_settings=dict(launch.get("agent_settings") or {}),
+        setup=launch.get("setup", ""),
+        snapshot_reset=bool(launch.get("snapshot_reset")),
     )
 
 
@@ -446,11 +480,15 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
     )
     agent = build_agent(run.agent_type, launch.get("api_model", ""), launch.get("plan"),
                         base_url=launch.get("agent_base_url", ""), screenshot_window=run.screenshot_window,
-                        coordinate_type=launch.get("coordinate_type", ""))  # fmt: skip
+                        coordinate_type=launch.get("coordinate_type", ""),
+                        settings=launch.get("agent_settings"))  # fmt: skip
     meta = {"agent": agent.name, "model": run.model.name, "backend": backend, "run": run.slug,
             "max_turns": run.turn_budget, "screenshot_window": run.screenshot_window}  # fmt: skip
     if getattr(agent, "coordinate_type", None):
         meta["coordinate_type"] = agent.coordinate_type
+    if hasattr(agent, "protocol"):
+        meta["agent_protocol"] = agent.protocol()  # as the CLI's bundle.json: budget, effort, sampling, display
+    _record_run_protocol(run, {"agent_protocol": meta["agent_protocol"]} if "agent_protocol" in meta else {})
     reason = ""
     attempts = guest_attempts()
     for attempt in range(1, attempts + 1):
@@ -463,6 +501,9 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
                 reason = f"the {backend} guest did not start (attempt {attempt} of {attempts}): {exc}"
                 logger.warning("trajectory %s: %s", trajectory.pk, reason)
                 continue
+            backend_protocol = env.protocol()  # the guest's real screen size, the post-boot setup, the reset
+            meta.update(backend_protocol)
+            _record_run_protocol(run, {"backend_protocol": backend_protocol})
             if hasattr(agent, "attach"):
                 agent.attach(env)  # provider agents run their shell and editor tools through the guest
             result = run_task(spec, env, agent, Recorder(spec, [sink], meta), config)
@@ -495,6 +536,19 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
         f"attempts: {reason}"
     )  # fmt: skip
     return "error"
+
+
+def _record_run_protocol(run: Run, protocol: dict) -> None:
+    """Keep what the agent and guest report about their protocol in the run's metadata (as the CLI's
+    bundle.json does); the first trajectory to report writes it, later ones leave it."""
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().filter(pk=run.pk).first()
+        if locked is None:
+            return
+        missing = {k: v for k, v in protocol.items() if k not in locked.metadata}
+        if missing:
+            locked.metadata.update(missing)
+            locked.save(update_fields=["metadata"])
 
 
 def _judge_if_asked(trajectory: Trajectory) -> None:
@@ -542,6 +596,7 @@ def progress(run: Run) -> dict:
         "status_display": run.get_status_display(),
         "live": run.status in open_statuses or counts["running"] > 0,
         "cancellable": run.provenance == Run.Provenance.HARNESS and run.status in open_statuses,
+        "judge_stopped": run.metadata.get("judge_stopped") or {},  # judge configuration -> why it stopped
         **counts,
         "trajectories": rows,
     }

@@ -12,7 +12,17 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 
 from harness.bundle import StepRecord
-from harness.judge import PROMPT_VERSION, ConfigurationError, Judge, JudgeItem, TrajectoryForJudge, make_provider
+from harness.judge import (
+    PROMPT_VERSION,
+    ConfigurationError,
+    Judge,
+    JudgeConfigurationError,
+    JudgeItem,
+    TrajectoryForJudge,
+    WeightError,
+    make_provider,
+    task_score,
+)
 from harness.judge.classify import FailureClassifier
 from harness.judge.core import ItemVerdict
 from harness.judge.failure_modes import classify_failure, trajectory_signals
@@ -42,20 +52,29 @@ def build_judge(spec: JudgeSpec, *, check_classifier: bool = True) -> Judge:
         raise JudgingError(str(exc)) from exc
     if check_classifier:
         classifier_provider()
-    return Judge(
-        provider,
-        max_images=spec.max_images,
-        concurrency=spec.concurrency,
-        attempts=spec.attempts,
-        price_table=getattr(settings, "MYPCBENCH_JUDGE_PRICES", {}),
-    )
+    try:
+        return Judge(
+            provider,
+            max_images=spec.max_images,
+            concurrency=spec.concurrency,
+            attempts=spec.attempts,
+            price_table=getattr(settings, "MYPCBENCH_JUDGE_PRICES", {}),
+            prompt_version=spec.prompt_version or PROMPT_VERSION,
+            persona_summary=spec.persona_summary or None,
+        )
+    except JudgeConfigurationError as exc:
+        raise JudgingError(str(exc)) from exc
 
 
 def judge_config_for(judge: Judge) -> JudgeConfig:
-    """The JudgeConfig row for this judge's settings (created on first use)."""
+    """The JudgeConfig row for this judge's settings (created on first use); the prompt version and
+    protocol are the judge's own (its settings), so a paper-v1 judge is never filed as ours."""
     s = judge.settings
     temperature = "default" if s["temperature"] is None else f"t{s['temperature']:g}"
     name = f"ours: {s['provider']} {s['model']} {s['prompt_version']} {temperature} img{s['max_images']}"
+    persona = s.get("persona_summary") or {}
+    if persona.get("sent"):
+        name += f" persona {persona['sha256'][:8]}"
     if s["base_url"] and s["provider"] == "openai_compatible":
         name += f" @ {s['base_url']}"
     config, _ = JudgeConfig.objects.get_or_create(
@@ -66,7 +85,7 @@ def judge_config_for(judge: Judge) -> JudgeConfig:
             "model": s["model"],
             "temperature": s["temperature"],
             "max_images": s["max_images"],
-            "prompt_version": PROMPT_VERSION,
+            "prompt_version": s["prompt_version"],
             "settings": s,
         },
     )
@@ -251,17 +270,75 @@ def apply_llm_failure_modes(judgments: list[Judgment]) -> int:
 def judge_trajectory(
     trajectory: Trajectory, judge: Judge, *, force: bool = False, allow_missing_screenshots: bool = False
 ) -> list[Judgment]:
-    """Judge what is missing or errored (everything when forced) and store one Judgment per item."""
+    """Judge what is missing or errored (everything when forced) and store one Judgment per item. A judge
+    that stopped (every call failing the same permanent way) leaves the items it never sent unjudged and
+    the run records its one reason (record_judge_stop)."""
     config, items, seen = _prepare(trajectory, judge, force, allow_missing_screenshots)
-    return _store(trajectory, config, items, _verdicts(judge, items, seen), seen)
+    stored = _store(trajectory, config, items, _sent(judge, _verdicts(judge, items, seen)), seen)
+    record_judge_stop(trajectory.run, config, judge.stopped)
+    return stored
+
+
+def _sent(judge: Judge, verdicts: list) -> list:
+    """The verdicts of items the judge did ask about: once it stopped, the rest are not stored as
+    thousands of copies of one error; they stay unjudged for the next attempt."""
+    if not judge.stopped:
+        return verdicts
+    marker = f"not sent: the judge {judge.stopped}"
+    return [v for v in verdicts if not (v.verdict == "error" and v.error == marker)]
+
+
+def record_judge_stop(run: Run, config: JudgeConfig, reason: str) -> None:
+    """Keep (or, after a judging that did not stop, clear) why ``config`` stopped on ``run``, in
+    run.metadata["judge_stopped"][config name]: the one error a maintainer needs to read."""
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().filter(pk=run.pk).first()
+        if locked is None:
+            return
+        stops = dict(locked.metadata.get("judge_stopped") or {})
+        if stops.get(config.name, "") == reason:
+            return
+        if reason:
+            stops[config.name] = reason
+        else:
+            stops.pop(config.name, None)
+        locked.metadata["judge_stopped"] = stops
+        if not stops:
+            del locked.metadata["judge_stopped"]
+        locked.save(update_fields=["metadata"])
+    run.metadata = locked.metadata
+
+
+def trajectory_score(trajectory: Trajectory, config: JudgeConfig) -> dict:
+    """The trajectory's task score from ``config``'s judgments, through the harness's task_score:
+    {"score": percent, "complete": no item in error or unjudged}, or {"score_error": ...} naming the
+    rubric item whose weight cannot be used."""
+    items = list(RubricItem.objects.filter(task=trajectory.task, is_current=True).order_by("position"))
+    verdicts = dict(
+        Judgment.objects.filter(trajectory=trajectory, judge=config, rubric_item__in=items).values_list(
+            "rubric_item_id", "verdict"
+        )
+    )
+    judge_items = [JudgeItem(i.position, i.rubric_id, i.criterion, i.verification, i.weight) for i in items]
+    judged = [ItemVerdict(i.position, i.rubric_id, verdicts[i.pk]) for i in items if i.pk in verdicts]
+    try:
+        score, complete = task_score(judge_items, judged)
+    except WeightError as exc:
+        return {"score_error": f"task {trajectory.task.task_id} (trajectory {trajectory.pk}): {exc}"}
+    return {"score": score, "complete": complete}
 
 
 def judge_trajectory_by_id(trajectory_id: int, spec: dict, *, force: bool = False) -> dict | None:
     trajectory = Trajectory.objects.select_related("task", "run").filter(pk=trajectory_id).first()
     if trajectory is None:
         return None
-    stored = judge_trajectory(trajectory, build_judge(JudgeSpec(**spec), check_classifier=False), force=force)
-    return {"trajectory": trajectory_id, "judged": len(stored), "errors": sum(j.verdict == "error" for j in stored)}
+    judge = build_judge(JudgeSpec(**spec), check_classifier=False)
+    stored = judge_trajectory(trajectory, judge, force=force)
+    result = {"trajectory": trajectory_id, "judged": len(stored), "errors": sum(j.verdict == "error" for j in stored)}
+    if judge.stopped:
+        result["stopped"] = judge.stopped
+    result.update(trajectory_score(trajectory, judge_config_for(judge)))
+    return result
 
 
 # ---------------------------------------------------------------- runs
@@ -277,19 +354,25 @@ def judge_run_inline(
     """Judge a run in this process. Provider calls for several trajectories run side by side
     (within the judge's concurrency); every database read and write stays in this thread.
     ``progress(trajectory)`` is called as each trajectory is stored."""
-    totals = {"trajectories": 0, "judged": 0, "errors": 0}
+    totals = {"trajectories": 0, "judged": 0, "errors": 0, "score_errors": []}
     with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
         pending = []
         for trajectory in run_trajectories(run):
             config, items, seen = _prepare(trajectory, judge, force, allow_missing_screenshots)
             pending.append((trajectory, config, items, seen, pool.submit(_verdicts, judge, items, seen)))
         for trajectory, config, items, seen, future in pending:
-            stored = _store(trajectory, config, items, future.result(), seen)
+            stored = _store(trajectory, config, items, _sent(judge, future.result()), seen)
             totals["trajectories"] += 1
             totals["judged"] += len(stored)
             totals["errors"] += sum(j.verdict == "error" for j in stored)
+            score = trajectory_score(trajectory, config)
+            if "score_error" in score:
+                totals["score_errors"].append(score["score_error"])
             if progress is not None:
                 progress(trajectory)
+    record_judge_stop(run, judge_config_for(judge), judge.stopped)
+    if judge.stopped:
+        totals["stopped"] = judge.stopped
     return totals
 
 

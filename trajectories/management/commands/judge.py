@@ -5,7 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from harness.judge import PROVIDERS
+from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS, PROVIDERS
 from leaderboard.models import Run
 from trajectories.judging import our_judge as judging
 
@@ -25,6 +25,12 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, help="calls in flight at most")
         parser.add_argument("--max-images", type=int, help="most recent screenshots sent; 0 = all")
         parser.add_argument(
+            "--prompt-version",
+            choices=PROMPT_VERSIONS,
+            help=f"judge prompt: {PROMPT_VERSION} (ours, the default) or the paper's protocol",
+        )
+        parser.add_argument("--persona-summary", help="Markdown file of the persona summary sent to the judge")
+        parser.add_argument(
             "--allow-missing-screenshots",
             action="store_true",
             help="grade trajectories imported without some screenshots (refused, as an error saying why, by default)",
@@ -43,6 +49,8 @@ class Command(BaseCommand):
             base_url=options["base_url"],
             concurrency=options["concurrency"],
             max_images=options["max_images"],
+            prompt_version=options["prompt_version"],
+            persona_summary=options["persona_summary"],
         )
         try:
             judge = judging.build_judge(spec)
@@ -57,7 +65,7 @@ class Command(BaseCommand):
             self._follow_queue(run, spec, config, total, options["force"])
         else:
             with tqdm(total=total, unit="trajectory", desc="judging") as bar:
-                judging.judge_run_inline(
+                totals = judging.judge_run_inline(
                     run,
                     judge,
                     force=options["force"],
@@ -74,6 +82,11 @@ class Command(BaseCommand):
         )
         if progress["error_items"]:
             self.stdout.write(self.style.WARNING("Some items ended in error (not failure); run the command again."))
+        if not options["queue"]:
+            for problem in totals["score_errors"]:
+                self.stderr.write(f"cannot score: {problem}")
+            if totals.get("stopped"):
+                raise CommandError(f"the judge {totals['stopped']}; the items it did not send stay unjudged")
 
     def _follow_queue(self, run, spec, config, total, force):
         """Queue the group, then follow progress in the database (no result backend needed); it
