@@ -4,7 +4,6 @@ named with its file, in plain words."""
 
 import difflib
 import hashlib
-import json
 import logging
 import re
 from dataclasses import asdict, dataclass, field
@@ -13,6 +12,7 @@ from urllib.parse import urlparse
 
 from harness.bundle import BundleError, TrajectoryBundle, find_task_dirs, read_task_dir
 from harness.layouts import classify
+from harness.safejson import JSONRefused, loads
 from leaderboard.models import Run, Suite, Task
 from trajectories.models import Step, Trajectory
 from trajectories.recording.ingest import (
@@ -124,9 +124,10 @@ def parse_metadata(raw) -> tuple[SubmissionMetadata | None, list[Problem]]:
     problems: list[Problem] = []
     if isinstance(raw, str | bytes):
         try:
-            raw = json.loads(raw or "{}")
-        except json.JSONDecodeError as exc:
-            return None, [Problem("metadata", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+            raw = loads(raw or "{}")
+        except JSONRefused as exc:
+            where = f" at line {exc.line} column {exc.column}" if exc.line is not None else ""
+            return None, [Problem("metadata", exc.problem + where)]
     if not isinstance(raw, dict):
         return None, [Problem("metadata", f"is a JSON {type(raw).__name__} (expected an object)")]
     unknown = sorted(set(raw) - set(METADATA_FIELDS))
@@ -375,10 +376,15 @@ def _check_json_files(root: Path, report: list[Problem], already: set[str]) -> N
             if not chunk.strip() and line_no is not None:
                 continue
             try:
-                json.loads(chunk)
-            except json.JSONDecodeError as exc:
-                where = f"line {line_no if line_no is not None else exc.lineno}"
-                report.append(Problem(rel, f"{where}: not valid JSON: {exc.msg} at column {exc.colno}"))
+                loads(chunk)
+            except JSONRefused as exc:
+                # a .jsonl row's own line number, else the position inside the whole file
+                where = f"line {line_no if line_no is not None else exc.line}"
+                if line_no is None and exc.line is None:
+                    report.append(Problem(rel, exc.problem))
+                else:
+                    column = f" at column {exc.column}" if exc.column is not None else ""
+                    report.append(Problem(rel, f"{where}: {exc.problem}{column}"))
                 break
 
 
