@@ -49,7 +49,7 @@ def demo_site(live_server, settings, tmp_path):
     """The demo content, an author with one upload (the guide's sample archive), and a maintainer."""
     from django.contrib.auth import get_user_model
 
-    from trajectories.submissions import submit_archive
+    from trajectories.submissions.uploads import submit_archive
 
     settings.MYPCBENCH_DERIVATIVES = "off"  # the pages fall back to the original screenshots
     settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
