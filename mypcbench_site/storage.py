@@ -1,0 +1,37 @@
+"""Media in S3-compatible object storage (django-storages): page URLs stay /media/<name>, so every
+read passes the permission-checking media view, which then redirects to the object's public URL
+(published) or to a short-lived signed URL (unpublished, permitted readers only)."""
+
+from django.conf import settings
+from django.utils.encoding import filepath_to_uri
+from storages.backends.s3 import S3Storage
+from storages.utils import clean_name
+
+
+class MediaS3Storage(S3Storage):
+    """S3Storage whose ``url()`` is the site's media view; ``direct_url()`` is the store's own."""
+
+    def url(self, name, parameters=None, expire=None, http_method=None):
+        return settings.MEDIA_URL + filepath_to_uri(clean_name(name))
+
+    def _key(self, name: str) -> str:
+        return self._normalize_name(clean_name(name))
+
+    def direct_url(self, name: str, *, public: bool, expire: int | None = None) -> str:
+        """The object's own URL: plain (anyone may fetch it once it is marked public) or signed for
+        ``expire`` seconds (default AWS_QUERYSTRING_EXPIRE)."""
+        base = getattr(settings, "MYPCBENCH_MEDIA_PUBLIC_BASE_URL", "")
+        if public and base:
+            return base.rstrip("/") + "/" + filepath_to_uri(clean_name(name))
+        connection = self.unsigned_connection if public else self.connection
+        return connection.meta.client.generate_presigned_url(
+            "get_object",
+            Params={"Bucket": self.bucket.name, "Key": self._key(name)},
+            ExpiresIn=expire or self.querystring_expire,
+        )
+
+    def mark_public(self, name: str, public: bool) -> None:
+        """Let anonymous readers fetch the object by its plain URL (or stop them): its ACL."""
+        self.connection.meta.client.put_object_acl(
+            Bucket=self.bucket.name, Key=self._key(name), ACL="public-read" if public else "private"
+        )
