@@ -11,6 +11,7 @@ the same commands (tests/test_deploy.py compares them).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import secrets
 import shutil
@@ -257,10 +258,52 @@ class Topology:
         for node in sorted(expected):
             print(f"worker {node}: {'answers' if node in replied else 'NO ANSWER'}")
         problems += [f"worker {node} did not answer a ping" for node in sorted(expected - replied)]
+        problems += self.check_media(base, env)
         for name, process in self.processes.items():
             if process.poll() is not None:
                 problems.append(f"{name} exited with {process.returncode} (see {self.state / (name + '.log')})")
         return problems
+
+    def check_media(self, base: str, env: dict[str, str]) -> list[str]:
+        """A screenshot stored by one process, its derivatives made by the media worker, both read
+        through gunicorn: published -> the bucket's plain URL, draft -> 404 for a visitor."""
+        probe = ["python", "deploy/media_probe.py"]
+        stored = subprocess.run(self.resolve([*probe, "store"]), cwd=ROOT, env=env, capture_output=True, text=True)
+        if stored.returncode != 0:
+            return [f"media probe could not store: {stored.stderr[-1500:]}"]
+        names = json.loads(stored.stdout.strip().splitlines()[-1])
+        waited = subprocess.run(
+            self.resolve([*probe, "wait", str(names["trajectory"])]), cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        if waited.returncode != 0:
+            return [f"the media worker made no derivatives: {waited.stderr[-1500:]}"]
+        display = waited.stdout.strip().splitlines()[-1]
+        problems = []
+        for name, want in ((display, 302), (names["published_screenshot"], 302), (names["draft_screenshot"], 404)):
+            status, location = first_answer(f"{base}/media/{name}")
+            print(f"GET /media/{name}: {status}")
+            if status != want:
+                problems.append(f"GET /media/{name} answered {status}, not {want}")
+            elif status == 302:
+                fetched = http_status(location)
+                print(f"  -> {location}: {fetched}")
+                if not location.startswith(self.s3_endpoint) or fetched != 200:
+                    problems.append(f"/media/{name} sent to {location}, which answered {fetched}")
+        return problems
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def first_answer(url: str) -> tuple[int, str]:
+    """Status and Location of the first answer, redirects not followed."""
+    try:
+        with urllib.request.build_opener(_NoRedirect).open(url, timeout=10) as response:
+            return response.status, response.headers.get("Location", "")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Location", "")
 
 
 def ensure_database(url: str) -> None:
