@@ -2,10 +2,15 @@
 read passes the permission-checking media view, which then redirects to the object's public URL
 (published) or to a short-lived signed URL (unpublished, permitted readers only)."""
 
+import logging
+
+from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 from django.utils.encoding import filepath_to_uri
 from storages.backends.s3 import S3Storage
 from storages.utils import clean_name
+
+logger = logging.getLogger(__name__)
 
 
 class MediaS3Storage(S3Storage):
@@ -30,8 +35,15 @@ class MediaS3Storage(S3Storage):
             ExpiresIn=expire or self.querystring_expire,
         )
 
-    def mark_public(self, name: str, public: bool) -> None:
-        """Let anonymous readers fetch the object by its plain URL (or stop them): its ACL."""
-        self.connection.meta.client.put_object_acl(
-            Bucket=self.bucket.name, Key=self._key(name), ACL="public-read" if public else "private"
-        )
+    def mark_public(self, name: str, public: bool) -> bool:
+        """Let anonymous readers fetch the object by its plain URL (or stop them): its ACL. A store
+        that refuses ACLs (e.g. a bucket with ACLs disabled) is logged, not raised: the reader is
+        still redirected, and a bucket policy or CDN must then decide (MYPCBENCH_S3_MARK_PUBLIC=0)."""
+        try:
+            self.connection.meta.client.put_object_acl(
+                Bucket=self.bucket.name, Key=self._key(name), ACL="public-read" if public else "private"
+            )
+        except (ClientError, BotoCoreError) as exc:
+            logger.warning("could not mark %s %s: %s", name, "public" if public else "private", exc)
+            return False
+        return True
