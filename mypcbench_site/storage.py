@@ -3,9 +3,13 @@ read passes the permission-checking media view, which then redirects to the obje
 (published) or to a short-lived signed URL (unpublished, permitted readers only)."""
 
 import logging
+import os
+import tempfile
+from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
+from django.utils._os import safe_join
 from django.utils.encoding import filepath_to_uri
 from storages.backends.s3 import S3Storage
 from storages.utils import clean_name
@@ -18,6 +22,24 @@ class MediaS3Storage(S3Storage):
 
     def url(self, name, parameters=None, expire=None, http_method=None):
         return settings.MEDIA_URL + filepath_to_uri(clean_name(name))
+
+    def path(self, name: str) -> str:
+        """A local copy of the object, for code that needs a file on disk (the judge sends screenshots
+        from paths): kept under <var>/s3-copies/, which may be emptied at any time. Stored names
+        never change content (content-addressed, or unique per step), so a copy once made is reused."""
+        local = Path(safe_join(Path(settings.VAR_DIR) / "s3-copies", clean_name(name)))  # refuses "../"
+        if not local.is_file():
+            local.parent.mkdir(parents=True, exist_ok=True)
+            fd, partial = tempfile.mkstemp(dir=local.parent, prefix=".partial-")
+            try:
+                with os.fdopen(fd, "wb") as out, self.open(name, "rb") as source:
+                    for chunk in iter(lambda: source.read(1024 * 1024), b""):
+                        out.write(chunk)
+                os.replace(partial, local)
+            finally:
+                if os.path.exists(partial):
+                    os.unlink(partial)
+        return str(local)
 
     def _key(self, name: str) -> str:
         return self._normalize_name(clean_name(name))

@@ -26,6 +26,7 @@ from mypcbench_site.settings import s3_media_storage
 from tests.factories import make_suite
 from tests.services.conftest import database_url_for_worker
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
+from trajectories.judging.our_judge import trajectory_for_judge
 from trajectories.models import Step
 from trajectories.submissions.uploads import submit_archive
 
@@ -148,6 +149,12 @@ def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3
     assert step.display_image.name.startswith("derivatives/") and step.display_image.name in keys(bucket)
     webp = bucket.get_object(Bucket=BUCKET, Key=step.display_image.name)["Body"].read()
     assert webp[:4] == b"RIFF" and webp[8:12] == b"WEBP"
+
+    # The judge sends screenshots from files: it gets local copies of the bucket's objects.
+    sent = trajectory_for_judge(steps[0].trajectory)
+    shots = [record.screenshot for record in sent.steps if record.screenshot is not None]
+    assert len(shots) == len(Step.objects.filter(trajectory=steps[0].trajectory).exclude(screenshot=""))
+    assert shots[0].read_bytes() == original and str(shots[0]).startswith(str(settings.VAR_DIR))
 
     # Pages link to the media view, never straight to the bucket.
     assert step.screenshot.url == "/media/" + step.screenshot.name
