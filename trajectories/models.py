@@ -108,6 +108,12 @@ class Step(models.Model):
     class Meta:
         ordering = ["trajectory", "index"]
         constraints = [models.UniqueConstraint(fields=["trajectory", "index"], name="step_trajectory_index")]
+        # The media view finds the steps naming a file (mypcbench_site/media.py).
+        indexes = [
+            models.Index(fields=["screenshot"], name="step_screenshot_name"),
+            models.Index(fields=["display_image"], name="step_display_image_name"),
+            models.Index(fields=["thumbnail"], name="step_thumbnail_name"),
+        ]
 
     def __str__(self):
         return f"{self.trajectory} step {self.index}"
