@@ -212,8 +212,9 @@ def upload_pixel_budget() -> int:
     byte of the archive size limit (about 8.6 billion for 1 GiB), is what that limit holds of real
     screenshots with room to spare (the benchmark's 1280x800 screens average 4 to 5 pixels per PNG
     byte, bench/bench_player.py): a full pass of 184 tasks at 30 such screens each is 5.7 billion.
-    It refuses what the bytes could not honestly hold, such as 184 tasks x 3 attempts x 100 steps
-    at 1920x1080 (114 billion pixels, several minutes of decoding per billion on a busy CPU)."""
+    PNG decoding runs at about 30 million pixels a second on a busy CPU, so the budget is at worst
+    some five minutes, what an honest upload of that size costs; it refuses what the bytes could
+    not honestly hold, such as 184 tasks x 3 attempts x 100 steps at 1920x1080 (114 billion)."""
     return int(getattr(settings, "MYPCBENCH_UPLOAD_MAX_PIXELS", 8 * 1024**3))
 
 
