@@ -18,7 +18,7 @@ from leaderboard.models import Model, Run
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, files_under, folder_entries, stored_counts, upload, zip_bytes
 from trajectories.models import Step
-from trajectories.recording import ingest, live_ingest
+from trajectories.recording import ingest, live_ingest, media
 from trajectories.recording.ingest import IngestError, all_or_nothing, ingest_bundle
 from trajectories.submissions.uploads import submit_archive
 from trajectories.submissions.validation import SubmissionRejected
@@ -230,3 +230,40 @@ def test_a_resent_live_step_keeps_a_screenshot_another_step_shows(isolated_media
         live_ingest.write_step(trajectory, live_ingest.step_record(row, 1), retake, "step_1.png")
     assert not (isolated_media / shared).exists()
     assert len(screenshot_files(isolated_media)) == 1
+
+
+def test_derivatives_of_a_shared_original_are_made_once_and_reused(isolated_media):
+    """A second trajectory showing the same stored original gets the derivatives already made for
+    it without the original being read again: here it has become unreadable in between, and the
+    step still gets its pictures instead of a media error."""
+    suite = make_suite(TASK_IDS)
+    shot = noise_png(13)
+    row = {"step_num": 1, "action": "pyautogui.click(5, 5)", "response": "", "done": False, "info": {}}
+    steps = []
+    for slug in ("first", "second"):
+        trajectory = ingest.start_trajectory(_run(suite, slug), suite.tasks.get(task_id="retrieval-f016"))
+        steps.append(live_ingest.write_step(trajectory, live_ingest.step_record(row, 1), shot, "step_1.png"))
+    assert media.make_trajectory_derivatives(steps[0].trajectory_id).made == 1
+    (isolated_media / steps[0].screenshot.name).write_bytes(b"damaged since")
+
+    assert media.make_trajectory_derivatives(steps[1].trajectory_id).as_dict() == {
+        "made": 1, "skipped": 0, "failed": 0, "no_screenshot": 0, "errors": []
+    }  # fmt: skip
+    first, second = Step.objects.get(pk=steps[0].pk), Step.objects.get(pk=steps[1].pk)
+    assert (second.display_image.name, second.thumbnail.name) == (first.display_image.name, first.thumbnail.name)
+    assert second.display_image.name.startswith("derivatives/") and second.media_error == ""
+    assert len(files_under(isolated_media / "derivatives")) == 2
+
+
+def test_a_file_cut_short_under_the_content_name_is_not_reused(tmp_path, isolated_media):
+    suite = make_suite(TASK_IDS)
+    shot = noise_png(14)
+    digest = hashlib.sha256(shot).hexdigest()
+    leftover = isolated_media / "screenshots" / digest[:2] / f"{digest}.png"
+    leftover.parent.mkdir(parents=True)
+    leftover.write_bytes(shot[:100])  # as a write killed half-way would leave it
+    folder = task_folder(tmp_path, "retrieval-f016", [(1, "a.png")], {"a.png": shot})
+    ingest_bundle(_run(suite, "after-crash"), read_task_dir(folder))
+    step = Step.objects.get()
+    assert (isolated_media / step.screenshot.name).read_bytes() == shot
+    assert step.screenshot.name.startswith(f"screenshots/{digest[:2]}/{digest}")

@@ -252,7 +252,8 @@ def store_screenshot(data: bytes, info: ImageInfo, written: "WrittenFiles") -> s
     """Save ``data`` under its content-addressed name unless a file is already there; only a file
     written now is recorded in ``written`` (a failure then never removes a file others use)."""
     name = screenshot_storage_name(info)
-    if default_storage.exists(name):
+    # a file cut short by a crash mid-write is not reused; the new copy then gets a name of its own
+    if default_storage.exists(name) and default_storage.size(name) == len(data):
         return name
     saved = default_storage.save(name, ContentFile(data))
     written.add(saved)
