@@ -108,6 +108,13 @@ class Step(models.Model):
     class Meta:
         ordering = ["trajectory", "index"]
         constraints = [models.UniqueConstraint(fields=["trajectory", "index"], name="step_trajectory_index")]
+        # Media files are named by content hash and shared between steps: "which steps show this
+        # file" is asked before a file is deleted and before derivatives are made.
+        indexes = [
+            models.Index(fields=["screenshot"], name="step_screenshot"),
+            models.Index(fields=["display_image"], name="step_display_image"),
+            models.Index(fields=["thumbnail"], name="step_thumbnail"),
+        ]
 
     def __str__(self):
         return f"{self.trajectory} step {self.index}"
