@@ -5,6 +5,7 @@ trajectories, steps and judgments all-or-nothing (no partial rows, no orphan fil
 
 import hashlib
 import io
+import logging
 import math
 import warnings
 from collections import defaultdict
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
@@ -27,6 +28,8 @@ from trajectories.models import Judgment, Step, Trajectory
 from trajectories.recording import action_counts
 from trajectories.recording.after_finish import judge_on_finish, request_derivatives, request_judging
 from trajectories.recording.state_checks import store_state_checks
+
+logger = logging.getLogger(__name__)
 
 SCREENSHOT_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
 MAX_SCREENSHOT_BYTES = 25 * 1024 * 1024
@@ -84,7 +87,12 @@ def delete_unused(names) -> list[str]:
     content hash, so one file may serve steps of other trajectories); return the names deleted."""
     deleted = []
     for name in dict.fromkeys(names):
-        if name and not Step.objects.filter(Q(screenshot=name) | Q(display_image=name) | Q(thumbnail=name)).exists():
+        try:
+            used = Step.objects.filter(Q(screenshot=name) | Q(display_image=name) | Q(thumbnail=name)).exists()
+        except DatabaseError:  # cannot tell (the connection is gone): a stray file beats a lost one
+            logger.warning("media file %s kept: could not check whether a step still shows it", name)
+            continue
+        if name and not used:
             default_storage.delete(name)
             deleted.append(name)
     return deleted
@@ -189,7 +197,7 @@ class ScreenshotCache:
         try:
             info = inspect_screenshot(data, name, charge=self._charge)
         except PixelBudgetExceeded:
-            raise  # not the image's fault: another upload may carry it
+            raise  # the image may be fine, only the total is over: not remembered against it
         except IngestError as exc:
             self._seen[digest] = str(exc).removeprefix(f"{name}: ")
             raise
