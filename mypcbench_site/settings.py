@@ -267,6 +267,11 @@ MYPCBENCH_UPLOAD_LIMITS = {
     "max_file_bytes": 64 * 1024**2,
     "max_ratio": 100.0,
 }
+# Decoded pixels of one upload's distinct screenshots together (why 8 per archive byte:
+# trajectories/submissions/validation.py, upload_pixel_budget).
+MYPCBENCH_UPLOAD_MAX_PIXELS = int(
+    os.environ.get("MYPCBENCH_UPLOAD_MAX_PIXELS", 8 * MYPCBENCH_UPLOAD_LIMITS["max_archive_bytes"])
+)
 MYPCBENCH_UPLOAD_TMP_DIR = VAR_DIR / "upload-tmp"
 MYPCBENCH_UPLOADS_PER_WINDOW = int(os.environ.get("MYPCBENCH_UPLOADS_PER_WINDOW", 20))
 # every upload, accepted or refused (a refused archive is still read and checked)

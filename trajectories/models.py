@@ -108,7 +108,8 @@ class Step(models.Model):
     class Meta:
         ordering = ["trajectory", "index"]
         constraints = [models.UniqueConstraint(fields=["trajectory", "index"], name="step_trajectory_index")]
-        # The media view finds the steps naming a file (mypcbench_site/media.py).
+        # Media files are named by content hash and shared between steps: "which steps show this file" is
+        # asked before a file is deleted or derivatives are made, and by the media view's permission check.
         indexes = [
             models.Index(fields=["screenshot"], name="step_screenshot_name"),
             models.Index(fields=["display_image"], name="step_display_image_name"),
