@@ -230,6 +230,7 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
             agent_type=spec.agent_type,
             tool_surface=spec.tool_surface,
             turn_budget=spec.turn_budget,
+            attempts_per_task=spec.attempts,
             screenshot_window=spec.screenshot_window,
             image_tag=spec.image if spec.backend == "docker" else "",
             harness_version=HARNESS_VERSION,
