@@ -21,7 +21,9 @@ class EndReason(models.TextChoices):
 class TrajectoryQuerySet(models.QuerySet):
     def update(self, **kwargs):
         """Every bulk update moves ``updated_at`` too: the scores' data version reads its maximum, so
-        figures never go stale when a write path bypasses save() and its signals."""
+        figures never go stale when a write path bypasses save() and its signals. Callers leave
+        ``updated_at`` to this (the clock's now, as auto_now on save): a timestamp set ahead of it
+        would hide later writes from that maximum."""
         kwargs.setdefault("updated_at", timezone.now())
         return super().update(**kwargs)
 
