@@ -371,3 +371,12 @@ def test_action_count_writes_move_the_data_version(board):
     before = version_seen_elsewhere()
     action_counts.recount([t.pk])  # bulk_update goes through the same queryset
     assert version_seen_elsewhere() != before
+
+
+def test_the_api_gives_bounds_and_what_the_rank_uses(board, client):
+    rows = {(r["run"], r["judge"]): r for r in client.get("/api/leaderboard").json()["rows"]}
+    a = rows[("run-a", "our judge (test)")]
+    # run A: perfect 2 of 6 .. 3 of 6, rubric 3.25/6 .. 4.25/6 (see test_bounds_beside_each_figure)
+    assert a["perfect_bounds_pct"] == {"lower": 33.3, "upper": 50.0}
+    assert a["rubric_bounds_pct"] == {"lower": 54.2, "upper": 70.8}
+    assert a["ranked_on"].startswith("lower bound") and a["perfect_interval"] == "wilson" and a["attempts"] == 1
