@@ -380,3 +380,26 @@ def test_the_api_gives_bounds_and_what_the_rank_uses(board, client):
     assert a["perfect_bounds_pct"] == {"lower": 33.3, "upper": 50.0}
     assert a["rubric_bounds_pct"] == {"lower": 54.2, "upper": 70.8}
     assert a["ranked_on"].startswith("lower bound") and a["perfect_interval"] == "wilson" and a["attempts"] == 1
+
+
+# ------------------------------------------------------------------ protocol labels
+
+
+def test_every_judged_row_and_export_names_its_protocol(board, client):
+    from leaderboard.models import JudgeConfig
+
+    paper = JudgeConfig.objects.create(name="ours: google gemini paper-v1", origin="ours", prompt_version="paper-v1")
+    p = new_run(board, "Run-P", judge_config=paper)
+    judge(traj(p, board.tasks["t1"], 5), board.items["t1"], [S], paper)
+    rows = {(r["run"], r["judge"]): r for r in json.loads(client.get("/leaderboard/?format=json").content)["rows"]}
+    assert rows[("run-p", paper.name)]["protocol"] == "paper-v1"
+    assert rows[("run-a", "our judge (test)")]["protocol"] == "unrecorded"  # the fixture's judge recorded none
+    assert rows[("run-b", "upstream judge (test)")]["protocol"] == "source"
+    assert rows[("reported-alpha", "")]["protocol"] == "paper"
+    csv_text = client.get("/leaderboard/?format=csv").content.decode()
+    assert "protocol" in csv_text.splitlines()[0].split(",") and ",paper-v1," in csv_text
+    html = client.get("/leaderboard/").content.decode()
+    assert "the paper&#x27;s protocol (paper-v1)" in html or "the paper's protocol (paper-v1)" in html
+    assert "the paper&#x27;s protocol, as published" in html or "the paper's protocol, as published" in html
+    api = {(r["run"], r["judge"]): r for r in client.get("/api/leaderboard").json()["rows"]}
+    assert api[("run-p", paper.name)]["protocol"] == "paper-v1"

@@ -39,6 +39,10 @@ class BoardRowOut(Schema):
     tool_surface: str
     judge: str
     judge_origin: str
+    protocol: str = Field(
+        description="The judging protocol of the figures: 'paper' (published), our judge's prompt version "
+        "('paper-v1': the paper's protocol; 'mypc-judge-1': ours), 'source', 'unrecorded', or '' when not judged."
+    )
     attempts: int | None = Field(description="Attempts per task scored (graded rows).")
     perfect_pct: IntervalOut = Field(
         description="Wilson 95% when each task has one attempt, else the task-level bootstrap (perfect_interval)."
@@ -91,6 +95,7 @@ def _row(row: leaderboard.BoardRow) -> dict:
         "tool_surface": row.tool_surface,
         "judge": row.judge_name,
         "judge_origin": row.judge_origin,
+        "protocol": row.protocol,
         "attempts": None if row.reported else row.attempts,
         "perfect_pct": row.perfect.as_dict(),
         "perfect_interval": row.perfect_interval,

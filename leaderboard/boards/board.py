@@ -13,6 +13,7 @@ from django.db.models import Count, Prefetch, Q
 from django.http import Http404
 from django.utils.http import urlencode
 
+from harness.judge.prompt import OURS, PAPER
 from leaderboard.catalog.badges import Badge, run_badge
 from leaderboard.catalog.selectors import sees_unpublished, visible_runs
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
@@ -91,6 +92,7 @@ class BoardRow:
     publication: str
     judge_name: str = ""
     judge_origin: str = ""
+    judge_protocol: str = ""  # the judge's prompt version, e.g. "paper-v1"
     perfect: Interval = field(default_factory=lambda: Interval(None))  # Wilson 95% (1 attempt), else bootstrap
     perfect_interval: str = ""  # "wilson" (one attempt per task) or "bootstrap" (repeated attempts)
     attempts: int = 1  # attempts per task scored
@@ -122,6 +124,32 @@ class BoardRow:
     @property
     def unknown_count(self) -> int:
         return sum(self.counts.get(s, 0) for s in scoring.UNKNOWN_STATUSES)
+
+    @property
+    def protocol(self) -> str:
+        """Which judging protocol the figures come from, as exports name it: "paper" (published
+        figures), a prompt version of our judge ("paper-v1", "mypc-judge-1"), "source" (the source's
+        own judge), "unrecorded", or "" when nothing was judged."""
+        if self.reported:
+            return "paper"
+        if not self.judge_name:
+            return ""
+        if self.judge_protocol:
+            return self.judge_protocol
+        return "unrecorded" if self.judge_origin == "ours" else "source"
+
+    @property
+    def protocol_text(self) -> str:
+        """The protocol in plain words, so no one compares across protocols without knowing."""
+        key = self.protocol
+        return {
+            "paper": "the paper's protocol, as published",
+            PAPER: f"the paper's protocol ({PAPER})",
+            OURS: f"our protocol ({OURS})",
+            "source": "the source's own protocol",
+            "unrecorded": "protocol not recorded",
+            "": "",
+        }.get(key, f"protocol {key}")
 
     @property
     def ranked(self) -> bool:
@@ -260,7 +288,7 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     rows = []
     for o, s in zip(outcomes, stats, strict=True):
         row = _base_row(by_slug[o.run_slug], reported=False)
-        row.judge_name, row.judge_origin = o.judge_name, o.judge_origin
+        row.judge_name, row.judge_origin, row.judge_protocol = o.judge_name, o.judge_origin, o.judge_protocol
         for name, value in s.items():
             setattr(row, name, value)
         row.counts = o.counts()
@@ -404,6 +432,7 @@ EXPORT_COLUMNS = (
     "model",
     "judge",
     "judge_origin",
+    "protocol",
     "provenance",
     "badge",
     "badge_title",  # the badge's tooltip: what exactly was verified for the run
@@ -455,6 +484,7 @@ def export_rows(b: Board) -> list[dict]:
                 "model": row.model_name,
                 "judge": row.judge_name,
                 "judge_origin": row.judge_origin,
+                "protocol": row.protocol,
                 "provenance": row.provenance,
                 "badge": row.badge.key if row.badge else "",
                 "badge_title": row.badge.title if row.badge else "",
@@ -542,7 +572,7 @@ def comparison(user, slug_a: str, slug_b: str, weighting: str = "authored") -> C
     rows = []
     for run, o, s in ((run_a, oa, stats[0]), (run_b, ob, stats[1])):
         row = _base_row(run, reported=False)
-        row.judge_name, row.judge_origin = o.judge_name, o.judge_origin
+        row.judge_name, row.judge_origin, row.judge_protocol = o.judge_name, o.judge_origin, o.judge_protocol
         for name, value in s.items():
             setattr(row, name, value)
         row.counts = o.counts()

@@ -101,6 +101,7 @@ class RunOutcomes:
     cost_usd: float | None = None
     from_imported_score: int = 0  # cells scored from Trajectory.imported_score (no per-item verdicts)
     notes: list[str] = field(default_factory=list)
+    judge_protocol: str = ""  # JudgeConfig.prompt_version (e.g. "paper-v1"), "" when not recorded
 
     # -- shape ---------------------------------------------------------------------------
 
@@ -155,6 +156,7 @@ class RunOutcomes:
             cost_usd=self.cost_usd,
             from_imported_score=self.from_imported_score,
             notes=list(self.notes),
+            judge_protocol=self.judge_protocol,
         )
 
     def task_mask(self, behavioural_type: str = "", apps_touched_bin: str = "", app: str = "") -> np.ndarray:
@@ -438,12 +440,12 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
     if mode.startswith("judge"):
         judge_ids.add(int(mode[5:]))
     labels = {
-        j["pk"]: (j["name"], j["origin"])
-        for j in JudgeConfig.objects.filter(pk__in=judge_ids).values("pk", "name", "origin")
+        j["pk"]: (j["name"], j["origin"], j["prompt_version"])
+        for j in JudgeConfig.objects.filter(pk__in=judge_ids).values("pk", "name", "origin", "prompt_version")
     }
 
     # An author's own verdicts are shown as self-reported on their pages, never used in scores.
-    self_reported = {j for j, (_name, origin) in labels.items() if origin == JudgeConfig.Origin.SELF_REPORTED}
+    self_reported = {j for j, label in labels.items() if label[1] == JudgeConfig.Origin.SELF_REPORTED}
     result = []
     for run in run_rows:
         per_judge = {j: t for j, t in judges_per_run.get(run["pk"], {}).items() if j not in self_reported}
@@ -463,7 +465,7 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
                 _score_run(
                     run,
                     judge_id,
-                    labels.get(judge_id, ("", "")),
+                    labels.get(judge_id, ("", "", "")),
                     tasks_by_suite[run["suite_id"]],
                     apps,
                     rubric,
@@ -530,6 +532,7 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
         judge_id=judge_id,
         judge_name=label[0],
         judge_origin=label[1],
+        judge_protocol=label[2],
         weighting=weighting,
         include_stale=include_stale,
         task_pks=np.array([t["pk"] for t in tasks], dtype=np.int64),
