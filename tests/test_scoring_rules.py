@@ -403,3 +403,23 @@ def test_every_judged_row_and_export_names_its_protocol(board, client):
     assert "the paper&#x27;s protocol, as published" in html or "the paper's protocol, as published" in html
     api = {(r["run"], r["judge"]): r for r in client.get("/api/leaderboard").json()["rows"]}
     assert api[("run-p", paper.name)]["protocol"] == "paper-v1"
+
+
+def test_judgment_writes_from_another_process_move_the_data_version(board):
+    from trajectories.models import Judgment
+
+    error = Judgment.objects.get(trajectory__run=board.a, verdict="error")
+    before = version_seen_elsewhere()
+    # a forced re-judge in a worker or `manage.py judge --force`: update_or_create on the same key
+    Judgment.objects.update_or_create(
+        trajectory=error.trajectory, rubric_item=error.rubric_item, judge=error.judge, defaults={"verdict": "success"}
+    )
+    after = version_seen_elsewhere()
+    assert after != before
+    assert scoring.run_outcomes([board.a], version=after)[board.a.pk].status[3, 0] == "graded"
+    # failure modes written in bulk (trajectories.judging.failure_signals)
+    failed = list(Judgment.objects.filter(verdict="failure")[:2])
+    for j in failed:
+        j.failure_mode = "premature_done"
+    Judgment.objects.bulk_update(failed, ["failure_mode"])
+    assert version_seen_elsewhere() != after

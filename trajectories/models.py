@@ -18,7 +18,7 @@ class EndReason(models.TextChoices):
     UNKNOWN = "unknown", "Unknown"
 
 
-class TrajectoryQuerySet(models.QuerySet):
+class TouchingQuerySet(models.QuerySet):
     def update(self, **kwargs):
         """Every bulk update moves ``updated_at`` too: the scores' data version reads its maximum, so
         figures never go stale when a write path bypasses save() and its signals. Callers leave
@@ -70,7 +70,7 @@ class Trajectory(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    objects = TrajectoryQuerySet.as_manager()
+    objects = TouchingQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "task__position", "attempt"]
@@ -158,6 +158,9 @@ class Judgment(models.Model):
     failure_mode_overridden = models.BooleanField(default=False)
     signals = models.JSONField(default=dict, blank=True, help_text="Deterministic failure signals.")
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    objects = TouchingQuerySet.as_manager()
 
     class Meta:
         ordering = ["trajectory", "rubric_item__position"]

@@ -251,18 +251,20 @@ class RunOutcomes:
 
 def data_version() -> str:
     """A key that changes whenever judgments, trajectories, tasks or rubric items change, read in
-    one query of cheap aggregates (max ids and max(updated_at) of trajectories use indexes; the task
-    and rubric tables are small). Inserts, bulk ones included (ingest uses bulk_create), raise a max
-    id; every trajectory write moves its max(updated_at), QuerySet.update() included (the
-    trajectory queryset sets ``updated_at`` on every update: the evaluation, slot and action-count
-    code update statuses that way, in other processes whose signals this one never hears); saves
-    and deletes bump a counter through signals; a rubric edit changes the count of current items;
-    task edits move max(updated_at). Judgments are never bulk-updated (created, saved or deleted)."""
+    one query of cheap aggregates (max ids and the indexed max(updated_at) of trajectories and
+    judgments; the task and rubric tables are small). Inserts, bulk ones included, raise a max id.
+    Every trajectory or judgment write moves its table's max(updated_at): saves (auto_now),
+    update_or_create, and QuerySet.update()/bulk_update() too, since their querysets set
+    ``updated_at`` (the evaluation, slot, action-count and failure-signal code write that way, often
+    in a worker or a command whose signals this process never hears). Saves and deletes also bump
+    a counter through signals; a rubric edit changes the count of current items; task edits move
+    the tasks' max(updated_at)."""
     j, t, r, k = (m._meta.db_table for m in (Judgment, Trajectory, RubricItem, Task))
     true = "TRUE" if connection.vendor == "postgresql" else "1"
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT (SELECT MAX(id) FROM {j}), (SELECT MAX(id) FROM {t}), (SELECT MAX(updated_at) FROM {t}),"
+            f"SELECT (SELECT MAX(id) FROM {j}), (SELECT MAX(updated_at) FROM {j}),"
+            f" (SELECT MAX(id) FROM {t}), (SELECT MAX(updated_at) FROM {t}),"
             f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current = {true}),"
             f" (SELECT MAX(id) FROM {k}), (SELECT MAX(updated_at) FROM {k})"
         )

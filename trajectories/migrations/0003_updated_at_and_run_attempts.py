@@ -1,4 +1,5 @@
-"""Trajectory.updated_at indexed (the scores' data version reads its maximum), and each graded run's
+"""Trajectory.updated_at indexed and Judgment.updated_at added (the scores' data version reads their
+maxima, so bulk updates in any process invalidate cached figures), and each graded run's
 declared attempts per task filled from what it holds: the launch's attempts for harness runs, else
 the number of distinct attempt numbers of its trajectories."""
 
@@ -30,6 +31,11 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AlterField(
             model_name="trajectory",
+            name="updated_at",
+            field=models.DateTimeField(auto_now=True, db_index=True),
+        ),
+        migrations.AddField(
+            model_name="judgment",
             name="updated_at",
             field=models.DateTimeField(auto_now=True, db_index=True),
         ),
