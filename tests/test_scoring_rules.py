@@ -423,3 +423,21 @@ def test_judgment_writes_from_another_process_move_the_data_version(board):
         j.failure_mode = "premature_done"
     Judgment.objects.bulk_update(failed, ["failure_mode"])
     assert version_seen_elsewhere() != after
+
+
+def test_a_worker_failure_mid_run_is_infrastructure_not_the_agents_failure(harness_run, monkeypatch):
+    from trajectories.evaluations import lifecycle
+
+    def broken(trajectory, slot, heartbeat):
+        Trajectory.objects.filter(pk=trajectory.pk).update(n_steps=4)  # the agent had acted
+        raise OSError("disk full")
+
+    monkeypatch.setattr(lifecycle, "_run_in_slot", broken)
+    t = harness_run.trajectories.get()
+    with pytest.raises(OSError):
+        lifecycle.execute_trajectory(t.pk)
+    t.refresh_from_db()
+    assert t.status == "error" and t.n_steps == 4 and t.error.startswith("the worker failed")
+    o = scoring.run_outcomes([harness_run], version=version_seen_elsewhere())[harness_run.pk]
+    task = list(o.task_ids).index(t.task.task_id)
+    assert o.status[task, 0] == "infrastructure" and np.isnan(o.scores[task, 0])

@@ -12,7 +12,8 @@ Rules (issues 3 and 14):
 * Unknown cells (score NaN), never silently failures: a judgment with verdict ``error`` or a current
   rubric only partly judged ("incomplete"), "stale" (judged only on an older rubric version),
   "unjudged", a trajectory queued, running or interrupted ("unfinished"), and one that errored
-  before its first step, e.g. its VM never started ("infrastructure"): not the agent's failure.
+  before its first step or through our own machinery, e.g. its VM never started or the worker
+  failed ("infrastructure"): not the agent's failure.
 * Point estimates are over the known cells; :meth:`RunOutcomes.figures` (the shared rule of
   harness/scoring.py, also behind the offline judge's scores.json) adds the bounds with every
   unknown cell as a failure / as a success. Boards rank on the lower bound.
@@ -62,6 +63,10 @@ STATUSES = (GRADED, INCOMPLETE, STALE, UNJUDGED, MISSING, UNFINISHED, ERRORED, I
 FAILURE_STATUSES = (MISSING, ERRORED)
 #: statuses whose score is unknown (NaN): left out of point estimates, counted, shown and bounded
 UNKNOWN_STATUSES = (INCOMPLETE, STALE, UNJUDGED, UNFINISHED, INFRASTRUCTURE)
+
+#: how our evaluation code words an ending that is not the agent's doing (trajectories/evaluations/
+#: lifecycle.py): the guest never started on any try, or the worker itself failed mid-run
+INFRASTRUCTURE_ERRORS = ("gave up after ", "the worker failed: ")
 
 _UNFINISHED_TRAJECTORY = {
     Trajectory.Status.QUEUED,
@@ -410,6 +415,7 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
         "cost_usd",
         "imported_score",
         "imported_score_judge_id",
+        "error",
     ):
         trajs[t["run_id"]].append(t)
 
@@ -566,8 +572,10 @@ def _cell(t, judge_id, rubric, agg, weighting, include_stale) -> tuple[str, floa
     """(status, score, perfect, 1 if scored from imported_score) of one trajectory under one judge."""
     nan = float("nan")
     if t["status"] == Trajectory.Status.ERROR:
-        # no step recorded: the agent never acted (the VM did not start, the worker failed first)
-        return (ERRORED, 0.0, 0.0, 0) if t["n_steps"] else (INFRASTRUCTURE, nan, nan, 0)
+        # no step recorded (the agent never acted), or our own machinery ended it: not the agent's failure
+        if not t["n_steps"] or (t["error"] or "").startswith(INFRASTRUCTURE_ERRORS):
+            return INFRASTRUCTURE, nan, nan, 0
+        return ERRORED, 0.0, 0.0, 0
     if t["status"] in _UNFINISHED_TRAJECTORY:
         return UNFINISHED, nan, nan, 0
     rows = agg.get((t["pk"], judge_id), {})
