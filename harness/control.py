@@ -9,7 +9,14 @@ from dataclasses import dataclass
 
 import requests
 
+from harness import safejson
+
 CONTROL_PORT = 5000
+# What the harness reads from a guest at most: a 4K RGBA screen stored as PNG without compression is
+# about 33 MB; a command's JSON answer (output and error text) gets a quarter of that, which is far
+# beyond what an agent can be shown. A guest answering more is broken or hostile, and is told so.
+MAX_SCREENSHOT_BYTES = 64 * 1024**2
+MAX_ANSWER_BYTES = 16 * 1024**2
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JPEG_MAGIC = b"\xff\xd8\xff"
 # What every pyautogui snippet runs after, as upstream: no fail-safe corner, no built-in pauses.
@@ -367,7 +374,8 @@ class ControlClient:
             if attempt:
                 time.sleep(self.retry_delay)
             try:
-                response = self.session.get(url, timeout=(self.connect_timeout, self.screenshot_timeout))
+                response = self.session.get(url, timeout=(self.connect_timeout, self.screenshot_timeout), stream=True)
+                data = bounded_body(url, response, MAX_SCREENSHOT_BYTES)
             except requests.Timeout:
                 problems.append(f"no answer within {self.screenshot_timeout:g} s")
                 continue
@@ -375,9 +383,8 @@ class ControlClient:
                 problems.append(f"cannot connect ({type(exc).__name__})")
                 continue
             if response.status_code != 200:
-                problems.append(f"HTTP {response.status_code}: {response.text[:120]!r}")
+                problems.append(f"HTTP {response.status_code}: {data[:120]!r}")
                 continue
-            data = response.content
             if image_kind(data) is None:
                 problems.append(f"{len(data)} bytes starting {data[:8]!r}, not a PNG or JPEG image")
                 continue
@@ -401,8 +408,8 @@ class ControlClient:
     def screen_size(self) -> tuple[int, int]:
         url = self._url("/screen_size")
         try:
-            response = self.session.post(url, timeout=(self.connect_timeout, self.health_timeout))
-            data = response.json()
+            response = self.session.post(url, timeout=(self.connect_timeout, self.health_timeout), stream=True)
+            data = safejson.loads(bounded_body(url, response, MAX_ANSWER_BYTES), max_bytes=MAX_ANSWER_BYTES)
             return int(data["width"]), int(data["height"])
         except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
             raise ControlError(url, f"no screen size ({type(exc).__name__}: {exc})") from exc
@@ -415,7 +422,10 @@ class ControlClient:
             if attempt:
                 time.sleep(self.retry_delay)
             try:
-                response = self.session.post(url, json=payload, timeout=(self.connect_timeout, read_timeout))
+                response = self.session.post(
+                    url, json=payload, timeout=(self.connect_timeout, read_timeout), stream=True
+                )
+                body = bounded_body(url, response, MAX_ANSWER_BYTES)
             except requests.ReadTimeout:
                 return ExecResult(
                     returncode=-1,
@@ -432,7 +442,7 @@ class ControlClient:
                 continue
             except requests.RequestException as exc:
                 raise ControlError(url, f"request failed: {type(exc).__name__}: {exc}") from exc
-            return _command_result(url, response, code_key)
+            return _command_result(url, response.status_code, body, code_key)
         raise ControlError(url, f"cannot connect after {self.attempts} attempt(s) ({', '.join(refused)})")
 
 
@@ -448,17 +458,36 @@ def _never_sent(exc: requests.ConnectionError) -> bool:
     return any(s in text for s in ("NewConnectionError", "Connection refused", "Failed to establish"))
 
 
-def _command_result(url: str, response: requests.Response, code_key: str) -> ExecResult:
+def bounded_body(url: str, response: requests.Response, limit: int) -> bytes:
+    """The body of a streamed response, read up to ``limit`` bytes; ControlError beyond it (the
+    connection is closed, so the rest is never read)."""
+    length = response.headers.get("Content-Length", "")
     try:
-        data = response.json()
-    except ValueError:
-        raise ControlError(url, f"HTTP {response.status_code} with a non-JSON body {response.text[:120]!r}") from None
+        if length.isdigit() and int(length) > limit:
+            raise ControlError(url, f"the guest announced {int(length)} bytes (at most {limit} are read)")
+        chunks, size = [], 0
+        for chunk in response.iter_content(chunk_size=256 * 1024):
+            size += len(chunk)
+            if size > limit:
+                raise ControlError(url, f"the guest sent more than {limit} bytes (at most {limit} are read)")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        response.close()
+
+
+def _command_result(url: str, status: int, body: bytes, code_key: str) -> ExecResult:
+    try:
+        data = safejson.loads(body, max_bytes=MAX_ANSWER_BYTES)
+    except safejson.JSONRefused as exc:
+        shown = body[:120].decode("utf-8", "backslashreplace")
+        raise ControlError(url, f"HTTP {status} with a body that is not usable JSON ({exc}): {shown!r}") from None
     if not isinstance(data, dict):
-        raise ControlError(url, f"HTTP {response.status_code} with JSON {type(data).__name__}, expected an object")
-    if response.status_code >= 500:
-        return _server_error(url, response.status_code, data)
-    if response.status_code != 200:
-        raise ControlError(url, f"HTTP {response.status_code}: {str(data)[:200]}")
+        raise ControlError(url, f"HTTP {status} with JSON {type(data).__name__}, expected an object")
+    if status >= 500:
+        return _server_error(url, status, data)
+    if status != 200:
+        raise ControlError(url, f"HTTP {status}: {str(data)[:200]}")
     code = data.get(code_key, data.get("returncode", data.get("return_code")))
     if isinstance(code, bool) or not isinstance(code, int):
         raise ControlError(url, f"answer has {code_key}={code!r}, expected an integer exit status")

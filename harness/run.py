@@ -20,6 +20,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
 
 import argparse
 import json
+import math
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -55,8 +56,11 @@ def is_finished(task_dir: Path) -> bool:
     if not marker.is_file():
         return False
     try:
-        return float(marker.read_text(encoding="utf-8").strip()) >= 1.0
-    except ValueError:
+        with marker.open("rb") as fh:
+            head = fh.read(65)  # a score is a few characters: a longer file is not one, and is not read
+        value = float(head.decode("utf-8").strip()) if len(head) <= 64 else math.nan
+        return math.isfinite(value) and value >= 1.0
+    except (OSError, ValueError):
         return False
 
 

@@ -130,8 +130,55 @@ STORAGES = {
 if DEBUG and COMPRESSED_STATIC:
     WHITENOISE_USE_FINDERS = False
     WHITENOISE_AUTOREFRESH = False
+# Public figure pages are rebuilt when results change; while they change faster than that (a run being
+# judged), the last complete page is served for at most this many seconds (leaderboard/boards/page_cache.py).
+# 0 shows every change at once, the default when developing.
+MYPCBENCH_PAGE_REFRESH_SECONDS = float(os.environ.get("MYPCBENCH_PAGE_REFRESH_SECONDS", "0" if DEBUG else "10"))
 # Media are served by Django itself only in DEBUG or when asked to (single-host demo).
 SERVE_MEDIA = env_bool("MYPCBENCH_SERVE_MEDIA", DEBUG)
+# Every /media/ request passes a permission check (mypcbench_site/media.py). With a front server,
+# the bytes go out through its internal location under this prefix (nginx: X-Accel-Redirect).
+MYPCBENCH_MEDIA_ACCEL_PREFIX = os.environ.get("MYPCBENCH_MEDIA_ACCEL_PREFIX", "")
+MYPCBENCH_MEDIA_PUBLIC_MAX_AGE = int(os.environ.get("MYPCBENCH_MEDIA_PUBLIC_MAX_AGE", "86400"))
+MYPCBENCH_MEDIA_SIGNED_SECONDS = int(os.environ.get("MYPCBENCH_MEDIA_SIGNED_SECONDS", "300"))
+# Media in S3-compatible object storage (django-storages) when a bucket is named; the filesystem
+# otherwise. Keys: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_S3_*) from the environment.
+MYPCBENCH_S3_BUCKET = os.environ.get("MYPCBENCH_S3_BUCKET", "")
+# Published objects get a public-read ACL (and lose it when unpublished) as the media view meets
+# them; turn off when a bucket policy or a CDN decides what is public.
+MYPCBENCH_S3_MARK_PUBLIC = env_bool("MYPCBENCH_S3_MARK_PUBLIC", True)
+# Where published media are fetched from instead of the bucket's own URL (a CDN), if anywhere.
+MYPCBENCH_MEDIA_PUBLIC_BASE_URL = os.environ.get("MYPCBENCH_MEDIA_PUBLIC_BASE_URL", "")
+
+
+def s3_media_storage(bucket: str, endpoint_url: str = "") -> dict:
+    """The STORAGES entry for media in an S3-compatible bucket (tests point it at a local server)."""
+    return {
+        "BACKEND": "mypcbench_site.storage.MediaS3Storage",
+        "OPTIONS": {
+            "bucket_name": bucket,
+            "endpoint_url": endpoint_url or None,
+            "region_name": os.environ.get("AWS_S3_REGION_NAME", "us-east-1"),
+            "addressing_style": os.environ.get("AWS_S3_ADDRESSING_STYLE", "path" if endpoint_url else "auto"),
+            "signature_version": "s3v4",
+            "file_overwrite": False,  # as on disk: a taken name gets a new one, nothing is replaced
+            "default_acl": None,  # private until published
+            "querystring_expire": MYPCBENCH_MEDIA_SIGNED_SECONDS,
+        },
+    }
+
+
+if MYPCBENCH_S3_BUCKET:
+    STORAGES["default"] = s3_media_storage(MYPCBENCH_S3_BUCKET, os.environ.get("AWS_S3_ENDPOINT_URL", ""))
+
+# A cache shared by every web and worker process (the per-data-version figure caches) when a Redis
+# URL is given; per-process memory otherwise.
+MYPCBENCH_CACHE_URL = os.environ.get("MYPCBENCH_CACHE_URL") or os.environ.get("REDIS_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": MYPCBENCH_CACHE_URL}
+    if MYPCBENCH_CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 # Celery: no server needed by default (filesystem queue under VAR_DIR); Redis/RabbitMQ by URL.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
@@ -220,6 +267,11 @@ MYPCBENCH_UPLOAD_LIMITS = {
     "max_file_bytes": 64 * 1024**2,
     "max_ratio": 100.0,
 }
+# Decoded pixels of one upload's distinct screenshots together (why 8 per archive byte:
+# trajectories/submissions/validation.py, upload_pixel_budget).
+MYPCBENCH_UPLOAD_MAX_PIXELS = int(
+    os.environ.get("MYPCBENCH_UPLOAD_MAX_PIXELS", 8 * MYPCBENCH_UPLOAD_LIMITS["max_archive_bytes"])
+)
 MYPCBENCH_UPLOAD_TMP_DIR = VAR_DIR / "upload-tmp"
 MYPCBENCH_UPLOADS_PER_WINDOW = int(os.environ.get("MYPCBENCH_UPLOADS_PER_WINDOW", 20))
 # every upload, accepted or refused (a refused archive is still read and checked)

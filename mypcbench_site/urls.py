@@ -1,21 +1,14 @@
-"""Top-level URLs: pages of the two apps, the admin, the API and (in DEBUG/demo) media."""
+"""Top-level URLs: pages of the two apps, the admin, the API and media (through a permission check)."""
 
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from django.views.static import serve
 
 from mypcbench_site.api import api
+from mypcbench_site.media import media
 from trajectories.submissions.views import signup
-
-
-def media(request, path):
-    """Screenshots and derivatives for single-host setups (a front server serves them in production).
-    The folder is read per request, so a changed MEDIA_ROOT (tests, reconfigured hosts) applies."""
-    return serve(request, path, document_root=settings.MEDIA_ROOT)
-
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -27,7 +20,6 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=settings.STATIC_URL + "favicon.svg", permanent=True)),
     path("", include("leaderboard.urls")),
     path("", include("trajectories.urls")),
+    # Always routed: who may read a file is decided per request (mypcbench_site/media.py).
+    re_path(r"^media/(?P<path>.*)$", media, name="media"),
 ]
-
-if settings.SERVE_MEDIA:
-    urlpatterns += [re_path(r"^media/(?P<path>.*)$", media)]

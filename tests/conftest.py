@@ -1,5 +1,8 @@
-"""Shared fixtures: upstream reference data (skipped when absent) and an isolated media folder."""
+"""Shared fixtures: upstream reference data (skipped when absent) and an isolated media folder; and
+the selection of the services pass (bin/test's second pass runs only tests the database or broker
+can change)."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -35,3 +38,32 @@ def clock_mid_hour(monkeypatch):
     stopped = timezone.now().replace(minute=30, second=0, microsecond=0)
     monkeypatch.setattr(timezone, "now", lambda: stopped)
     return stopped
+
+
+# Fixtures through which a test reaches the database; a test with none of them (and no django_db
+# mark) behaves the same on SQLite and PostgreSQL, so the services pass need not run it again.
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
+
+
+def reaches_the_services(item) -> bool:
+    if item.get_closest_marker("django_db") or item.get_closest_marker("services"):
+        return True
+    return bool(DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
+def pytest_collection_modifyitems(config, items):
+    """With MYPCBENCH_TEST_PASS=services (bin/test's PostgreSQL + Redis pass), keep only the tests
+    that use the database or are marked `services`; the rest ran in the first pass unchanged."""
+    if os.environ.get("MYPCBENCH_TEST_PASS") != "services":
+        return
+    kept = [item for item in items if reaches_the_services(item)]
+    dropped = [item for item in items if not reaches_the_services(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept

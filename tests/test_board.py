@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from leaderboard.boards import page_cache
 from tests.board_data import build_board, judge, traj
 
 pytestmark = pytest.mark.django_db
@@ -211,6 +212,29 @@ def test_constant_queries_as_data_grows(client, board):
     with CaptureQueriesContext(connection) as ctx:
         client.get("/leaderboard/")
     assert len(ctx.captured_queries) < before
+
+
+def test_while_results_stream_in_visitors_get_the_last_page_within_the_window(client, board, settings, monkeypatch):
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 10
+    now = [1_000_000.0]
+    monkeypatch.setattr(page_cache.time, "time", lambda: now[0])
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
+    error = board.a.trajectories.get(task__task_id="t4").judgments.get(verdict="error")
+    error.verdict = "success"
+    error.save()
+    now[0] += 9  # within the window: the last complete page
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
+    now[0] += 2  # past it: rebuilt with the new verdict
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("50.0")
+    # past the window again, but another request is rebuilding: the last page, not a second rebuild
+    error.verdict = "failure"
+    error.save()
+    now[0] += 11
+    lock = "board-page:/leaderboard/::rebuilding"  # the page key (prefix, path, empty query) + ":rebuilding"
+    assert cache.add(lock, 1, 60)
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("50.0")
+    cache.delete(lock)  # the rebuild ended: the next visitor past the window rebuilds (an error is now a failure)
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("33.3")
 
 
 def test_anonymous_page_cache_follows_the_data(client, board):

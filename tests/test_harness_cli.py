@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from harness.run import main
+from harness.run import is_finished, main
 from trajectories.models import Step, Trajectory
 from trajectories.recording.import_results import import_results
 
@@ -157,3 +157,14 @@ def test_serving_a_guest_beyond_loopback_is_refused():
         timeout=60,
     )
     assert done.returncode == 2 and "refusing to bind the Control API to '0.0.0.0'" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("marker", "finished"),
+    [(b"1.0", True), (b"1", True), (b"0.0", False), (b"nan", False), (b"inf", False), (b"1" * 10_000_000, False),
+     (b"\xff\xfe", False), (b"", False)],
+    ids=["one", "int", "error", "nan", "inf", "huge", "not-utf8", "empty"],
+)  # fmt: skip
+def test_only_a_result_txt_saying_finished_counts_as_finished(tmp_path, marker, finished):
+    (tmp_path / "result.txt").write_bytes(marker)
+    assert is_finished(tmp_path) is finished

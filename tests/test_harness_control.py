@@ -1,12 +1,15 @@
 """The Control API client against the fake guest on loopback: screenshots, commands, readiness, and
 what it does when the guest misbehaves (bad image, HTTP 500, no answer, nobody listening)."""
 
+import http.server
 import io
 import socket
+import threading
 
 import pytest
 from PIL import Image
 
+import harness.control as control
 from harness.control import ControlClient, ControlError, fix_less_than, pyautogui_command, snippet_from_command
 from harness.guest.fake import start_fake_guest
 from harness.guest.server import BindRefused, ControlServer
@@ -147,3 +150,75 @@ def test_pyautogui_commands_round_trip():
         fix_less_than("pyautogui.typewrite('<<')") == "pyautogui.hotkey('shift', ','); pyautogui.hotkey('shift', ',')"
     )
     assert fix_less_than("pyautogui.click(1, 2)") == "pyautogui.click(1, 2)"
+
+
+class _Answers:
+    """A guest stand-in on loopback that answers every request with fixed bytes (a broken or hostile
+    guest: the fake guest only ever answers what the real server would)."""
+
+    def __init__(self, body: bytes, *, content_type: str = "application/json", announce: bool = True):
+        outer = self
+        self.body = body
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                if announce:
+                    self.send_header("Content-Length", str(len(outer.body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(outer.body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("announce", [True, False], ids=["content-length", "no-length"])
+def test_an_answer_beyond_the_bound_is_refused_not_read_whole(monkeypatch, announce):
+    monkeypatch.setattr(control, "MAX_ANSWER_BYTES", 4096)
+    guest = _Answers(b'{"returncode": 0, "output": "' + b"x" * 100_000 + b'"}', announce=announce)
+    client = ControlClient(guest.url, retry_delay=0.01)
+    try:
+        with pytest.raises(ControlError, match="at most 4096 are read"):
+            client.execute("ls", shell=True)
+    finally:
+        client.close()
+        guest.stop()
+
+
+def test_a_screenshot_beyond_the_bound_is_refused(monkeypatch):
+    monkeypatch.setattr(control, "MAX_SCREENSHOT_BYTES", 10_000)
+    guest = _Answers(b"\x89PNG\r\n\x1a\n" + b"\0" * 50_000, content_type="image/png")
+    client = ControlClient(guest.url, retry_delay=0.01)
+    try:
+        with pytest.raises(ControlError, match="announced 50008 bytes"):
+            client.screenshot()
+    finally:
+        client.close()
+        guest.stop()
+
+
+def test_a_deeply_nested_answer_is_an_error_naming_the_url_not_a_crash():
+    guest = _Answers(b"[" * 100_000 + b"]" * 100_000)
+    client = ControlClient(guest.url, retry_delay=0.01)
+    try:
+        with pytest.raises(ControlError, match=f"{guest.url}/execute.*nested more than"):
+            client.execute("ls", shell=True)
+    finally:
+        client.close()
+        guest.stop()

@@ -355,10 +355,11 @@ def test_accepted_upload_is_a_draft_upload_run(tmp_path, suite, author, isolated
     assert run.harness_version == "1.2.0" and run.image_tag == "mypcbench-vm:2026-04"
     assert run.judge_config is None, "an upload is never scored by the author's own judge"
     assert run.trajectories.count() == 2 and run.trajectories.first().n_steps == 3
-    # six screenshots, and the original archive kept under its content hash for maintainers
+    # six screenshots, the two tasks' three identical pairs stored once each under their content
+    # hash, and the original archive kept under its content hash for maintainers
     kept = isolated_media / "submissions" / sub.archive_sha256[:2] / f"{sub.archive_sha256}.zip"
     assert kept.read_bytes() == data and sub.metadata["archive_file"] == f"submissions/{kept.parent.name}/{kept.name}"
-    assert len(files_under(isolated_media)) == 7
+    assert len(files_under(isolated_media)) == 3 + 1
     assert files_under(upload_tmp) == []
     # the author's judgments are kept, labelled self-reported, and not the run's judge
     own = Judgment.objects.filter(trajectory__run=run)

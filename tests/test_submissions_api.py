@@ -88,7 +88,8 @@ def test_round_trip_upload_approve_publish(client, setup, tmp_path, isolated_med
     assert "retrieval-f016" in page
     listing = client.get(reverse("leaderboard:run_list")).content.decode()
     assert run.name in listing
-    assert len(files_under(isolated_media)) == 7  # 6 screenshots and the original archive
+    # 6 screenshots (the two tasks repeat 3 images, each stored once by content hash) and the archive
+    assert len(files_under(isolated_media)) == 3 + 1
 
 
 def test_api_refusal_lists_every_problem_and_stores_nothing(client, setup, tmp_path, isolated_media):

@@ -121,6 +121,13 @@ class Step(models.Model):
     class Meta:
         ordering = ["trajectory", "index"]
         constraints = [models.UniqueConstraint(fields=["trajectory", "index"], name="step_trajectory_index")]
+        # Media files are named by content hash and shared between steps: "which steps show this file" is
+        # asked before a file is deleted or derivatives are made, and by the media view's permission check.
+        indexes = [
+            models.Index(fields=["screenshot"], name="step_screenshot_name"),
+            models.Index(fields=["display_image"], name="step_display_image_name"),
+            models.Index(fields=["thumbnail"], name="step_thumbnail_name"),
+        ]
 
     def __str__(self):
         return f"{self.trajectory} step {self.index}"

@@ -8,6 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from harness import safejson
 from harness.bundle import BundleError, find_task_dirs, read_task_dir
 from harness.judge.core import (
     DEFAULT_ATTEMPTS,
@@ -39,8 +40,10 @@ def _write_json(path: Path, data) -> None:
 
 
 def _read_json(path: Path):
+    """A result file the judge wrote before (or that came with the folder): None when it is missing,
+    unreadable or not acceptable JSON (bounded: a folder from elsewhere may hold anything)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return safejson.load_file(path)
     except (OSError, ValueError):
         return None
 

@@ -3,7 +3,7 @@ bar), scaling and shape, and the model page. Filters are the leaderboard's (scor
 each page offering those that make sense on it) and every filter state is the page's URL; data
 from leaderboard.analysis (the same selectors as GET /api/analysis/*), figures from
 leaderboard.analysis.charts; anonymous pages are cached whole per data version and query string by the
-board's mechanism (views_board.anonymous_page_cache)."""
+board's mechanism (page_cache.anonymous_page_cache)."""
 
 from django.core.paginator import Paginator
 from django.shortcuts import render
@@ -14,7 +14,7 @@ from leaderboard.analysis import charts, model_page, queries
 from leaderboard.analysis import heatmaps as heatmap_data
 from leaderboard.analysis import scaling as scaling_data
 from leaderboard.analysis import taxonomy as taxonomy_data
-from leaderboard.boards.views_board import anonymous_page_cache
+from leaderboard.boards.page_cache import anonymous_page_cache
 from leaderboard.scoring.filters import BoardFilters, run_filter_options
 
 TABS = (

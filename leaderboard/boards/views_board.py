@@ -2,12 +2,8 @@
 two-run comparison; everything is computed by leaderboard/boards/board.py."""
 
 import csv
-import functools
-import gzip
 import io
-import re
 
-from django.core.cache import cache
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
@@ -15,7 +11,7 @@ from django.utils.http import urlencode
 from leaderboard.boards import board as leaderboard
 from leaderboard.boards import board_display
 from leaderboard.boards.board import BoardFilters
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.boards.page_cache import anonymous_page_cache
 
 SORTABLE = (
     ("rank", "Rank"),
@@ -27,57 +23,6 @@ SORTABLE = (
     ("cost", "Cost"),
     ("graded", "Tasks"),
 )
-
-
-PAGE_CACHE_SECONDS = 3600
-GZIP_MIN_BYTES = 1024
-_ACCEPTS_GZIP = re.compile(r"\bgzip\b")
-
-
-def anonymous_page_cache(prefix: str):
-    """Cache a page's finished bytes for anonymous visitors per data version and query string
-    (nothing in them depends on who asks); staff pages, which show drafts and carry a CSRF token
-    in the header, are rendered each time. The view is called as ``view(request, version, ...)``
-    so it scores with the version the key was built from. Any judgment, trajectory, task, rubric,
-    run, figure, judge or model change moves scoring.data_version() and so misses every key.
-
-    Anonymous pages are also kept gzipped, compressed once, and sent so to browsers that accept
-    it (an analysis page shrinks about 7x). Compression is safe here against BREACH-style attacks
-    because these pages hold no secret: no CSRF token, no session data, nothing per visitor. Staff
-    pages, which do carry a CSRF token, are never compressed (and there is no site-wide
-    GZipMiddleware for that reason)."""
-
-    def wrap(view):
-        @functools.wraps(view)
-        def cached(request, *args, **kwargs):
-            version = scoring.data_version()
-            page_key = None
-            if not request.user.is_authenticated:
-                page_key = f"{prefix}:{version}:{request.path}:{urlencode(sorted(request.GET.items()))}"
-                found = cache.get(page_key)
-                if found is not None:
-                    return _anonymous_response(request, *found)
-            response = view(request, version, *args, **kwargs)
-            if page_key is not None and response.status_code == 200:
-                headers = {k: v for k, v in response.items() if k in ("Content-Type", "Content-Disposition")}
-                content = response.content
-                compressed = gzip.compress(content, mtime=0) if len(content) >= GZIP_MIN_BYTES else None
-                cache.set(page_key, (content, compressed, headers), PAGE_CACHE_SECONDS)
-                return _anonymous_response(request, content, compressed, headers)
-            return response
-
-        return cached
-
-    return wrap
-
-
-def _anonymous_response(request, content: bytes, compressed: bytes | None, headers: dict) -> HttpResponse:
-    if compressed is None:
-        return HttpResponse(content, headers=headers)
-    # a fresh response: Vary set directly (patch_vary_headers parses it, a cost on every hit)
-    if _ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")):
-        return HttpResponse(compressed, headers={**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return HttpResponse(content, headers={**headers, "Vary": "Accept-Encoding"})
 
 
 @anonymous_page_cache("board-page")

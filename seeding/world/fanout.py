@@ -222,13 +222,7 @@ def emit(ctx, event: Event, rec: dict):
             },
             pid,
         )
-        for item in rec["items"]:
-            ctx.add(
-                app,
-                "order_items",
-                {"order_id": oid, "name": item["item"], "quantity": item.get("quantity", 1), "price": item["price"]},
-                pid,
-            )
+        add_order_items(ctx, app, oid, rec["items"], pid)
         expect(event, app, when, total, code)
         return code, total
     elif app == "kwik-e-mart":
@@ -252,13 +246,7 @@ def emit(ctx, event: Event, rec: dict):
             },
             pid,
         )
-        for item in rec["items"]:
-            ctx.add(
-                app,
-                "order_items",
-                {"order_id": oid, "name": item["item"], "quantity": item.get("quantity", 1), "price": item["price"]},
-                pid,
-            )
+        add_order_items(ctx, app, oid, rec["items"], pid)
         expect(event, app, when, total, code)
         return code, total
     elif app == "etaxi":
@@ -372,3 +360,14 @@ def emit(ctx, event: Event, rec: dict):
     else:
         raise ValueError(f"event {pid}: app {rec['app']!r} has no seeder")
     return None
+
+
+def add_order_items(ctx, app, order_id, items, provenance):
+    """One `order_items` row per line of an order (food delivery and grocery share the shape)."""
+    for item in items:
+        ctx.add(
+            app,
+            "order_items",
+            {"order_id": order_id, "name": item["item"], "quantity": item.get("quantity", 1), "price": item["price"]},
+            provenance,
+        )

@@ -1,9 +1,11 @@
-"""The one ingest path for trajectories: imported result folders today, the harness (step by step
-while a run is live) and author uploads later. Validates screenshots, stores them untouched, and
-writes trajectories, steps and judgments all-or-nothing (no partial rows, no orphan files)."""
+"""The one ingest path for trajectories: imported result folders, the harness (step by step while a
+run is live) and author uploads. Validates screenshots (each distinct image decoded once per import),
+stores them untouched under their content hash (identical bytes share one file), and writes
+trajectories, steps and judgments all-or-nothing (no partial rows, no orphan files)."""
 
 import hashlib
 import io
+import logging
 import math
 import warnings
 from collections import defaultdict
@@ -13,7 +15,8 @@ from pathlib import Path
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import DatabaseError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
 
@@ -26,10 +29,19 @@ from trajectories.recording import action_counts
 from trajectories.recording.after_finish import judge_on_finish, request_derivatives, request_judging
 from trajectories.recording.state_checks import store_state_checks
 
+logger = logging.getLogger(__name__)
+
 SCREENSHOT_FORMATS = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
 MAX_SCREENSHOT_BYTES = 25 * 1024 * 1024
 MIN_SCREENSHOT_SIDE = 16
 MAX_SCREENSHOT_SIDE = 8192
+# traj.jsonl rows sharing one step_num are the actions of one model turn (upstream agents send a
+# handful, rarely a dozen); the turn budget bounds turns, this bounds the rows within each.
+MAX_ROWS_PER_STEP = 50
+# Recorders write one file per row; a few rows naming one file is tolerated (an exporter repeating
+# the screen for a wait), more is a way to multiply the cost of one image.
+MAX_ROWS_PER_SCREENSHOT = 5
+SCREENSHOT_FOLDER = "screenshots"
 
 
 class IngestError(ValueError):
@@ -52,6 +64,8 @@ class IngestReport:
     attempts: int = 0  # attempts per task (the most any task has)
     missing_screenshots: int = 0
     rubric_drift: list = field(default_factory=list)  # tasks graded on a rubric that differs from the suite's
+    # screenshots checked so far in this import (each distinct image decoded once), and its pixel budget
+    screenshot_cache: "ScreenshotCache" = field(default_factory=lambda: ScreenshotCache())
 
 
 class WrittenFiles:
@@ -64,9 +78,24 @@ class WrittenFiles:
         self.names.append(name)
 
     def delete_since(self, start: int = 0) -> None:
-        for name in reversed(self.names[start:]):
-            default_storage.delete(name)
+        delete_unused(reversed(self.names[start:]))
         del self.names[start:]
+
+
+def delete_unused(names) -> list[str]:
+    """Delete each media file no Step names any more (screenshots and derivatives are stored by
+    content hash, so one file may serve steps of other trajectories); return the names deleted."""
+    deleted = []
+    for name in dict.fromkeys(names):
+        try:
+            used = Step.objects.filter(Q(screenshot=name) | Q(display_image=name) | Q(thumbnail=name)).exists()
+        except DatabaseError:  # cannot tell (the connection is gone): a stray file beats a lost one
+            logger.warning("media file %s kept: could not check whether a step still shows it", name)
+            continue
+        if name and not used:
+            default_storage.delete(name)
+            deleted.append(name)
+    return deleted
 
 
 @contextmanager
@@ -98,9 +127,14 @@ class ImageInfo:
         return SCREENSHOT_FORMATS[self.format]
 
 
-def inspect_screenshot(data: bytes, name: str) -> ImageInfo:
+class PixelBudgetExceeded(IngestError):
+    """The screenshots of one upload would decode to more pixels than its budget allows."""
+
+
+def inspect_screenshot(data: bytes, name: str, *, charge=None) -> ImageInfo:
     """Check that ``data`` is a PNG, JPEG or WebP image of sane size that decodes completely.
-    ``name`` is used in the error message."""
+    ``name`` is used in the error message. ``charge(width, height, name)``, when given, is called
+    once the header is read and before the pixels are decoded (a pixel budget refuses there)."""
     if not data:
         raise IngestError(f"{name}: empty file (expected a PNG, JPEG or WebP screenshot)")
     if len(data) > MAX_SCREENSHOT_BYTES:
@@ -112,7 +146,9 @@ def inspect_screenshot(data: bytes, name: str) -> ImageInfo:
             with Image.open(io.BytesIO(data), formats=list(SCREENSHOT_FORMATS)) as image:
                 fmt, (width, height) = image.format, image.size
                 _check_size(width, height, name)
-                image.verify()
+                if charge is not None:
+                    charge(width, height, name)
+                image.verify()  # chunk checksums and structure; the pixels are decoded below, once
             with Image.open(io.BytesIO(data), formats=list(SCREENSHOT_FORMATS)) as image:
                 image.load()
     except IngestError:
@@ -126,12 +162,110 @@ def inspect_screenshot(data: bytes, name: str) -> ImageInfo:
     return ImageInfo(sha256=hashlib.sha256(data).hexdigest(), width=width, height=height, format=fmt)
 
 
+class ScreenshotCache:
+    """The screenshots one import or upload has checked, by content hash: each distinct image is
+    decoded once however many rows, files or trajectories carry it, and (with ``max_pixels``) the
+    pixels decoded over the whole import are held to a budget."""
+
+    def __init__(self, max_pixels: int | None = None):
+        self.max_pixels = max_pixels
+        self.pixels = 0  # decoded so far
+        self.decoded = 0  # distinct images decoded
+        self.over_budget = False  # an image was refused for the budget: the rest need not be read
+        self._seen: dict[str, ImageInfo | str] = {}  # sha256 -> info, or the problem it had
+
+    def _charge(self, width: int, height: int, name: str) -> None:
+        if self.max_pixels is not None and self.pixels + width * height > self.max_pixels:
+            self.over_budget = True
+            raise PixelBudgetExceeded(
+                f"{name}: its {width}x{height} pixels would bring the screenshots of this upload to "
+                f"{self.pixels + width * height:,} decoded pixels, over the budget of {self.max_pixels:,} pixels "
+                "per upload (expected fewer or smaller screenshots; split a large run into several uploads)"
+            )
+        self.pixels += width * height
+        self.decoded += 1
+
+    def inspect(self, data: bytes, name: str) -> ImageInfo:
+        """inspect_screenshot, decoding only bytes not seen before; a problem found earlier is
+        raised again under this ``name``."""
+        digest = hashlib.sha256(data).hexdigest()
+        known = self._seen.get(digest)
+        if isinstance(known, ImageInfo):
+            return known
+        if isinstance(known, str):
+            raise IngestError(f"{name}: {known}")
+        try:
+            info = inspect_screenshot(data, name, charge=self._charge)
+        except PixelBudgetExceeded:
+            raise  # the image may be fine, only the total is over: not remembered against it
+        except IngestError as exc:
+            self._seen[digest] = str(exc).removeprefix(f"{name}: ")
+            raise
+        self._seen[digest] = info
+        return info
+
+
 def _check_size(width: int, height: int, name: str) -> None:
     if width * height > Image.MAX_IMAGE_PIXELS:
         raise IngestError(f"{name}: {width}x{height} pixels exceeds the {Image.MAX_IMAGE_PIXELS}-pixel limit")
     for side, value in (("width", width), ("height", height)):
         if not MIN_SCREENSHOT_SIDE <= value <= MAX_SCREENSHOT_SIDE:
             raise IngestError(f"{name}: {side} {value} px (expected {MIN_SCREENSHOT_SIDE} to {MAX_SCREENSHOT_SIDE} px)")
+
+
+def row_bound_problems(bundle: TrajectoryBundle) -> list[tuple[Path, str]]:
+    """(file, problem) for each bound the rows of ``bundle`` break: more than MAX_ROWS_PER_STEP rows
+    sharing one step_num, or more than MAX_ROWS_PER_SCREENSHOT rows naming one screenshot file."""
+    traj = bundle.path / "traj.jsonl"
+    problems: list[tuple[Path, str]] = []
+    by_turn: dict[int, list[int]] = defaultdict(list)
+    by_file: dict[Path, list[int]] = defaultdict(list)
+    for step in bundle.steps:
+        by_turn[step.turn].append(step.index)
+        if step.screenshot is not None:
+            by_file[step.screenshot].append(step.index)
+    for turn, rows in by_turn.items():
+        if len(rows) > MAX_ROWS_PER_STEP:
+            problems.append(
+                (
+                    traj,
+                    f"{len(rows)} rows have step_num {turn} (rows {_some(rows)}; expected at most "
+                    f"{MAX_ROWS_PER_STEP} rows, the actions of one model turn, per step number)",
+                )
+            )
+    for path, rows in by_file.items():
+        if len(rows) > MAX_ROWS_PER_SCREENSHOT:
+            problems.append(
+                (
+                    path,
+                    f"named as the screenshot of {len(rows)} rows of traj.jsonl (rows {_some(rows)}; "
+                    f"expected each screenshot file named by at most {MAX_ROWS_PER_SCREENSHOT} rows)",
+                )
+            )
+    return problems
+
+
+def _some(numbers: list[int], shown: int = 5) -> str:
+    text = ", ".join(map(str, numbers[:shown]))
+    return text + (f" and {len(numbers) - shown} more" if len(numbers) > shown else "")
+
+
+def screenshot_storage_name(info: ImageInfo) -> str:
+    """Where a screenshot is stored: named by its content hash, so identical bytes share one file
+    and the name says nothing guessable (no run, task or user)."""
+    return f"{SCREENSHOT_FOLDER}/{info.sha256[:2]}/{info.sha256}{info.extension}"
+
+
+def store_screenshot(data: bytes, info: ImageInfo, written: "WrittenFiles") -> str:
+    """Save ``data`` under its content-addressed name unless a file is already there; only a file
+    written now is recorded in ``written`` (a failure then never removes a file others use)."""
+    name = screenshot_storage_name(info)
+    # a file cut short by a crash mid-write is not reused; the new copy then gets a name of its own
+    if default_storage.exists(name) and default_storage.size(name) == len(data):
+        return name
+    saved = default_storage.save(name, ContentFile(data))
+    written.add(saved)
+    return saved
 
 
 # ---------------------------------------------------------------- step by step
@@ -170,9 +304,11 @@ def add_step(
     *,
     screenshot_name: str = "",
     written: WrittenFiles | None = None,
+    screenshots: ScreenshotCache | None = None,
 ) -> Step:
-    """Record one step; its screenshot (if any) is validated, then stored byte for byte.
-    Give ``written`` to have the stored file removed if the surrounding ingest fails."""
+    """Record one step; its screenshot (if any) is validated (once per distinct image within
+    ``screenshots``), then stored byte for byte under its content hash. Give ``written`` to have a
+    newly stored file removed if the surrounding ingest fails."""
     step = Step(
         trajectory=trajectory,
         index=record.index,
@@ -190,11 +326,9 @@ def add_step(
         step.info = {**step.info, "screenshot_missing": record.screenshot_gap}
     if screenshot is not None:
         label = screenshot_name or (str(record.screenshot) if record.screenshot else f"step {record.index}")
-        info = inspect_screenshot(screenshot, label)
-        stem = Path(screenshot_name or "screenshot").stem
+        info = (screenshots or ScreenshotCache()).inspect(screenshot, label)
         with all_or_nothing(written) as files:
-            step.screenshot.save(f"{record.index:04d}-{stem}{info.extension}", ContentFile(screenshot), save=False)
-            files.add(step.screenshot.name)
+            step.screenshot.name = store_screenshot(screenshot, info, files)
             step.screenshot_sha256 = info.sha256
             step.screenshot_width = info.width
             step.screenshot_height = info.height
@@ -373,8 +507,13 @@ def ingest_bundle(
 ) -> Trajectory:
     """Store one bundle (steps, screenshots, the source's own judgments) as a trajectory of ``run``.
     ``task`` defaults to the task of the run's suite named by the bundle. ``source_path`` is where it
-    came from as the public may see it (a folder name, never a server path; default the folder's name)."""
+    came from as the public may see it (a folder name, never a server path; default the folder's name).
+    Screenshots already seen by ``report.screenshot_cache`` (earlier bundles of the same import, or
+    an upload's validation) are not decoded again."""
     report = report if report is not None else IngestReport()
+    bounds = row_bound_problems(bundle)
+    if bounds:
+        raise IngestError("; ".join(f"{path}: {problem}" for path, problem in bounds))
     if task is None:
         task = Task.objects.filter(suite=run.suite, task_id=bundle.task_id).first()
         if task is None:
@@ -399,6 +538,7 @@ def ingest_bundle(
                 data,
                 screenshot_name=str(record.screenshot) if record.screenshot is not None else "",
                 written=files,
+                screenshots=report.screenshot_cache,
             )
             report.steps += 1
             report.screenshots += data is not None

@@ -2,14 +2,13 @@
 it happens, so the run page and player show a live trajectory. Step writes are keyed on
 (trajectory, index): a redelivered or restarted task rewrites its steps instead of duplicating them."""
 
-from django.core.files.storage import default_storage
 from django.db import transaction
 
 from harness.actions import parse_action
 from harness.bundle import StepRecord, parse_timestamp
 from trajectories.models import Step, Trajectory
 from trajectories.recording import action_counts
-from trajectories.recording.ingest import add_step, all_or_nothing, finish_trajectory
+from trajectories.recording.ingest import add_step, all_or_nothing, delete_unused, finish_trajectory
 
 _TOOLS = set(Step.Tool.values)
 
@@ -54,12 +53,9 @@ def _media_names(steps) -> list[str]:
 
 
 def _delete_after_commit(names: list[str]) -> None:
-    def delete():
-        for name in names:
-            default_storage.delete(name)
-
+    # Files are stored by content hash: one may still serve another step, so only unused ones go.
     if names:
-        transaction.on_commit(delete)
+        transaction.on_commit(lambda: delete_unused(names))
 
 
 def write_step(trajectory: Trajectory, record: StepRecord, screenshot: bytes | None, name: str = "") -> Step:

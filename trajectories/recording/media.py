@@ -166,13 +166,38 @@ def _load_original(step: Step) -> Image.Image:
     return image
 
 
-def make_step_derivatives(step: Step, *, force: bool = False) -> str:
+def _twin_derivatives(step: Step, known: dict[str, tuple[str, str]] | None, force: bool) -> tuple[str, str] | None:
+    """Derivatives already made for the same stored original (screenshots are stored by content
+    hash, so steps of any trajectory may share one): from this pass, or unless forced, any step."""
+    if known is not None and step.screenshot.name in known:
+        return known[step.screenshot.name]
+    if force:
+        return None
+    return (
+        Step.objects.filter(screenshot=step.screenshot.name, media_error="")
+        .exclude(pk=step.pk)
+        .exclude(display_image="")
+        .exclude(thumbnail="")
+        .values_list("display_image", "thumbnail")
+        .first()
+    )
+
+
+def make_step_derivatives(step: Step, *, force: bool = False, known: dict[str, tuple[str, str]] | None = None) -> str:
     """Make both derivatives for one step and save the row; returns MADE, SKIPPED, FAILED or
-    NO_SCREENSHOT. A bad original is recorded in ``step.media_error``, never raised."""
+    NO_SCREENSHOT. A bad original is recorded in ``step.media_error``, never raised. An original
+    whose derivatives another step already has is not decoded again; ``known`` (original name ->
+    derivative names) collects what this call made, for the next steps of one pass."""
     if not step.screenshot:
         return NO_SCREENSHOT
     if _has_derivatives(step) and not force:
         return SKIPPED
+    twin = _twin_derivatives(step, known, force)
+    if twin is not None:
+        step.display_image.name, step.thumbnail.name = twin
+        step.media_error = ""
+        step.save(update_fields=["display_image", "thumbnail", "media_error"])
+        return MADE
     try:
         image = _load_original(step)
         display, _, _ = encode_display(image)
@@ -188,6 +213,8 @@ def make_step_derivatives(step: Step, *, force: bool = False) -> str:
     step.thumbnail.name = store_content_addressed(thumbnail)
     step.media_error = ""
     step.save(update_fields=["display_image", "thumbnail", "media_error"])
+    if known is not None:
+        known[step.screenshot.name] = (step.display_image.name, step.thumbnail.name)
     return MADE
 
 
@@ -196,8 +223,9 @@ def make_steps_derivatives(
 ) -> DerivativeSummary:
     """Derivatives for each step in turn; each step is saved on its own so work survives a crash."""
     summary = DerivativeSummary()
+    known: dict[str, tuple[str, str]] = {}
     for step in steps:
-        outcome = make_step_derivatives(step, force=force)
+        outcome = make_step_derivatives(step, force=force, known=known)
         summary.add(outcome, step)
         if progress is not None:
             progress(step, outcome)

@@ -222,7 +222,7 @@ def _keep_archive(sha256: str, archive_path: Path, written) -> str:
 def _store(
     author, name, sha256, size, meta: SubmissionMetadata, validation: Validation, root: Path, archive_path: Path
 ) -> Submission:
-    report = IngestReport()
+    report = IngestReport(screenshot_cache=validation.screenshots)  # nothing validated is decoded again
     self_reported: dict[str, float] = {}
     try:
         with all_or_nothing() as written:

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from django.conf import settings
+
 from harness.bundle import BundleError, TrajectoryBundle, find_task_dirs, read_task_dir
 from harness.layouts import classify
 from harness.safejson import JSONRefused, loads
@@ -17,7 +19,8 @@ from leaderboard.models import Run, Suite, Task
 from trajectories.models import Step, Trajectory
 from trajectories.recording.ingest import (
     IngestError,
-    inspect_screenshot,
+    ScreenshotCache,
+    row_bound_problems,
 )
 
 logger = logging.getLogger(__name__)
@@ -202,11 +205,26 @@ def parse_metadata(raw) -> tuple[SubmissionMetadata | None, list[Problem]]:
 # ---------------------------------------------------------------- validation
 
 
+def upload_pixel_budget() -> int:
+    """Decoded pixels one upload's distinct screenshots may add up to (MYPCBENCH_UPLOAD_MAX_PIXELS).
+    Each image is already capped by size; this caps their sum, which the byte limits do not: a PNG
+    of flat colour is tiny on disk however many pixels it decodes to. The default, 8 pixels per
+    byte of the archive size limit (about 8.6 billion for 1 GiB), is what that limit holds of real
+    screenshots with room to spare (the benchmark's 1280x800 screens average 4 to 5 pixels per PNG
+    byte, bench/bench_player.py): a full pass of 184 tasks at 30 such screens each is 5.7 billion.
+    PNG decoding runs at about 30 million pixels a second on a busy CPU, so the budget is at worst
+    some five minutes, what an honest upload of that size costs; it refuses what the bytes could
+    not honestly hold, such as 184 tasks x 3 attempts x 100 steps at 1920x1080 (114 billion)."""
+    return int(getattr(settings, "MYPCBENCH_UPLOAD_MAX_PIXELS", 8 * 1024**3))
+
+
 @dataclass
 class Validation:
     bundles: list[TrajectoryBundle] = field(default_factory=list)
     tasks: dict[str, Task] = field(default_factory=dict)
     report: list[Problem] = field(default_factory=list)
+    # every distinct screenshot decoded once, here; the ingest reuses what was learnt
+    screenshots: ScreenshotCache = field(default_factory=lambda: ScreenshotCache(upload_pixel_budget()))
 
     @property
     def ok(self) -> bool:
@@ -296,7 +314,12 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
         else:
             result.tasks[bundle.task_id] = known[bundle.task_id]
         _check_steps(bundle, rel_dir, meta.turn_budget, report)
-        _check_screenshots(bundle, root, report, files_with_errors)
+        bounds = row_bound_problems(bundle)
+        for path, problem in bounds:
+            files_with_errors.add(relative_path(path, root))
+            report.append(Problem(relative_path(path, root), problem))
+        if not bounds:  # rows over the bounds are not worth decoding
+            _check_screenshots(bundle, root, report, files_with_errors, result.screenshots)
     _check_json_files(root, report, files_with_errors)
     return result
 
@@ -348,13 +371,21 @@ def _check_steps(bundle: TrajectoryBundle, rel_dir: str, budget: int, report: li
         report.append(Problem(traj, f"{bundle.n_turns} model turns, more than the declared turn budget of {budget}"))
 
 
-def _check_screenshots(bundle: TrajectoryBundle, root: Path, report: list[Problem], bad: set[str]) -> None:
+def _check_screenshots(
+    bundle: TrajectoryBundle, root: Path, report: list[Problem], bad: set[str], screenshots: ScreenshotCache
+) -> None:
+    """Each screenshot file once, and each distinct image decoded once in the whole upload; the
+    first screenshot over the pixel budget is reported and the rest are not decoded."""
+    checked: set[Path] = set()
     for step in bundle.steps:
-        if step.screenshot is None:
+        if screenshots.over_budget:
+            return
+        if step.screenshot is None or step.screenshot in checked:
             continue
+        checked.add(step.screenshot)
         rel = relative_path(step.screenshot, root)
         try:
-            inspect_screenshot(step.screenshot.read_bytes(), rel)
+            screenshots.inspect(step.screenshot.read_bytes(), rel)
         except IngestError as exc:
             bad.add(rel)
             report.append(Problem(rel, str(exc).removeprefix(rel + ": ")))

@@ -26,6 +26,35 @@ def contact(ctx, name):
     return {"name": name, "email": f"{re.sub('[^a-z]+', '.', (name or 'someone').lower()).strip('.')}@example.com"}
 
 
+def emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total):
+    """What a HooliShop order leaves outside the shop: the bank charge and the order email."""
+    emit(
+        ctx,
+        ev,
+        {
+            "app": "vaultbank",
+            "when": when,
+            "amount": total,
+            "merchant": "HooliShop",
+            "description": f"HooliShop order {code}",
+            "code": code,
+        },
+    )
+    emit(
+        ctx,
+        ev,
+        {
+            "app": "mail",
+            "when": when + dt.timedelta(minutes=1),
+            "from_name": "HooliShop",
+            "from_addr": f"orders@{app_domain('hoolishop')}",
+            "subject": f"Your HooliShop order {code}",
+            "code": code,
+            "body": f"Order {code}\n1 x {order['item']} ${order['price']:.2f}\nTotal: ${total:.2f}\n",
+        },
+    )
+
+
 def _at(day: dt.date, hour: int, minute: int = 0) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(hour, minute))
 
@@ -663,31 +692,7 @@ def seed_trips(ctx):
                 },
             )
             ev.code = code
-            emit(
-                ctx,
-                ev,
-                {
-                    "app": "vaultbank",
-                    "when": when,
-                    "amount": total,
-                    "merchant": "HooliShop",
-                    "description": f"HooliShop order {code}",
-                    "code": code,
-                },
-            )
-            emit(
-                ctx,
-                ev,
-                {
-                    "app": "mail",
-                    "when": when + dt.timedelta(minutes=1),
-                    "from_name": "HooliShop",
-                    "from_addr": f"orders@{app_domain('hoolishop')}",
-                    "subject": f"Your HooliShop order {code}",
-                    "code": code,
-                    "body": f"Order {code}\n1 x {order['item']} ${order['price']:.2f}\nTotal: ${total:.2f}\n",
-                },
-            )
+            emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total)
 
 
 TRIP_APPS = {
@@ -921,31 +926,7 @@ def seed_shopping(ctx):
             },
         )
         ev.code = code
-        emit(
-            ctx,
-            ev,
-            {
-                "app": "vaultbank",
-                "when": when,
-                "amount": total,
-                "merchant": "HooliShop",
-                "description": f"HooliShop order {code}",
-                "code": code,
-            },
-        )
-        emit(
-            ctx,
-            ev,
-            {
-                "app": "mail",
-                "when": when + dt.timedelta(minutes=1),
-                "from_name": "HooliShop",
-                "from_addr": f"orders@{app_domain('hoolishop')}",
-                "subject": f"Your HooliShop order {code}",
-                "code": code,
-                "body": f"Order {code}\n1 x {order['item']} ${order['price']:.2f}\nTotal: ${total:.2f}\n",
-            },
-        )
+        emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total)
 
 
 # -- plants: records the overlay adds for contradictions, dependencies and tasks ----------------------------

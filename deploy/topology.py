@@ -1,0 +1,348 @@
+"""The multi-host topology on one machine (deploy/README.md): gunicorn web processes and one Celery
+worker per queue, each process in its own working, var, media and temp folder (no shared disk, as on
+separate hosts), against PostgreSQL, Redis or RabbitMQ as broker, Redis as the shared cache, and a
+local S3 server (moto) as media storage. deploy/docker-compose.yml describes the same processes with
+the same commands (tests/test_deploy.py compares them).
+
+    python deploy/topology.py up [--broker redis|rabbitmq] [--check]   # Ctrl-C stops everything
+    python deploy/topology.py make-bucket                             # create MYPCBENCH_S3_BUCKET
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import boto3
+import psycopg
+from botocore.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKER_QUEUES = ("vm", "judging", "media", "default")
+WEB_WORKERS = 2
+BROKERS = {"redis": "redis://127.0.0.1:6379/2", "rabbitmq": "amqp://guest:guest@127.0.0.1:5672//"}
+CACHE_URL = "redis://127.0.0.1:6379/3"
+DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mypcbench_topology"
+BUCKET = "mypcbench-media"
+# Settings every process gets (the compose file's x-app environment names the same ones).
+SHARED_SETTINGS = (
+    "DJANGO_DEBUG",
+    "DJANGO_SECRET_KEY",
+    "DJANGO_ALLOWED_HOSTS",
+    "DATABASE_URL",
+    "CELERY_BROKER_URL",
+    "MYPCBENCH_CACHE_URL",
+    "MYPCBENCH_S3_BUCKET",
+    "AWS_S3_ENDPOINT_URL",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "MYPCBENCH_VAR_DIR",
+    "DJANGO_MEDIA_ROOT",
+)
+
+
+def web_command(bind: str) -> list[str]:
+    return [
+        "gunicorn",
+        "mypcbench_site.wsgi:application",
+        "--bind",
+        bind,
+        "--workers",
+        str(WEB_WORKERS),
+        "--access-logfile",
+        "-",
+    ]
+
+
+def worker_command(queue: str) -> list[str]:
+    return [
+        "celery",
+        "-A",
+        "mypcbench_site",
+        "worker",
+        "-Q",
+        queue,
+        "--concurrency",
+        "1",
+        "--hostname",
+        f"{queue}@%h",
+        "--loglevel",
+        "INFO",
+    ]
+
+
+def service_commands(bind: str) -> dict[str, list[str]]:
+    """Every long-running process of the topology by service name (the compose file's names)."""
+    commands = {"web": web_command(bind)}
+    commands.update({f"worker-{queue}": worker_command(queue) for queue in WORKER_QUEUES})
+    return commands
+
+
+MIGRATE_COMMAND = ["python", "manage.py", "migrate", "--noinput"]
+COLLECTSTATIC_COMMAND = ["python", "manage.py", "collectstatic", "--noinput"]
+MAKE_BUCKET_COMMAND = ["python", "deploy/topology.py", "make-bucket"]
+
+
+def make_bucket() -> None:
+    """Create MYPCBENCH_S3_BUCKET at AWS_S3_ENDPOINT_URL unless it exists (keys from the environment)."""
+    bucket = os.environ["MYPCBENCH_S3_BUCKET"]
+    endpoint = os.environ.get("AWS_S3_ENDPOINT_URL") or None
+    client = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name=os.environ.get("AWS_S3_REGION_NAME", "us-east-1"),
+        config=Config(s3={"addressing_style": "path" if endpoint else "auto"}),
+    )
+    existing = {b["Name"] for b in client.list_buckets().get("Buckets", [])}
+    if bucket not in existing:
+        client.create_bucket(Bucket=bucket)
+    print(f"bucket {bucket} ready at {endpoint or 'AWS'}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what: str, probe, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            if probe():
+                return
+        except Exception as exc:  # noqa: BLE001 - any failure means "not yet"
+            last = exc
+        time.sleep(0.3)
+    raise SystemExit(f"topology: {what} did not come up in {timeout:.0f} s ({last})")
+
+
+def http_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+@dataclass
+class Topology:
+    state: Path
+    broker: str
+    web_port: int
+    processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+    secret: str = field(default_factory=lambda: secrets.token_urlsafe(50))
+    s3_endpoint: str = ""
+
+    def host_dir(self, name: str) -> Path:
+        """A process's own 'host': working, var, media and temp folders nobody else uses."""
+        base = self.state / name
+        for sub in ("var", "media", "tmp"):
+            (base / sub).mkdir(parents=True, exist_ok=True)
+        return base
+
+    def env(self, name: str, s3_endpoint: str) -> dict[str, str]:
+        base = self.host_dir(name)
+        env = dict(os.environ)
+        env.update(
+            DJANGO_DEBUG="0",
+            DJANGO_SECRET_KEY=self.secret,
+            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+            # plain HTTP on loopback: no TLS proxy in front here
+            DJANGO_SECURE_SSL_REDIRECT="0",
+            DATABASE_URL=os.environ.get("TOPOLOGY_DATABASE_URL", DATABASE_URL),
+            CELERY_BROKER_URL=BROKERS[self.broker],
+            MYPCBENCH_CACHE_URL=CACHE_URL,
+            MYPCBENCH_S3_BUCKET=BUCKET,
+            AWS_S3_ENDPOINT_URL=s3_endpoint,
+            AWS_ACCESS_KEY_ID="topology-access-key",
+            AWS_SECRET_ACCESS_KEY="topology-secret-key",
+            MYPCBENCH_VAR_DIR=str(base / "var"),
+            DJANGO_MEDIA_ROOT=str(base / "media"),
+            TMPDIR=str(base / "tmp"),
+            PYTHONPATH=str(ROOT),
+            PYTHONUNBUFFERED="1",
+        )
+        return env
+
+    def start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+        log = (self.state / f"{name}.log").open("ab")
+        process = subprocess.Popen(
+            self.resolve(argv),
+            cwd=self.host_dir(name),
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.processes[name] = process
+        print(f"started {name} (pid {process.pid}): {' '.join(argv)}")
+        return process
+
+    def run_once(self, name: str, argv: list[str], env: dict[str, str]) -> None:
+        result = subprocess.run(self.resolve(argv), cwd=ROOT, env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"topology: {' '.join(argv)} failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+        print(f"ran {name}: {' '.join(argv)}")
+
+    @staticmethod
+    def resolve(argv: list[str]) -> list[str]:
+        """Programs from this Python's environment (python, gunicorn, celery)."""
+        if argv[0] == "python":
+            return [sys.executable, *argv[1:]]
+        local = Path(sys.executable).parent / argv[0]
+        return [str(local) if local.exists() else argv[0], *argv[1:]]
+
+    def stop(self) -> None:
+        for process in reversed(list(self.processes.values())):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for name, process in self.processes.items():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            print(f"stopped {name}")
+
+    def up(self) -> None:
+        ensure_database(os.environ.get("TOPOLOGY_DATABASE_URL", DATABASE_URL))
+        s3_port = free_port()
+        s3_endpoint = self.s3_endpoint = f"http://127.0.0.1:{s3_port}"
+        self.start("s3", ["python", "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)], dict(os.environ))
+        wait_for("the S3 server", lambda: http_status(s3_endpoint + "/moto-api/") == 200)
+        tools = self.env("deploy-tools", s3_endpoint)
+        self.run_once("make-bucket", MAKE_BUCKET_COMMAND, tools)
+        self.run_once("migrate", MIGRATE_COMMAND, tools)
+        web_env = self.env("web", s3_endpoint)
+        self.run_once("collectstatic", COLLECTSTATIC_COMMAND, web_env)
+        for name, argv in service_commands(f"127.0.0.1:{self.web_port}").items():
+            self.start(name, argv, web_env if name == "web" else self.env(name, s3_endpoint))
+
+    def check(self) -> list[str]:
+        """What a person would check first: pages and static files answer, every queue has a worker."""
+        base = f"http://127.0.0.1:{self.web_port}"
+        wait_for("gunicorn", lambda: http_status(base + "/") == 200)
+        problems = []
+        for path in ("/", "/leaderboard/", "/static/favicon.svg"):
+            status = http_status(base + path)
+            print(f"GET {path}: {status}")
+            if status != 200:
+                problems.append(f"GET {path} answered {status}")
+        env = self.env("deploy-tools", self.s3_endpoint)
+        expected = {f"{queue}@{socket.gethostname()}" for queue in WORKER_QUEUES}
+        replied: set[str] = set()
+        deadline = time.monotonic() + 90
+        while not expected <= replied and time.monotonic() < deadline:
+            result = subprocess.run(
+                self.resolve(["celery", "-A", "mypcbench_site", "inspect", "ping", "--timeout", "5"]),
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            replied |= {node for node in expected if node in result.stdout}
+        for node in sorted(expected):
+            print(f"worker {node}: {'answers' if node in replied else 'NO ANSWER'}")
+        problems += [f"worker {node} did not answer a ping" for node in sorted(expected - replied)]
+        problems += self.check_media(base, env)
+        for name, process in self.processes.items():
+            if process.poll() is not None:
+                problems.append(f"{name} exited with {process.returncode} (see {self.state / (name + '.log')})")
+        return problems
+
+    def check_media(self, base: str, env: dict[str, str]) -> list[str]:
+        """A screenshot stored by one process, its derivatives made by the media worker, both read
+        through gunicorn: published -> the bucket's plain URL, draft -> 404 for a visitor."""
+        probe = ["python", "deploy/media_probe.py"]
+        stored = subprocess.run(self.resolve([*probe, "store"]), cwd=ROOT, env=env, capture_output=True, text=True)
+        if stored.returncode != 0:
+            return [f"media probe could not store: {stored.stderr[-1500:]}"]
+        names = json.loads(stored.stdout.strip().splitlines()[-1])
+        waited = subprocess.run(
+            self.resolve([*probe, "wait", str(names["trajectory"])]), cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        if waited.returncode != 0:
+            return [f"the media worker made no derivatives: {waited.stderr[-1500:]}"]
+        display = waited.stdout.strip().splitlines()[-1]
+        problems = []
+        for name, want in ((display, 302), (names["published_screenshot"], 302), (names["draft_screenshot"], 404)):
+            status, location = first_answer(f"{base}/media/{name}")
+            print(f"GET /media/{name}: {status}")
+            if status != want:
+                problems.append(f"GET /media/{name} answered {status}, not {want}")
+            elif status == 302:
+                fetched = http_status(location)
+                print(f"  -> {location}: {fetched}")
+                if not location.startswith(self.s3_endpoint) or fetched != 200:
+                    problems.append(f"/media/{name} sent to {location}, which answered {fetched}")
+        return problems
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def first_answer(url: str) -> tuple[int, str]:
+    """Status and Location of the first answer, redirects not followed."""
+    try:
+        with urllib.request.build_opener(_NoRedirect).open(url, timeout=10) as response:
+            return response.status, response.headers.get("Location", "")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Location", "")
+
+
+def ensure_database(url: str) -> None:
+    server, name = url.rsplit("/", 1)
+    with psycopg.connect(server + "/postgres", autocommit=True, connect_timeout=5) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="start the topology (Ctrl-C stops it)")
+    up.add_argument("--broker", choices=sorted(BROKERS), default="redis")
+    up.add_argument("--state", type=Path, default=ROOT / "var" / "topology", help="folders and logs of every process")
+    up.add_argument("--port", type=int, default=8000, help="gunicorn's port on 127.0.0.1 (0: any free one)")
+    up.add_argument("--check", action="store_true", help="check pages and workers, then stop")
+    sub.add_parser("make-bucket", help="create MYPCBENCH_S3_BUCKET (used by the compose file too)")
+    args = parser.parse_args(argv)
+    if args.command == "make-bucket":
+        make_bucket()
+        return 0
+    if args.state.exists():
+        shutil.rmtree(args.state)  # a fresh set of "hosts" each time
+    args.state.mkdir(parents=True)
+    topology = Topology(state=args.state, broker=args.broker, web_port=args.port or free_port())
+    try:
+        topology.up()
+        if args.check:
+            problems = topology.check()
+            print("topology: OK" if not problems else "topology: PROBLEMS\n  " + "\n  ".join(problems))
+            return 1 if problems else 0
+        print(f"topology up: http://127.0.0.1:{topology.web_port}/ (logs in {args.state}); Ctrl-C stops it")
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+        return 0
+    finally:
+        topology.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

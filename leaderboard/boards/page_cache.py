@@ -1,0 +1,85 @@
+"""The page cache of public figures: an anonymous visitor's page is rendered once per data version
+and query string, kept gzipped, and, while results arrive faster than pages can be rebuilt (a run
+being judged moves the data version several times a second), the last complete page is served for
+up to MYPCBENCH_PAGE_REFRESH_SECONDS while one request at a time rebuilds it."""
+
+import functools
+import gzip
+import re
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpResponse
+from django.utils.http import urlencode
+
+from leaderboard.scoring import outcomes as scoring
+
+PAGE_CACHE_SECONDS = 3600
+GZIP_MIN_BYTES = 1024
+# How long one rebuild may hold the right to rebuild a page before another request may try.
+REBUILD_LOCK_SECONDS = 60
+_ACCEPTS_GZIP = re.compile(r"\bgzip\b")
+
+
+def anonymous_page_cache(prefix: str):
+    """Cache a page's finished bytes for anonymous visitors per data version and query string
+    (nothing in them depends on who asks); staff pages, which show drafts and carry a CSRF token
+    in the header, are rendered each time. The view is called as ``view(request, version, ...)``
+    so it scores with the version the key was built from. Any judgment, trajectory, task, rubric,
+    run, figure, judge or model change moves scoring.data_version() and so misses every key.
+
+    When the version has moved, the page built for an earlier version is still served if it is
+    younger than ``settings.MYPCBENCH_PAGE_REFRESH_SECONDS`` (0: never, every change shows at
+    once), or while another request is rebuilding it; so under a stream of judgments one request
+    per page and window pays for the rebuild and every other visitor gets the last complete page.
+
+    Anonymous pages are also kept gzipped, compressed once, and sent so to browsers that accept
+    it (an analysis page shrinks about 7x). Compression is safe here against BREACH-style attacks
+    because these pages hold no secret: no CSRF token, no session data, nothing per visitor. Staff
+    pages, which do carry a CSRF token, are never compressed (and there is no site-wide
+    GZipMiddleware for that reason)."""
+
+    def wrap(view):
+        @functools.wraps(view)
+        def cached(request, *args, **kwargs):
+            version = scoring.data_version()
+            if request.user.is_authenticated:
+                return view(request, version, *args, **kwargs)
+            page = f"{prefix}:{request.path}:{urlencode(sorted(request.GET.items()))}"
+            page_key, latest_key, lock_key = f"{page}:{version}", f"{page}:latest", f"{page}:rebuilding"
+            found = cache.get(page_key)
+            if found is not None:
+                return _anonymous_response(request, *found)
+            latest = cache.get(latest_key)
+            if latest is not None:
+                built_at, body = latest
+                fresh_enough = time.time() - built_at < settings.MYPCBENCH_PAGE_REFRESH_SECONDS
+                if fresh_enough or not cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
+                    return _anonymous_response(request, *body)
+            try:
+                response = view(request, version, *args, **kwargs)
+                if response.status_code != 200:
+                    return response
+                headers = {k: v for k, v in response.items() if k in ("Content-Type", "Content-Disposition")}
+                content = response.content
+                compressed = gzip.compress(content, mtime=0) if len(content) >= GZIP_MIN_BYTES else None
+                body = (content, compressed, headers)
+                cache.set_many({page_key: body, latest_key: (time.time(), body)}, PAGE_CACHE_SECONDS)
+                return _anonymous_response(request, *body)
+            finally:
+                if latest is not None:
+                    cache.delete(lock_key)
+
+        return cached
+
+    return wrap
+
+
+def _anonymous_response(request, content: bytes, compressed: bytes | None, headers: dict) -> HttpResponse:
+    if compressed is None:
+        return HttpResponse(content, headers=headers)
+    # a fresh response: Vary set directly (patch_vary_headers parses it, a cost on every hit)
+    if _ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")):
+        return HttpResponse(compressed, headers={**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+    return HttpResponse(content, headers={**headers, "Vary": "Accept-Encoding"})

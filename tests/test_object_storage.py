@@ -1,0 +1,196 @@
+"""Media in S3-compatible object storage (issue 19), against a local S3 server (moto's server mode on a
+loopback port, a real HTTP server speaking the S3 protocol, so django-storages and boto3 take the same
+code path as with real S3): an upload stores its archive and screenshots in the bucket, a derivatives
+process that shares no folder with this one (its own working, media and temp folders: "another host")
+makes the WebP derivatives from the bucket, and /media/ answers by redirecting: published media to
+their plain URL, readable by anybody; unpublished media and archives to a short-lived signed URL, for
+their author and maintainers only, while their plain URL is refused by the store."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import boto3
+import pytest
+import requests
+from botocore.config import Config
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+
+from leaderboard.models import Run
+from mypcbench_site.settings import s3_media_storage
+from tests.factories import make_suite
+from tests.services.conftest import database_url_for_worker
+from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
+from trajectories.judging.our_judge import trajectory_for_judge
+from trajectories.models import Step
+from trajectories.submissions.uploads import submit_archive
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BUCKET = "mypcbench-media-test"
+KEYS = {"AWS_ACCESS_KEY_ID": "test-access-key", "AWS_SECRET_ACCESS_KEY": "test-secret-key"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3_server(tmp_path_factory):
+    """moto's S3 server on a loopback port, stopped (by its process id) at the end of the module."""
+    port = free_port()
+    log = (tmp_path_factory.mktemp("moto") / "moto.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=log
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            requests.get(endpoint + "/moto-api/", timeout=1)
+            break
+        except requests.ConnectionError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"moto server did not start: {Path(log.name).read_text(errors='replace')[-2000:]}")
+            time.sleep(0.1)
+    yield endpoint
+    process.terminate()
+    process.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture
+def bucket(s3_server, settings, monkeypatch, tmp_path):
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    client = boto3.client(
+        "s3",
+        endpoint_url=s3_server,
+        region_name="us-east-1",
+        config=Config(s3={"addressing_style": "path"}, signature_version="s3v4"),
+        **{k.lower(): v for k, v in KEYS.items()},
+    )
+    client.create_bucket(Bucket=BUCKET)
+    settings.STORAGES = {**settings.STORAGES, "default": s3_media_storage(BUCKET, s3_server)}
+    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
+    settings.MYPCBENCH_DERIVATIVES = "off"  # a worker elsewhere makes them, below
+    settings.MYPCBENCH_MEDIA_ACCEL_PREFIX = ""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+    cache.clear()
+    yield client
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
+        for item in page.get("Contents", []):
+            client.delete_object(Bucket=BUCKET, Key=item["Key"])
+    client.delete_bucket(Bucket=BUCKET)
+
+
+def keys(client) -> list[str]:
+    return sorted(item["Key"] for item in client.list_objects_v2(Bucket=BUCKET).get("Contents", []))
+
+
+def derivatives_on_another_host(tmp_path: Path, endpoint: str, run_slug: str) -> subprocess.CompletedProcess:
+    """`manage.py make_derivatives` in a process whose working, var, media and temp folders are its
+    own: it reaches the rows through the database and the pictures through the bucket only."""
+    host = tmp_path / "worker-host"
+    for folder in ("var", "media", "tmp"):
+        (host / folder).mkdir(parents=True)
+    env = {
+        **os.environ,
+        **KEYS,
+        "DJANGO_SETTINGS_MODULE": "mypcbench_site.settings",
+        "DATABASE_URL": database_url_for_worker(),
+        "MYPCBENCH_VAR_DIR": str(host / "var"),
+        "DJANGO_MEDIA_ROOT": str(host / "media"),
+        "TMPDIR": str(host / "tmp"),
+        "MYPCBENCH_S3_BUCKET": BUCKET,
+        "AWS_S3_ENDPOINT_URL": endpoint,
+    }
+    manage = Path(settings.BASE_DIR) / "manage.py"
+    return subprocess.run(
+        [sys.executable, str(manage), "make_derivatives", "--run", run_slug],
+        cwd=host,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3_server, tmp_path, isolated_media):
+    make_suite(TASK_IDS)
+    author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
+    stranger = get_user_model().objects.create_user("dwight", password="pw-schrute-2026")
+    archive = zip_bytes(good_entries(tmp_path))
+    sub = submit_archive(author, upload(archive, "pam-run.zip"), METADATA).submission
+
+    # Everything the upload stored is in the bucket; nothing in this process's media folder.
+    stored = keys(bucket)
+    archive_key = sub.metadata["archive_file"]
+    steps = list(Step.objects.filter(trajectory__run=sub.run).exclude(screenshot="").order_by("id"))
+    assert archive_key in stored and archive_key.startswith("submissions/")
+    assert steps and {s.screenshot.name for s in steps} <= set(stored)
+    assert list(isolated_media.rglob("*")) == []
+    original = bucket.get_object(Bucket=BUCKET, Key=steps[0].screenshot.name)["Body"].read()
+    assert original.startswith(b"\x89PNG")
+
+    # A derivatives worker on "another host" reads the originals from the bucket and writes WebPs there.
+    done = derivatives_on_another_host(tmp_path, s3_server, sub.run.slug)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert list((tmp_path / "worker-host" / "media").rglob("*")) == []
+    step = Step.objects.get(pk=steps[0].pk)
+    assert step.display_image.name.startswith("derivatives/") and step.display_image.name in keys(bucket)
+    webp = bucket.get_object(Bucket=BUCKET, Key=step.display_image.name)["Body"].read()
+    assert webp[:4] == b"RIFF" and webp[8:12] == b"WEBP"
+
+    # The judge sends screenshots from files: it gets local copies of the bucket's objects.
+    sent = trajectory_for_judge(steps[0].trajectory)
+    shots = [record.screenshot for record in sent.steps if record.screenshot is not None]
+    assert len(shots) == len(Step.objects.filter(trajectory=steps[0].trajectory).exclude(screenshot=""))
+    assert shots[0].read_bytes() == original and str(shots[0]).startswith(str(settings.VAR_DIR))
+
+    # Pages link to the media view, never straight to the bucket.
+    assert step.screenshot.url == "/media/" + step.screenshot.name
+    plain = f"{s3_server}/{BUCKET}/{step.display_image.name}"
+
+    # Unpublished: a stranger and an anonymous visitor get the page's 404; the author gets a signed,
+    # short-lived URL that the store honours, while the plain URL is refused.
+    for name in (step.display_image.name, archive_key):
+        client.logout()
+        assert client.get("/media/" + name).status_code == 404
+        client.force_login(stranger)
+        assert client.get("/media/" + name).status_code == 404
+        client.force_login(author)
+        response = client.get("/media/" + name)
+        assert response.status_code == 302 and response["Cache-Control"] == "private, no-store"
+        signed = response["Location"]
+        assert signed.startswith(f"{s3_server}/{BUCKET}/{name}?") and "X-Amz-Signature=" in signed
+        assert "X-Amz-Expires=300" in signed
+        fetched = requests.get(signed, timeout=10)
+        assert fetched.status_code == 200
+        assert fetched.content == (archive if name == archive_key else webp)
+    assert requests.get(plain, timeout=10).status_code == 403
+    assert requests.get(f"{s3_server}/{BUCKET}/{archive_key}", timeout=10).status_code == 403
+
+    # Published: anybody is sent to the plain URL, which the store now serves; caches may keep it.
+    Run.objects.filter(pk=sub.run_id).update(publication=Run.Publication.PUBLISHED)
+    client.logout()
+    response = client.get("/media/" + step.display_image.name)
+    assert response.status_code == 302 and response["Location"] == plain
+    assert response["Cache-Control"] == f"public, max-age={settings.MYPCBENCH_MEDIA_PUBLIC_MAX_AGE}"
+    assert requests.get(plain, timeout=10).content == webp
+    # The archive stays private after publication.
+    assert client.get("/media/" + archive_key).status_code == 404
+
+    # Withdrawn again: the plain URL stops working as soon as the view meets the file.
+    Run.objects.filter(pk=sub.run_id).update(publication=Run.Publication.WITHDRAWN)
+    client.force_login(author)
+    assert client.get("/media/" + step.display_image.name).status_code == 302
+    assert requests.get(plain, timeout=10).status_code == 403
