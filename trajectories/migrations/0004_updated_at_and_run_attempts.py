@@ -25,7 +25,7 @@ def fill_attempts(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("leaderboard", "0004_run_attempts_per_task"),
-        ("trajectories", "0002_trajectory_action_counts"),
+        ("trajectories", "0003_step_media_name_indexes"),
     ]
 
     operations = [
