@@ -252,6 +252,12 @@ class Run(models.Model):
     agent_type = models.CharField(max_length=50, blank=True)
     tool_surface = models.CharField(max_length=20, choices=ToolSurface.choices, default=ToolSurface.COMPUTER_BASH)
     turn_budget = models.PositiveIntegerField(default=100)
+    attempts_per_task = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Declared attempts per task: the grid scored (an attempt without a trajectory counts as a "
+        "failure). Empty: the number of distinct attempt numbers the run's trajectories use.",
+    )
     screenshot_window = models.PositiveIntegerField(default=20)
     image_tag = models.CharField(max_length=100, blank=True)
     harness_version = models.CharField(max_length=50, blank=True)

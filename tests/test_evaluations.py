@@ -49,7 +49,7 @@ def launch(world, user=None, **overrides):
 def test_launch_creates_a_queued_harness_run_with_one_message_per_task_and_attempt(world, queued, admin_user):
     run = launch(world, admin_user, attempts=2, turn_budget=7)
     assert run.provenance == "harness" and run.status == "queued" and run.launched_by == admin_user
-    assert run.turn_budget == 7 and run.agent_type == "scripted"
+    assert run.turn_budget == 7 and run.agent_type == "scripted" and run.attempts_per_task == 2
     ordered = run.trajectories.order_by("task__position", "attempt")
     rows = list(ordered.values_list("task__task_id", "attempt", "status"))
     assert rows == [

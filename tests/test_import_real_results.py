@@ -283,6 +283,8 @@ def test_g_folders_are_attempts_of_one_run(tmp_path):
     attempts = sorted(summary.run.trajectories.filter(task__task_id="retrieval-f016").values_list("attempt", flat=True))
     assert attempts == [0, 1, 2] and summary.report.attempts == 3
     assert "attempts per task: 3" in "\n".join(summary.lines())
+    summary.run.refresh_from_db()
+    assert summary.run.attempts_per_task == 3  # the declared grid the scores use
 
 
 def test_attempt_numbers_must_be_contiguous_from_the_first(tmp_path):

@@ -130,3 +130,28 @@ def test_the_launch_form_passes_the_chosen_prompt_version(admin_client, monkeypa
     run = Run.objects.get()
     assert run.metadata["launch"]["judge"]["prompt_version"] == "paper-v1"
     assert run.judge_config.prompt_version == "paper-v1" and run.judge_config.settings["protocol"] == "paper"
+
+
+def test_the_papers_protocol_is_the_default_beside_published_figures(imported_run):
+    # the imported run's suite gets the paper's published figures: what stands beside them is judged the same way
+    Run.objects.create(
+        name="Paper figures",
+        slug="paper-figures",
+        suite=imported_run.suite,
+        model=imported_run.model,
+        provenance="reported",
+        publication="published",
+    )
+    paper_answer = "Thoughts: the mail is open in step 2.\nStatus: success"
+    with ProviderSimulator(lambda request: paper_answer) as sim:
+        judge_cmd(imported_run, sim)  # no --prompt-version
+        chosen = JudgeConfig.objects.get(origin=JudgeConfig.Origin.OURS)
+        assert chosen.prompt_version == "paper-v1"
+        assert ours().filter(judge=chosen, verdict="success").count() == 12
+        judge_cmd(imported_run, sim, "--prompt-version", "mypc-judge-1")  # an explicit choice still wins
+    assert JudgeConfig.objects.filter(origin="ours", prompt_version="mypc-judge-1").exists()
+    # a suite without published figures keeps our prompt: with_protocol_for leaves the spec alone
+    other = make_eval_suite(1)[0]
+    spec = judging.JudgeSpec(provider="anthropic")
+    assert judging.with_protocol_for(spec, other.pk).prompt_version == ""
+    assert judging.with_protocol_for(spec, imported_run.suite_id).prompt_version == "paper-v1"

@@ -3,6 +3,7 @@ judgments, and author submissions with API tokens."""
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 
@@ -15,6 +16,16 @@ class EndReason(models.TextChoices):
     TIMEOUT = "timeout", "Time limit"
     ERROR = "error", "Error"
     UNKNOWN = "unknown", "Unknown"
+
+
+class TouchingQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        """Every bulk update moves ``updated_at`` too: the scores' data version reads its maximum, so
+        figures never go stale when a write path bypasses save() and its signals. Callers leave
+        ``updated_at`` to this (the clock's now, as auto_now on save): a timestamp set ahead of it
+        would hide later writes from that maximum."""
+        kwargs.setdefault("updated_at", timezone.now())
+        return super().update(**kwargs)
 
 
 class Trajectory(models.Model):
@@ -57,7 +68,9 @@ class Trajectory(models.Model):
         JudgeConfig, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    objects = TouchingQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "task__position", "attempt"]
@@ -152,6 +165,9 @@ class Judgment(models.Model):
     failure_mode_overridden = models.BooleanField(default=False)
     signals = models.JSONField(default=dict, blank=True, help_text="Deterministic failure signals.")
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    objects = TouchingQuerySet.as_manager()
 
     class Meta:
         ordering = ["trajectory", "rubric_item__position"]

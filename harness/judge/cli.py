@@ -24,6 +24,7 @@ from harness.judge.images import DEFAULT_MAX_SIDE, DEFAULT_QUALITY, FORMATS, Ima
 from harness.judge.prices import PRICES_ENV, PriceFileError, price_status, price_table
 from harness.judge.prompt import DEFAULT_MAX_IMAGES, PROMPT_VERSION, PROMPT_VERSIONS, TrajectoryForJudge
 from harness.judge.providers import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError, make_provider
+from harness.scoring import run_figures
 
 BUNDLE_FILE = "rubric_bundle.json"
 TASK_RESULT_FILE = "rubric_judge_result.json"
@@ -61,6 +62,21 @@ def _previous_items(task_dir: Path, settings: dict) -> dict[int, dict]:
     return {row["position"]: row for row in data.get("items", []) if row.get("verdict") != ERROR}
 
 
+def _cached_score(task_dir: Path, settings: dict) -> int | None:
+    """The task's earlier score, only when this very judge configuration gave it on every item: a
+    result file left by another judge (or by upstream's) is judged again, never reused."""
+    existing = _read_json(task_dir / TASK_RESULT_FILE)
+    ours = _read_json(task_dir / ITEMS_FILE)
+    if not (isinstance(existing, dict) and isinstance(ours, dict)):
+        return None
+    result = existing.get("result")
+    if not isinstance(result, int) or isinstance(result, bool) or not 0 <= result <= 100:
+        return None
+    if ours.get("judge") != settings or ours.get("complete") is not True or ours.get("score") != result:
+        return None
+    return result
+
+
 def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict:
     """Judge one task folder and write its result files; returns its scores.json row."""
     task_id = task_dir.name
@@ -69,10 +85,9 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
         return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": judge.stopped}
     if not bundle_path.is_file():
         return {"task_id": task_id, "status": "no_bundle", "score": None, "raw": None}
-    existing = _read_json(task_dir / TASK_RESULT_FILE)
-    if not force and isinstance(existing, dict) and isinstance(existing.get("result"), int):
-        score = max(0, min(100, existing["result"]))
-        return {"task_id": task_id, "status": "cached", "score": score / 100, "raw": existing["result"]}
+    cached = None if force else _cached_score(task_dir, judge.settings)
+    if cached is not None:
+        return {"task_id": task_id, "status": "cached", "score": cached / 100, "raw": cached}
     try:
         bundle = read_task_dir(task_dir)
     except BundleError as exc:
@@ -123,25 +138,43 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
     return {"task_id": task_id, "status": "judged", "score": score / 100, "raw": score}
 
 
-def scores_summary(root: Path, rows: list[dict]) -> dict:
+def scores_summary(root: Path, rows: list[dict], expected_tasks: int | None = None) -> dict:
+    """scores.json by the site's rule (harness.scoring.run_figures): a judge error or a folder
+    without a bundle is unknown, not a failure; rates are over the known tasks, with bounds that
+    count the unknown ones as failures / successes; tasks of the suite with no folder
+    (``expected_tasks`` minus the folders) count as failures, as on the site."""
     graded = [r["score"] for r in rows if r["score"] is not None]
-    perfect = sum(1 for s in graded if s >= 0.999)
-    tasks = len(rows)
+    missing = max(0, (expected_tasks or 0) - len(rows))
+    figures = run_figures([r["score"] for r in rows] + [0.0] * missing, graded=[True] * len(rows) + [False] * missing)
+    summary = figures.as_dict()
     return {
         "result_dir": str(root),
-        "tasks": tasks,
+        "tasks": len(rows) + missing,
         "graded": len(graded),
+        "missing": missing,
         "no_bundle": sum(1 for r in rows if r["status"] == "no_bundle"),
         "judge_errors": sum(1 for r in rows if r["status"] == "judge_error"),
-        "perfect": perfect,
-        "perfect_rate": perfect / tasks if tasks else 0.0,
-        "avg_score": sum(graded) / tasks if tasks else 0.0,
+        "unknown": figures.unknown,
+        "perfect": figures.perfect,
+        "perfect_rate": summary["perfect_rate"],
+        "perfect_rate_bounds": [summary["perfect_rate_lower"], summary["perfect_rate_upper"]],
+        "avg_score": summary["avg_score"],
+        "avg_score_bounds": [summary["avg_score_lower"], summary["avg_score_upper"]],
         "avg_graded": sum(graded) / len(graded) if graded else None,
+        "rule": "rates over tasks with a known outcome; bounds count unknown tasks as failures / successes",
         "rows": sorted(rows, key=lambda r: r["task_id"]),
     }
 
 
-def judge_folder(root: Path, judge: Judge, *, force: bool = False, workers: int | None = None, progress=None) -> dict:
+def judge_folder(
+    root: Path,
+    judge: Judge,
+    *,
+    force: bool = False,
+    workers: int | None = None,
+    progress=None,
+    expected_tasks: int | None = None,
+) -> dict:
     """Judge every task folder under ``root`` (vm<i>/ nesting included); scores.json is rewritten
     after every task so an interrupted run leaves a true partial picture."""
     root = Path(root)
@@ -155,10 +188,10 @@ def judge_folder(root: Path, judge: Judge, *, force: bool = False, workers: int 
             row = future.result()
             with lock:
                 rows.append(row)
-                _write_json(root / SCORES_FILE, scores_summary(root, rows))
+                _write_json(root / SCORES_FILE, scores_summary(root, rows, expected_tasks))
             if progress is not None:
                 progress(row)
-    summary = scores_summary(root, rows)
+    summary = scores_summary(root, rows, expected_tasks)
     if judge.stopped:
         summary["stopped"] = judge.stopped
     _write_json(root / SCORES_FILE, summary)
@@ -189,6 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--image-max-side", type=int, default=DEFAULT_MAX_SIDE, help="longest side in pixels; 0 keeps the size"
     )
     parser.add_argument("--force", action="store_true", help="judge again tasks that already have a result")
+    parser.add_argument(
+        "--expected-tasks",
+        type=int,
+        help="tasks in the suite: those without a folder count as failures (default: only the folders present)",
+    )
     return parser
 
 
@@ -238,13 +276,22 @@ def main(argv=None) -> int:
     from tqdm import tqdm
 
     with tqdm(total=len(task_dirs), unit="task", desc="judging") as bar:
-        summary = judge_folder(args.result_folder, judge, force=args.force, progress=lambda row: bar.update(1))
+        summary = judge_folder(
+            args.result_folder,
+            judge,
+            force=args.force,
+            progress=lambda row: bar.update(1),
+            expected_tasks=args.expected_tasks,
+        )
     if judge.stopped:
         print(f"error: the judge {judge.stopped}", file=sys.stderr)
         return 1
+    pct = lambda x: "n/a" if x is None else f"{100 * x:.1f}%"  # noqa: E731
+    bounds = lambda b: "" if summary["unknown"] == 0 else f" (bounds {pct(b[0])} to {pct(b[1])})"  # noqa: E731
     print(
         f"{summary['tasks']} tasks: {summary['graded']} graded, {summary['judge_errors']} judge errors, "
-        f"{summary['no_bundle']} without a bundle; rubric score {100 * summary['avg_score']:.1f}%, "
-        f"perfect {100 * summary['perfect_rate']:.1f}%"
+        f"{summary['no_bundle']} without a bundle, {summary['missing']} missing; "
+        f"rubric score {pct(summary['avg_score'])}{bounds(summary['avg_score_bounds'])}, "
+        f"perfect {pct(summary['perfect_rate'])}{bounds(summary['perfect_rate_bounds'])}"
     )
     return 0

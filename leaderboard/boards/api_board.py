@@ -16,6 +16,11 @@ class IntervalOut(Schema):
     high: float | None
 
 
+class BoundsOut(Schema):
+    lower: float  # every unknown task counted as a failure
+    upper: float  # every unknown task counted as a success
+
+
 class BoardRowOut(Schema):
     kind: str  # "graded" or "reported" (published figures: no intervals)
     run: str
@@ -34,17 +39,31 @@ class BoardRowOut(Schema):
     tool_surface: str
     judge: str
     judge_origin: str
-    perfect_pct: IntervalOut  # Wilson 95%
+    protocol: str = Field(
+        description="The judging protocol of the figures: 'paper' (published), our judge's prompt version "
+        "('paper-v1': the paper's protocol; 'mypc-judge-1': ours), 'source', 'unrecorded', or '' when not judged."
+    )
+    attempts: int | None = Field(description="Attempts per task scored (graded rows).")
+    perfect_pct: IntervalOut = Field(
+        description="Wilson 95% when each task has one attempt, else the task-level bootstrap (perfect_interval)."
+    )
+    perfect_interval: str  # "wilson", "bootstrap", or "" for reported rows
+    perfect_bounds_pct: BoundsOut | None = Field(description="Bounds when some outcomes are not known, else null.")
     perfect_k: int | None
     perfect_n: int | None
     perfect_bootstrap_pct: IntervalOut
     rubric_pct: IntervalOut  # stratified bootstrap 95%
+    rubric_bounds_pct: BoundsOut | None
     efficiency: IntervalOut
     avg_steps: float | None
     input_tokens: int | None
     output_tokens: int | None
     cost_usd: float | None
-    rank: int | None
+    rank: int | None = Field(description="null for reported rows and for runs nothing was judged on yet.")
+    ranked_on: str = Field(
+        description="What the rank uses: 'complete results', or the lower bound (unknown outcomes counted as "
+        "failures) when some are not known; '' when not ranked."
+    )
     rank_low: int | None
     rank_high: int | None
     tier: int | None
@@ -60,6 +79,10 @@ class BoardOut(Schema):
     rows: list[BoardRowOut]
 
 
+def _bounds(pair) -> dict | None:
+    return None if pair is None else {"lower": round(pair[0], 1), "upper": round(pair[1], 1)}
+
+
 def _row(row: leaderboard.BoardRow) -> dict:
     return {
         "kind": "reported" if row.reported else "graded",
@@ -72,17 +95,23 @@ def _row(row: leaderboard.BoardRow) -> dict:
         "tool_surface": row.tool_surface,
         "judge": row.judge_name,
         "judge_origin": row.judge_origin,
+        "protocol": row.protocol,
+        "attempts": None if row.reported else row.attempts,
         "perfect_pct": row.perfect.as_dict(),
+        "perfect_interval": row.perfect_interval,
+        "perfect_bounds_pct": _bounds(row.perfect_bounds),
         "perfect_k": row.perfect_k,
         "perfect_n": row.perfect_n,
         "perfect_bootstrap_pct": row.perfect_boot.as_dict(),
         "rubric_pct": row.rubric.as_dict(),
+        "rubric_bounds_pct": _bounds(row.rubric_bounds),
         "efficiency": row.efficiency.as_dict(),
         "avg_steps": None if row.avg_steps is None else round(row.avg_steps, 1),
         "input_tokens": row.input_tokens,
         "output_tokens": row.output_tokens,
         "cost_usd": row.cost_usd,
         "rank": None if row.reported else row.rank,
+        "ranked_on": row.ranked_on,
         "rank_low": row.rank_low,
         "rank_high": row.rank_high,
         "tier": row.tier,

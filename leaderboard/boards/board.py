@@ -13,6 +13,7 @@ from django.db.models import Count, Prefetch, Q
 from django.http import Http404
 from django.utils.http import urlencode
 
+from harness.judge.prompt import OURS, PAPER
 from leaderboard.catalog.badges import Badge, run_badge
 from leaderboard.catalog.selectors import sees_unpublished, visible_runs
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
@@ -91,7 +92,10 @@ class BoardRow:
     publication: str
     judge_name: str = ""
     judge_origin: str = ""
-    perfect: Interval = field(default_factory=lambda: Interval(None))  # Wilson 95%
+    judge_protocol: str = ""  # the judge's prompt version, e.g. "paper-v1"
+    perfect: Interval = field(default_factory=lambda: Interval(None))  # Wilson 95% (1 attempt), else bootstrap
+    perfect_interval: str = ""  # "wilson" (one attempt per task) or "bootstrap" (repeated attempts)
+    attempts: int = 1  # attempts per task scored
     perfect_k: int | None = None
     perfect_n: int | None = None
     perfect_boot: Interval = field(default_factory=lambda: Interval(None))  # stratified bootstrap
@@ -109,10 +113,47 @@ class BoardRow:
     source: str = ""  # reported runs: where the figures come from
     notes: list[str] = field(default_factory=list)
     badge: Badge | None = None  # verified / re-judged / reported / imported
+    # bounds in percent with every unknown cell a failure / a success (None when nothing is unknown)
+    perfect_bounds: tuple[float, float] | None = None
+    rubric_bounds: tuple[float, float] | None = None
+    # what the rank uses: the lower bound on the rank metric (the point estimate when complete);
+    # None for a row not ranked (nothing judged yet)
+    rank_value: float | None = None
+    ranked_on: str = ""  # "complete results", "lower bound (unknowns as failures)" or "" when not ranked
 
     @property
     def unknown_count(self) -> int:
         return sum(self.counts.get(s, 0) for s in scoring.UNKNOWN_STATUSES)
+
+    @property
+    def protocol(self) -> str:
+        """Which judging protocol the figures come from, as exports name it: "paper" (published
+        figures), a prompt version of our judge ("paper-v1", "mypc-judge-1"), "source" (the source's
+        own judge), "unrecorded", or "" when nothing was judged."""
+        if self.reported:
+            return "paper"
+        if not self.judge_name:
+            return ""
+        if self.judge_protocol:
+            return self.judge_protocol
+        return "unrecorded" if self.judge_origin == "ours" else "source"
+
+    @property
+    def protocol_text(self) -> str:
+        """The protocol in plain words, so no one compares across protocols without knowing."""
+        key = self.protocol
+        return {
+            "paper": "the paper's protocol, as published",
+            PAPER: f"the paper's protocol ({PAPER})",
+            OURS: f"our protocol ({OURS})",
+            "source": "the source's own protocol",
+            "unrecorded": "protocol not recorded",
+            "": "",
+        }.get(key, f"protocol {key}")
+
+    @property
+    def ranked(self) -> bool:
+        return self.rank_value is not None
 
     @property
     def failure_count(self) -> int:
@@ -247,7 +288,7 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     rows = []
     for o, s in zip(outcomes, stats, strict=True):
         row = _base_row(by_slug[o.run_slug], reported=False)
-        row.judge_name, row.judge_origin = o.judge_name, o.judge_origin
+        row.judge_name, row.judge_origin, row.judge_protocol = o.judge_name, o.judge_origin, o.judge_protocol
         for name, value in s.items():
             setattr(row, name, value)
         row.counts = o.counts()
@@ -259,36 +300,61 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     return rows, task_count
 
 
+RANKED_ON_COMPLETE = "complete results"
+RANKED_ON_LOWER_BOUND = "lower bound (unknown outcomes counted as failures)"
+
+
 def _statistics(outcomes: list[scoring.RunOutcomes], rank_metric: str) -> list[dict]:
-    """Every interval of every row: Wilson for perfect counts, paired stratified bootstrap (B, strata
-    = behavioural type) for perfect, rubric and efficiency, rank intervals and tied groups."""
+    """Every interval of every row: for the perfect rate Wilson when each task has one attempt, else
+    the task-level bootstrap; paired stratified bootstrap (B, strata = behavioural type, each run
+    over its own attempts) for perfect, rubric and efficiency; bounds with the unknown cells as
+    failures / successes. Ranks, rank intervals and tied groups use the lower bound (unknowns as
+    failures), so an unknown never lifts a run; a row nothing was judged on is not ranked."""
     if not outcomes:
         return []
     reps = bootstrap.bootstrap_many(outcomes, ("perfect", "score", "efficiency"), B=B, seed=SEED)
     ivs = {m: _percentiles(r) for m, r in reps.items()}
-    rank_reps = reps["perfect" if rank_metric == "perfect" else "score"]
-    # a run with nothing known has NaN replicates: rank it last in every replicate
-    ranks = metrics.rank_intervals(np.nan_to_num(rank_reps, nan=-1.0))
-    rank_iv = ivs["perfect" if rank_metric == "perfect" else "score"]
-    tiers = metrics.tied_groups(np.nan_to_num(rank_iv, nan=-1.0))
+    name = "perfect" if rank_metric == "perfect" else "score"
+    ranked = [i for i, o in enumerate(outcomes) if o.graded_count > 0]
+    ranks, tiers = {}, {}
+    if ranked:
+        pessimistic = bootstrap.bootstrap_many([outcomes[i].pessimistic() for i in ranked], (name,), B=B, seed=SEED)
+        rank_reps = pessimistic[name]
+        ranks = dict(zip(ranked, metrics.rank_intervals(rank_reps), strict=True))
+        tiers = dict(zip(ranked, metrics.tied_groups(_percentiles(rank_reps)), strict=True))
     out = []
     for i, o in enumerate(outcomes):
-        k, n = o.perfect_k_n()
-        wilson = metrics.wilson_interval(k, n) or (None, None)
-        out.append(
-            {
-                "perfect": Interval(_pct(o.perfect_rate()), *_pct_pair(wilson)),
-                "perfect_k": k,
-                "perfect_n": n,
-                "perfect_boot": Interval(_pct(o.perfect_rate()), *_pct_pair(ivs["perfect"][i])),
-                "rubric": Interval(_pct(o.mean_score()), *_pct_pair(ivs["score"][i])),
-                "efficiency": Interval(_num(o.efficiency()), *_pair(ivs["efficiency"][i]), places=2),
-                "avg_steps": _num(o.avg_steps()),
-                "rank_low": int(ranks[i][0]) if n else None,
-                "rank_high": int(ranks[i][1]) if n else None,
-                "tier": int(tiers[i]) if n else None,
-            }
-        )
+        f = o.figures()
+        k, n = f.perfect, f.known
+        judged = i in ranks
+        if o.attempts == 1:
+            perfect = Interval(_pct(f.perfect_rate), *_pct_pair(metrics.wilson_interval(k, n) or (None, None)))
+        else:  # attempts of one task are not independent: Wilson over cells would be too narrow
+            perfect = Interval(_pct(f.perfect_rate), *_pct_pair(ivs["perfect"][i]))
+        lower = (f.perfect_bounds if name == "perfect" else f.score_bounds) or (None, None)
+        row = {
+            "perfect": perfect,
+            "perfect_interval": "wilson" if o.attempts == 1 else "bootstrap",
+            "attempts": o.attempts,
+            "perfect_k": k,
+            "perfect_n": n,
+            "perfect_boot": Interval(_pct(f.perfect_rate), *_pct_pair(ivs["perfect"][i])),
+            "rubric": Interval(_pct(f.mean_score), *_pct_pair(ivs["score"][i])),
+            "efficiency": Interval(_num(o.efficiency()), *_pair(ivs["efficiency"][i]), places=2),
+            "avg_steps": _num(o.avg_steps()),
+            "perfect_bounds": _pct_pair(f.perfect_bounds) if f.unknown else None,
+            "rubric_bounds": _pct_pair(f.score_bounds) if f.unknown else None,
+            "rank_value": _pct(lower[0]) if judged else None,
+            "ranked_on": (RANKED_ON_COMPLETE if f.complete else RANKED_ON_LOWER_BOUND) if judged else "",
+            "rank_low": int(ranks[i][0]) if judged else None,
+            "rank_high": int(ranks[i][1]) if judged else None,
+            "tier": int(tiers[i]) if judged else None,
+        }
+        if not judged:  # nothing judged yet: no figure to show, nothing to rank (issue 15 item 20)
+            row["perfect"] = row["perfect_boot"] = row["rubric"] = Interval(None)
+            row["efficiency"] = Interval(None, places=2)
+            row["perfect_bounds"] = row["rubric_bounds"] = None
+        out.append(row)
     return out
 
 
@@ -344,10 +410,9 @@ def _sort(rows: list[BoardRow], filters: BoardFilters) -> None:
     desc = (filters.dir or natural) == "desc"
 
     def headline(r: BoardRow):
-        v = r.perfect.value if filters.metric == "perfect" else r.rubric.value
-        return (v is None, -(v or 0), r.run_name.lower())
+        return (-r.rank_value, r.run_name.lower())
 
-    for i, r in enumerate(sorted(rows, key=headline), start=1):
+    for i, r in enumerate(sorted([r for r in rows if r.ranked], key=headline), start=1):
         r.rank = i
     known = [r for r in rows if _sort_value(r, filters.sort) is not None]
     unknown = [r for r in rows if _sort_value(r, filters.sort) is None]
@@ -367,10 +432,14 @@ EXPORT_COLUMNS = (
     "model",
     "judge",
     "judge_origin",
+    "protocol",
     "provenance",
     "badge",
     "badge_title",  # the badge's tooltip: what exactly was verified for the run
     "tool_surface",
+    "attempts",
+    "ranked_on",
+    "perfect_interval",
     "perfect_pct",
     "perfect_low",
     "perfect_high",
@@ -378,9 +447,13 @@ EXPORT_COLUMNS = (
     "perfect_n",
     "perfect_boot_low",
     "perfect_boot_high",
+    "perfect_lower_bound",
+    "perfect_upper_bound",
     "rubric_pct",
     "rubric_low",
     "rubric_high",
+    "rubric_lower_bound",
+    "rubric_upper_bound",
     "efficiency",
     "efficiency_low",
     "efficiency_high",
@@ -411,10 +484,14 @@ def export_rows(b: Board) -> list[dict]:
                 "model": row.model_name,
                 "judge": row.judge_name,
                 "judge_origin": row.judge_origin,
+                "protocol": row.protocol,
                 "provenance": row.provenance,
                 "badge": row.badge.key if row.badge else "",
                 "badge_title": row.badge.title if row.badge else "",
                 "tool_surface": row.tool_surface,
+                "attempts": None if row.reported else row.attempts,
+                "ranked_on": row.ranked_on,
+                "perfect_interval": row.perfect_interval,
                 "perfect_pct": r(row.perfect.value, 1),
                 "perfect_low": r(row.perfect.low, 1),
                 "perfect_high": r(row.perfect.high, 1),
@@ -422,9 +499,13 @@ def export_rows(b: Board) -> list[dict]:
                 "perfect_n": row.perfect_n,
                 "perfect_boot_low": r(row.perfect_boot.low, 1),
                 "perfect_boot_high": r(row.perfect_boot.high, 1),
+                "perfect_lower_bound": r(row.perfect_bounds[0], 1) if row.perfect_bounds else None,
+                "perfect_upper_bound": r(row.perfect_bounds[1], 1) if row.perfect_bounds else None,
                 "rubric_pct": r(row.rubric.value, 1),
                 "rubric_low": r(row.rubric.low, 1),
                 "rubric_high": r(row.rubric.high, 1),
+                "rubric_lower_bound": r(row.rubric_bounds[0], 1) if row.rubric_bounds else None,
+                "rubric_upper_bound": r(row.rubric_bounds[1], 1) if row.rubric_bounds else None,
                 "efficiency": r(row.efficiency.value, 2),
                 "efficiency_low": r(row.efficiency.low, 2),
                 "efficiency_high": r(row.efficiency.high, 2),
@@ -491,7 +572,7 @@ def comparison(user, slug_a: str, slug_b: str, weighting: str = "authored") -> C
     rows = []
     for run, o, s in ((run_a, oa, stats[0]), (run_b, ob, stats[1])):
         row = _base_row(run, reported=False)
-        row.judge_name, row.judge_origin = o.judge_name, o.judge_origin
+        row.judge_name, row.judge_origin, row.judge_protocol = o.judge_name, o.judge_origin, o.judge_protocol
         for name, value in s.items():
             setattr(row, name, value)
         row.counts = o.counts()

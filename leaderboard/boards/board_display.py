@@ -47,16 +47,19 @@ def merged_rows(board: Board) -> list[BoardRow]:
     value like any other. Graded rows keep their rank interval; reported ones have none."""
     f = board.filters
     key = f.sort
+    value = lambda r: _sort_value(r, key)  # noqa: E731
     if key == "rank":
         key = "rubric" if f.metric == "rubric" else "perfect"
         desc = f.dir != "asc"
+        # graded rows by what they are ranked on (the lower bound; none when nothing was judged)
+        value = lambda r: _sort_value(r, key) if r.reported else r.rank_value  # noqa: E731
     else:
         desc = (f.dir or ("asc" if key in ASCENDING_FIRST else "desc")) == "desc"
     rows = [*board.rows, *board.reported_rows]
-    known = [r for r in rows if _sort_value(r, key) is not None]
-    unknown = [r for r in rows if _sort_value(r, key) is None]
+    known = [r for r in rows if value(r) is not None]
+    unknown = [r for r in rows if value(r) is None]
     known.sort(key=lambda r: (r.reported, r.run_name.lower()))  # stable ties: graded first, then by name
-    known.sort(key=lambda r: _sort_value(r, key), reverse=desc)
+    known.sort(key=value, reverse=desc)
     return known + unknown
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from leaderboard.scoring.metrics import attempt_generator
 from leaderboard.scoring.outcomes import RunOutcomes
 
 
@@ -17,9 +18,10 @@ def bootstrap_replicates(
     of ``metric`` for runs over the same tasks: the draws of metrics.stratified_bootstrap (same
     seed, same replicates when every cell is known; the tests hold them equal).
 
-    Unknown (NaN) cells are left out of every replicate's mean rather than counted: each replicate
-    is (sum of the drawn known values) / (number of drawn known cells). Runs with fewer attempts
-    are padded with unknown cells."""
+    Every run shares the task draws (paired) and is resampled over its own attempts: a 1-attempt
+    run's replicates are the same whether or not a 3-attempt run stands beside it. Unknown (NaN)
+    cells are left out of every replicate's mean rather than counted: each replicate is (sum of
+    the drawn known values) / (number of drawn known cells)."""
     return bootstrap_many(outcomes, (metric,), B=B, seed=seed)[metric]
 
 
@@ -31,7 +33,8 @@ def bootstrap_many(
     Why not call metrics.stratified_bootstrap per metric: its gather of every drawn cell costs
     about 0.25 s per metric at 30 runs x 184 tasks x 3 attempts. The micro mean is linear in the
     cells, so each replicate is a weighted sum: the draws become a (B, N*R) matrix of how often
-    each (task, attempt) was drawn, and every run and metric is one matrix product."""
+    each (task, attempt) was drawn, and every run and metric is one matrix product (one matrix per
+    distinct number of attempts R)."""
     if not outcomes:
         return {m: np.zeros((0, B)) for m in metric_names}
     first = outcomes[0]
@@ -39,37 +42,42 @@ def bootstrap_many(
         if o.n_tasks != first.n_tasks or not np.array_equal(o.task_pks, first.task_pks):
             raise ValueError(f"runs {first.run_slug} and {o.run_slug} do not cover the same tasks")
     M, N = len(outcomes), first.n_tasks
-    R = max(o.attempts for o in outcomes)
-    weights = _draw_weights(first.behavioural_types, N, R, B, seed)  # (B, N*R)
-    known = np.zeros((M, N, R), dtype=bool)
-    for i, o in enumerate(outcomes):
-        known[i, :, : o.attempts] = o.known
-    counts = weights @ known.reshape(M, N * R).T.astype(float)  # (B, M)
-    out = {}
-    for name in metric_names:
-        values = np.zeros((M, N, R))
-        for i, o in enumerate(outcomes):
-            values[i, :, : o.attempts] = np.nan_to_num(o.values(name), nan=0.0)
-        sums = weights @ np.where(known, values, 0.0).reshape(M, N * R).T  # (B, M)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[name] = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan).T
+    out = {name: np.full((M, B), np.nan) for name in metric_names}
+    all_weights = _draw_weights(first.behavioural_types, N, sorted({o.attempts for o in outcomes}), B, seed)
+    for R, weights in all_weights.items():  # weights: (B, N*R)
+        members = [i for i, o in enumerate(outcomes) if o.attempts == R]
+        known = np.stack([outcomes[i].known.reshape(N * R) for i in members]).astype(float)  # (m, N*R)
+        counts = weights @ known.T  # (B, m)
+        for name in metric_names:
+            values = np.stack([np.nan_to_num(outcomes[i].values(name), nan=0.0).reshape(N * R) for i in members])
+            sums = weights @ (values * known).T  # (B, m)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[name][members] = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan).T
     return out
 
 
-def _draw_weights(strata: np.ndarray, N: int, R: int, B: int, seed: int) -> np.ndarray:
-    """(B, N*R) times each (task, attempt) cell is drawn per replicate, from the same random
-    sequence as metrics.stratified_bootstrap (strata in np.unique order; tasks, then attempts)."""
+def _draw_weights(strata: np.ndarray, N: int, attempts: Sequence[int], B: int, seed: int) -> dict[int, np.ndarray]:
+    """{R: (B, N*R) times each (task, attempt) cell is drawn per replicate} for each number of
+    attempts R, from the same random sequences as metrics.stratified_bootstrap (strata in np.unique
+    order; task draws shared by every R, attempt draws from metrics.attempt_generator(seed, R))."""
     rng = np.random.default_rng(seed)
+    attempt_rngs = {R: attempt_generator(seed, R) for R in attempts}
     strata = np.asarray(strata)
-    offsets = (np.arange(B) * (N * R))[:, None, None]  # replicate b's cells start at b * N * R
-    drawn = []
+    drawn: dict[int, list[np.ndarray]] = {R: [] for R in attempts}
     for g in np.unique(strata):
         idx = np.flatnonzero(strata == g)
         n_g = idx.size
         tasks = idx[rng.integers(0, n_g, size=(B, n_g))]  # (B, n_g)
-        attempts = rng.integers(0, R, size=(B, n_g, R))  # (B, n_g, R)
-        drawn.append((offsets + tasks[:, :, None] * R + attempts).ravel())
-    if not drawn:
-        return np.zeros((B, N * R))
+        for R in attempts:
+            offsets = (np.arange(B) * (N * R))[:, None, None]  # replicate b's cells start at b * N * R
+            picks = attempt_rngs[R].integers(0, R, size=(B, n_g, R))  # (B, n_g, R)
+            drawn[R].append((offsets + tasks[:, :, None] * R + picks).ravel())
     # counting the draws with bincount: several times faster than np.add.at, same counts
-    return np.bincount(np.concatenate(drawn), minlength=B * N * R).reshape(B, N * R).astype(float)
+    return {
+        R: (
+            np.bincount(np.concatenate(drawn[R]), minlength=B * N * R).reshape(B, N * R).astype(float)
+            if drawn[R]
+            else np.zeros((B, N * R))
+        )
+        for R in attempts
+    }

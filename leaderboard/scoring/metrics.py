@@ -54,6 +54,13 @@ def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float] | Non
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def attempt_generator(seed: int, attempts: int) -> np.random.Generator:
+    """The random source of the attempt draws: it depends on the seed and the number of attempts
+    only, while task draws come from ``default_rng(seed)`` alone. So runs with different numbers of
+    attempts share their task draws (paired) and each is resampled over its own attempts."""
+    return np.random.default_rng([seed, attempts])
+
+
 def stratified_bootstrap(
     scores: np.ndarray, strata: Sequence, B: int = 1000, seed: int = 0, stat: str = "micro"
 ) -> np.ndarray:
@@ -61,7 +68,8 @@ def stratified_bootstrap(
 
     ``scores`` has shape (M, N) or (M, N, R) (R attempts per task). Strata (e.g. behavioural
     type) are fixed; within each stratum tasks are resampled with replacement, the same draw for
-    every run (so replicates are paired), then attempts within each task. ``stat`` is "micro"
+    every run (so replicates are paired), then attempts within each task (:func:`attempt_generator`).
+    ``stat`` is "micro"
     (mean over tasks, the official headline) or "macro" (equal weight per stratum).
     Returns an (M, B) array.
     """
@@ -77,12 +85,13 @@ def stratified_bootstrap(
     if stat not in {"micro", "macro"}:
         raise ValueError(f"stat must be 'micro' or 'macro', not {stat!r}")
     rng = np.random.default_rng(seed)
+    attempt_rng = attempt_generator(seed, R)
     groups = [np.flatnonzero(strata == g) for g in np.unique(strata)]
     total = np.zeros((M, B))
     for idx in groups:
         n_g = idx.size
         tasks = idx[rng.integers(0, n_g, size=(B, n_g))]  # (B, n_g)
-        attempts = rng.integers(0, R, size=(B, n_g, R))  # (B, n_g, R)
+        attempts = attempt_rng.integers(0, R, size=(B, n_g, R))  # (B, n_g, R)
         drawn = scores[:, tasks[:, :, None], attempts]  # (M, B, n_g, R)
         group_sum = drawn.mean(axis=3).sum(axis=2)  # (M, B)
         total += group_sum / N if stat == "micro" else group_sum / n_g / len(groups)

@@ -2,16 +2,21 @@
 order, so the pure functions of leaderboard/scoring/metrics.py apply directly. Pages, exports and the API
 all score runs through here.
 
-Rules (issue 3):
+Rules (issues 3 and 14):
 
-* The denominator is the suite. A task with no trajectory ("missing"), an unfinished trajectory
-  ("unfinished") or one that errored ("errored") counts as a failure: score 0, shown as such.
-* A task whose judgment has verdict ``error``, or whose current rubric is only partly judged, is
-  "incomplete": its score is NaN, never silently a failure. Likewise "stale" (judged only on an
-  older rubric version) and "unjudged" (a finished trajectory this judge has not judged yet).
-* Headline rule: rates and means are computed over the tasks whose outcome is known (graded plus
-  counted failures); NaN tasks are left out *visibly*: their count is reported beside the
-  figure (see :meth:`RunOutcomes.counts`) and pages show a warning badge when it is not 0.
+* The grid is the suite's tasks x the run's declared attempts per task (``Run.attempts_per_task``;
+  when empty, the number of distinct attempt numbers used). Attempt numbers are mapped in order onto
+  that grid, so trajectories numbered 1..3 are the run's three attempts (a note says so).
+* A cell with no trajectory ("missing") or whose trajectory the agent ended in error after acting
+  ("errored") counts as a failure: score 0, shown as such.
+* Unknown cells (score NaN), never silently failures: a judgment with verdict ``error`` or a current
+  rubric only partly judged ("incomplete"), "stale" (judged only on an older rubric version),
+  "unjudged", a trajectory queued, running or interrupted ("unfinished"), and one that errored
+  before its first step or through our own machinery, e.g. its VM never started or the worker
+  failed ("infrastructure"): not the agent's failure.
+* Point estimates are over the known cells; :meth:`RunOutcomes.figures` (the shared rule of
+  harness/scoring.py, also behind the offline judge's scores.json) adds the bounds with every
+  unknown cell as a failure / as a success. Boards rank on the lower bound.
 * Rubric score: authored weights normalised per task (``RubricItem.normalised_weight``) or equal
   weights (``weighting="equal"``). Only judgments of current rubric items count unless
   ``include_stale`` is set.
@@ -38,6 +43,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from harness.scoring import Figures, run_figures
 from leaderboard.models import JudgeConfig, Model, ReportedFigure, RubricItem, Run, Task
 from leaderboard.scoring import metrics
 from trajectories.models import Judgment, Trajectory
@@ -49,13 +55,18 @@ INCOMPLETE = "incomplete"  # a judgment with verdict error, or the current rubri
 STALE = "stale"  # judged only on an older rubric version
 UNJUDGED = "unjudged"  # finished, not judged by this judge
 MISSING = "missing"  # no trajectory for this task (attempt)
-UNFINISHED = "unfinished"  # trajectory queued, running or interrupted
-ERRORED = "errored"  # trajectory ended in error
-STATUSES = (GRADED, INCOMPLETE, STALE, UNJUDGED, MISSING, UNFINISHED, ERRORED)
+UNFINISHED = "unfinished"  # trajectory queued, running or interrupted: not the agent's failure
+ERRORED = "errored"  # trajectory ended in error after the agent acted
+INFRASTRUCTURE = "infrastructure"  # ended in error before its first step (e.g. the VM never started)
+STATUSES = (GRADED, INCOMPLETE, STALE, UNJUDGED, MISSING, UNFINISHED, ERRORED, INFRASTRUCTURE)
 #: statuses counted as a failure (score 0) in the denominator
-FAILURE_STATUSES = (MISSING, UNFINISHED, ERRORED)
-#: statuses whose score is unknown (NaN): left out of means, counted and shown
-UNKNOWN_STATUSES = (INCOMPLETE, STALE, UNJUDGED)
+FAILURE_STATUSES = (MISSING, ERRORED)
+#: statuses whose score is unknown (NaN): left out of point estimates, counted, shown and bounded
+UNKNOWN_STATUSES = (INCOMPLETE, STALE, UNJUDGED, UNFINISHED, INFRASTRUCTURE)
+
+#: how our evaluation code words an ending that is not the agent's doing (trajectories/evaluations/
+#: lifecycle.py): the guest never started on any try, or the worker itself failed mid-run
+INFRASTRUCTURE_ERRORS = ("gave up after ", "the worker failed: ")
 
 _UNFINISHED_TRAJECTORY = {
     Trajectory.Status.QUEUED,
@@ -95,6 +106,7 @@ class RunOutcomes:
     cost_usd: float | None = None
     from_imported_score: int = 0  # cells scored from Trajectory.imported_score (no per-item verdicts)
     notes: list[str] = field(default_factory=list)
+    judge_protocol: str = ""  # JudgeConfig.prompt_version (e.g. "paper-v1"), "" when not recorded
 
     # -- shape ---------------------------------------------------------------------------
 
@@ -149,6 +161,7 @@ class RunOutcomes:
             cost_usd=self.cost_usd,
             from_imported_score=self.from_imported_score,
             notes=list(self.notes),
+            judge_protocol=self.judge_protocol,
         )
 
     def task_mask(self, behavioural_type: str = "", apps_touched_bin: str = "", app: str = "") -> np.ndarray:
@@ -164,19 +177,40 @@ class RunOutcomes:
 
     # -- point estimates (headline rule: over known cells) --------------------------------
 
+    def figures(self) -> Figures:
+        """The shared rule (harness.scoring.run_figures) over every cell: point estimates over the
+        known cells and bounds with the unknown ones as failures / successes."""
+        return run_figures(
+            self.scores.ravel().tolist(),
+            perfect=self.perfect.ravel().tolist(),
+            graded=(self.status.ravel() == GRADED).tolist(),
+        )
+
+    @property
+    def graded_count(self) -> int:
+        return int((self.status == GRADED).sum())
+
     def perfect_k_n(self) -> tuple[int, int]:
         """(perfect cells, known cells): the Wilson counts of the single-attempt perfect rate."""
-        known = self.known
-        return int(np.nansum(self.perfect[known])), int(known.sum())
+        f = self.figures()
+        return f.perfect, f.known
 
     def perfect_rate(self) -> float:
-        k, n = self.perfect_k_n()
-        return k / n if n else float("nan")
+        rate = self.figures().perfect_rate
+        return float("nan") if rate is None else rate
 
     def mean_score(self) -> float:
         """Mean rubric score over known cells (0..1), NaN when nothing is known."""
-        known = self.known
-        return float(self.scores[known].mean()) if known.any() else float("nan")
+        mean = self.figures().mean_score
+        return float("nan") if mean is None else mean
+
+    def pessimistic(self) -> RunOutcomes:
+        """The same run with every unknown cell counted as a failure (score 0, not perfect): what
+        the board ranks on, so unknowns never lift a run."""
+        copy = self.subset(np.ones(self.n_tasks, dtype=bool))
+        copy.scores = np.nan_to_num(self.scores, nan=0.0)
+        copy.perfect = np.nan_to_num(self.perfect, nan=0.0)
+        return copy
 
     def efficiency(self) -> float:
         """Trajectory efficiency (metrics.trajectory_efficiency) over known cells, x100."""
@@ -222,16 +256,20 @@ class RunOutcomes:
 
 def data_version() -> str:
     """A key that changes whenever judgments, trajectories, tasks or rubric items change, read in
-    one query of cheap aggregates (max ids use the primary key index; the task and rubric tables
-    are small). Inserts, bulk ones included (ingest uses bulk_create), raise a max id; saves and
-    deletes, queryset deletes and cascades included, bump a counter through signals; a rubric
-    edit changes the count of current items; task edits move max(updated_at). Not seen:
-    QuerySet.update() on trajectories or judgments (nothing in the project does that)."""
+    one query of cheap aggregates (max ids and the indexed max(updated_at) of trajectories and
+    judgments; the task and rubric tables are small). Inserts, bulk ones included, raise a max id.
+    Every trajectory or judgment write moves its table's max(updated_at): saves (auto_now),
+    update_or_create, and QuerySet.update()/bulk_update() too, since their querysets set
+    ``updated_at`` (the evaluation, slot, action-count and failure-signal code write that way, often
+    in a worker or a command whose signals this process never hears). Saves and deletes also bump
+    a counter through signals; a rubric edit changes the count of current items; task edits move
+    the tasks' max(updated_at)."""
     j, t, r, k = (m._meta.db_table for m in (Judgment, Trajectory, RubricItem, Task))
     true = "TRUE" if connection.vendor == "postgresql" else "1"
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT (SELECT MAX(id) FROM {j}), (SELECT MAX(id) FROM {t}),"
+            f"SELECT (SELECT MAX(id) FROM {j}), (SELECT MAX(updated_at) FROM {j}),"
+            f" (SELECT MAX(id) FROM {t}), (SELECT MAX(updated_at) FROM {t}),"
             f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current = {true}),"
             f" (SELECT MAX(id) FROM {k}), (SELECT MAX(updated_at) FROM {k})"
         )
@@ -290,7 +328,9 @@ def _judge_key(judge) -> int | None:
 def _run_rows(runs) -> list[dict]:
     ids = [r.pk if isinstance(r, Run) else int(r) for r in runs]
     rows = list(
-        Run.objects.filter(pk__in=ids).values("pk", "slug", "suite_id", "judge_config_id", "provenance").order_by("pk")
+        Run.objects.filter(pk__in=ids)
+        .values("pk", "slug", "suite_id", "judge_config_id", "provenance", "attempts_per_task")
+        .order_by("pk")
     )
     return [r for r in rows if r["provenance"] != Run.Provenance.REPORTED]
 
@@ -375,6 +415,7 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
         "cost_usd",
         "imported_score",
         "imported_score_judge_id",
+        "error",
     ):
         trajs[t["run_id"]].append(t)
 
@@ -407,12 +448,12 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
     if mode.startswith("judge"):
         judge_ids.add(int(mode[5:]))
     labels = {
-        j["pk"]: (j["name"], j["origin"])
-        for j in JudgeConfig.objects.filter(pk__in=judge_ids).values("pk", "name", "origin")
+        j["pk"]: (j["name"], j["origin"], j["prompt_version"])
+        for j in JudgeConfig.objects.filter(pk__in=judge_ids).values("pk", "name", "origin", "prompt_version")
     }
 
     # An author's own verdicts are shown as self-reported on their pages, never used in scores.
-    self_reported = {j for j, (_name, origin) in labels.items() if origin == JudgeConfig.Origin.SELF_REPORTED}
+    self_reported = {j for j, label in labels.items() if label[1] == JudgeConfig.Origin.SELF_REPORTED}
     result = []
     for run in run_rows:
         per_judge = {j: t for j, t in judges_per_run.get(run["pk"], {}).items() if j not in self_reported}
@@ -432,7 +473,7 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
                 _score_run(
                     run,
                     judge_id,
-                    labels.get(judge_id, ("", "")),
+                    labels.get(judge_id, ("", "", "")),
                     tasks_by_suite[run["suite_id"]],
                     apps,
                     rubric,
@@ -448,7 +489,19 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
 def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting, include_stale) -> RunOutcomes:
     n = len(tasks)
     index = {t["pk"]: i for i, t in enumerate(tasks)}
-    R = max([t["attempt"] for t in trajs if t["task_id"] in index] or [0]) + 1
+    notes = []
+    numbers = sorted({t["attempt"] for t in trajs if t["task_id"] in index})
+    declared = run.get("attempts_per_task")
+    R = declared or max(len(numbers), 1)
+    column = {a: i for i, a in enumerate(numbers)}
+    if numbers != list(range(len(numbers))):
+        notes.append(
+            f"attempt numbers {_numbers_text(numbers)} are not numbered from 0 without gaps: "
+            f"scored in order as attempts 1 to {len(numbers)}"
+        )
+    beyond = sum(1 for t in trajs if t["task_id"] in index and column[t["attempt"]] >= R)
+    if beyond:
+        notes.append(f"{beyond} trajectories are attempts beyond the {R} declared per task and were not scored")
     scores = np.zeros((n, R))
     perfect = np.zeros((n, R))
     status = np.full((n, R), MISSING, dtype=object)
@@ -456,14 +509,15 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
     tids = np.zeros((n, R), dtype=np.int64)
     in_tok = out_tok = cost = None
     from_imported = 0
-    notes = []
     outside = 0
     for t in trajs:
         i = index.get(t["task_id"])
         if i is None:
             outside += 1
             continue
-        a = t["attempt"]
+        a = column[t["attempt"]]
+        if a >= R:
+            continue
         tids[i, a] = t["pk"]
         steps[i, a] = t["n_steps"]
         if t["input_tokens"] is not None:
@@ -486,6 +540,7 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
         judge_id=judge_id,
         judge_name=label[0],
         judge_origin=label[1],
+        judge_protocol=label[2],
         weighting=weighting,
         include_stale=include_stale,
         task_pks=np.array([t["pk"] for t in tasks], dtype=np.int64),
@@ -506,13 +561,23 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
     )
 
 
+def _numbers_text(numbers: list[int]) -> str:
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{numbers[0]}–{numbers[-1]}"
+    shown = ", ".join(str(a) for a in numbers[:6])
+    return shown + (", …" if len(numbers) > 6 else "")
+
+
 def _cell(t, judge_id, rubric, agg, weighting, include_stale) -> tuple[str, float, float, int]:
     """(status, score, perfect, 1 if scored from imported_score) of one trajectory under one judge."""
     nan = float("nan")
     if t["status"] == Trajectory.Status.ERROR:
+        # no step recorded (the agent never acted), or our own machinery ended it: not the agent's failure
+        if not t["n_steps"] or (t["error"] or "").startswith(INFRASTRUCTURE_ERRORS):
+            return INFRASTRUCTURE, nan, nan, 0
         return ERRORED, 0.0, 0.0, 0
     if t["status"] in _UNFINISHED_TRAJECTORY:
-        return UNFINISHED, 0.0, 0.0, 0
+        return UNFINISHED, nan, nan, 0
     rows = agg.get((t["pk"], judge_id), {})
     current = rows.get(True)
     stale = rows.get(False)

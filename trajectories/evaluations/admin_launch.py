@@ -141,7 +141,8 @@ class LaunchForm(forms.Form):
     judge_prompt_version = forms.ChoiceField(
         required=False,
         label="Judge prompt",
-        choices=[("", f"settings (default {PROMPT_VERSION}, ours)")] + [(v, v) for v in PROMPT_VERSIONS],
+        choices=[("", f"settings (default: paper-v1 on a suite with published figures, else {PROMPT_VERSION})")]
+        + [(v, v) for v in PROMPT_VERSIONS],
         help_text="paper-v1 judges with the paper's protocol. Each call failing with a 5xx or a timeout is tried "
         "up to the judge's attempts; rate limits (429) wait within their own time budget.",
     )

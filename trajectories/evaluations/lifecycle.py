@@ -22,7 +22,7 @@ from harness.taskfile import RubricSpec, TaskSpec
 from leaderboard.models import Model, Run, Suite, Task
 from trajectories import queue
 from trajectories.evaluations import run_table, slots
-from trajectories.judging.our_judge import JudgeSpec, JudgingError, build_judge, judge_config_for
+from trajectories.judging.our_judge import JudgeSpec, JudgingError, build_judge, judge_config_for, with_protocol_for
 from trajectories.models import Trajectory
 from trajectories.recording import live_ingest
 from trajectories.recording.after_finish import judge_on_finish
@@ -203,7 +203,9 @@ def _unique_slug(name: str) -> str:
 
 
 def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple[Task, int]]) -> Run:
-    judge_config = judge_config_for(build_judge(spec.judge)) if spec.judge is not None else None
+    # the run's default judge as it will judge (the paper's protocol beside published figures)
+    judge = with_protocol_for(spec.judge, spec.suite.pk) if spec.judge is not None else None
+    judge_config = judge_config_for(build_judge(judge)) if judge is not None else None
     stamp = timezone.localtime().strftime("%Y-%m-%d %H:%M")
     name = spec.name or f"{spec.model.name} · {spec.agent_type} · {stamp}"
     launch = {
@@ -230,6 +232,7 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
             agent_type=spec.agent_type,
             tool_surface=spec.tool_surface,
             turn_budget=spec.turn_budget,
+            attempts_per_task=spec.attempts,
             screenshot_window=spec.screenshot_window,
             image_tag=spec.image if spec.backend == "docker" else "",
             harness_version=HARNESS_VERSION,

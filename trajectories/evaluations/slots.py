@@ -86,13 +86,11 @@ def reap_expired(*, now=None) -> list[int]:
             Trajectory.objects.filter(pk=trajectory_id, status=Trajectory.Status.RUNNING).update(
                 status=Trajectory.Status.INTERRUPTED,
                 error=f"interrupted: the worker {worker} stopped renewing its VM slot lease",
-                updated_at=now,
             )
         if orphans:
             Trajectory.objects.filter(pk__in=orphans).update(
                 status=Trajectory.Status.INTERRUPTED,
                 error="interrupted: running without a VM slot lease",
-                updated_at=now,
             )
         VmSlot.objects.filter(pk__in=[pk for pk, _, _ in lapsed]).update(
             trajectory=None, leased_at=None, renewed_at=None, expires_at=None

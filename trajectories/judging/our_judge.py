@@ -1,6 +1,7 @@
 """Our judge on the site: judging stored trajectories and whole runs, one Judgment per
 (trajectory, rubric item version, judge configuration), and the judge's token and cost totals."""
 
+import dataclasses
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -13,6 +14,7 @@ from django.db.models import Count, Q, Sum
 
 from harness.bundle import StepRecord
 from harness.judge import (
+    PAPER,
     PROMPT_VERSION,
     ConfigurationError,
     Judge,
@@ -64,6 +66,18 @@ def build_judge(spec: JudgeSpec, *, check_classifier: bool = True) -> Judge:
         )
     except JudgeConfigurationError as exc:
         raise JudgingError(str(exc)) from exc
+
+
+def with_protocol_for(spec: JudgeSpec, suite_id: int) -> JudgeSpec:
+    """The judge spec for a run of this suite: unless a prompt version was chosen, runs of a suite
+    that has published (reported) figures are judged with the paper's protocol (paper-v1), so what
+    stands beside the reported rows was judged the way they were; other suites keep the default."""
+    if spec.prompt_version:
+        return spec
+    reported = Run.objects.filter(
+        suite_id=suite_id, provenance=Run.Provenance.REPORTED, publication=Run.Publication.PUBLISHED
+    ).exists()
+    return dataclasses.replace(spec, prompt_version=PAPER) if reported else spec
 
 
 def judge_config_for(judge: Judge) -> JudgeConfig:
@@ -332,7 +346,7 @@ def judge_trajectory_by_id(trajectory_id: int, spec: dict, *, force: bool = Fals
     trajectory = Trajectory.objects.select_related("task", "run").filter(pk=trajectory_id).first()
     if trajectory is None:
         return None
-    judge = build_judge(JudgeSpec(**spec), check_classifier=False)
+    judge = build_judge(with_protocol_for(JudgeSpec(**spec), trajectory.run.suite_id), check_classifier=False)
     stored = judge_trajectory(trajectory, judge, force=force)
     result = {"trajectory": trajectory_id, "judged": len(stored), "errors": sum(j.verdict == "error" for j in stored)}
     if judge.stopped:
@@ -378,7 +392,9 @@ def judge_run_inline(
 
 def judge_run(run: Run, spec: JudgeSpec, *, force: bool = False):
     """Queue one Celery task per trajectory as a group on the "judging" queue; returns the
-    GroupResult. Progress is readable at any time with judging_progress()."""
+    GroupResult. Progress is readable at any time with judging_progress(). Without a chosen prompt
+    version, the paper's protocol judges runs of suites with published figures (with_protocol_for)."""
+    spec = with_protocol_for(spec, run.suite_id)
     build_judge(spec)  # refuse before queueing anything when the key is missing
     ids = list(run_trajectories(run).values_list("pk", flat=True))
     return group(queue.signature(queue.JUDGE_TRAJECTORY, pk, spec.as_dict(), force) for pk in ids).apply_async()

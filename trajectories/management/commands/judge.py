@@ -27,7 +27,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prompt-version",
             choices=PROMPT_VERSIONS,
-            help=f"judge prompt: {PROMPT_VERSION} (ours, the default) or the paper's protocol",
+            help=f"judge prompt: default paper-v1 (the paper's protocol) on a suite with published figures, "
+            f"else {PROMPT_VERSION} (ours)",
         )
         parser.add_argument("--persona-summary", help="Markdown file of the persona summary sent to the judge")
         parser.add_argument(
@@ -52,6 +53,7 @@ class Command(BaseCommand):
             prompt_version=options["prompt_version"],
             persona_summary=options["persona_summary"],
         )
+        spec = judging.with_protocol_for(spec, run.suite_id)
         try:
             judge = judging.build_judge(spec)
         except judging.JudgingError as exc:
