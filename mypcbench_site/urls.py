@@ -27,6 +27,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=settings.STATIC_URL + "favicon.svg", permanent=True)),
     path("", include("leaderboard.urls")),
     path("", include("trajectories.urls")),
+    path("", include("world.urls")),
 ]
 
 if settings.SERVE_MEDIA:

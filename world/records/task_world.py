@@ -1,0 +1,65 @@
+"""The world behind one task: the events its overlay entries cite (planted contradictions apart), the
+records holding the people, places, codes and amounts its instruction and rubric name, and what the
+coverage report could not find. Called from the task page view."""
+
+from decimal import Decimal
+
+from django.db.models import F
+
+from seeding.world.check import extract_entities
+from world.models import WorldEvent, WorldRecord
+from world.records.browse import app_name, current_world
+
+RECORDS_PER_ENTITY = 3
+MAX_ENTITIES = 20
+
+
+def task_text(task) -> str:
+    return task.instruction + "\n" + "\n".join(item.criterion for item in task.current_rubric())
+
+
+def coverage_for(world, task_id: str) -> dict | None:
+    for row in (world.coverage or {}).get("by_task", []):
+        if row.get("id") == task_id:
+            return row
+    return None
+
+
+def _entity_records(world, entities: dict) -> list[dict]:
+    found = []
+    names = sorted(entities["names"]) + sorted(entities["codes"])
+    for value in names[:MAX_ENTITIES]:
+        records = list(
+            WorldRecord.objects.filter(world=world, text__contains=value.lower())
+            .select_related("event")
+            .order_by(F("event").asc(nulls_last=True), "-date", "app", "row_id")[:RECORDS_PER_ENTITY]
+        )
+        found.append({"entity": value, "records": records})
+    for value in sorted(entities["amounts"])[: max(0, MAX_ENTITIES - len(names))]:
+        amount = Decimal(str(value)).quantize(Decimal("0.01"))
+        records = list(
+            WorldRecord.objects.filter(world=world, amount__in=[amount, -amount])
+            .select_related("event")
+            .order_by(F("event").asc(nulls_last=True), "-date", "app", "row_id")[:RECORDS_PER_ENTITY]
+        )
+        found.append({"entity": f"${value:,.2f}", "records": records})
+    return found
+
+
+def task_world(task) -> dict | None:
+    """Context for the task page's world block, or None when no world is loaded."""
+    world = current_world()
+    if world is None:
+        return None
+    events = [e for e in WorldEvent.objects.filter(world=world).order_by("position") if task.task_id in e.tasks]
+    for event in events:
+        event.app_names = [app_name(a) for a in event.apps]
+    entities = _entity_records(world, extract_entities(task_text(task)))
+    return {
+        "world": world,
+        "contradictions": [e for e in events if e.is_contradiction],
+        "dependencies": [e for e in events if e.is_dependency],
+        "events": [e for e in events if not e.is_contradiction and not e.is_dependency],
+        "entities": entities,
+        "coverage": coverage_for(world, task.task_id),
+    }
