@@ -282,3 +282,29 @@ def test_only_staff_with_the_review_permission_see_review(client, db):
     assert not TaskReview.objects.exists() and not ReviewAudit.objects.exists()
     client.force_login(_reviewer("dora"))
     assert client.get("/world/review/").status_code == 200
+
+
+def test_review_page_shows_the_coverage_findings_for_the_task(client, db, build_dir, tmp_path):
+    out, overlay = build_dir
+    world_dir = tmp_path / "world"
+    shutil.copytree(out, world_dir)
+    report = {
+        "tasks": 2,
+        "by_task": [
+            {"id": "retrieval-w01", "entities": 3, "missing": ["Blue Lagoon"], "agent_created": ["Pat's Budget"]},
+            {"id": "other-w02", "entities": 2, "missing": [], "agent_created": []},
+        ],
+    }
+    (world_dir / "coverage.json").write_text(json.dumps(report))
+    load_world(world_dir, overlay=overlay)
+    suite = make_suite(["retrieval-w01", "other-w02", "unlisted-w03"])
+    client.force_login(_reviewer("erin"))
+    page = client.get(f"/world/review/{suite.slug}/retrieval-w01/").content.decode()
+    assert "3 named entities checked against the world." in page
+    assert "Not found: Blue Lagoon." in page and "Pat&#x27;s Budget" in page
+    assert "Contradictions it plants" in page  # the world block, as on the task page
+    assert "All found." in client.get(f"/world/review/{suite.slug}/other-w02/").content.decode()
+    unlisted = client.get(f"/world/review/{suite.slug}/unlisted-w03/").content.decode()
+    assert "The coverage report (2 tasks) does not list this task" in unlisted
+    task_page = client.get(f"/tasks/{suite.slug}/retrieval-w01/").content.decode()
+    assert "The coverage check did not find in the world: Blue Lagoon." in task_page

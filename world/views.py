@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.models import Task
 from world.records import browse
 from world.records.summary import summary_html
-from world.records.task_world import coverage_for
+from world.records.task_world import coverage_for, task_world
 from world.review import services as review
 
 
@@ -143,6 +143,8 @@ def review_task(request, suite, task_id):
             "items": list(task.current_rubric()),
             "state": review.task_state(task),
             "reviews": list(task.reviews.select_related("reviewer")),
+            "approvals": task.reviews.filter(verdict="approved").count(),
+            "task_world": task_world(task),
             "mine": task.reviews.filter(reviewer=request.user).first(),
             "audit": review.audit_for(task),
             "coverage": coverage_for(world, task.task_id) if world else None,

@@ -60,6 +60,7 @@ def task_world(task) -> dict | None:
         "contradictions": [e for e in events if e.is_contradiction],
         "dependencies": [e for e in events if e.is_dependency],
         "events": [e for e in events if not e.is_contradiction and not e.is_dependency],
-        "entities": entities,
+        "entities": [row for row in entities if row["records"]],
+        "unmatched": [row["entity"] for row in entities if not row["records"]],
         "coverage": coverage_for(world, task.task_id),
     }
