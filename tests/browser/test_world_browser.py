@@ -1,5 +1,6 @@
 """The World pages and task review in Chromium on a phone-sized screen (390x844): every page fits the
-screen with no console error or failed request, and the review page's one-key shortcut approves."""
+screen with no console error or failed request and no serious accessibility violation (axe-core), and
+the review page's one-key shortcut approves."""
 
 import copy
 import datetime as dt
@@ -9,6 +10,7 @@ import pytest
 from django.contrib.auth.models import Permission, User
 
 from seeding.world.build import build
+from tests.browser.test_site_browser import axe_script  # noqa: F401 - the fixture installing axe-core
 from tests.factories import make_suite
 from tests.site_pages import check_page, log_in, problems_of
 from tests.test_seeding_world import SMALL
@@ -32,22 +34,24 @@ def world_site(live_server, tmp_path):
     return live_server.url, suite
 
 
+PAGES = [
+    "/world/",
+    "/world/vaultbank/?q=harbor",
+    "/world/mail/",
+    "/world/events/",
+    "/world/events/trips%5B0%5D.hotel/",
+    "/world/cheskepdia/bookings/1/",
+    "/tasks/{suite}/retrieval-w01/",
+    "/world/review/",
+    "/world/review/{suite}/retrieval-w01/",
+]
+
+
 def test_world_and_review_pages_fit_a_phone_and_a_key_approves(world_site, chromium_browser):
     base, suite = world_site
     context = chromium_browser.new_context(viewport={"width": 390, "height": 844})
     log_in(context, base, "reviewer", PASSWORD)
-    paths = [
-        "/world/",
-        "/world/vaultbank/?q=harbor",
-        "/world/mail/",
-        "/world/events/",
-        "/world/events/trips%5B0%5D.hotel/",
-        "/world/cheskepdia/bookings/1/",
-        f"/tasks/{suite.slug}/retrieval-w01/",
-        "/world/review/",
-        f"/world/review/{suite.slug}/retrieval-w01/",
-    ]
-    for path in paths:
+    for path in [p.format(suite=suite.slug) for p in PAGES]:
         page = context.new_page()
         result = check_page(page, base + path, path)
         assert result["status"] == 200, path
@@ -70,3 +74,24 @@ def test_world_and_review_pages_fit_a_phone_and_a_key_approves(world_site, chrom
     assert page.url.endswith(f"/world/review/{suite.slug}/retrieval-w02/")
     assert TaskReview.objects.filter(task__task_id="retrieval-w02").count() == 0
     context.close()
+
+
+def test_world_and_review_pages_have_no_serious_accessibility_violation(world_site, chromium_browser, axe_script):  # noqa: F811
+    base, suite = world_site
+    # axe is injected as an inline script: this context only lets it past our own CSP
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    log_in(context, base, "reviewer", PASSWORD)
+    found = []
+    for path in [p.format(suite=suite.slug) for p in PAGES]:
+        page = context.new_page()
+        page.goto(base + path, wait_until="networkidle")
+        page.add_script_tag(path=str(axe_script))
+        violations = page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                 .filter(v => v.impact === "serious" || v.impact === "critical")
+                 .map(v => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}x, e.g. ${v.nodes[0].target})`)"""
+        )
+        found += [f"{path}: {v}" for v in violations]
+        page.close()
+    context.close()
+    assert found == [], "\n".join(found)
