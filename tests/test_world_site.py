@@ -308,3 +308,18 @@ def test_review_page_shows_the_coverage_findings_for_the_task(client, db, build_
     assert "The coverage report (2 tasks) does not list this task" in unlisted
     task_page = client.get(f"/tasks/{suite.slug}/retrieval-w01/").content.decode()
     assert "The coverage check did not find in the world: Blue Lagoon." in task_page
+
+
+def test_task_page_shows_planted_records_its_names_point_to(client, loaded):
+    suite = make_suite(["uncited-w04", "unrelated-w05"])
+    # Not cited by the overlay, but names two things the planted contradiction's description names.
+    suite.tasks.filter(task_id="uncited-w04").update(
+        instruction="So the rent is paid, says Pat. Did Robin believe Pat?"
+    )
+    suite.tasks.filter(task_id="unrelated-w05").update(instruction="How many rides did I take to the Office?")
+    page = client.get(f"/tasks/{suite.slug}/uncited-w04/").content.decode()
+    block = page[page.index("The world behind this task") :]
+    assert "Planted records its names point to" in block and "Contradictions it plants" not in block
+    assert "Pat tells Robin the rent is paid" in block
+    other = client.get(f"/tasks/{suite.slug}/unrelated-w05/").content.decode()
+    assert "Pat tells Robin the rent is paid" not in other
