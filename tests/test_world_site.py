@@ -236,6 +236,8 @@ def test_approval_needs_two_different_reviewers_and_every_change_is_audited(clie
     assert 'review-approved">Approved' in page
     queue = client.get("/world/review/").content.decode()
     assert "1 of 1 approved" in queue
+    recent = queue[queue.index("Recent changes") :]
+    assert recent.index("bob") < recent.index("alice")  # newest first
     _post(client, suite, "retrieval-w01", "needs_changes", "rubric item 2 is vague")
     assert TaskReview.objects.filter(task=task).count() == 2
     rows = list(
@@ -282,6 +284,12 @@ def test_only_staff_with_the_review_permission_see_review(client, db):
     assert not TaskReview.objects.exists() and not ReviewAudit.objects.exists()
     client.force_login(_reviewer("dora"))
     assert client.get("/world/review/").status_code == 200
+    make_suite(["retrieval-w09"], slug="second-suite")
+    only_second = client.get("/world/review/", {"suite": "second-suite"}).content.decode()
+    assert "retrieval-w09" in only_second and "retrieval-w01" not in only_second
+    missing = client.get("/world/review/", {"suite": "no-such-suite"})
+    assert missing.status_code == 400 and b"No suite 'no-such-suite'" in missing.content
+    assert missing["Content-Type"].startswith("text/plain")
 
 
 def test_review_page_shows_the_coverage_findings_for_the_task(client, db, build_dir, tmp_path):

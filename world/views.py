@@ -8,11 +8,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods
 
-from leaderboard.models import Task
+from leaderboard.models import Suite, Task
 from world.records import browse
 from world.records.summary import summary_html
 from world.records.task_world import coverage_for, task_world
 from world.review import services as review
+
+
+def _bad_request(message: str):
+    """A 400 naming what was wrong, as plain text (the message may repeat what was sent)."""
+    return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
 
 
 def _world_or_empty(request):
@@ -112,7 +117,21 @@ def review_queue(request):
     refused = _reviewer_or_refuse(request)
     if refused:
         return refused
-    return render(request, "world/review_queue.html", {"groups": review.review_queue()})
+    suites = list(Suite.objects.order_by("name", "version"))
+    slug = request.GET.get("suite", "")
+    suite = next((x for x in suites if x.slug == slug), None)
+    if slug and suite is None:
+        return _bad_request(f"No suite {slug!r}: pick one from the list.")
+    return render(
+        request,
+        "world/review_queue.html",
+        {
+            "groups": review.review_queue(suite),
+            "suites": suites,
+            "suite": suite,
+            "recent": review.recent_changes(),
+        },
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -125,7 +144,7 @@ def review_task(request, suite, task_id):
         try:
             review.set_verdict(task, request.user, request.POST.get("verdict", ""), request.POST.get("note", ""))
         except ValidationError as exc:
-            return HttpResponseBadRequest(" ".join(exc.messages))
+            return _bad_request(" ".join(exc.messages))
         target = request.POST.get("next_task", "")
         nxt = Task.objects.filter(suite=task.suite, task_id=target).first() if target else None
         if nxt:

@@ -98,3 +98,7 @@ def review_queue(suite=None) -> list[dict]:
 
 def audit_for(task, limit=50):
     return list(ReviewAudit.objects.filter(task=task).select_related("user")[:limit])
+
+
+def recent_changes(limit=20):
+    return list(ReviewAudit.objects.select_related("user", "task", "task__suite")[:limit])
