@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "ninja",  # serves the Swagger UI assets locally (no CDN)
     "leaderboard",
     "trajectories",
+    "world",
 ]
 
 MIDDLEWARE = [

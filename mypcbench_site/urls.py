@@ -22,4 +22,5 @@ urlpatterns = [
     path("", include("trajectories.urls")),
     # Always routed: who may read a file is decided per request (mypcbench_site/media.py).
     re_path(r"^media/(?P<path>.*)$", media, name="media"),
+    path("", include("world.urls")),
 ]

@@ -11,6 +11,7 @@ from leaderboard.catalog import selectors
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.evaluations import run_table
 from trajectories.evaluations import views as views_runs
+from world.records.task_world import task_world
 
 
 def home(request):
@@ -61,7 +62,7 @@ def task_detail(request, suite, task_id):
     return render(
         request,
         "leaderboard/task_detail.html",
-        {"task": task, "trajectories": selectors.task_trajectories(task, request.user)},
+        {"task": task, "trajectories": selectors.task_trajectories(task, request.user), "task_world": task_world(task)},
     )
 
 
