@@ -14,7 +14,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         --backend docker --image TAG [--allow-tcg] [--unprivileged]
             (python -m harness.testing --docker builds a test image)
         --backend remote --url URL [--reset-command CMD | --reset-url URL]
-        [--setup all|none|dns,xrandr,chatbot-key,prewarm] [--adopt-screen-size]
+        [--setup all|none|network-nudge,dns,xrandr,chatbot-key,prewarm,dinoco-fare-paid] [--adopt-screen-size]
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -195,7 +195,8 @@ def main(argv=None) -> int:
     run.add_argument(
         "--setup",
         default="auto",
-        help="post-boot setup parts: all, none, or a comma list of dns,xrandr,chatbot-key,prewarm "
+        help="post-boot setup parts: all, none, or a comma list of network-nudge,dns,xrandr,chatbot-key,prewarm,"
+        "dinoco-fare-paid "
         "(default auto: all for qemu and docker, none for remote)",
     )
     run.add_argument(
