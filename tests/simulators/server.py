@@ -2,7 +2,8 @@
 cachedContents, Anthropic messages, and OpenAI chat completions and responses, with scripted
 replies, injected errors and latency; every request is recorded for assertions. Like the real APIs
 it refuses bodies over each provider's size limit, `temperature` for OpenAI reasoning models, and
-requests over a configured per-window quota (429 with the provider's retry hint)."""
+requests over a configured per-window quota (429 with the provider's retry hint), and Anthropic requests
+that break the extended-thinking rules (see ProviderSimulator._anthropic_thinking_refusal)."""
 
 import collections
 import hashlib
@@ -20,6 +21,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 GEMINI, ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES = "gemini", "anthropic", "openai_chat", "openai_responses"
 _GENERATE = re.compile(r"^/(?:v1beta|v1)/models/(?P<model>[^:/]+):generateContent$")
 _CACHES = re.compile(r"^/(?:v1beta|v1)/cachedContents(?:/(?P<id>[^/?]+))?$")
+
+
+THINKING_SECRET = b"simulator-thinking-signature"
+MIN_THINKING_BUDGET = 1024
+
+
+def thinking_signature(thinking: str) -> str:
+    """The signature the simulator puts on a thinking block it writes, and checks when the block comes back."""
+    return hashlib.sha256(THINKING_SECRET + thinking.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -490,8 +500,55 @@ class ProviderSimulator:
             return True
         return False
 
+    def _anthropic_thinking_refusal(self, body) -> str | None:
+        """What the Messages API would refuse (400) about extended thinking, or None: a budget under 1,024
+        tokens or not below max_tokens; temperature (other than 1) or top_k beside thinking; a thinking
+        block whose text no longer matches its signature; and, with thinking on, a last assistant turn
+        that called a tool without starting with its thinking block (blocks must come back unchanged)."""
+        thinking = body.get("thinking")
+        on = isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+        if thinking is not None and not (isinstance(thinking, dict) and thinking.get("type") in
+                                         ("enabled", "adaptive", "disabled")):  # fmt: skip
+            return "thinking: expected a type of enabled, adaptive or disabled"
+        if on and thinking["type"] == "enabled":
+            budget = thinking.get("budget_tokens")
+            if not isinstance(budget, int) or budget < MIN_THINKING_BUDGET:
+                return f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_THINKING_BUDGET}"
+            if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] <= budget:
+                return "`max_tokens` must be greater than `thinking.budget_tokens`"
+        if on and body.get("temperature") not in (None, 1, 1.0):
+            return "`temperature` may only be set to 1 when thinking is enabled"
+        if on and body.get("top_k") is not None:
+            return "`top_k` may not be set when thinking is enabled"
+        messages = body.get("messages") or []
+        for m, message in enumerate(messages):
+            content = message.get("content")
+            for c, block in enumerate(content if isinstance(content, list) else []):
+                if block.get("type") == "thinking" and block.get("signature") != thinking_signature(
+                    str(block.get("thinking", ""))
+                ):
+                    return f"messages.{m}.content.{c}: Invalid `signature` in `thinking` block"
+        assistant = [m for m, message in enumerate(messages) if message.get("role") == "assistant"]
+        if on and assistant:
+            m = assistant[-1]
+            content = messages[m].get("content")
+            content = content if isinstance(content, list) else []
+            if any(b.get("type") == "tool_use" for b in content) and (
+                not content or content[0].get("type") not in ("thinking", "redacted_thinking")
+            ):
+                found = content[0].get("type") if content else "nothing"
+                return (f"messages.{m}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                        f"`{found}`. With thinking on, the last assistant message must start with its thinking "
+                        "block, passed back unchanged")  # fmt: skip
+        return None
+
     def _anthropic(self, handler, body, headers, path):
         if self._anthropic_limits(handler, body, headers):
+            return
+        refusal = self._anthropic_thinking_refusal(body)
+        if refusal is not None:
+            error = {"type": "error", "error": {"type": "invalid_request_error", "message": refusal}}
+            self._refuse(handler, ANTHROPIC, 400, error)
             return
         system = body.get("system") or ""
         system_blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
