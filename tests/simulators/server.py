@@ -2,7 +2,8 @@
 cachedContents, Anthropic messages, and OpenAI chat completions and responses, with scripted
 replies, injected errors and latency; every request is recorded for assertions. Like the real APIs
 it refuses bodies over each provider's size limit, `temperature` for OpenAI reasoning models, and
-requests over a configured per-window quota (429 with the provider's retry hint), and Anthropic requests
+requests over a configured per-window quota (429 with the provider's retry hint; Anthropic and OpenAI
+answers state the quota in their rate-limit headers), and Anthropic requests
 that break the extended-thinking rules (see ProviderSimulator._anthropic_thinking_refusal)."""
 
 import collections
@@ -16,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GEMINI, ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES = "gemini", "anthropic", "openai_chat", "openai_responses"
@@ -23,6 +25,7 @@ _GENERATE = re.compile(r"^/(?:v1beta|v1)/models/(?P<model>[^:/]+):generateConten
 _CACHES = re.compile(r"^/(?:v1beta|v1)/cachedContents(?:/(?P<id>[^/?]+))?$")
 
 
+DEFAULT_STATED_QUOTA = (4000, 60.0)  # requests per window the simulator states when no quota is set
 THINKING_SECRET = b"simulator-thinking-signature"
 MIN_THINKING_BUDGET = 1024
 
@@ -130,6 +133,7 @@ class ProviderSimulator:
         self.openai_reasoning_tokens = openai_reasoning_tokens  # reasoning spent before any answer text
         self.quota = quota  # (requests, window seconds): model calls accepted per sliding window
         self._accepted: collections.deque = collections.deque()
+        self._seen: collections.deque = collections.deque()  # model calls, for the stated quota without one
         self.rate_limited = 0  # calls answered 429 by the quota
         self.refused: list[tuple[str, int, str]] = []  # (api, status, message) of limit refusals
         self.gemini_cache_create_status = gemini_cache_create_status
@@ -287,6 +291,8 @@ class ProviderSimulator:
     def _over_quota(self) -> float | None:
         """None when a model call is within the quota (and counts it), else seconds until a slot frees."""
         if self.quota is None:
+            with self._lock:
+                self._seen.append(time.monotonic())
             return None
         limit, window = self.quota
         with self._lock:
@@ -298,6 +304,26 @@ class ProviderSimulator:
                 return None
             self.rate_limited += 1
             return max(0.001, self._accepted[0] + window - now)
+
+    def _rate_limit_headers(self, api: str) -> dict:
+        """The request quota as the API states it on every answer (the configured one, else a high
+        default): Anthropic's anthropic-ratelimit-requests-* (reset an RFC 3339 time), OpenAI's
+        x-ratelimit-*-requests (reset a duration). Reset is when the sliding window frees a request."""
+        limit, window = self.quota or DEFAULT_STATED_QUOTA
+        with self._lock:
+            now = time.monotonic()
+            accepted = self._accepted if self.quota else self._seen
+            while accepted and accepted[0] <= now - window:
+                accepted.popleft()
+            remaining = max(0, limit - len(accepted))
+            reset = max(0.0, accepted[0] + window - now) if accepted else 0.0
+        if api == ANTHROPIC:
+            when = datetime.now(UTC) + timedelta(seconds=reset)
+            return {"anthropic-ratelimit-requests-limit": str(limit),
+                    "anthropic-ratelimit-requests-remaining": str(remaining),
+                    "anthropic-ratelimit-requests-reset": when.isoformat().replace("+00:00", "Z")}  # fmt: skip
+        return {"x-ratelimit-limit-requests": str(limit), "x-ratelimit-remaining-requests": str(remaining),
+                "x-ratelimit-reset-requests": f"{reset:.3f}s"}  # fmt: skip
 
     def _body_bytes(self, headers) -> int:
         return int(headers.get("x-sim-body-bytes") or 0)
@@ -598,7 +624,7 @@ class ProviderSimulator:
                 "cache_read_input_tokens": read,
             },
         }
-        self._send(handler, 200, payload, reply.headers)
+        self._send(handler, 200, payload, {**self._rate_limit_headers(ANTHROPIC), **reply.headers})
 
     # ------------------------------------------------------------ OpenAI
 
@@ -734,7 +760,7 @@ class ProviderSimulator:
                 "completion_tokens_details": {"reasoning_tokens": reasoning},
             },
         }
-        self._send(handler, 200, payload, reply.headers)
+        self._send(handler, 200, payload, {**self._rate_limit_headers(OPENAI_CHAT), **reply.headers})
 
     def _openai_responses(self, handler, body, headers, path):
         items = body.get("input", [])
@@ -779,4 +805,4 @@ class ProviderSimulator:
                 "total_tokens": total + out,
             },
         }
-        self._send(handler, 200, payload, reply.headers)
+        self._send(handler, 200, payload, {**self._rate_limit_headers(OPENAI_RESPONSES), **reply.headers})
