@@ -1,8 +1,10 @@
-"""Turn a recorded action (a pyautogui snippet or a WAIT/DONE/FAIL word) into a structured action for
-display and analysis, and sort steps into the action-shape kinds the analysis pages count. Parsing
+"""Turn a recorded action (a pyautogui snippet, a WAIT/DONE/FAIL word, or an OSWorld ``computer_13``
+dict such as ``{"action_type": "CLICK", "parameters": {...}}``) into a structured action for display
+and analysis, and sort steps into the action-shape kinds the analysis pages count. Parsing
 uses `ast` and literal values only: recorded code is never executed."""
 
 import ast
+import json
 from collections import Counter
 from collections.abc import Iterable
 
@@ -30,6 +32,8 @@ def parse_action(source) -> dict:
     Several calls in one snippet give the first call's fields plus ``actions`` (all of them).
     Anything not understood gives ``{"type": "other", "text": source}``.
     """
+    if isinstance(source, dict):
+        return computer13_action(source) or {"type": "other", "text": str(source)}
     if not isinstance(source, str):
         return {"type": "other", "text": str(source)}
     text = source.strip()
@@ -37,6 +41,18 @@ def parse_action(source) -> dict:
         return {"type": CONTROL_WORDS[text]}
     if not text or len(text) > MAX_SOURCE_CHARS:
         return {"type": "other", "text": source}
+    if text.startswith("{") and "action_type" in text:
+        # a computer_13 dict written as JSON, or str()'d by a runner (Python literal): read, never run
+        try:
+            value = json.loads(text)
+        except ValueError:
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                value = None
+        action = computer13_action(value) if isinstance(value, dict) else None
+        if action is not None:
+            return action
     try:
         tree = ast.parse(text, mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -56,6 +72,58 @@ def parse_action(source) -> dict:
     if len(actions) == 1:
         return actions[0]
     return {**actions[0], "actions": actions}
+
+
+# OSWorld's computer_13 action space: action_type -> our structured action type.
+_COMPUTER13_SIMPLE = {"MOVE_TO": "move", "RIGHT_CLICK": "right_click", "DOUBLE_CLICK": "double_click",
+                      "DRAG_TO": "drag", "WAIT": "wait", "DONE": "done", "FAIL": "fail"}  # fmt: skip
+
+
+def computer13_action(value: dict) -> dict | None:
+    """An OSWorld ``computer_13`` action (``{"action_type": "CLICK", "parameters": {"x": .., "y": ..,
+    "button": .., "num_clicks": ..}}``) as the structured action its pyautogui equivalent parses to;
+    None when ``value`` is not one. An unknown action type keeps its name in an "other" action."""
+    kind = value.get("action_type")
+    if not isinstance(kind, str):
+        return None
+    kind = kind.strip().upper()
+    params = value.get("parameters")
+    params = params if isinstance(params, dict) else {}
+    point = _point(params)
+    if kind in _COMPUTER13_SIMPLE:
+        action = {"type": _COMPUTER13_SIMPLE[kind]}
+        return action if kind in ("WAIT", "DONE", "FAIL") else {**action, **point}
+    if kind == "CLICK":
+        button, clicks = params.get("button"), params.get("num_clicks")
+        if button == "right":
+            return {"type": "right_click", **point}
+        if clicks == 2:
+            return {"type": "double_click", **point}
+        action = {"type": "click", **point}
+        if isinstance(clicks, int) and not isinstance(clicks, bool) and clicks > 2:
+            action["clicks"] = clicks
+        if button == "middle":
+            action["button"] = "middle"
+        return action
+    if kind in ("MOUSE_DOWN", "MOUSE_UP"):
+        return {"type": "other", "mouse": "down" if kind == "MOUSE_DOWN" else "up", **point}
+    if kind == "SCROLL":
+        action = {"type": "scroll"}
+        for axis in ("dx", "dy"):
+            amount = params.get(axis)
+            if isinstance(amount, int | float) and not isinstance(amount, bool) and amount:
+                action[axis] = amount
+        return action
+    if kind == "TYPING" and isinstance(params.get("text"), str):
+        return {"type": "type", "text": params["text"]}
+    if kind in ("PRESS", "KEY_DOWN", "KEY_UP") and params.get("key") is not None:
+        action = {"type": "key", "keys": _keys(params.get("key"))}
+        if kind != "PRESS":
+            action["state"] = "down" if kind == "KEY_DOWN" else "up"
+        return action
+    if kind == "HOTKEY":
+        return {"type": "hotkey", "keys": _keys(params.get("keys"))}
+    return {"type": "other", "text": json.dumps(value, ensure_ascii=False, default=str)[:2000]}
 
 
 def _segment(text: str, node) -> str:

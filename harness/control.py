@@ -344,10 +344,12 @@ class ControlClient:
         """True when the guest answers 200 on /health (or, for servers without it, on /screenshot)."""
         return self.probe() == "ready"
 
-    def wait_ready(self, timeout: float = 900.0, interval: float = 5.0, refused_grace: float | None = None) -> float:
+    def wait_ready(self, timeout: float = 900.0, interval: float = 5.0, refused_grace: float | None = None,
+                   on_wait=None) -> float:  # fmt: skip
         """Poll until the guest is healthy; return the seconds waited. Raises ControlError on timeout, and
         with ``refused_grace`` as soon as every connection has been refused for that long (nothing
-        listens at the URL: waiting the whole timeout would not help)."""
+        listens at the URL: waiting the whole timeout would not help). ``on_wait(waited, state)`` is
+        called after each poll that did not find the guest ready."""
         start = time.monotonic()
         while True:
             state = self.probe()
@@ -361,6 +363,8 @@ class ControlClient:
                                    "s): check the URL and that the guest's Control API server runs")  # fmt: skip
             if waited >= timeout:
                 raise ControlError(self._url("/health"), f"guest not ready after {waited:.0f} s (waited for HTTP 200)")
+            if on_wait is not None:
+                on_wait(waited, state)
             time.sleep(min(interval, max(0.0, timeout - waited)))
 
     # ------------------------------------------------------------ screenshot

@@ -25,7 +25,7 @@ from harness.control import (
     spare_keycodes,
     typing_plan,
 )
-from harness.postboot import PostBootConfig, run_post_boot
+from harness.postboot import PostBootConfig, nudge_network, run_post_boot
 
 API_PORT, VNC_PORT, SSH_PORT = 5000, 5901, 22
 APP_PORTS = tuple(range(3001, 3019))
@@ -125,6 +125,7 @@ class Environment:
         self.adopt_screen_size = adopt_screen_size
         self.post_boot = post_boot
         self.post_boot_record: dict | None = None
+        self._nudge: dict | None = None  # what the network nudge did while waiting for this boot
         self.wait_seconds = wait_seconds
         self.ready_timeout = ready_timeout
         self.client: ControlClient | None = ControlClient(url) if url else None
@@ -139,14 +140,28 @@ class Environment:
         problems = self.preflight()
         if problems:
             raise BackendUnavailable(self.name, problems)
-        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0)
+        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, on_wait=self.while_waiting)
         self.after_boot()
+
+    def while_waiting(self, waited: float, state: str) -> None:
+        """Called on each poll while the guest is not ready: nudges NetworkManager once per boot after
+        ``post_boot.nudge_after`` seconds when the ``network_nudge`` part is on."""
+        config = self.post_boot
+        if config is None or "network_nudge" not in config.parts or self._nudge is not None:
+            return
+        if waited >= config.nudge_after:
+            self._nudge = nudge_network(self, config, waited, state)
+
+    def nudge_link(self) -> str | None:
+        """The backend's own way to make the guest's network reconnect; None when it has none."""
+        return None
 
     def after_boot(self) -> None:
         """Post-boot setup, then the screen-size check; leaves the guest counted as fresh."""
+        nudge, self._nudge = self._nudge, None
         if self.post_boot is not None and self.post_boot.parts:
             self.post_boot.resolution = self.requested_screen_size
-            self.post_boot_record = run_post_boot(self, self.post_boot)
+            self.post_boot_record = run_post_boot(self, self.post_boot, nudge)
         self.check_screen()
         self._fresh = True
 
@@ -301,7 +316,9 @@ class RemoteEnv(Environment):
         problems = self.preflight()
         if problems:
             raise BackendUnavailable(self.name, problems)
-        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace)
+        self.client.wait_ready(
+            timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace, on_wait=self.while_waiting
+        )
         self.after_boot()
 
     def reset_mode(self) -> str:
@@ -337,7 +354,9 @@ class RemoteEnv(Environment):
                 raise ControlError(self.reset_url, f"reset URL failed: {type(exc).__name__}: {exc}") from exc
             if answer.status_code >= 300:
                 raise ControlError(self.reset_url, f"reset URL answered HTTP {answer.status_code}: {answer.text[:200]}")
-        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace)
+        self.client.wait_ready(
+            timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace, on_wait=self.while_waiting
+        )
         self.after_boot()
 
 
@@ -490,9 +509,11 @@ class _VMEnv(Environment):
                     raise BootFailed(self.url, exited)
                 remaining = self.ready_timeout - (time.monotonic() - started)
                 probe.connect_timeout = probe.health_timeout = max(0.2, min(5.0, remaining))
-                if probe.health():
+                state = probe.probe()
+                if state == "ready":
                     return time.monotonic() - started
                 waited = time.monotonic() - started
+                self.while_waiting(waited, state)
                 if waited >= self.ready_timeout:
                     raise BootFailed(self.url, f"guest not ready after {waited:.0f} s (no HTTP 200 on /health; "
                                                f"ready timeout {self.ready_timeout:g} s); "
@@ -707,6 +728,15 @@ class QemuEnv(_VMEnv):
         super().reset(task)
         self.last_reset = {**(self.last_reset or {}), "how": "cold boot",
                            "seconds": round(time.monotonic() - started, 3)}  # fmt: skip
+
+    def nudge_link(self) -> str | None:
+        """Unplug and replug the virtual network cable (QMP ``set_link``), when QEMU has a monitor."""
+        if not self.config.snapshot_reset or self._exit_problem() is not None:
+            return None
+        self.hmp("set_link net0 off", timeout=10)
+        time.sleep(1)
+        self.hmp("set_link net0 on", timeout=10)
+        return "virtual network cable unplugged and replugged (QMP set_link net0)"
 
     def reset_mode(self) -> str:
         return "memory snapshot (loadvm)" if self.config.snapshot_reset else "cold boot from a fresh overlay"

@@ -1,9 +1,11 @@
 """Post-boot setup of a MyPCBench guest, once it answers the Control API and before the first task, as
-upstream's client does it (formats.md §4.4): pin DNS, force the screen resolution with xrandr, write the
-key of the in-VM chat bots, and pre-warm the 17 app databases with signed session cookies, checking that
-rows exist. Shared by the qemu, docker and remote backends; every part can be switched off, and what each
-part did is recorded in the run's protocol (bundle.json). Everything runs in the guest through the
-Control API, so it works the same whatever the backend; secrets never enter the record."""
+upstream's client does it (formats.md §4.4): nudge NetworkManager when the guest is slow to answer (while
+waiting for it), pin DNS, force the screen resolution with xrandr, write the key of the in-VM chat bots,
+pre-warm the 17 app databases with signed session cookies, checking that rows exist, and backfill the
+Dinoco ``fare_paid`` column. Shared by the qemu, docker and remote backends; every part can be switched
+off, and what each part did is recorded in the run's protocol (bundle.json). Everything runs in the guest
+through the Control API (the nudge first tries the backend's own way), so it works the same whatever the
+backend; secrets never enter the record."""
 
 import base64
 import hashlib
@@ -13,8 +15,17 @@ import os
 from dataclasses import dataclass, field
 
 from harness.apps import APPS, WEB
+from harness.control import shell_command
 
-PARTS = ("dns", "xrandr", "chatbot_key", "prewarm")
+PARTS = ("network_nudge", "dns", "xrandr", "chatbot_key", "prewarm", "dinoco_fare_paid")
+# Run while waiting for the guest, not after it answers (see nudge_network); recorded with the others.
+WAIT_PARTS = ("network_nudge",)
+# Restart the guest's networking: NetworkManager's own switch where nmcli exists, else its service.
+NUDGE_COMMAND = ("if command -v nmcli >/dev/null 2>&1; then nmcli networking off; sleep 1; nmcli networking on; "
+                 "else systemctl restart NetworkManager; fi")  # fmt: skip
+DINOCO = "dinoco-airlines"
+# Where a booking's fare may already be stored, in the order tried when ``fare_paid`` is empty.
+FARE_SOURCES = ("fare", "price", "total_price", "fare_amount", "amount")
 SESSION_KEY = b"mypcbench-session-2026"  # upstream's fixed HMAC key for the apps' session cookies
 DEFAULT_EMAIL = "michael.scott@dundermifflin.com"
 CHATBOT_UNITS = ("mypcbench-buzzchat", "mypcbench-workbuzz")
@@ -68,6 +79,9 @@ class PostBootConfig:
     init_path: str = "/"
     app_ports: dict = field(default_factory=dict)
     attempts: int = 3
+    nudge_after: float = 60.0  # seconds without a ready guest before NetworkManager is nudged (once per boot)
+    nudge_command: str = NUDGE_COMMAND
+    dinoco_table: str = "bookings"
     restart_units: bool = True  # systemctl restart of the chat-bot units (off where the guest is this machine)
 
     def path(self, guest_path: str) -> str:
@@ -84,19 +98,57 @@ def as_root(command: str, password: str) -> str:
             f"else printf '%s\\n' {_q(password)} | sudo -S -p '' bash -c {_q(command)}; fi")  # fmt: skip
 
 
-def run_post_boot(env, config: PostBootConfig) -> dict:
+def run_post_boot(env, config: PostBootConfig, nudge: dict | None = None) -> dict:
     """Run the enabled parts on ``env`` (an Environment); returns {part: {"status", "detail"}} with status
-    done, failed, skipped (nothing to do, e.g. no key) or off. Never raises for a part that fails: the
-    record says what went wrong, and the screen-size check that follows refuses a wrong resolution."""
+    done, failed, skipped (nothing to do, e.g. no key), not needed or off. Never raises for a part that
+    fails: the record says what went wrong, and the screen-size check that follows refuses a wrong
+    resolution. ``nudge`` is what nudge_network did during the wait (None: the guest answered in time)."""
     record = {}
     for part in PARTS:
         if part not in config.parts:
             record[part] = {"status": "off"}
             continue
+        if part == "network_nudge":
+            record[part] = nudge or {"status": "not needed",
+                                     "detail": f"the guest was ready within {config.nudge_after:g} s"}  # fmt: skip
+            continue
         try:
             record[part] = globals()[f"_{part}"](env, config)
         except Exception as exc:  # a guest that stops answering mid-setup is reported by the next request
             record[part] = {"status": "failed", "detail": f"{type(exc).__name__}: {exc}"[:400]}
+    return record
+
+
+def nudge_network(env, config: PostBootConfig, waited: float, state: str) -> dict:
+    """Upstream's nudge (formats.md §4.4): a guest not ready after ``nudge_after`` seconds often has a
+    network NetworkManager did not bring up. Called once per boot while waiting. The backend's own way is
+    tried first (``env.nudge_link()``: QEMU toggles the virtual network cable, which NetworkManager
+    answers by reconnecting); then, when something answers at the guest's URL, NetworkManager is
+    restarted through the Control API. Returns the record of the ``network_nudge`` part."""
+    record = {"status": "failed", "after_seconds": round(waited, 1), "guest_was": state}
+    notes = []
+    try:
+        link = env.nudge_link()
+    except Exception as exc:  # reported; the wait goes on either way
+        link = f"link toggle failed: {type(exc).__name__}: {exc}"[:300]
+    if link:
+        notes.append(link)
+        if not link.startswith("link toggle failed"):
+            record["status"] = "done"
+    if state == "refused":
+        notes.append("nothing listens at the guest's URL: NetworkManager cannot be restarted through it")
+    else:
+        try:
+            done = env.client.execute(shell_command(as_root(config.nudge_command, config.sudo_password)),
+                                      shell=False, timeout=60)  # fmt: skip
+        except Exception as exc:
+            notes.append(f"restart through the Control API failed: {type(exc).__name__}: {exc}"[:300])
+        else:
+            result = _result(done, "NetworkManager restarted through the Control API")
+            notes.append(result["detail"])
+            if result["status"] == "done":
+                record["status"] = "done"
+    record["detail"] = "; ".join(notes) or "no way to reach the guest's network"
     return record
 
 
@@ -214,3 +266,49 @@ def _prewarm(env, config: PostBootConfig) -> dict:
         return {"status": "failed", "detail": f"{len(failed)} of {len(report)} app databases not ready; "
                 f"{first[0]}: {first[1]}", "rows": rows, "failed": failed}  # fmt: skip
     return {"status": "done", "detail": f"{len(rows)} app databases have rows", "rows": rows}
+
+
+FARE_PAID_PROGRAM = """
+import json, sqlite3, sys
+spec = json.loads(sys.argv[1])
+table = spec["table"]
+try:
+    con = sqlite3.connect("file:%s?mode=rw" % spec["db"], uri=True)
+    with con:
+        columns = [r[1] for r in con.execute('pragma table_info("%s")' % table)]
+        if not columns:
+            print(json.dumps({"error": "%s has no table %s" % (spec["db"], table)}))
+            sys.exit(0)
+        added = "fare_paid" not in columns
+        if added:
+            con.execute('alter table "%s" add column fare_paid real' % table)
+        source = next((c for c in spec["sources"] if c in columns), None)
+        filled = 0
+        if source:
+            filled = con.execute('update "%s" set fare_paid = "%s" where fare_paid is null' % (table, source)).rowcount
+        empty = con.execute('select count(*) from "%s" where fare_paid is null' % table).fetchone()[0]
+    print(json.dumps({"added": added, "source": source, "filled": filled, "empty": empty}))
+except sqlite3.Error as exc:
+    print(json.dumps({"error": "%s: %s" % (spec["db"], exc)}))
+"""
+
+
+def _dinoco_fare_paid(env, config: PostBootConfig) -> dict:
+    """Dinoco databases made before the app stored what each booking was paid lack the ``fare_paid``
+    column the app reads: add it and fill the empty ones from the booking's fare (FARE_SOURCES).
+    Runs after pre-warming, which makes the database; running it again changes nothing."""
+    db = os.path.join(config.path(config.data_dir), f"{DINOCO}.sqlite")
+    spec = {"db": db, "table": config.dinoco_table, "sources": list(FARE_SOURCES)}
+    done = env.execute(["python3", "-c", FARE_PAID_PROGRAM, json.dumps(spec)], shell=False)
+    try:
+        report = json.loads(done.output.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return _result(done, "fare_paid program gave no report") | {"status": "failed"}
+    if "error" in report:
+        return {"status": "failed", "detail": report["error"][:300]}
+    what = (f"{db} {config.dinoco_table}.fare_paid " + ("added, " if report["added"] else "")
+            + f"{report['filled']} row(s) filled from {report['source'] or 'nothing (no fare column)'}")  # fmt: skip
+    result = {"status": "done", "detail": what, "filled": report["filled"], "added": report["added"]}
+    if report["empty"]:
+        result |= {"status": "failed", "detail": f"{what}; {report['empty']} row(s) still without fare_paid"}
+    return result

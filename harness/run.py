@@ -7,14 +7,15 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         [--coordinate-type relative|absolute]   (openai_compatible: Qwen3-VL 0-999 grid or Qwen2.5-VL pixels)
         [--max-output-tokens N] [--retry-output-tokens N] [--reasoning-effort E] [--temperature T]
         [--display WxH|fit] [--dual-tool-hint on|off] [--image-drop-chunk N] [--openai-context chained|windowed]
-        [--gemini-safety stop|acknowledge] [--claude-tools FILE]   (recorded as agent_protocol)
+        [--gemini-safety stop|acknowledge] [--claude-tools FILE] [--thinking off|N|adaptive|paper]
+        (recorded as agent_protocol)
         --backend qemu --image QCOW2 [--kernel FILE --initrd FILE --append ARGS] [--memory 8G --cpus 4]
             [--allow-tcg] [--ready-timeout SECONDS] [--snapshot-reset]
             (python -m harness.testing builds a small guest)
         --backend docker --image TAG [--allow-tcg] [--unprivileged]
             (python -m harness.testing --docker builds a test image)
         --backend remote --url URL [--reset-command CMD | --reset-url URL]
-        [--setup all|none|dns,xrandr,chatbot-key,prewarm] [--adopt-screen-size]
+        [--setup all|none|network-nudge,dns,xrandr,chatbot-key,prewarm,dinoco-fare-paid] [--adopt-screen-size]
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -199,7 +200,8 @@ def main(argv=None) -> int:
     run.add_argument(
         "--setup",
         default="auto",
-        help="post-boot setup parts: all, none, or a comma list of dns,xrandr,chatbot-key,prewarm "
+        help="post-boot setup parts: all, none, or a comma list of network-nudge,dns,xrandr,chatbot-key,prewarm,"
+        "dinoco-fare-paid "
         "(default auto: all for qemu and docker, none for remote)",
     )
     run.add_argument(
@@ -247,6 +249,8 @@ def main(argv=None) -> int:
         choices=("stop", "acknowledge"),
         help="gemini: a call needing the user's confirmation ends the task (default) or is acknowledged",
     )
+    run.add_argument("--thinking", help="anthropic: extended thinking: off (default), a token budget (at least 1024, "
+                     "below --max-output-tokens), adaptive, or paper (3584, adaptive on Opus 4.7+)")  # fmt: skip
     run.add_argument("--claude-tools", help="anthropic: JSON file of model -> tool set (or $MYPCBENCH_CLAUDE_TOOLS)")
     run.add_argument("--out", required=True, help="result folder")
     run.add_argument("--max-turns", type=int, default=100)
@@ -279,7 +283,7 @@ def main(argv=None) -> int:
                     "display": args.display, "image_drop_chunk": args.image_drop_chunk,
                     "dual_tool_hint": None if args.dual_tool_hint is None else args.dual_tool_hint == "on",
                     "context": args.openai_context, "safety_policy": args.gemini_safety,
-                    "claude_tools": args.claude_tools}  # fmt: skip
+                    "claude_tools": args.claude_tools, "thinking": args.thinking}  # fmt: skip
         agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url,
                            screenshot_window=args.screenshot_window, coordinate_type=args.coordinate_type,
                            settings=settings)  # fmt: skip

@@ -1,5 +1,7 @@
 """The pyautogui parser turns recorded snippets into structured actions without running them."""
 
+import json
+
 import pytest
 
 from harness.actions import parse_action
@@ -68,4 +70,48 @@ def test_non_literal_arguments_are_left_out_not_evaluated():
 
 
 def test_non_string_actions_are_shown_as_text():
-    assert parse_action({"action_type": "CLICK"}) == {"type": "other", "text": "{'action_type': 'CLICK'}"}
+    assert parse_action(["click", 1]) == {"type": "other", "text": "['click', 1]"}
+    assert parse_action({"kind": "click"}) == {"type": "other", "text": "{'kind': 'click'}"}
+
+
+# OSWorld's computer_13 action space, as its trajectories record it (a dict, or that dict as text).
+@pytest.mark.parametrize(
+    ("action", "expected"),
+    [
+        ({"action_type": "CLICK", "parameters": {"x": 10, "y": 20}}, {"type": "click", "x": 10, "y": 20}),
+        ({"action_type": "CLICK", "parameters": {"button": "right", "x": 5, "y": 6}},
+         {"type": "right_click", "x": 5, "y": 6}),
+        ({"action_type": "CLICK", "parameters": {"x": 5, "y": 6, "num_clicks": 2}},
+         {"type": "double_click", "x": 5, "y": 6}),
+        ({"action_type": "CLICK", "parameters": {"x": 1, "y": 2, "num_clicks": 3}},
+         {"type": "click", "x": 1, "y": 2, "clicks": 3}),
+        ({"action_type": "CLICK", "parameters": {}}, {"type": "click"}),
+        ({"action_type": "DOUBLE_CLICK", "parameters": {"x": 7, "y": 8}}, {"type": "double_click", "x": 7, "y": 8}),
+        ({"action_type": "RIGHT_CLICK", "parameters": {}}, {"type": "right_click"}),
+        ({"action_type": "MOVE_TO", "parameters": {"x": 300, "y": 400}}, {"type": "move", "x": 300, "y": 400}),
+        ({"action_type": "DRAG_TO", "parameters": {"x": 30, "y": 40}}, {"type": "drag", "x": 30, "y": 40}),
+        ({"action_type": "MOUSE_DOWN", "parameters": {"button": "left"}}, {"type": "other", "mouse": "down"}),
+        ({"action_type": "SCROLL", "parameters": {"dx": 0, "dy": -5}}, {"type": "scroll", "dy": -5}),
+        ({"action_type": "TYPING", "parameters": {"text": "Hi, Scranton"}}, {"type": "type", "text": "Hi, Scranton"}),
+        ({"action_type": "PRESS", "parameters": {"key": "enter"}}, {"type": "key", "keys": ["enter"]}),
+        ({"action_type": "KEY_DOWN", "parameters": {"key": "shift"}},
+         {"type": "key", "keys": ["shift"], "state": "down"}),
+        ({"action_type": "KEY_UP", "parameters": {"key": "shift"}}, {"type": "key", "keys": ["shift"], "state": "up"}),
+        ({"action_type": "HOTKEY", "parameters": {"keys": ["ctrl", "s"]}}, {"type": "hotkey", "keys": ["ctrl", "s"]}),
+        ({"action_type": "WAIT"}, {"type": "wait"}),
+        ({"action_type": "DONE"}, {"type": "done"}),
+        ({"action_type": "FAIL"}, {"type": "fail"}),
+        ({"action_type": "ZOOM", "parameters": {"level": 2}},
+         {"type": "other", "text": '{"action_type": "ZOOM", "parameters": {"level": 2}}'}),
+    ],
+)  # fmt: skip
+def test_osworld_computer_13_dict_actions_become_our_action_kinds(action, expected):
+    assert parse_action(action) == expected
+    assert parse_action(json.dumps(action)) == expected  # as JSON text
+    assert parse_action(str(action)) == expected  # str()'d by a runner (a Python literal), read not run
+
+
+def test_a_computer_13_lookalike_string_is_never_run(tmp_path):
+    marker = tmp_path / "ran"
+    text = f"{{'action_type': __import__('pathlib').Path({str(marker)!r}).touch()}}"
+    assert parse_action(text)["type"] == "other" and not marker.exists()

@@ -2,6 +2,10 @@
 must change what a real screen capture shows. Skipped, with the reason, where the tools are missing."""
 
 import io
+import os
+import re
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -16,6 +20,7 @@ from harness.guest.desktop import LocalDesktopGuest, keysym, missing_tools, xdot
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.taskfile import load_tasks
+from harness.translate import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = (
@@ -99,7 +104,7 @@ def test_xdotool_translation_of_parsed_actions():
         ["mousemove", "--", "5", "6"],
         ["click", "--repeat", "1", "1"],
     ]
-    assert xdotool_commands({"type": "hotkey", "keys": ["ctrl", "shift", "t"]}) == [["key", "ctrl+shift+t"]]
+    assert xdotool_commands({"type": "hotkey", "keys": ["ctrl", "shift", "t"]}) == [["key", "Control_L+Shift_L+t"]]
     assert xdotool_commands({"type": "scroll", "dy": -3}) == [["click", "--repeat", "3", "5"]]
     assert xdotool_commands({"type": "drag", "from_x": 1, "from_y": 2, "x": 3, "y": 4})[-2:] == [
         ["mousemove", "--", "3", "4"],
@@ -120,3 +125,81 @@ def test_allowed_shell_commands_run_with_the_display(tmp_path):
     assert status == 200 and data["returncode"] == 0 and data["output"].strip() == ":99999"
     status, data = desktop.execute(f"touch {tmp_path / 'made'}", shell=False)
     assert data["returncode"] == 0 and (tmp_path / "made").exists()
+
+
+# pyautogui's KEY_NAMES (pyautogui 0.9.54, the list its press/hotkey accept), as data.
+PYAUTOGUI_KEY_NAMES = (
+    list("\t\n\r !\"#$%&'()*+,-./0123456789:;<=>?@[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~")
+    + "accept add alt altleft altright apps backspace browserback browserfavorites browserforward browserhome "
+    "browserrefresh browsersearch browserstop capslock clear convert ctrl ctrlleft ctrlright decimal del delete "
+    "divide down end enter esc escape execute final fn hanguel hangul hanja help home insert junja kana kanji "
+    "launchapp1 launchapp2 launchmail launchmediaselect left modechange multiply nexttrack nonconvert numlock "
+    "pagedown pageup pause pgdn pgup playpause prevtrack print printscreen prntscrn prtsc prtscr return right "
+    "scrolllock select separator shift shiftleft shiftright sleep space stop subtract tab up volumedown "
+    "volumemute volumeup win winleft winright yen command option optionleft optionright".split()
+    + [f"num{i}" for i in range(10)]
+    + [f"f{i}" for i in range(1, 25)]
+)
+
+
+def translator_key_names() -> set[str]:
+    """Every key name harness.translate can put in a pyautogui call: its table's values, the X11 names it
+    passes through, and any single printable character (passed as it is)."""
+    names = set(PYAUTOGUI_X11_KEYS) | {chr(c) for c in range(33, 127)}
+    for value in KEY_NAMES.values():
+        names.update(value if isinstance(value, tuple) else [value])
+    names.update(k for keysym_ in ("F1", "f24", "KP_7", "ISO_Left_Tab", "Menu", "grave") for k in key_names(keysym_))
+    return names
+
+
+def x_keysym_names() -> set[str]:
+    """The keysym names X defines (keysymdef.h, XF86keysym.h), as xdotool takes them."""
+    names = set()
+    for header, prefix in (("keysymdef.h", "XK_"), ("XF86keysym.h", "XF86XK_")):
+        text = (Path("/usr/include/X11") / header).read_text(errors="replace")
+        names.update(("XF86" if prefix == "XF86XK_" else "") + m for m in re.findall(rf"#define {prefix}(\w+)", text))
+    return names
+
+
+def test_every_key_name_the_translator_and_pyautogui_use_has_an_x_keysym_in_the_guest():
+    names = translator_key_names() | set(PYAUTOGUI_KEY_NAMES)
+    keysyms = {name: keysym(name) for name in sorted(names)}  # raises for a name with no keysym
+    # spot checks, from X's names for these keys
+    assert keysyms["apps"] == "Menu" and keysyms["num5"] == "KP_5" and keysyms["winright"] == "Super_R"
+    assert keysyms["+"] == "plus" and keysyms["\\"] == "backslash" and keysyms["browserback"] == "XF86Back"
+    assert keysyms["volumemute"] == "XF86AudioMute" and keysyms["scrolllock"] == "Scroll_Lock"
+    if not Path("/usr/include/X11/keysymdef.h").exists():
+        pytest.skip("no X11 keysym headers here to check the names against")
+    defined = x_keysym_names()
+    unknown = {name: sym for name, sym in keysyms.items() if sym not in defined}
+    assert unknown == {}
+    with pytest.raises(ValueError, match="no X keysym"):
+        keysym("page_down")  # pyautogui would silently press nothing
+
+
+@pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdotool")), reason="needs Xvfb and xdotool")
+def test_xdotool_presses_every_keysym_of_the_guest_table(tmp_path):
+    names = sorted(translator_key_names() | set(PYAUTOGUI_KEY_NAMES))
+    read, write = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "320x200x24", "-nolisten", "tcp"],
+                            pass_fds=(write,), stderr=subprocess.DEVNULL)  # fmt: skip
+    os.close(write)
+    try:
+        display = ":" + os.read(read, 16).decode().strip()
+        commands = [xdotool_commands({"type": "hotkey", "keys": ["ctrl", "shift", "+"]})[0]]
+        commands += [args for name in names for args in xdotool_commands({"type": "key", "keys": [name]})]
+        problems = []
+        for args in commands:  # one run each: xdotool would read a keysym such as Home as a chained command
+            for _ in range(5):  # a busy Xvfb now and then turns a connection away; that is not the key's fault
+                done = subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": display},
+                                      capture_output=True, text=True, timeout=20)  # fmt: skip
+                if "Can't open display" not in done.stderr:
+                    break
+                time.sleep(0.2)
+            if done.returncode != 0 or "No such key name" in done.stderr:
+                problems.append((args, done.stderr.strip()))
+    finally:
+        os.close(read)
+        xvfb.terminate()
+        xvfb.wait(timeout=10)
+    assert len(commands) > 150 and problems == [], problems

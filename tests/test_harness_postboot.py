@@ -4,11 +4,13 @@ harness/guest/apps_stub.py (which check the signed session cookie and seed their
 reads back what each part touched: resolv.conf, the chat-bot key file and unit drop-ins, the databases."""
 
 import json
+import os
 import sqlite3
 import subprocess
 
 import pytest
 
+from harness.control import ControlError
 from harness.envs import RemoteEnv
 from harness.guest.apps_stub import check_token, start_app_stubs, stop_app_stubs
 from harness.guest.headless import HeadlessGuest
@@ -64,6 +66,13 @@ def test_every_part_does_its_work_and_the_record_says_so(guest, tmp_path):
         with sqlite3.connect(stub.database) as con:
             assert con.execute("select email from users").fetchall() == [("michael.scott@dundermifflin.com",)]
 
+    assert record["dinoco_fare_paid"]["status"] == "done"
+    with sqlite3.connect(stubs["dinoco-airlines"].database) as con:
+        rows = con.execute("select confirmation, fare, fare_paid from bookings order by confirmation").fetchall()
+    assert rows == [("DN4K2P", 412.5, 412.5), ("DN7Q9X", 189.0, 189.0)]
+    # the guest answered at once: nothing to nudge, and the record says so
+    assert record["network_nudge"]["status"] == "not needed"
+
     # no xrandr on this machine's headless guest: the part fails and says so, the run goes on
     assert record["xrandr"]["status"] == "failed" and "xrandr -s 640x400" in record["xrandr"]["detail"]
 
@@ -104,5 +113,83 @@ def test_session_cookies_are_signed_for_one_app():
 def test_setup_parts_from_the_command_line():
     assert parse_parts("all") == PARTS and parse_parts("none") == ()
     assert parse_parts("dns,chatbot-key") == ("dns", "chatbot_key")
+    assert parse_parts("network-nudge,dinoco-fare-paid") == ("network_nudge", "dinoco_fare_paid")
     with pytest.raises(SetupError, match="unknown part\\(s\\) wallpaper"):
         parse_parts("dns,wallpaper")
+
+
+def test_fare_paid_backfill_fills_only_empty_rows_and_can_run_twice(guest, tmp_path):
+    server, stubs = guest
+    settings = config(tmp_path, stubs, parts=("prewarm", "dinoco_fare_paid"))
+    env = RemoteEnv(server.url, screen_size=(640, 400), ready_timeout=10, post_boot=settings)
+    env.start()
+    assert env.protocol()["post_boot"]["dinoco_fare_paid"]["filled"] == 2
+    with sqlite3.connect(stubs["dinoco-airlines"].database) as con:
+        con.execute("update bookings set fare_paid = 99.0 where confirmation = 'DN7Q9X'")  # a refund, say
+        con.execute("insert into bookings (confirmation, fare) values ('DN0NEW', 250.0)")
+    env.after_boot()  # as after a reset
+    again = env.protocol()["post_boot"]["dinoco_fare_paid"]
+    env.stop()
+    assert again["status"] == "done" and again["added"] is False and again["filled"] == 1
+    with sqlite3.connect(stubs["dinoco-airlines"].database) as con:
+        rows = con.execute("select confirmation, fare_paid from bookings order by confirmation").fetchall()
+    assert rows == [("DN0NEW", 250.0), ("DN4K2P", 412.5), ("DN7Q9X", 99.0)]
+
+
+def test_fare_paid_without_the_dinoco_database_fails_naming_it(tmp_path):
+    server = ControlServer(HeadlessGuest(640, 400)).start()
+    settings = PostBootConfig(parts=("dinoco_fare_paid",), root=str(tmp_path), resolution=(640, 400))
+    (tmp_path / "data").mkdir()
+    with sqlite3.connect(tmp_path / "data" / "dinoco-airlines.sqlite") as con:
+        con.execute("create table users (email text)")
+    env = RemoteEnv(server.url, screen_size=(640, 400), ready_timeout=10, post_boot=settings)
+    env.start()
+    part = env.protocol()["post_boot"]["dinoco_fare_paid"]
+    env.stop()
+    server.stop()
+    assert part["status"] == "failed" and "has no table bookings" in part["detail"]
+
+
+def fake_nmcli(tmp_path, ready_file):
+    """A NetworkManager stand-in on PATH: logs its arguments; "networking on" brings the guest's network up."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "nmcli.log"
+    script = bin_dir / "nmcli"
+    script.write_text(f'#!/bin/sh\necho "$*" >> {log}\n[ "$*" = "networking on" ] && touch {ready_file}\nexit 0\n')
+    script.chmod(0o755)
+    return bin_dir, log
+
+
+def test_a_guest_whose_network_is_down_is_nudged_once_and_comes_up(tmp_path, monkeypatch):
+    ready_file = tmp_path / "network-up"
+    bin_dir, log = fake_nmcli(tmp_path, ready_file)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    server = ControlServer(HeadlessGuest(640, 400, ready_file=ready_file)).start()
+    settings = PostBootConfig(parts=("network_nudge",), nudge_after=0.5, resolution=(640, 400))
+    env = RemoteEnv(server.url, screen_size=(640, 400), ready_timeout=20, post_boot=settings)
+    try:
+        env.start()
+        nudge = env.protocol()["post_boot"]["network_nudge"]
+    finally:
+        env.stop()
+        server.stop()
+    assert log.read_text() == "networking off\nnetworking on\n"
+    assert nudge["status"] == "done" and nudge["guest_was"] == "not ready" and 0.5 <= nudge["after_seconds"] < 5
+    assert "NetworkManager restarted through the Control API" in nudge["detail"]
+
+
+def test_without_the_nudge_part_a_guest_whose_network_is_down_never_gets_ready(tmp_path, monkeypatch):
+    ready_file = tmp_path / "network-up"
+    bin_dir, log = fake_nmcli(tmp_path, ready_file)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    server = ControlServer(HeadlessGuest(640, 400, ready_file=ready_file)).start()
+    settings = PostBootConfig(parts=("dns",), nudge_after=0.2, root=str(tmp_path / "root"), resolution=(640, 400))
+    env = RemoteEnv(server.url, screen_size=(640, 400), ready_timeout=2, post_boot=settings)
+    try:
+        with pytest.raises(ControlError, match="guest not ready after"):
+            env.start()
+    finally:
+        env.stop()
+        server.stop()
+    assert not log.exists()

@@ -130,3 +130,56 @@ def test_a_run_is_scored_by_result_txt_over_the_suite_and_every_page_shows_it(tm
     assert [c["label"] for c in domain_map["columns"]] == ["chrome", "os"] and domain_map["dimension"] == "domain"
     row = domain_map["rows"][[r["label"] for r in domain_map["rows"]].index("gpt-4o-mini OSWorld")]
     assert [round(c["value"]) for c in row["cells"]] == [50, 0]  # chrome: one of two; os: never ran
+
+
+def test_computer_13_dict_actions_import_as_clicks_typing_and_keys_not_other(tmp_path):
+    """OSWorld's computer_13 action space records dicts ({"action_type": ..., "parameters": ...}); each
+    step is stored as the action it is and counted in its kind (issue 13)."""
+    call_command("import_tasks", str(write_definitions(tmp_path / "osworld")), verbosity=0)
+    chrome_a = IDS["chrome"][0]
+    results = write_run(tmp_path / "results", {chrome_a: "1.0\n"})
+    task_dir = next(results.rglob(chrome_a))
+    actions = [
+        {"action_type": "CLICK", "parameters": {"button": "left", "x": 412, "y": 88, "num_clicks": 1}},
+        {"action_type": "TYPING", "parameters": {"text": "dundermifflin.com"}},
+        {"action_type": "HOTKEY", "parameters": {"keys": ["ctrl", "enter"]}},
+        {"action_type": "SCROLL", "parameters": {"dx": 0, "dy": -3}},
+        "DONE",
+    ]
+    rows = []
+    for n, action in enumerate(actions, start=1):
+        shot = f"step_{n}_20250101@12000{n}000000.png"
+        (task_dir / shot).write_bytes(png_bytes())
+        stamp = f"20250101@12000{n}000000"
+        rows.append({"step_num": n, "action_timestamp": stamp, "action": action, "response": "", "reward": 0,
+                     "done": action == "DONE", "info": {}, "screenshot_file": shot})  # fmt: skip
+    (task_dir / "traj.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = import_results(results, "computer_13 run", layout="osworld").run
+    trajectory = run.trajectories.get()
+    stored = [s.action for s in trajectory.steps.order_by("index")]
+    assert stored == [
+        {"type": "click", "x": 412, "y": 88},
+        {"type": "type", "text": "dundermifflin.com"},
+        {"type": "hotkey", "keys": ["ctrl", "enter"]},
+        {"type": "scroll", "dy": -3},
+        {"type": "done"},
+    ]
+    assert trajectory.action_counts == {"click": 1, "type": 1, "key": 1, "scroll": 1}
+
+
+def test_a_domain_heatmap_cell_opens_only_that_domains_trajectories(tmp_path, client):
+    call_command("import_tasks", str(write_definitions(tmp_path / "osworld")), verbosity=0)
+    chrome_a, chrome_b = IDS["chrome"]
+    (os_task,) = IDS["os"]
+    summary = import_results(write_run(tmp_path / "results", {chrome_a: "1\n", chrome_b: "0\n", os_task: "1\n"}),
+                             "three domains", publish=True)  # fmt: skip
+    maps = client.get("/api/analysis/heatmaps", {"suite": summary.suite.slug}).json()
+    (domain_map,) = [m for m in maps["maps"] if m["dimension"] == "domain"]
+    (row,) = domain_map["rows"]
+    by_column = dict(zip([c["label"] for c in domain_map["columns"]], row["cells"], strict=True))
+    listed = {}
+    for domain, cell in by_column.items():
+        page = client.get(cell["url"])
+        assert page.status_code == 200
+        listed[domain] = sorted(t.task.task_id for t in page.context["page"].object_list)
+    assert listed == {"chrome": sorted([chrome_a, chrome_b]), "os": [os_task]}

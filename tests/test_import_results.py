@@ -312,3 +312,13 @@ def test_cited_steps_outside_the_trajectory_are_dropped(tmp_path):
 
     judgments = Judgment.objects.order_by("rubric_item__position")
     assert [j.cited_steps for j in judgments] == [[1, 2, 3], [3, 1], []]
+
+
+def test_the_import_function_classifies_failed_verdicts_for_every_caller(tmp_path):
+    """Not only the command: whoever calls import_results gets failure modes on imported failed verdicts."""
+    make_suite(["retrieval-f016"])
+    write_task_dir(tmp_path / "results", "retrieval-f016", full_judge=[True, False, True])
+    run = import_results(tmp_path / "results", "classified by the function").run
+    (failed,) = Judgment.objects.filter(trajectory__run=run, verdict="failure")
+    # the agent ended the task itself after a few turns: "ended early by its own done"
+    assert failed.signals["ended_by_done_before_budget"] is True and failed.failure_mode == "premature_done"

@@ -26,6 +26,7 @@ COMMON_SETTINGS = ("max_output_tokens", "retry_output_tokens", "reasoning_effort
 AGENT_SETTINGS = {
     "display": ("anthropic",),
     "claude_tools": ("anthropic",),
+    "thinking": ("anthropic",),
     "image_drop_chunk": ("anthropic", "openai", "openai_compatible"),
     "context": ("openai",),
     "safety_policy": ("gemini",),

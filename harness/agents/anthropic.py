@@ -2,7 +2,8 @@
 version and beta header looked up per model in a table a maintainer can extend with a JSON file
 (unknown models are refused), screenshots scaled to the declared display and coordinates scaled back,
 only the most recent screenshots kept in the conversation (dropped in chunks, so the cached prefix
-stays the same for several turns)."""
+stays the same for several turns), and optional extended thinking (a token budget, or adaptive), whose
+thinking blocks go back to the API unchanged, signature included."""
 
 import json
 import os
@@ -26,6 +27,12 @@ MAX_DISPLAY = (1280, 800)  # WXGA: sent unscaled by the API, so the model's pixe
 # The paper's Claude harness declares 1280x720 and resizes every screenshot to it (formats.md §5.1).
 PAPER_DISPLAY = (1280, 720)
 TOOLS_VARIABLE = "MYPCBENCH_CLAUDE_TOOLS"
+# Extended thinking (Anthropic's rules): a budget of at least 1,024 tokens and below max_tokens, no
+# temperature beside it, and each thinking block sent back as it came. The paper's harness thinks with a
+# 3,584-token budget, and adaptively on Opus 4.7 and later (formats.md §5.1).
+MIN_THINKING_BUDGET = 1024
+PAPER_THINKING_BUDGET = 3584
+ADAPTIVE_MODELS = ("claude-opus-4-7",)
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,29 @@ def tool_versions(model: str, table: dict[str, ToolVersions] | None = None) -> T
     )
 
 
+def parse_thinking(value, model: str) -> dict | None:
+    """The request's ``thinking`` object: None / "off" -> None (no thinking); an integer (or its text) ->
+    a budget; "adaptive"; "paper" -> the paper's harness (adaptive on Opus 4.7+, else 3,584 tokens)."""
+    if value is None or value is False or (isinstance(value, str) and value.strip().lower() in ("", "off", "none")):
+        return None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "paper":
+            dated = _DATED.match(model)
+            base = dated.group("base") if dated else model
+            return {"type": "adaptive"} if base in ADAPTIVE_MODELS else parse_thinking(PAPER_THINKING_BUDGET, model)
+        if text == "adaptive":
+            return {"type": "adaptive"}
+        if not text.isdigit():
+            raise AgentError(f"thinking {value!r} (expected off, adaptive, paper or a token budget such as 4096)")
+        value = int(text)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise AgentError(f"thinking {value!r} (expected off, adaptive, paper or a token budget such as 4096)")
+    if value < MIN_THINKING_BUDGET:
+        raise AgentError(f"thinking budget {value}: the API takes at least {MIN_THINKING_BUDGET} tokens")
+    return {"type": "enabled", "budget_tokens": value}
+
+
 def parse_display(value) -> tuple[int, int] | None:
     """``"1280x720"`` or (1280, 720) -> (1280, 720); ``"fit"`` -> None (the screen fitted within 1280x800)."""
     if value is None or value == "fit":
@@ -143,12 +173,21 @@ class AnthropicAgent(ProviderAgent):
 
     def __init__(self, model=None, *, display: tuple[int, int] | str | None = PAPER_DISPLAY,
                  image_drop_chunk: int = 1, tool_table: dict | None = None, claude_tools: str | None = None,
-                 **kwargs):  # fmt: skip
+                 thinking=None, **kwargs):  # fmt: skip
         """``display``: the size declared to the model: the paper's 1280x720 (default), any WxH, or "fit"
         (the screen fitted within 1280x800, keeping its shape). ``image_drop_chunk``: screenshots beyond
         the window leave this many at a time (1, the paper's harness). ``claude_tools``: a JSON file of
-        extra model -> tool set entries (else $MYPCBENCH_CLAUDE_TOOLS)."""
+        extra model -> tool set entries (else $MYPCBENCH_CLAUDE_TOOLS). ``thinking``: off (default), a
+        token budget, "adaptive" or "paper" (see parse_thinking); the output budgets must exceed it."""
         super().__init__(model, **kwargs)
+        self.thinking = parse_thinking(thinking, self.model)
+        budget = (self.thinking or {}).get("budget_tokens")
+        if budget is not None:
+            for name in ("max_output_tokens", "retry_output_tokens"):
+                limit = getattr(self, name)
+                if limit and limit <= budget:
+                    raise AgentError(f"thinking budget {budget}: {name} ({limit}) must be larger (max_tokens counts "
+                                     "the thinking too)")  # fmt: skip
         table = tool_table if tool_table is not None else load_tool_table(claude_tools, kwargs.get("environ"))
         self.tools_version = tool_versions(self.model, table)
         self.display = parse_display(display)
@@ -168,6 +207,7 @@ class AnthropicAgent(ProviderAgent):
             "display": f"{self.display[0]}x{self.display[1]}" if self.display else "fit",
             "image_drop_chunk": self.image_drop_chunk,
             "tools": asdict(self.tools_version),
+            "thinking": self.thinking or "off",
         }
 
     def reset_conversation(self) -> None:
@@ -273,6 +313,8 @@ class AnthropicAgent(ProviderAgent):
         options = {}
         if self.reasoning_effort:
             options["output_config"] = {"effort": self.reasoning_effort}
+        if self.thinking:
+            options["thinking"] = dict(self.thinking)  # never beside a temperature (the agent sends none)
 
         def call(budget):
             try:

@@ -1,8 +1,10 @@
 """Stand-ins for the 17 in-VM web apps, as far as post-boot setup touches them (harness/postboot.py): each
 answers its init path only with a valid signed session cookie ``session_<app>`` (HMAC-SHA256 with the
 apps' key, for that app), and then seeds its database ``<data_dir>/<app>.sqlite`` with rows, as a real
-app's first request does. A missing or forged cookie gets 401 and seeds nothing. Standard library only:
-the test guests (harness/testing/qemu_guest.py) run them beside the headless Control API guest."""
+app's first request does (Dinoco's also gets a ``bookings`` table with fares but, like databases made
+before the app stored it, no ``fare_paid`` column: post-boot setup backfills it). A missing or forged
+cookie gets 401 and seeds nothing. Standard library only: the test guests (harness/testing/qemu_guest.py)
+run them beside the headless Control API guest."""
 
 import base64
 import hashlib
@@ -13,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 SESSION_KEY = b"mypcbench-session-2026"
+DINOCO_BOOKINGS = (("DN4K2P", 412.5), ("DN7Q9X", 189.0))
 
 
 def check_token(token: str, app: str, key: bytes = SESSION_KEY) -> str | None:
@@ -75,6 +78,9 @@ class AppStub:
         with sqlite3.connect(self.database) as con:
             con.execute("create table if not exists users (email text primary key)")
             con.execute("insert or ignore into users values (?)", (email,))
+            if self.app == "dinoco-airlines":
+                con.execute("create table if not exists bookings (confirmation text primary key, fare real)")
+                con.executemany("insert or ignore into bookings values (?, ?)", DINOCO_BOOKINGS)
 
     def start(self) -> "AppStub":
         threading.Thread(target=self.httpd.serve_forever, name=f"app-{self.app}", daemon=True).start()

@@ -24,54 +24,46 @@ CHROMIUM_FLAGS = [
     "--disable-dev-shm-usage",
     "--password-store=basic",
 ]
-# pyautogui key names -> X keysyms as xdotool spells them.
+# pyautogui key names (its KEY_NAMES list, and the names harness.translate produces) -> X keysyms, as
+# xdotool takes them: the keysyms pyautogui's own X11 backend presses, and for the names it leaves
+# unmapped there (browser, media, launch keys) the XF86 keysym of that key, so the guest presses them.
 KEYSYMS = {
-    "enter": "Return",
-    "return": "Return",
-    "esc": "Escape",
-    "escape": "Escape",
-    "tab": "Tab",
-    "backspace": "BackSpace",
-    "delete": "Delete",
-    "del": "Delete",
-    "space": "space",
-    "up": "Up",
-    "down": "Down",
-    "left": "Left",
-    "right": "Right",
-    "home": "Home",
-    "end": "End",
-    "pageup": "Prior",
-    "pagedown": "Next",
-    "insert": "Insert",
-    "ctrl": "ctrl",
-    "ctrlleft": "ctrl",
-    "ctrlright": "ctrl",
-    "control": "ctrl",
-    "shift": "shift",
-    "shiftleft": "shift",
-    "shiftright": "shift",
-    "alt": "alt",
-    "altleft": "alt",
-    "altright": "alt",
-    "win": "super",
-    "winleft": "super",
-    "command": "super",
-    "super": "super",
-    "capslock": "Caps_Lock",
-    "printscreen": "Print",
-    ",": "comma",
-    ".": "period",
-    "/": "slash",
-    "-": "minus",
-    "=": "equal",
-    ";": "semicolon",
-    "'": "apostrophe",
-    "[": "bracketleft",
-    "]": "bracketright",
-    "\\": "backslash",
-    "`": "grave",
-}
+    "enter": "Return", "return": "Return", "\n": "Return", "\r": "Return",
+    "esc": "Escape", "escape": "Escape",
+    "tab": "Tab", "\t": "Tab", "backspace": "BackSpace", "\b": "BackSpace",
+    "delete": "Delete", "del": "Delete", "space": "space", " ": "space",
+    "up": "Up", "down": "Down", "left": "Left", "right": "Right", "home": "Home", "end": "End",
+    "pageup": "Prior", "pgup": "Prior", "pagedown": "Next", "pgdn": "Next", "insert": "Insert",
+    "ctrl": "Control_L", "ctrlleft": "Control_L", "ctrlright": "Control_R", "control": "Control_L",
+    "shift": "Shift_L", "shiftleft": "Shift_L", "shiftright": "Shift_R",
+    "alt": "Alt_L", "altleft": "Alt_L", "altright": "Alt_R",
+    "option": "Alt_L", "optionleft": "Alt_L", "optionright": "Alt_R",
+    "win": "Super_L", "winleft": "Super_L", "winright": "Super_R", "command": "Super_L", "super": "Super_L",
+    "fn": "Super_L",  # no X keysym; pyautogui's mac backend pairs it with the modifier row
+    "apps": "Menu", "capslock": "Caps_Lock", "numlock": "Num_Lock", "scrolllock": "Scroll_Lock",
+    "pause": "Pause", "print": "Print", "printscreen": "Print", "prtsc": "Print", "prtscr": "Print",
+    "prntscrn": "Print", "select": "Select", "execute": "Execute", "help": "Help", "clear": "Clear",
+    "accept": "Execute", "sleep": "XF86Sleep", "stop": "XF86AudioStop",
+    "multiply": "KP_Multiply", "add": "KP_Add", "separator": "KP_Separator", "subtract": "KP_Subtract",
+    "decimal": "KP_Decimal", "divide": "KP_Divide",
+    "browserback": "XF86Back", "browserforward": "XF86Forward", "browserrefresh": "XF86Refresh",
+    "browserstop": "XF86Stop", "browsersearch": "XF86Search", "browserfavorites": "XF86Favorites",
+    "browserhome": "XF86HomePage", "volumemute": "XF86AudioMute", "volumedown": "XF86AudioLowerVolume",
+    "volumeup": "XF86AudioRaiseVolume", "nexttrack": "XF86AudioNext", "prevtrack": "XF86AudioPrev",
+    "playpause": "XF86AudioPlay", "launchmail": "XF86Mail", "launchmediaselect": "XF86AudioMedia",
+    "launchapp1": "XF86Launch0", "launchapp2": "XF86Launch1",
+    # input-method keys of East Asian keyboards
+    "convert": "Henkan", "nonconvert": "Muhenkan", "modechange": "Mode_switch", "kana": "Katakana",
+    "kanji": "Kanji", "hangul": "Hangul", "hanguel": "Hangul", "hanja": "Hangul_Hanja", "junja": "Hangul_Jeonja",
+    "final": "Hangul_End", "yen": "yen",
+    ",": "comma", ".": "period", "/": "slash", "-": "minus", "=": "equal", "+": "plus", ";": "semicolon",
+    ":": "colon", "'": "apostrophe", '"': "quotedbl", "[": "bracketleft", "]": "bracketright", "{": "braceleft",
+    "}": "braceright", "(": "parenleft", ")": "parenright", "<": "less", ">": "greater", "\\": "backslash",
+    "|": "bar", "`": "grave", "~": "asciitilde", "!": "exclam", "?": "question", "@": "at", "#": "numbersign",
+    "$": "dollar", "%": "percent", "^": "asciicircum", "&": "ampersand", "*": "asterisk", "_": "underscore",
+}  # fmt: skip
+KEYSYMS.update({f"num{i}": f"KP_{i}" for i in range(10)})
+KEYSYMS.update({f"f{i}": f"F{i}" for i in range(1, 25)})
 MAX_WAIT_SECONDS = 10.0
 
 
@@ -92,13 +84,18 @@ def missing_tools() -> list[str]:
 
 
 def keysym(key: str) -> str:
+    """The X keysym xdotool presses for a pyautogui key name. A letter or digit is its own keysym; a
+    name with none raises ValueError (pyautogui would silently press nothing; the guest says so)."""
     name = str(key)
+    if name in KEYSYMS:
+        return KEYSYMS[name]
     lower = name.lower()
     if lower in KEYSYMS:
         return KEYSYMS[lower]
-    if len(lower) >= 2 and lower[0] == "f" and lower[1:].isdigit():
-        return lower.upper()
-    return name
+    if len(name) == 1 and (name.isalnum() or not name.isascii()):
+        return name
+    raise ValueError(f"key {name!r} has no X keysym here (pyautogui key names such as enter, pagedown, num5, "
+                     "or a single character)")  # fmt: skip
 
 
 def xdotool_commands(action: dict) -> list[list[str]]:

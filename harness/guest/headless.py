@@ -6,12 +6,18 @@ pyautogui snippets run for real too; in the test guest the ``pyautogui`` they im
 harness/guest/pyautogui_log.py, which appends each call to a log instead of moving a mouse.
 
     python3 -m harness.guest.headless [--host 0.0.0.0 --allow-remote] [--port 5000] [--size 1280x800]
+                                      [--ready-file PATH]
+
+With ``--ready-file`` the guest plays one whose network is not up yet: /health answers 503 until the
+file exists (a NetworkManager stand-in the tests put on PATH creates it when post-boot setup's network
+nudge restarts networking).
 """
 
 import argparse
 import struct
 import sys
 import zlib
+from pathlib import Path
 
 from harness.guest.server import BindRefused, ControlServer, run_command, run_python_code
 
@@ -32,12 +38,15 @@ class HeadlessGuest:
     """Control API backend (see harness.guest.server.ControlServer) that runs what it is sent, as the
     OSWorld server does (same fields, same 500s)."""
 
-    def __init__(self, width: int = 1280, height: int = 800, *, python: str = sys.executable):
+    def __init__(self, width: int = 1280, height: int = 800, *, python: str = sys.executable, ready_file=None):
         self.size = (width, height)
+        self.ready_file = Path(ready_file) if ready_file else None
         self.python = python or "python3"
         self._png = plain_png(width, height)
 
     def health(self):
+        if self.ready_file is not None and not self.ready_file.exists():
+            return 503, {"status": "starting", "network": "down", "waiting_for": str(self.ready_file)}
         return 200, {"status": "ok", "display": None}
 
     def screenshot_response(self):
@@ -58,13 +67,15 @@ def main(argv=None) -> int:
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     parser.add_argument("--apps", metavar="DATA_DIR", help="also serve the web-app stand-ins on ports 3001-3017, "
                         "seeding DATA_DIR/<app>.sqlite (what post-boot setup pre-warms)")  # fmt: skip
+    parser.add_argument("--ready-file", help="answer /health with 503 until this file exists (network not up)")
     args = parser.parse_args(argv)
     try:
         width, height = (int(n) for n in args.size.lower().split("x"))
     except ValueError:
         parser.error(f"--size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1280x800")
     try:
-        server = ControlServer(HeadlessGuest(width, height), args.host, args.port, allow_remote=args.allow_remote)
+        guest = HeadlessGuest(width, height, ready_file=args.ready_file)
+        server = ControlServer(guest, args.host, args.port, allow_remote=args.allow_remote)
     except (BindRefused, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

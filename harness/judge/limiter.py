@@ -1,13 +1,18 @@
 """Adaptive concurrency for judge calls, one limiter per provider, base URL and model, shared by every
-judge in the process. Three rules keep a run at its quota without a storm of 429s:
+judge in the process. Four rules keep a run at its quota without a storm of 429s:
 
-1. AIMD on calls in flight: start at two and double per round of successes until the first 429
-   (slow start, up to eight), then add about one call per round; halve on a 429 (at most once per round of calls).
-2. A 429 pauses every caller until the server's retry time (header or error body): the calls
+1. AIMD on calls in flight: start at two and double per round of successes until the first 429 (slow
+   start); then add about one call per round, and halve on a 429 (at most once per round of calls).
+   Without a word from the provider on its quota, slow start stops doubling at eight.
+2. Pre-emptive pacing from the provider's rate-limit headers (Anthropic's and OpenAI's requests
+   limit, remaining and reset, on every answer): the stated limit is the request quota per window
+   from the first answer on, and no call starts while the requests left are taken by calls in flight,
+   until the stated reset. With it slow start may double up to the most calls allowed.
+3. A 429 pauses every caller until the server's retry time (header or error body): the calls
    queued behind it would only be refused too.
-3. The requests a provider accepted in the trailing quota window before refusing one are a
-   measured request quota: calls are then paced to stay under it, and the cap creeps up by one
-   after a few quiet windows so a raised quota is found again.
+4. Without headers, the requests a provider accepted in the trailing quota window before refusing
+   one are a measured request quota: calls are then paced to stay under it, and the cap creeps up by
+   one after a few quiet windows so a raised quota is found again.
 """
 
 import threading
@@ -15,7 +20,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
-SLOW_START_UNTIL = 8  # calls in flight reached by doubling; beyond it, about one more per round
+SLOW_START_UNTIL = 8  # calls in flight reached by doubling when the provider states no quota
 QUOTA_WINDOW_S = 60.0  # provider quotas are per minute (RPM) for Gemini, Anthropic and OpenAI alike
 QUIET_WINDOWS_BEFORE_PROBE = 3  # windows without a 429 before one more request per window is tried
 # Our start times and the provider's arrival times differ by request building and network jitter.
@@ -40,6 +45,12 @@ class AdaptiveLimiter:
         self.last_decrease = -1.0
         self.calls = self.rate_limited_calls = 0
         self.peak_in_flight = 0
+        # From the provider's rate-limit headers: requests left when the last answer came, and the
+        # calls started since (which that count may not include yet); when the window frees.
+        self.stated_quota: int | None = None
+        self.remaining: int | None = None
+        self.started_since_remaining = 0
+        self.reset_at = 0.0
         self._cond = threading.Condition()
 
     @classmethod
@@ -71,6 +82,11 @@ class AdaptiveLimiter:
             return self.not_before - now
         if self.in_flight >= int(self.limit):
             return -1.0  # wait for a call to finish
+        if self.remaining is not None:
+            if now >= self.reset_at:
+                self.remaining = None  # the stated window has passed: the next answer says anew
+            elif self.remaining - self.started_since_remaining <= 0:
+                return self.reset_at - now  # every request left is taken: wait for the window to free
         if self.quota is not None:
             self._trim(now)
             if len(self.started) >= self.quota:
@@ -107,6 +123,7 @@ class AdaptiveLimiter:
             start = self.clock()
             if count:
                 self.started.append(start)
+                self.started_since_remaining += 1
         try:
             yield start
         finally:
@@ -116,15 +133,33 @@ class AdaptiveLimiter:
 
     # ------------------------------------------------------------ feedback
 
-    def succeeded(self, started_at: float) -> None:
+    def succeeded(self, started_at: float, limits=None) -> None:
+        """A call that started at ``started_at`` was answered; ``limits`` (a RateLimits, or None) is
+        what the answer's headers said about the request quota."""
         with self._cond:
             now = self.clock()
-            step = 1.0 if self.slow_start and self.limit < SLOW_START_UNTIL else 1 / max(1.0, self.limit)
+            if limits is not None:
+                self._stated(now, limits)
+            doubling = self.slow_start and (self.stated_quota is not None or self.limit < SLOW_START_UNTIL)
+            step = 1.0 if doubling else 1 / max(1.0, self.limit)
             self.limit = min(self.maximum, self.limit + step)
             if self.quota is not None and now - self.quota_raised_at >= self.window_s * QUIET_WINDOWS_BEFORE_PROBE:
                 self.quota += 1  # a quiet window: probe one more request per window
                 self.quota_raised_at = now
             self._cond.notify_all()
+
+    def _stated(self, now: float, limits) -> None:
+        if limits.limit:
+            self.stated_quota = int(limits.limit)
+            if self.quota is None or self.quota > self.stated_quota:
+                self.quota = self.stated_quota  # pace to the stated quota from the first answer on
+        if limits.remaining is not None:
+            # The count includes the calls the provider had accepted when it answered; calls of ours still
+            # in flight may not have reached it yet, so they are taken from what is left (never too many).
+            self.remaining = max(0, int(limits.remaining) - self.in_flight)
+            self.started_since_remaining = 0
+            reset = limits.reset_s if limits.reset_s is not None else self.window_s
+            self.reset_at = now + max(0.0, reset)
 
     def rate_limited(self, started_at: float, retry_after: float | None) -> None:
         with self._cond:
@@ -156,4 +191,5 @@ class AdaptiveLimiter:
                 "calls": self.calls,
                 "rate_limited": self.rate_limited_calls,
                 "peak_in_flight": self.peak_in_flight,
+                "stated_quota": self.stated_quota,
             }

@@ -10,6 +10,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from harness.judge.prompt import ImagePart, Prefix, TextPart
 
@@ -97,6 +98,59 @@ class Answer:
     text: str
     usage: Usage
     notes: dict = field(default_factory=dict)
+    rate_limits: "RateLimits | None" = None  # the provider's request quota, as its answer's headers gave it
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """A provider's request quota from the headers of an answer: requests allowed per window, requests
+    left, and seconds until the window frees (any may be unknown). Anthropic sends
+    anthropic-ratelimit-requests-{limit,remaining,reset} (reset an RFC 3339 time); OpenAI sends
+    x-ratelimit-{limit,remaining,reset}-requests (reset a duration such as "1s" or "6m0s")."""
+
+    limit: int | None = None
+    remaining: int | None = None
+    reset_s: float | None = None
+
+
+_GO_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+def _int_header(headers, name: str) -> int | None:
+    try:
+        return int(str(headers.get(name)).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _reset_seconds(value) -> float | None:
+    """Seconds from an RFC 3339 time (Anthropic) or a duration such as "1m30s" / "20ms" (OpenAI)."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    parts = _GO_DURATION.findall(text)
+    if parts and "".join(n + u for n, u in parts) == text:
+        factor = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+        return sum(float(n) * factor[u] for n, u in parts)
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def rate_limits_from_headers(headers) -> RateLimits | None:
+    """The request quota an answer's headers state (Anthropic's or OpenAI's names), or None."""
+    if headers is None:
+        return None
+    for prefix, suffix in (("anthropic-ratelimit-requests-", ""), ("x-ratelimit-", "-requests")):
+        limit = _int_header(headers, f"{prefix}limit{suffix}")
+        remaining = _int_header(headers, f"{prefix}remaining{suffix}")
+        if limit is not None or remaining is not None:
+            return RateLimits(limit, remaining, _reset_seconds(headers.get(f"{prefix}reset{suffix}")))
+    return None
 
 
 @dataclass
@@ -435,12 +489,13 @@ class AnthropicProvider(Provider):
         if prefix.cacheable and len(blocks) > 1:
             blocks[-2]["cache_control"] = {"type": "ephemeral"}  # the last prefix block; the item follows
         try:
-            response = self.client.messages.create(
+            raw = self.client.messages.with_raw_response.create(
                 model=self.model,
                 max_tokens=MAX_OUTPUT_TOKENS,
                 system=handle.prefix.system,
                 messages=[{"role": "user", "content": blocks}],
             )
+            response = raw.parse()
         except anthropic.APIStatusError as exc:
             raise _status_error(exc.status_code, exc.response.headers, f"Anthropic API error: {exc}") from exc
         except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
@@ -455,7 +510,7 @@ class AnthropicProvider(Provider):
             cache_write_tokens=write,
             output_tokens=u.output_tokens,
         )
-        return Answer(text, usage)
+        return Answer(text, usage, rate_limits=rate_limits_from_headers(raw.headers))
 
 
 # ---------------------------------------------------------------- OpenAI and compatible servers
@@ -497,7 +552,7 @@ class OpenAIProvider(Provider):
         else:
             kwargs["temperature"] = self.temperature
         try:
-            return self.client.chat.completions.create(
+            raw = self.client.chat.completions.with_raw_response.create(
                 model=self.model,
                 max_completion_tokens=limit,
                 messages=[
@@ -506,6 +561,7 @@ class OpenAIProvider(Provider):
                 ],
                 **kwargs,
             )
+            return raw.parse(), rate_limits_from_headers(raw.headers)
         except openai.APIStatusError as exc:
             raise _status_error(exc.status_code, exc.response.headers, f"{self.name} API error: {exc}") from exc
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
@@ -523,7 +579,7 @@ class OpenAIProvider(Provider):
         usage = Usage()
         notes = {}
         while True:
-            response = self._create(handle, content, limit)
+            response, limits = self._create(handle, content, limit)
             choice = response.choices[0] if response.choices else None
             text = (choice.message.content or "") if choice else ""
             u = response.usage
@@ -538,7 +594,7 @@ class OpenAIProvider(Provider):
             if not ran_out or limit >= REASONING_OUTPUT_TOKENS_MAX:
                 if ran_out:
                     notes["empty_answer_at_output_limit"] = limit
-                return Answer(text, usage, notes)
+                return Answer(text, usage, notes, rate_limits=limits)
             # Reasoning used the whole output limit before any answer: ask again with more room.
             limit = min(REASONING_OUTPUT_TOKENS_MAX, limit * 2)
             notes["output_limit_raised_to"] = limit

@@ -252,7 +252,8 @@ def reported_elsewhere(filters: HeatmapFilters, shown: list[Heatmap]) -> list[He
 # intervals as the MyPCBench maps (missing tasks count 0). MyPCBench suites have no domain map: their
 # categories are not the paper's slices.
 def domain_heatmaps(scored: list, metric: str) -> list:
-    """One heatmap of the scored runs on OSWorld suites by domain, or none."""
+    """One heatmap of the scored runs on OSWorld suites by domain, or none. A cell links to the run's
+    trajectories in that domain (?run=...&domain=...)."""
     suite_ids = {sc.outcomes.suite_id for sc in scored}
     osworld = set(Suite.objects.filter(pk__in=suite_ids, kind=Suite.Kind.OSWORLD).values_list("pk", flat=True))
     rows = [sc for sc in scored if sc.outcomes.suite_id in osworld]
@@ -266,7 +267,7 @@ def domain_heatmaps(scored: list, metric: str) -> list:
         keys,
         metric,
         mask_of=lambda o, key: np.array([domain_of.get(pk) == key for pk in o.task_pks], dtype=bool),
-        url_of=lambda run, key: f"{base}?run={run.slug}",
+        url_of=lambda run, key: f"{base}?{urlencode({'run': run.slug, 'domain': key})}",
     )
     return [
         Heatmap(
@@ -278,5 +279,7 @@ def domain_heatmaps(scored: list, metric: str) -> list:
             col_labels=keys,
             cells=cells,
             row_keys=[sc.run.slug for sc in rows],
+            link_base=base,
+            link_query=[("domain", None)],
         )
     ]

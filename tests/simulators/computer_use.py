@@ -14,7 +14,7 @@ import itertools
 import json
 import time
 
-from tests.simulators.server import Reply, SimRequest
+from tests.simulators.server import Reply, SimRequest, thinking_signature
 
 _ids = itertools.count(1)
 IMAGE_TOKENS = 1000
@@ -54,8 +54,9 @@ def _budget(value) -> int | None:
 
 
 def anthropic_turn(text: str = "", tools: list[tuple[str, dict]] = (), *, output_tokens: int = 20,
-                   needs_tokens: int = 0):  # fmt: skip
-    """A Messages reply with ``text`` and tool_use blocks ``[(tool name, input), ...]``."""
+                   needs_tokens: int = 0, thinking: str = "Looking at the screen first."):  # fmt: skip
+    """A Messages reply with ``text`` and tool_use blocks ``[(tool name, input), ...]``; when the request
+    turned extended thinking on, it starts with a signed thinking block of ``thinking``, as the API's do."""
 
     def reply(request: SimRequest) -> Reply:
         budget = _budget(request.body.get("max_tokens"))
@@ -69,6 +70,8 @@ def anthropic_turn(text: str = "", tools: list[tuple[str, dict]] = (), *, output
                          "usage": {"input_tokens": _prompt_tokens(request), "output_tokens": budget,
                                    "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})  # fmt: skip
         content = [{"type": "text", "text": text}] if text else []
+        if (request.body.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
+            content.insert(0, {"type": "thinking", "thinking": thinking, "signature": thinking_signature(thinking)})
         for name, tool_input in tools:
             content.append({"type": "tool_use", "id": f"toolu_sim{next(_ids)}", "name": name, "input": tool_input})
         return _raw(

@@ -2,7 +2,9 @@
 cachedContents, Anthropic messages, and OpenAI chat completions and responses, with scripted
 replies, injected errors and latency; every request is recorded for assertions. Like the real APIs
 it refuses bodies over each provider's size limit, `temperature` for OpenAI reasoning models, and
-requests over a configured per-window quota (429 with the provider's retry hint)."""
+requests over a configured per-window quota (429 with the provider's retry hint; Anthropic and OpenAI
+answers state the quota in their rate-limit headers), and Anthropic requests
+that break the extended-thinking rules (see ProviderSimulator._anthropic_thinking_refusal)."""
 
 import collections
 import hashlib
@@ -15,11 +17,22 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GEMINI, ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES = "gemini", "anthropic", "openai_chat", "openai_responses"
 _GENERATE = re.compile(r"^/(?:v1beta|v1)/models/(?P<model>[^:/]+):generateContent$")
 _CACHES = re.compile(r"^/(?:v1beta|v1)/cachedContents(?:/(?P<id>[^/?]+))?$")
+
+
+DEFAULT_STATED_QUOTA = (4000, 60.0)  # requests per window the simulator states when no quota is set
+THINKING_SECRET = b"simulator-thinking-signature"
+MIN_THINKING_BUDGET = 1024
+
+
+def thinking_signature(thinking: str) -> str:
+    """The signature the simulator puts on a thinking block it writes, and checks when the block comes back."""
+    return hashlib.sha256(THINKING_SECRET + thinking.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -120,6 +133,7 @@ class ProviderSimulator:
         self.openai_reasoning_tokens = openai_reasoning_tokens  # reasoning spent before any answer text
         self.quota = quota  # (requests, window seconds): model calls accepted per sliding window
         self._accepted: collections.deque = collections.deque()
+        self._seen: collections.deque = collections.deque()  # model calls, for the stated quota without one
         self.rate_limited = 0  # calls answered 429 by the quota
         self.refused: list[tuple[str, int, str]] = []  # (api, status, message) of limit refusals
         self.gemini_cache_create_status = gemini_cache_create_status
@@ -277,6 +291,8 @@ class ProviderSimulator:
     def _over_quota(self) -> float | None:
         """None when a model call is within the quota (and counts it), else seconds until a slot frees."""
         if self.quota is None:
+            with self._lock:
+                self._seen.append(time.monotonic())
             return None
         limit, window = self.quota
         with self._lock:
@@ -288,6 +304,26 @@ class ProviderSimulator:
                 return None
             self.rate_limited += 1
             return max(0.001, self._accepted[0] + window - now)
+
+    def _rate_limit_headers(self, api: str) -> dict:
+        """The request quota as the API states it on every answer (the configured one, else a high
+        default): Anthropic's anthropic-ratelimit-requests-* (reset an RFC 3339 time), OpenAI's
+        x-ratelimit-*-requests (reset a duration). Reset is when the sliding window frees a request."""
+        limit, window = self.quota or DEFAULT_STATED_QUOTA
+        with self._lock:
+            now = time.monotonic()
+            accepted = self._accepted if self.quota else self._seen
+            while accepted and accepted[0] <= now - window:
+                accepted.popleft()
+            remaining = max(0, limit - len(accepted))
+            reset = max(0.0, accepted[0] + window - now) if accepted else 0.0
+        if api == ANTHROPIC:
+            when = datetime.now(UTC) + timedelta(seconds=reset)
+            return {"anthropic-ratelimit-requests-limit": str(limit),
+                    "anthropic-ratelimit-requests-remaining": str(remaining),
+                    "anthropic-ratelimit-requests-reset": when.isoformat().replace("+00:00", "Z")}  # fmt: skip
+        return {"x-ratelimit-limit-requests": str(limit), "x-ratelimit-remaining-requests": str(remaining),
+                "x-ratelimit-reset-requests": f"{reset:.3f}s"}  # fmt: skip
 
     def _body_bytes(self, headers) -> int:
         return int(headers.get("x-sim-body-bytes") or 0)
@@ -490,8 +526,55 @@ class ProviderSimulator:
             return True
         return False
 
+    def _anthropic_thinking_refusal(self, body) -> str | None:
+        """What the Messages API would refuse (400) about extended thinking, or None: a budget under 1,024
+        tokens or not below max_tokens; temperature (other than 1) or top_k beside thinking; a thinking
+        block whose text no longer matches its signature; and, with thinking on, a last assistant turn
+        that called a tool without starting with its thinking block (blocks must come back unchanged)."""
+        thinking = body.get("thinking")
+        on = isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+        if thinking is not None and not (isinstance(thinking, dict) and thinking.get("type") in
+                                         ("enabled", "adaptive", "disabled")):  # fmt: skip
+            return "thinking: expected a type of enabled, adaptive or disabled"
+        if on and thinking["type"] == "enabled":
+            budget = thinking.get("budget_tokens")
+            if not isinstance(budget, int) or budget < MIN_THINKING_BUDGET:
+                return f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_THINKING_BUDGET}"
+            if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] <= budget:
+                return "`max_tokens` must be greater than `thinking.budget_tokens`"
+        if on and body.get("temperature") not in (None, 1, 1.0):
+            return "`temperature` may only be set to 1 when thinking is enabled"
+        if on and body.get("top_k") is not None:
+            return "`top_k` may not be set when thinking is enabled"
+        messages = body.get("messages") or []
+        for m, message in enumerate(messages):
+            content = message.get("content")
+            for c, block in enumerate(content if isinstance(content, list) else []):
+                if block.get("type") == "thinking" and block.get("signature") != thinking_signature(
+                    str(block.get("thinking", ""))
+                ):
+                    return f"messages.{m}.content.{c}: Invalid `signature` in `thinking` block"
+        assistant = [m for m, message in enumerate(messages) if message.get("role") == "assistant"]
+        if on and assistant:
+            m = assistant[-1]
+            content = messages[m].get("content")
+            content = content if isinstance(content, list) else []
+            if any(b.get("type") == "tool_use" for b in content) and (
+                not content or content[0].get("type") not in ("thinking", "redacted_thinking")
+            ):
+                found = content[0].get("type") if content else "nothing"
+                return (f"messages.{m}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                        f"`{found}`. With thinking on, the last assistant message must start with its thinking "
+                        "block, passed back unchanged")  # fmt: skip
+        return None
+
     def _anthropic(self, handler, body, headers, path):
         if self._anthropic_limits(handler, body, headers):
+            return
+        refusal = self._anthropic_thinking_refusal(body)
+        if refusal is not None:
+            error = {"type": "error", "error": {"type": "invalid_request_error", "message": refusal}}
+            self._refuse(handler, ANTHROPIC, 400, error)
             return
         system = body.get("system") or ""
         system_blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
@@ -541,7 +624,7 @@ class ProviderSimulator:
                 "cache_read_input_tokens": read,
             },
         }
-        self._send(handler, 200, payload, reply.headers)
+        self._send(handler, 200, payload, {**self._rate_limit_headers(ANTHROPIC), **reply.headers})
 
     # ------------------------------------------------------------ OpenAI
 
@@ -677,7 +760,7 @@ class ProviderSimulator:
                 "completion_tokens_details": {"reasoning_tokens": reasoning},
             },
         }
-        self._send(handler, 200, payload, reply.headers)
+        self._send(handler, 200, payload, {**self._rate_limit_headers(OPENAI_CHAT), **reply.headers})
 
     def _openai_responses(self, handler, body, headers, path):
         items = body.get("input", [])
@@ -722,4 +805,4 @@ class ProviderSimulator:
                 "total_tokens": total + out,
             },
         }
-        self._send(handler, 200, payload, reply.headers)
+        self._send(handler, 200, payload, {**self._rate_limit_headers(OPENAI_RESPONSES), **reply.headers})

@@ -1,33 +1,6 @@
-"""Failure modes for failed verdicts that came without one (imported result folders, the demo's
-scripted verdicts): classified from the deterministic signals of the trajectory (ended early by its
-own done, a named app never touched, errors met before the end, a document never saved) and the
-judge's explanation, by the same rules our judge uses; no language model is asked."""
+"""Failure modes of failed verdicts that came without one: the rules live with the import path
+(trajectories.recording.failure_signals), which every import runs; kept here for judging's callers."""
 
-from harness.judge.failure_modes import classify_failure, trajectory_signals
-from trajectories.judging.our_judge import trajectory_for_judge
-from trajectories.models import Judgment, Trajectory
+from trajectories.recording.failure_signals import classify_unclassified
 
-
-def classify_unclassified(trajectories) -> int:
-    """Give every failed judgment of these trajectories that has no failure mode (and no
-    maintainer's override) the mode its signals point to; returns how many were classified."""
-    classified = 0
-    for trajectory in Trajectory.objects.filter(pk__in=[t.pk for t in trajectories]).select_related("task", "run"):
-        failed = list(
-            Judgment.objects.filter(
-                trajectory=trajectory, verdict=Judgment.Verdict.FAILURE, failure_mode="", failure_mode_overridden=False
-            )
-        )
-        if not failed:
-            continue
-        facts = trajectory_signals(
-            trajectory_for_judge(trajectory),
-            trajectory.task.apps_involved or [],
-            turn_budget=trajectory.run.turn_budget,
-        )
-        for judgment in failed:
-            judgment.failure_mode = classify_failure(judgment.explanation, facts)
-            judgment.signals = {**(judgment.signals or {}), **facts}
-        Judgment.objects.bulk_update(failed, ["failure_mode", "signals"])
-        classified += len(failed)
-    return classified
+__all__ = ["classify_unclassified"]

@@ -10,7 +10,7 @@ from trajectories.recording import selectors
 def trajectory_list(request):
     trajectories, applied = selectors.filter_trajectories(selectors.trajectory_list(request.user), request.GET)
     page = Paginator(trajectories, 50).get_page(request.GET.get("page"))
-    query = {k: request.GET[k] for k in ("run", "type", "bin", "app") if request.GET.get(k)}
+    query = {k: request.GET[k] for k in ("run", "type", "bin", "app", "domain") if request.GET.get(k)}
     return render(
         request,
         "trajectories/trajectory_list.html",

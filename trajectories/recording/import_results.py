@@ -1,4 +1,6 @@
-"""Importing agent result folders or archives as a new run (the command import_results and its tests)."""
+"""Importing agent result folders or archives as a new run (the command import_results, uploads' reader,
+the demo and tests all come through here). Imported failed verdicts that carry no failure mode are
+classified from the trajectories' signals before the summary is returned, whoever calls."""
 
 from collections.abc import Callable
 from pathlib import Path
@@ -7,6 +9,7 @@ from harness.bundle import BundleError, read_results
 from leaderboard.models import Suite
 from trajectories.recording import import_notes
 from trajectories.recording.archive_import import import_archive
+from trajectories.recording.failure_signals import classify_unclassified
 from trajectories.recording.import_notes import ImportResultsError
 from trajectories.recording.import_runs import (
     UNKNOWN_MODEL,
@@ -36,7 +39,17 @@ def import_results(
     """Import every task folder under ``path`` (a folder, or a .zip / .tar.gz read as a stream) as one
     new run. All-or-nothing: on any error no rows and no media files remain. Every problem in the
     source is reported at once, grouped. ``progress(done, total, task_id)`` is called after each
-    trajectory."""
+    trajectory. Failed verdicts without a failure mode get one from the trajectory's signals
+    (trajectories.recording.failure_signals)."""
+    summary = _import(path, run_name, model_name, suite_slug, publish, progress, layout=layout,
+                      attempts_from_folders=attempts_from_folders,
+                      allow_missing_screenshots=allow_missing_screenshots)  # fmt: skip
+    classify_unclassified(summary.run.trajectories.all())
+    return summary
+
+
+def _import(path, run_name, model_name, suite_slug, publish, progress, *, layout, attempts_from_folders,
+            allow_missing_screenshots) -> ImportSummary:  # fmt: skip
     path = Path(path)
     run_name = check_run_name(run_name)
     if path.is_file():

@@ -61,14 +61,16 @@ def trajectory_list(user):
 
 def filter_trajectories(trajectories, params) -> tuple:
     """Narrow a trajectory list by query parameters: run (slug), type (behavioural type), bin
-    (apps-touched bin), app (slug), so an analysis cell links to exactly the trajectories behind
-    it. Returns the queryset and the applied filters as (label, value) pairs for the page."""
+    (apps-touched bin), app (slug), domain (an OSWorld task's category), so an analysis cell links to
+    exactly the trajectories behind it. Returns the queryset and the applied filters as (label, value)
+    pairs for the page."""
     applied = []
     for param, lookup, label in (
         ("run", "run__slug", "run"),
         ("type", "task__behavioural_type", "behavioural type"),
         ("bin", "task__apps_touched_bin", "apps touched"),
         ("app", "task__apps__slug", "app"),
+        ("domain", "task__category", "domain"),
     ):
         value = (params.get(param) or "").strip()
         if value:

@@ -5,7 +5,6 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from trajectories.judging.failure_signals import classify_unclassified
 from trajectories.recording.import_results import ImportResultsError, import_results
 
 
@@ -77,7 +76,5 @@ class Command(BaseCommand):
         finally:
             if bar is not None:
                 bar.close()
-        # Imported verdicts carry no failure mode: classify the failed ones from the trajectories' signals.
-        classify_unclassified(summary.run.trajectories.all())
         for line in summary.lines():
             self.stdout.write(line)

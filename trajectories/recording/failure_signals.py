@@ -1,0 +1,54 @@
+"""Failure modes for failed verdicts that came without one (imported result folders and archives, the
+demo's scripted verdicts): classified from the deterministic signals of the trajectory (ended early by
+its own done, a named app never touched, errors met before the end, a document never saved) and the
+judge's explanation, by the same rules our judge uses; no language model is asked. Every import calls
+it (trajectories.recording.import_results), so each caller gets classified verdicts."""
+
+from harness.bundle import StepRecord
+from harness.judge.failure_modes import classify_failure, trajectory_signals
+from harness.judge.prompt import TrajectoryForJudge
+from trajectories.models import Judgment, Trajectory
+
+
+def _for_signals(trajectory: Trajectory) -> TrajectoryForJudge:
+    """The stored trajectory as the signal rules read it (text and outcome; no screenshots needed)."""
+    steps = [
+        StepRecord(
+            index=step.index,
+            turn=step.turn,
+            tool=step.tool,
+            action=step.action,
+            action_text=step.action_text,
+            model_text=step.model_text,
+            tool_output=step.tool_output,
+            done=step.done,
+            info=step.info,
+        )  # fmt: skip
+        for step in trajectory.steps.order_by("index")
+    ]
+    return TrajectoryForJudge(key=f"trajectory-{trajectory.pk}", instruction=trajectory.task.instruction,
+                              steps=steps, final_answer=trajectory.final_answer,
+                              ended_by=trajectory.ended_by)  # fmt: skip
+
+
+def classify_unclassified(trajectories) -> int:
+    """Give every failed judgment of these trajectories that has no failure mode (and no
+    maintainer's override) the mode its signals point to; returns how many were classified."""
+    classified = 0
+    for trajectory in Trajectory.objects.filter(pk__in=[t.pk for t in trajectories]).select_related("task", "run"):
+        failed = list(
+            Judgment.objects.filter(
+                trajectory=trajectory, verdict=Judgment.Verdict.FAILURE, failure_mode="", failure_mode_overridden=False
+            )
+        )
+        if not failed:
+            continue
+        facts = trajectory_signals(
+            _for_signals(trajectory), trajectory.task.apps_involved or [], turn_budget=trajectory.run.turn_budget
+        )
+        for judgment in failed:
+            judgment.failure_mode = classify_failure(judgment.explanation, facts)
+            judgment.signals = {**(judgment.signals or {}), **facts}
+        Judgment.objects.bulk_update(failed, ["failure_mode", "signals"])
+        classified += len(failed)
+    return classified
