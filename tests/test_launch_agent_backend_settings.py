@@ -125,3 +125,18 @@ def test_a_launched_run_records_its_settings_and_the_agent_and_backend_protocol(
     assert backend["post_boot"] == {"status": "off"} and backend["reset"]
     rerun = evaluations.rerun(run, "all")
     assert rerun.metadata["launch"]["agent_settings"]["max_output_tokens"] == 777, "a rerun keeps the settings"
+
+
+def test_extended_thinking_is_a_launch_setting_checked_by_the_harness(admin_client, world, queued, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    world["model"].api_model = "claude-sonnet-4-6"
+    world["model"].save()
+    too_small = form_data(world, agent_type="anthropic", plan="", thinking="500")
+    page = admin_client.post(reverse(LAUNCH), too_small).content.decode()
+    assert "thinking budget 500: the API takes at least 1024 tokens" in page
+    assert not Run.objects.exists() and queued == []
+    admin_client.post(reverse(LAUNCH), form_data(world, agent_type="anthropic", plan="", thinking="4096",
+                                                 max_output_tokens=8192, retry_output_tokens=0))  # fmt: skip
+    run = Run.objects.get()
+    assert run.metadata["launch"]["agent_settings"]["thinking"] == "4096"
+    assert len(queued) == 1

@@ -40,6 +40,7 @@ AGENT_SETTING_FIELDS = {
     "openai_context": "context",
     "gemini_safety": "safety_policy",
     "claude_tools": "claude_tools",
+    "thinking": "thinking",
 }
 
 
@@ -107,6 +108,11 @@ class LaunchForm(forms.Form):
         help_text="gemini only: a call needing the user's confirmation ends the task, or is acknowledged.",
     )
     claude_tools = forms.CharField(required=False, help_text="anthropic only: JSON file of model -> tool set.")
+    thinking = forms.CharField(
+        required=False,
+        help_text="anthropic only: extended thinking: off (default), a token budget such as 4096, adaptive, or "
+        "paper (the paper's harness setting). The output budgets must exceed the thinking budget.",
+    )
     tool_surface = forms.ChoiceField(choices=Run.ToolSurface.choices, initial=Run.ToolSurface.COMPUTER_BASH)
     turn_budget = forms.IntegerField(min_value=1, initial=100)
     screenshot_window = forms.IntegerField(min_value=1, initial=20, help_text="Most recent screenshots sent.")
