@@ -12,7 +12,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard.boards import page_cache
+from leaderboard.scoring import page_cache
 from tests.board_data import build_board, judge, traj
 
 pytestmark = pytest.mark.django_db

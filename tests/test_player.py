@@ -236,3 +236,19 @@ def test_leaderboard_compare_links_each_task_to_the_side_by_side_player(client):
         assert client.get(link.replace("&amp;", "&")).status_code == 200
     # Rows missing a trajectory on one side get no link.
     assert html.count('class="side-by-side"') == len(both)
+
+
+def test_a_visitors_cached_player_follows_steps_and_never_outlives_a_withdrawal(client, imported, settings):
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 60  # production-like: the last page may be served a while
+    t = first_trajectory(imported)
+    url = reverse("trajectories:trajectory_player", args=[t.pk])
+    assert "the words of step one" not in client.get(url).content.decode()
+    step = Step.objects.get(trajectory=t, index=1)
+    step.model_text = "the words of step one"
+    step.save()
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 0
+    assert "the words of step one" in client.get(url).content.decode()
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 60
+    imported.publication = "draft"
+    imported.save()
+    assert client.get(url).status_code == 404  # within the window, but a run changed: not served

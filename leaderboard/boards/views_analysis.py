@@ -14,8 +14,8 @@ from leaderboard.analysis import charts, model_page, queries
 from leaderboard.analysis import heatmaps as heatmap_data
 from leaderboard.analysis import scaling as scaling_data
 from leaderboard.analysis import taxonomy as taxonomy_data
-from leaderboard.boards.page_cache import anonymous_page_cache
 from leaderboard.scoring.filters import BoardFilters, run_filter_options
+from leaderboard.scoring.page_cache import anonymous_page_cache
 
 TABS = (
     ("heatmaps", "leaderboard:analysis_heatmaps", queries.HeatmapFilters),

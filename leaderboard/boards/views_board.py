@@ -11,7 +11,7 @@ from django.utils.http import urlencode
 from leaderboard.boards import board as leaderboard
 from leaderboard.boards import board_display
 from leaderboard.boards.board import BoardFilters
-from leaderboard.boards.page_cache import anonymous_page_cache
+from leaderboard.scoring.page_cache import anonymous_page_cache
 
 SORTABLE = (
     ("rank", "Rank"),

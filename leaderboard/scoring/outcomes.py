@@ -46,7 +46,7 @@ from django.dispatch import receiver
 from harness.scoring import Figures, run_figures
 from leaderboard.models import JudgeConfig, Model, ReportedFigure, RubricItem, Run, Task
 from leaderboard.scoring import metrics
-from trajectories.models import Judgment, Trajectory
+from trajectories.models import Judgment, Step, Trajectory
 
 WEIGHTINGS = ("authored", "equal")
 
@@ -291,6 +291,8 @@ def bump_version() -> None:
 @receiver(post_save, sender=Judgment)
 @receiver(post_delete, sender=Judgment)
 @receiver(post_save, sender=Trajectory)
+# a step saved one by one (its derivatives made, a live step replaced): the player's cached page shows it
+@receiver(post_save, sender=Step)
 @receiver(post_delete, sender=Trajectory)
 @receiver(post_save, sender=RubricItem)
 @receiver(post_delete, sender=RubricItem)

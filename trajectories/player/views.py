@@ -3,11 +3,13 @@
 from django.shortcuts import render
 
 from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.page_cache import anonymous_page_cache
 from trajectories.player import payloads as player
 from trajectories.recording import selectors
 
 
-def trajectory_player(request, pk):
+@anonymous_page_cache("player-page")
+def trajectory_player(request, version, pk):
     trajectory = selectors.trajectory_detail(request.user, pk)
     payload = player.player_payload(trajectory)
     trajectory.task.instruction_display = trajectory.task.instruction.strip()

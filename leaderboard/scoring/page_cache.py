@@ -1,7 +1,8 @@
 """The page cache of public figures: an anonymous visitor's page is rendered once per data version
 and query string, kept gzipped, and, while results arrive faster than pages can be rebuilt (a run
 being judged moves the data version several times a second), the last complete page is served for
-up to MYPCBENCH_PAGE_REFRESH_SECONDS while one request at a time rebuilds it."""
+up to MYPCBENCH_PAGE_REFRESH_SECONDS while one request at a time rebuilds it; never across a change
+of which runs are published (a withdrawn run leaves every page at once)."""
 
 import functools
 import gzip
@@ -10,9 +11,12 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 from django.http import HttpResponse
 from django.utils.http import urlencode
 
+from leaderboard.models import Run
 from leaderboard.scoring import outcomes as scoring
 
 PAGE_CACHE_SECONDS = 3600
@@ -20,6 +24,21 @@ GZIP_MIN_BYTES = 1024
 # How long one rebuild may hold the right to rebuild a page before another request may try.
 REBUILD_LOCK_SECONDS = 60
 _ACCEPTS_GZIP = re.compile(r"\bgzip\b")
+_RUNS_EPOCH_KEY = "page-cache:runs-epoch"
+
+
+def runs_epoch() -> int:
+    return cache.get(_RUNS_EPOCH_KEY, 0)
+
+
+@receiver(post_save, sender=Run)
+@receiver(post_delete, sender=Run)
+def _runs_changed(sender, **kwargs):
+    """A run saved or deleted (published, withdrawn, renamed): no earlier page may be served again."""
+    try:
+        cache.incr(_RUNS_EPOCH_KEY)
+    except ValueError:
+        cache.set(_RUNS_EPOCH_KEY, 1, None)
 
 
 def anonymous_page_cache(prefix: str):
@@ -33,6 +52,8 @@ def anonymous_page_cache(prefix: str):
     younger than ``settings.MYPCBENCH_PAGE_REFRESH_SECONDS`` (0: never, every change shows at
     once), or while another request is rebuilding it; so under a stream of judgments one request
     per page and window pays for the rebuild and every other visitor gets the last complete page.
+    An earlier page is never served once any run was saved or deleted since it was built (a run
+    withdrawn must leave the pages at once, not after the window).
 
     Anonymous pages are also kept gzipped, compressed once, and sent so to browsers that accept
     it (an analysis page shrinks about 7x). Compression is safe here against BREACH-style attacks
@@ -43,7 +64,7 @@ def anonymous_page_cache(prefix: str):
     def wrap(view):
         @functools.wraps(view)
         def cached(request, *args, **kwargs):
-            version = scoring.data_version()
+            version, epoch = scoring.data_version(), runs_epoch()
             if request.user.is_authenticated:
                 return view(request, version, *args, **kwargs)
             page = f"{prefix}:{request.path}:{urlencode(sorted(request.GET.items()))}"
@@ -52,8 +73,10 @@ def anonymous_page_cache(prefix: str):
             if found is not None:
                 return _anonymous_response(request, *found)
             latest = cache.get(latest_key)
+            if latest is not None and latest[1] != epoch:
+                latest = None  # built before a run changed: rebuilt now, whatever the window
             if latest is not None:
-                built_at, body = latest
+                built_at, _, body = latest
                 fresh_enough = time.time() - built_at < settings.MYPCBENCH_PAGE_REFRESH_SECONDS
                 if fresh_enough or not cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
                     return _anonymous_response(request, *body)
@@ -65,7 +88,7 @@ def anonymous_page_cache(prefix: str):
                 content = response.content
                 compressed = gzip.compress(content, mtime=0) if len(content) >= GZIP_MIN_BYTES else None
                 body = (content, compressed, headers)
-                cache.set_many({page_key: body, latest_key: (time.time(), body)}, PAGE_CACHE_SECONDS)
+                cache.set_many({page_key: body, latest_key: (time.time(), epoch, body)}, PAGE_CACHE_SECONDS)
                 return _anonymous_response(request, *body)
             finally:
                 if latest is not None:
