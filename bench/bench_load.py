@@ -307,7 +307,7 @@ def main():
         for users in levels:
             rows = run_locust(locust, port, users, args.duration, pages_file, out)
             lines += report(f"browse: {users} concurrent visitors, {args.duration} s", rows)
-            print("\n".join(lines[-(len(rows) + 1) :]), flush=True)
+            print(f"level {users} done", flush=True)
         users = levels[-1]
         stop, counter = threading.Event(), [0]
         writer = threading.Thread(target=judgments_arrive, args=(stop, args.judgments_per_second, counter))
