@@ -2,7 +2,9 @@
 cachedContents, Anthropic messages, and OpenAI chat completions and responses, with scripted
 replies, injected errors and latency; every request is recorded for assertions. Like the real APIs
 it refuses bodies over each provider's size limit, `temperature` for OpenAI reasoning models, and
-requests over a configured per-window quota (429 with the provider's retry hint)."""
+requests over a configured per-window quota (429 with the provider's retry hint). Strict by default:
+a request without the provider's key header, without a required field, or with a tool result that
+answers no call is refused with the provider's error (``strict=False`` turns this off)."""
 
 import collections
 import hashlib
