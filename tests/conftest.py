@@ -38,6 +38,21 @@ def upstream_dir():
 
 
 @pytest.fixture(autouse=True)
+def fresh_caches():
+    """Every test starts with empty caches: Django's cache (rate-limit counters live there, and user
+    ids repeat between tests) and the in-process memos of the code."""
+    from django.core.cache import cache
+
+    from harness.judge.images import _encoded
+    from leaderboard.boards.board_display import paper_facts
+
+    cache.clear()
+    paper_facts.cache_clear()
+    _encoded.cache_clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def isolated_media(settings, tmp_path):
     """Every test writes media into its own temporary folder."""
     settings.MEDIA_ROOT = tmp_path / "media"
