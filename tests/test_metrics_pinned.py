@@ -52,3 +52,9 @@ def test_the_paired_difference_defaults_ties_and_refusal():
     assert (same.difference, same.low, same.high, same.p_b_greater) == (0.0, 0.0, 0.0, 0.0)  # a tie is not ahead
     with pytest.raises(ValueError, match="^both runs must cover the same tasks$"):
         metrics.paired_difference(a, b[:-1], strata)
+
+
+def test_efficiency_counts_one_step_tasks_and_zero_step_ones_as_zero():
+    # (1.0 / 1 + 0.5 / 2 + 1.0 / 0 -> 0) / 3 x 100 = 41.67
+    assert metrics.trajectory_efficiency([1.0, 0.5, 1.0], [1, 2, 0]) == pytest.approx(125 / 3)
+    assert np.isnan(metrics.trajectory_efficiency([], []))
