@@ -319,6 +319,8 @@ def _zip_entries(path: Path, dest: Path, budget: _Budget) -> None:
             try:
                 with archive.open(info) as source:
                     _copy(source, target, rel, budget)
+            except ArchiveError:  # a limit reached while copying: its own words, not "cannot be read"
+                raise
             # ValueError: a local header's name, flagged UTF-8, that is not (UnicodeDecodeError).
             except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, zlib.error,
                     ValueError) as exc:  # fmt: skip

@@ -121,24 +121,18 @@ def test_unavailable_backend_exits_with_the_reason(tmp_path):
     assert "the qemu backend cannot start" in done.stderr and "none.qcow2 does not exist" in done.stderr
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_a_served_guest_is_driven_through_the_remote_backend(tmp_path, capsys):
-    port = free_port()
+    # port 0: the guest binds a free port itself and names it (no port checked free, then bound later)
     guest = subprocess.Popen(
-        [sys.executable, "-m", "harness", "guest", "--kind", "fake", "--port", str(port)],
+        [sys.executable, "-m", "harness", "guest", "--kind", "fake", "--port", "0"],
         cwd=ROOT,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        assert "serving the Control API at http://127.0.0.1:" in guest.stderr.readline()
+        line = guest.stderr.readline()
+        assert "serving the Control API at http://127.0.0.1:" in line
+        port = int(line.split("http://127.0.0.1:", 1)[1].split()[0])
         out = tmp_path / "results"
         code = harness("--task", "demo-d003", "--backend", "remote", "--url", f"http://127.0.0.1:{port}",
                        "--agent", "dummy", "--settle", "0", "--out", out)  # fmt: skip

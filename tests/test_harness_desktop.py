@@ -70,11 +70,12 @@ def test_typing_and_clicking_change_the_real_screen(desktop):
 
 
 @needs_desktop
-def test_shell_commands_are_refused_unless_allowed(desktop):
+def test_shell_commands_are_refused_unless_allowed(desktop, tmp_path):
     _, client = desktop
-    result = client.execute(["touch", "/tmp/should-not-exist"], shell=False)
+    target = tmp_path / "should-not-exist"  # this test's own folder, not a fixed name in the shared /tmp
+    result = client.execute(["touch", str(target)], shell=False)
     assert result.returncode == 126 and "disabled" in result.error
-    assert not Path("/tmp/should-not-exist").exists()
+    assert not target.exists()
     unknown = client.run_pyautogui("pyautogui.locateOnScreen('x.png')")
     assert unknown.returncode == 1 and "no xdotool equivalent" in unknown.error
 

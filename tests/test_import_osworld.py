@@ -15,17 +15,12 @@ from harness.taskfile import TaskFileError
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import Suite, Task
 from leaderboard.scoring import outcomes as scoring
-from tests.conftest import UPSTREAM
+from tests.conftest import need_upstream
 from tests.factories import png_bytes
 from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 
-# ../shared/upstream beside the checkout (conftest's UPSTREAM), or beside a worktree's parent folder.
-REAL = next(
-    (p / "osworld" for p in (UPSTREAM, Path(__file__).resolve().parents[3] / "shared" / "upstream") if p.is_dir()),
-    UPSTREAM / "osworld",
-)
 IDS = {
     "chrome": ["bb5e4c0d-f964-439c-97b6-bdb9747de3f4", "030eeff7-b492-4218-b312-701ec99ee0cc"],
     "os": ["94d95f96-9699-4208-98ba-3c3119edf9c2"],
@@ -64,16 +59,15 @@ def write_run(root: Path, scores: dict[str, str]) -> Path:
 
 
 def test_real_osworld_definitions_import_as_an_osworld_suite():
-    if not (REAL / "test_all.json").is_file():
-        pytest.skip("../shared/upstream/osworld is not present on this machine")
-    summary = import_tasks(REAL)
+    real = need_upstream("osworld/test_all.json") / "osworld"
+    summary = import_tasks(real)
     suite = summary.suite
     assert suite.kind == Suite.Kind.OSWORLD and suite.name == "OSWorld"
     assert suite.tasks.count() == 369
-    assert set(suite.tasks.values_list("category", flat=True)) == set(json.loads((REAL / "test_all.json").read_text()))
+    assert set(suite.tasks.values_list("category", flat=True)) == set(json.loads((real / "test_all.json").read_text()))
     task = suite.tasks.get(task_id="bb5e4c0d-f964-439c-97b6-bdb9747de3f4")
     assert task.category == "chrome" and "evaluator" in task.extra and task.rubric_items.count() == 0
-    assert import_tasks(REAL).wrote_anything is False  # re-import changes nothing
+    assert import_tasks(real).wrote_anything is False  # re-import changes nothing
 
 
 def test_definitions_become_tasks_with_domains_apps_and_evaluators(tmp_path):

@@ -13,14 +13,11 @@ from django.core.management import CommandError, call_command
 
 from harness import upstream_tasks
 from leaderboard.models import Suite
-from tests.conftest import UPSTREAM
+from tests.conftest import UPSTREAM, need_upstream
 
 pytestmark = pytest.mark.django_db
 
-# ../shared/upstream beside the checkout (conftest's UPSTREAM), or beside a worktree's parent folder.
-SHARED = next(
-    (p for p in (UPSTREAM, Path(__file__).resolve().parents[3] / "shared" / "upstream") if p.is_dir()), UPSTREAM
-)
+SHARED = UPSTREAM  # where the host serves from: the fixture points it at the folder found
 
 
 def local_copy(repo: str, path: str) -> Path | None:
@@ -73,8 +70,8 @@ class Host:
 
 @pytest.fixture
 def host(monkeypatch, tmp_path):
-    if not (SHARED / "all_tasks_with_grading.json").is_file() or not (SHARED / "osworld" / "test_all.json").is_file():
-        pytest.skip("../shared/upstream is not present on this machine")
+    global SHARED
+    SHARED = need_upstream("all_tasks_with_grading.json", "osworld/test_all.json")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with Host() as server:
         monkeypatch.setenv(upstream_tasks.BASE_ENV, server.url)

@@ -19,7 +19,7 @@ import pytest
 from seeding.world.build import build
 from seeding.world.check import check, extract_entities
 from seeding.world.persona import PersonaError, load_persona
-from tests.conftest import UPSTREAM
+from tests.conftest import need_upstream
 
 ROOT = Path(__file__).resolve().parent.parent
 ANCHOR = dt.date(2026, 4, 13)
@@ -171,10 +171,7 @@ SMALL = {
 
 
 def _upstream():
-    for base in (UPSTREAM, Path(os.environ.get("MYPCBENCH_UPSTREAM_DIR", "/nonexistent"))):
-        if (base / "michael_scott.json").exists():
-            return base
-    pytest.skip("../shared/upstream is not present on this machine")
+    return need_upstream("michael_scott.json")
 
 
 @pytest.fixture(scope="module")

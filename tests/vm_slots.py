@@ -3,18 +3,43 @@ finding free slot ports, running a shell command in a guest, starting two slots 
 
 import json
 import os
+import socket
 import threading
 from pathlib import Path
 
 from harness.envs import SlotPorts, port_taken
 
+CLAIM_BASE = 20000  # claim ports: CLAIM_BASE + slot, below every slot's ports (slots < 700 from 25000)
+_claims: list[socket.socket] = []  # held until this test process ends
+
+
+def _claim(slot: int) -> bool:
+    """Claim ``slot`` for this test process by binding its claim port (no SO_REUSEADDR): a parallel
+    test run binding the same claim port fails, so two runs never pick one slot."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", CLAIM_BASE + slot))
+    except OSError:
+        sock.close()
+        return False
+    _claims.append(sock)
+    return True
+
 
 def free_slot(count: int = 1, port_base: int = 25000, first_from: int = 100) -> int:
-    """A slot number from which ``count`` consecutive slots have every host port free (searched from
-    ``first_from`` plus an offset by pid, so parallel test runs rarely try the same ports)."""
+    """A slot number from which ``count`` consecutive slots have every host port free, each slot claimed
+    by binding its claim port for the rest of this test process (searched from ``first_from`` plus an
+    offset by pid, so parallel test runs rarely even try the same slots)."""
     for first in range(first_from + os.getpid() % 200, 700):
-        if not any(port_taken(p) for s in range(first, first + count) for p in SlotPorts.for_slot(s, port_base).all()):
+        slots = range(first, first + count)
+        if any(port_taken(p) for s in slots for p in SlotPorts.for_slot(s, port_base).all()):
+            continue
+        held = len(_claims)
+        if all(_claim(s) for s in slots):
             return first
+        for sock in _claims[held:]:  # a partly claimed run of slots is given back
+            sock.close()
+        del _claims[held:]
     raise RuntimeError(f"no {count} consecutive free slots from slot {first_from} (ports from {port_base})")
 
 

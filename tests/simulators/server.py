@@ -3,8 +3,10 @@ cachedContents, Anthropic messages, and OpenAI chat completions and responses, w
 replies, injected errors and latency; every request is recorded for assertions. Like the real APIs
 it refuses bodies over each provider's size limit, `temperature` for OpenAI reasoning models, and
 requests over a configured per-window quota (429 with the provider's retry hint; Anthropic and OpenAI
-answers state the quota in their rate-limit headers), and Anthropic requests
-that break the extended-thinking rules (see ProviderSimulator._anthropic_thinking_refusal)."""
+answers state the quota in their rate-limit headers), and Anthropic requests that break the
+extended-thinking rules (see ProviderSimulator._anthropic_thinking_refusal). Strict by default: a
+request without the provider's key header, without a required field, or with a tool result that
+answers no call is refused with the provider's error (``strict=False`` turns this off)."""
 
 import collections
 import hashlib
@@ -115,7 +117,11 @@ class ProviderSimulator:
         openai_reasoning_tokens: int = 0,
         quota: tuple[int, float] | None = None,
         gemini_cache_create_status: int | None = None,
+        strict: bool = True,
     ):
+        self.strict = strict  # check keys, required fields and tool call / result pairing as the APIs do
+        self.invalid: list[tuple[str, int, str]] = []  # (api, status, message) of requests refused as invalid
+        self._response_calls: dict[str, set] = {}  # OpenAI Responses: call ids known to each response id
         self.responder = responder or (lambda request: "ok")
         self.script = list(script or [])
         self.latency = latency
@@ -237,6 +243,8 @@ class ProviderSimulator:
             return self._send(handler, 400, {"error": {"message": "body is not JSON"}})
         headers = {k.lower(): v for k, v in handler.headers.items()}
         headers["x-sim-body-bytes"] = str(len(raw))
+        if self.strict and self._invalid(handler, method, path, handler.path, headers, body):
+            return
         cache_match = _CACHES.match(path)
         if cache_match:
             return self._gemini_cache(handler, method, cache_match.group("id"), body, headers, path)
@@ -250,6 +258,155 @@ class ProviderSimulator:
         if path.endswith("/responses") and method == "POST":
             return self._openai_responses(handler, body, headers, path)
         return self._send(handler, 404, {"error": {"message": f"the simulator has no route {method} {path}"}})
+
+    # ------------------------------------------------------------ request checks (strict)
+
+    def _invalid(self, handler, method, path, full_path, headers, body) -> bool:
+        """Refuses, as the real API does, a request without its key, without a required field, or with
+        a tool result that answers no call; True when it did."""
+        problem = None
+        if _GENERATE.match(path) or _CACHES.match(path):
+            api, status, problem = GEMINI, 403, self._gemini_problem(method, path, full_path, headers, body)
+            if problem and not problem.startswith("Method doesn't allow"):
+                status = 400
+            if problem:
+                error = self._gemini_error(status)
+                error["error"]["message"] = problem
+                error["error"]["status"] = "PERMISSION_DENIED" if status == 403 else "INVALID_ARGUMENT"
+                return self._invalid_reply(handler, api, status, error)
+            return False
+        if path.endswith("/messages") and method == "POST":
+            if not headers.get("x-api-key") and not headers.get("authorization", "").startswith("Bearer "):
+                error = {"type": "error", "error": {"type": "authentication_error",
+                                                    "message": "x-api-key header is required"}}  # fmt: skip
+                return self._invalid_reply(handler, ANTHROPIC, 401, error)
+            problem = self._anthropic_problem(body, headers)
+            if problem:
+                error = {"type": "error", "error": {"type": "invalid_request_error", "message": problem}}
+                return self._invalid_reply(handler, ANTHROPIC, 400, error)
+            return False
+        if path.endswith(("/chat/completions", "/responses")) and method == "POST":
+            api = OPENAI_CHAT if path.endswith("/chat/completions") else OPENAI_RESPONSES
+            auth = headers.get("authorization", "")
+            if not auth.startswith("Bearer ") or not auth.removeprefix("Bearer ").strip():
+                message = (
+                    "You didn't provide an API key. You need to provide your API key in an Authorization header "
+                    "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+                )
+                error = {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+                return self._invalid_reply(handler, api, 401, error)
+            found = self._openai_chat_problem(body) if api == OPENAI_CHAT else self._openai_responses_problem(body)
+            if found:
+                message, param = found
+                error = {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}}
+                return self._invalid_reply(handler, api, 400, error)
+        return False
+
+    def _invalid_reply(self, handler, api, status, error) -> bool:
+        with self._lock:
+            self.invalid.append((api, status, error["error"]["message"]))
+        self._send(handler, status, error)
+        return True
+
+    @staticmethod
+    def _gemini_problem(method, path, full_path, headers, body) -> str | None:
+        query = full_path.split("?", 1)[1] if "?" in full_path else ""
+        if not headers.get("x-goog-api-key") and not re.search(r"(?:^|&)key=[^&]+", query):
+            return (
+                "Method doesn't allow unregistered callers (callers without established identity). "
+                "Please use API Key or other form of API consumer identity to call this API."
+            )
+        if method != "POST" or not _GENERATE.match(path):
+            return None
+        contents = body.get("contents")
+        if not contents and not body.get("cachedContent"):
+            return "* GenerateContentRequest.contents: contents is not specified"
+        previous_calls = None if body.get("cachedContent") else set()  # a cache may hold the calls
+        for n, content in enumerate(contents or []):
+            parts = content.get("parts") or []
+            answers = [p["functionResponse"].get("name") for p in parts if "functionResponse" in p]
+            if answers and previous_calls is not None and (not previous_calls or set(answers) - previous_calls):
+                return (
+                    f"* GenerateContentRequest.contents[{n}]: please ensure that function response turn comes "
+                    "immediately after a function call turn, naming the functions called."
+                )
+            previous_calls = {p["functionCall"].get("name") for p in parts if "functionCall" in p}
+        return None
+
+    @staticmethod
+    def _anthropic_problem(body, headers) -> str | None:
+        if not headers.get("anthropic-version"):
+            return "anthropic-version: header is required"
+        for name in ("model", "max_tokens", "messages"):
+            if name not in body:
+                return f"{name}: Field required"
+        asked: set = set()  # tool_use ids of the previous (assistant) message
+        for m, message in enumerate(body["messages"]):
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else []
+            answered = [b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+            unknown = [i for i in answered if i not in asked]
+            if unknown:
+                return (
+                    f"messages.{m}.content.0: unexpected `tool_use_id` found in `tool_result` blocks: {unknown[0]}. "
+                    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                )
+            if asked and set(asked) - set(answered):
+                missing = sorted(set(asked) - set(answered))
+                return (
+                    f"messages.{m}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                    f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block "
+                    "in the next message."
+                )
+            asked = {b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"}
+            asked = asked if message.get("role") == "assistant" else set()
+        return None
+
+    @staticmethod
+    def _openai_chat_problem(body) -> tuple[str, str] | None:
+        for name in ("model", "messages"):
+            if name not in body:
+                return f"Missing required parameter: '{name}'.", name
+        called: set = set()
+        for m, message in enumerate(body["messages"]):
+            if message.get("role") == "assistant":
+                called |= {c.get("id") for c in message.get("tool_calls") or []}
+            if message.get("role") == "tool" and message.get("tool_call_id") not in called:
+                return (
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+                    "with 'tool_calls'.",
+                    f"messages.[{m}].role",
+                )
+        return None
+
+    def _openai_responses_problem(self, body) -> tuple[str, str] | None:
+        if "model" not in body:
+            return "Missing required parameter: 'model'.", "model"
+        items = body.get("input")
+        items = items if isinstance(items, list) else []
+        with self._lock:
+            known = set(self._response_calls.get(body.get("previous_response_id") or "", set()))
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            kind = str(item.get("type") or "")
+            if kind.endswith("_call_output") and item.get("call_id") not in known:
+                return f"No tool call found for function call output with call_id {item.get('call_id')}.", "input"
+            if kind.endswith("_call") and item.get("call_id"):
+                known.add(item["call_id"])
+        return None
+
+    def _remember_response(self, body: dict, payload: dict) -> None:
+        """The call ids a Responses reply made (with those known before it), for the next request's
+        previous_response_id."""
+        if not isinstance(payload, dict) or payload.get("object") != "response" or not payload.get("id"):
+            return
+        items = body.get("input") if isinstance(body.get("input"), list) else []
+        with self._lock:
+            known = set(self._response_calls.get(body.get("previous_response_id") or "", set()))
+            known |= {i.get("call_id") for i in items if isinstance(i, dict) and i.get("call_id")}
+            known |= {o.get("call_id") for o in payload.get("output") or [] if o.get("call_id")}
+            self._response_calls[payload["id"]] = known
 
     def _record(self, request: SimRequest) -> None:
         with self._lock:
@@ -776,6 +933,11 @@ class ProviderSimulator:
         )
         self._record(request)
         reply = self._next_reply(request)
+        if reply.raw is not None and reply.status == 200:
+            try:
+                self._remember_response(body, json.loads(reply.raw))
+            except ValueError:
+                pass  # malformed on purpose
         if self._error_or_raw(handler, reply, self._openai_error):
             return
         out = self._out_tokens(reply)
@@ -805,4 +967,5 @@ class ProviderSimulator:
                 "total_tokens": total + out,
             },
         }
+        self._remember_response(body, payload)
         self._send(handler, 200, payload, {**self._rate_limit_headers(OPENAI_RESPONSES), **reply.headers})
