@@ -9,6 +9,8 @@ runs in its own transaction, so what a POST row changes never leaks into another
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from dataclasses import dataclass, field
 
 import pytest
@@ -21,13 +23,18 @@ from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, path, reverse
 
 from leaderboard.models import App, ReportedFigure, Run
+from seeding.world.build import build as build_world
 from tests import run_page_data as data
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
+from tests.test_seeding_world import SMALL
 from trajectories.models import HumanLabel, Judgment, StateCheckResult, Step, Submission
 from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 from trajectories.tasks import run_trajectory
+from world.models import ReviewAudit, TaskReview
+from world.records.loading import load_world
+from world.review import services as review
 
 ROLES = ["anonymous", "author", "other_author", "staff", "staff_with", "superuser"]
 
@@ -40,7 +47,17 @@ class World(dict):
 
 
 @pytest.fixture(scope="module")
-def world(django_db_setup, django_db_blocker, tmp_path_factory):
+def small_world_build(tmp_path_factory):
+    """A seeding build of the small test persona, for the World pages' rows."""
+    base = tmp_path_factory.mktemp("authz-world")
+    persona = base / "pat_tester.json"
+    persona.write_text(json.dumps(SMALL))
+    build_world(persona, base / "out", dt.date(2026, 4, 13))
+    return base / "out"
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory, small_world_build):
     """Everything the rows point at, committed to nothing: rolled back when the module ends."""
     root = tmp_path_factory.mktemp("authz")
     media = root / "media"
@@ -80,6 +97,10 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         token, _ = create_token(people["author"], "kept")
         revocable, _ = create_token(people["author"], "to revoke")
         bearer = {who: create_token(people[who], f"{who} api")[1] for who in people}
+        persona_world = load_world(small_world_build)["world"]
+        review.set_verdict(tasks[0], people["superuser"], "approved", "reads well")
+        event = persona_world.events.order_by("pk").first()
+        record = persona_world.records.order_by("pk").first()
         yield World(
             root=root,
             media=media,
@@ -104,6 +125,17 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
             bearer=bearer,
             group=Group.objects.create(name="reviewers"),
             run_type=ContentType.objects.get_for_model(Run),
+            persona_world=persona_world,
+            event=event,
+            record=record,
+            task_review=TaskReview.objects.get(task=tasks[0]),
+            review_audit=ReviewAudit.objects.filter(task=tasks[0]).first(),
+            hidden_screenshot=hidden_run.trajectories.order_by("pk")
+            .first()
+            .steps.exclude(screenshot="")
+            .order_by("index")
+            .first()
+            .screenshot.name,
         )
         transaction.set_rollback(True)
 
@@ -187,6 +219,10 @@ ADMIN_MODELS = {
     "trajectories_statecheckresult": lambda w: w.check,
     "trajectories_apitoken": lambda w: w.token,
     "trajectories_submission": lambda w: w.submission,
+    "world_world": lambda w: w.persona_world,
+    "world_worldevent": lambda w: w.event,
+    "world_taskreview": lambda w: w.task_review,
+    "world_reviewaudit": lambda w: w.review_audit,
 }
 
 HIDDEN = (404, 404, 404, 200, 200, 200)  # the author's unpublished run: staff only (authors see the submission)
@@ -210,7 +246,30 @@ TABLE: dict[str, list[Case]] = {
         Case(lambda w: reverse("trajectories:token_revoke", args=[w.revocable.pk]), (302, 405, 405, 405, 405, 405)),
     ],
     "favicon.ico": [Case(lambda w: "/favicon.ico", (301,) * 6)],
-    r"^media/(?P<path>.*)$": [Case(lambda w: "/media/" + w.screenshot, EVERYONE)],
+    "media": [
+        Case(lambda w: "/media/" + w.screenshot, EVERYONE),
+        # the author's unpublished upload: its author and maintainers only, as its pages
+        Case(lambda w: "/media/" + w.hidden_screenshot, (404, 200, 404, 200, 200, 200)),
+        Case(lambda w: "/media/screenshots/no/such/file.png", (404,) * 6),
+    ],
+    # ---- the persona world: public pages; task review for staff with the review permission
+    "world:world_overview": [Case(lambda w: reverse("world:world_overview"), PUBLIC_PAGE)],
+    "world:world_events": [Case(lambda w: reverse("world:world_events"), PUBLIC_PAGE)],
+    "world:world_event": [Case(lambda w: reverse("world:world_event", args=[w.event.event_id]), PUBLIC_PAGE)],
+    "world:world_app": [Case(lambda w: reverse("world:world_app", args=[w.record.app]), PUBLIC_PAGE)],
+    "world:world_record": [
+        Case(lambda w: reverse("world:world_record", args=[w.record.app, w.record.kind, w.record.row_id]),
+             PUBLIC_PAGE)
+    ],
+    "world:world_review": [
+        Case(lambda w: reverse("world:world_review"), (302, 403, 403, 403, 200, 200), "world.review_tasks")
+    ],
+    "world:world_review_task": [
+        Case(lambda w: reverse("world:world_review_task", args=[w.suite.slug, w.task.task_id]),
+             (302, 403, 403, 403, 200, 200), "world.review_tasks"),
+        Case(lambda w: reverse("world:world_review_task", args=[w.suite.slug, w.task.task_id]),
+             (302, 403, 403, 403, 302, 302), "world.review_tasks", method="post", data={"verdict": "approved"}),
+    ],
     # ---- catalog and score pages
     "leaderboard:home": [Case(lambda w: reverse("leaderboard:home"), PUBLIC_PAGE)],
     "leaderboard:suite_list": [Case(lambda w: reverse("leaderboard:suite_list"), PUBLIC_PAGE)],
@@ -368,8 +427,10 @@ for _app_model, _obj in ADMIN_MODELS.items():
     TABLE.update(admin_model_rows(_app_model, _obj))
 # Django's user admin adds users only for those who may also change them
 TABLE["admin:auth_user_add"][0].perm = "auth.add_user,auth.change_user"
+# the review audit is written by reviews only: nobody adds a row by hand, superusers included
+TABLE["admin:world_reviewaudit_add"][0].expect = (*ANON_ADMIN, 403, 403, 403)
 
-OPTIONAL = {r"^media/(?P<path>.*)$"}  # served only when MYPCBENCH_SERVE_MEDIA is on
+OPTIONAL: set[str] = set()  # rows for URLs that exist only under some settings
 
 
 def url_keys(resolver=None, prefix="", namespace="") -> list[str]:
