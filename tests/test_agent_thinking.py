@@ -104,7 +104,8 @@ def anthropic_key(monkeypatch):
 
 def post(sim, **body) -> requests.Response:
     payload = {"model": "claude-sonnet-4-6", "max_tokens": 4096, "messages": [{"role": "user", "content": "hi"}]}
-    return requests.post(f"{sim.url}/v1/messages", json={**payload, **body}, timeout=10)
+    headers = {"x-api-key": "test-key", "anthropic-version": "2023-06-01"}  # as the SDK sends them
+    return requests.post(f"{sim.url}/v1/messages", json={**payload, **body}, headers=headers, timeout=10)
 
 
 def tool_turn(first_block: dict | None) -> list[dict]:
