@@ -3,11 +3,13 @@ are shown with control and bidirectional characters escaped, and identical uploa
 answer with the same submission while another author's duplicate does not reveal it."""
 
 import json
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
+from leaderboard.models import Run
 from tests.factories import make_suite
 from tests.submission_data import (
     METADATA,
@@ -19,6 +21,9 @@ from tests.submission_data import (
     upload,
     zip_bytes,
 )
+from trajectories.models import Submission
+from trajectories.submissions import uploads
+from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 from trajectories.submissions.validation import SubmissionRejected
 
@@ -59,3 +64,78 @@ def test_rtl_override_in_file_names_is_escaped_in_the_refusal(tmp_path, author, 
     assert "retrieval-f016\\u202egnp" in shown, shown
     assert stored_counts() == before
     assert files_under(isolated_media) == [] and files_under(upload_tmp) == []
+
+
+# ---------------------------------------------------------------- 18: identical uploads at once
+
+
+def _bearer(user) -> str:
+    return f"Bearer {create_token(user, 'runner')[1]}"
+
+
+def _interleave_second_request(monkeypatch, second):
+    """Make the race happen on SQLite: while the first request is past its duplicate check and
+    validating, ``second()`` runs a whole request for the same archive (as a concurrent request
+    would, two threads cannot both write to one SQLite test database)."""
+    real = uploads.validate_tree
+    answers, started = [], []
+
+    def validate_then_let_the_other_in(*args, **kwargs):
+        if not started:  # only the first request waits; the second runs straight through
+            started.append(True)
+            answers.append(second())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(uploads, "validate_tree", validate_then_let_the_other_in)
+    return answers
+
+
+def test_concurrent_identical_uploads_by_one_author_answer_the_same_submission(
+    client, tmp_path, author, isolated_media, monkeypatch
+):
+    archive = zip_bytes(folder_entries(result_folder(tmp_path)))
+    auth = _bearer(author)
+
+    def post():
+        return client.post(
+            "/api/submissions",
+            {"archive": upload(archive, "run.zip"), "metadata": json.dumps(METADATA)},
+            HTTP_AUTHORIZATION=auth,
+        )
+
+    inner = _interleave_second_request(monkeypatch, post)
+    outer = post()
+    assert inner[0].status_code == 201, inner[0].content
+    assert outer.status_code == 200, outer.content
+    assert outer.json()["id"] == inner[0].json()["id"]
+    assert Submission.objects.count() == 1 and Run.objects.count() == 1
+    assert len(files_under(isolated_media / "submissions")) == 1  # the loser's copy of the archive is gone
+
+
+def test_concurrent_duplicate_from_another_author_does_not_reveal_the_submission(
+    client, tmp_path, author, isolated_media, monkeypatch
+):
+    archive = zip_bytes(folder_entries(result_folder(tmp_path)))
+    other = get_user_model().objects.create_user("dwight", password="pw-schrute-2026")
+    theirs, mine = _bearer(other), _bearer(author)
+
+    def post(auth):
+        return client.post(
+            "/api/submissions",
+            {"archive": upload(archive, "run.zip"), "metadata": json.dumps(METADATA)},
+            HTTP_AUTHORIZATION=auth,
+        )
+
+    inner = _interleave_second_request(monkeypatch, lambda: post(theirs))
+    outer = post(mine)
+    assert inner[0].status_code == 201, inner[0].content
+    their_id = inner[0].json()["id"]
+    assert outer.status_code == 409, outer.content
+    body = outer.json()
+    assert "another account" in body["detail"]
+    assert set(body) == {"detail", "problems"} and not re.search(rf"\b{their_id}\b", body["problems"][0]["problem"])
+    assert "submission" not in json.dumps(body), body  # the old answer said "already submitted as submission 1"
+    assert Submission.objects.count() == 1
+    # and the same archive sent afterwards (no race) says the same
+    later = post(mine)
+    assert later.status_code == 409 and later.json() == body
