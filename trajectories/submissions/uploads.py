@@ -129,17 +129,9 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
     try:
         archive_path = workdir / "archive"
         sha256, size = _save_upload(upload, archive_path, limits)
-        existing = Submission.objects.filter(archive_sha256=sha256).first()
+        existing = _already_submitted(author, name, sha256)
         if existing is not None:
-            if existing.author_id == author.pk:
-                return SubmitResult(existing, created=False)
-            raise SubmissionConflict(
-                [
-                    Problem(
-                        name, "this exact archive was already submitted from another account (expected your own data)"
-                    )
-                ]
-            )
+            return SubmitResult(existing, created=False)
         meta, problems = parse_metadata(metadata)
         root = workdir / "files"
         try:
@@ -155,11 +147,25 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
             raise SubmissionRejected(validation.report)
         validation.report.extend(identical_attempts(validation.bundles))
         validation.report.extend(replay_suspicions(validation.bundles, validation.tasks))
-        submission = _store(author, name, sha256, size, meta, validation, root, archive_path)
+        result = _store(author, name, sha256, size, meta, validation, root, archive_path)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    if not result.created:  # a concurrent identical upload by this author was stored first
+        return result
+    submission = result.submission
     transaction.on_commit(lambda: queue_judging(submission.pk))
-    return SubmitResult(submission, created=True)
+    return result
+
+
+def _already_submitted(author, name: str, sha256: str) -> Submission | None:
+    """The author's own submission of this exact archive, or None when there is none; the same
+    archive from another account is refused without saying which submission holds it."""
+    existing = Submission.objects.filter(archive_sha256=sha256).first()
+    if existing is None or existing.author_id == author.pk:
+        return existing
+    raise SubmissionConflict(
+        [Problem(name, "this exact archive was already submitted from another account (expected your own data)")]
+    )
 
 
 def _model(name: str) -> Model:
@@ -221,7 +227,7 @@ def _keep_archive(sha256: str, archive_path: Path, written) -> str:
 
 def _store(
     author, name, sha256, size, meta: SubmissionMetadata, validation: Validation, root: Path, archive_path: Path
-) -> Submission:
+) -> SubmitResult:
     report = IngestReport(screenshot_cache=validation.screenshots)  # nothing validated is decoded again
     self_reported: dict[str, float] = {}
     try:
@@ -281,7 +287,7 @@ def _store(
                     NOTE,
                 ).as_dict()
             )
-            return Submission.objects.create(
+            submission = Submission.objects.create(
                 author=author,
                 run=run,
                 status=Submission.Status.AWAITING_REVIEW,
@@ -291,11 +297,13 @@ def _store(
                 metadata={**meta.as_dict(), "archive_file": kept},
                 validation_report=problems,
             )
+            return SubmitResult(submission, created=True)
     except IntegrityError:
-        # The same archive committed by a concurrent request: that one wins.
-        existing = Submission.objects.filter(archive_sha256=sha256).first()
+        # The same archive committed by a concurrent request: that one wins, and this author's
+        # request answers with it (another author's duplicate is refused without naming it).
+        existing = _already_submitted(author, name, sha256)
         if existing is None:
             raise
-        raise SubmissionConflict([Problem(name, f"already submitted as submission {existing.pk}")])
+        return SubmitResult(existing, created=False)
     except (IngestError, BundleError, OSError) as exc:
         raise SubmissionRejected([Problem("", relative_text(str(exc), root))])

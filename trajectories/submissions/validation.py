@@ -14,6 +14,7 @@ from django.conf import settings
 
 from harness.bundle import BundleError, TrajectoryBundle, find_task_dirs, read_task_dir
 from harness.layouts import classify
+from harness.printable import printable
 from harness.safejson import JSONRefused, loads
 from leaderboard.models import Run, Suite, Task
 from trajectories.models import Step, Trajectory
@@ -45,11 +46,17 @@ MAX_TURN_BUDGET = 1000
 
 @dataclass
 class Problem:
-    """One line of a validation report: which file, what is wrong, in plain words."""
+    """One line of a validation report: which file, what is wrong, in plain words. File names come
+    from the upload, so control and bidirectional characters in both fields are shown as escapes
+    (an RTL override cannot make a refusal read differently from what was uploaded)."""
 
     file: str
     problem: str
     level: str = ERROR
+
+    def __post_init__(self):
+        self.file = printable(self.file)
+        self.problem = printable(self.problem)
 
     def as_dict(self) -> dict:
         return asdict(self)

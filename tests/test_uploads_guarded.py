@@ -1,0 +1,141 @@
+"""Uploads under attack, the guarded edges (issue 15 items 5, 17, 18, 19): file names in refusals
+are shown with control and bidirectional characters escaped, and identical uploads by one author
+answer with the same submission while another author's duplicate does not reveal it."""
+
+import json
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+
+from leaderboard.models import Run
+from tests.factories import make_suite
+from tests.submission_data import (
+    METADATA,
+    TASK_IDS,
+    files_under,
+    folder_entries,
+    result_folder,
+    stored_counts,
+    upload,
+    zip_bytes,
+)
+from trajectories.models import Submission
+from trajectories.submissions import uploads
+from trajectories.submissions.tokens import create_token
+from trajectories.submissions.uploads import submit_archive
+from trajectories.submissions.validation import SubmissionRejected
+
+pytestmark = pytest.mark.django_db
+
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "x\u202egnp.exe" shows as "xexe.png"
+
+
+@pytest.fixture
+def upload_tmp(settings, tmp_path):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
+    cache.clear()  # counters live in the cache; user ids repeat between tests
+    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
+    return settings.MYPCBENCH_UPLOAD_TMP_DIR
+
+
+@pytest.fixture
+def author(upload_tmp):
+    make_suite(TASK_IDS)
+    return get_user_model().objects.create_user("pam", password="pw-beesly-2026")
+
+
+# ---------------------------------------------------------------- 19: names escaped
+
+
+def test_rtl_override_in_file_names_is_escaped_in_the_refusal(tmp_path, author, isolated_media, upload_tmp):
+    entries = folder_entries(result_folder(tmp_path))
+    # an extra folder named like a task, with an RTL override in its name and in a file's name
+    entries.append((f"retrieval-f016{RLO}gnp/traj.jsonl", b'{"step_num": 1}\n'))
+    entries.append((f"writing-a001/notes{RLO}txt.json", b"{not json"))
+    before = stored_counts()
+    with pytest.raises(SubmissionRejected) as caught:
+        submit_archive(author, upload(zip_bytes(entries), f"run{RLO}piz.exe"), json.dumps(METADATA))
+    report = caught.value.report
+    shown = "\n".join(f"{p.file}: {p.problem}" for p in report) + str(caught.value)
+    assert RLO not in shown, shown
+    assert "\\u202e" in shown, shown
+    assert "retrieval-f016\\u202egnp" in shown, shown
+    assert stored_counts() == before
+    assert files_under(isolated_media) == [] and files_under(upload_tmp) == []
+
+
+# ---------------------------------------------------------------- 18: identical uploads at once
+
+
+def _bearer(user) -> str:
+    return f"Bearer {create_token(user, 'runner')[1]}"
+
+
+def _interleave_second_request(monkeypatch, second):
+    """Make the race happen on SQLite: while the first request is past its duplicate check and
+    validating, ``second()`` runs a whole request for the same archive (as a concurrent request
+    would, two threads cannot both write to one SQLite test database)."""
+    real = uploads.validate_tree
+    answers, started = [], []
+
+    def validate_then_let_the_other_in(*args, **kwargs):
+        if not started:  # only the first request waits; the second runs straight through
+            started.append(True)
+            answers.append(second())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(uploads, "validate_tree", validate_then_let_the_other_in)
+    return answers
+
+
+def test_concurrent_identical_uploads_by_one_author_answer_the_same_submission(
+    client, tmp_path, author, isolated_media, monkeypatch
+):
+    archive = zip_bytes(folder_entries(result_folder(tmp_path)))
+    auth = _bearer(author)
+
+    def post():
+        return client.post(
+            "/api/submissions",
+            {"archive": upload(archive, "run.zip"), "metadata": json.dumps(METADATA)},
+            HTTP_AUTHORIZATION=auth,
+        )
+
+    inner = _interleave_second_request(monkeypatch, post)
+    outer = post()
+    assert inner[0].status_code == 201, inner[0].content
+    assert outer.status_code == 200, outer.content
+    assert outer.json()["id"] == inner[0].json()["id"]
+    assert Submission.objects.count() == 1 and Run.objects.count() == 1
+    assert len(files_under(isolated_media / "submissions")) == 1  # the loser's copy of the archive is gone
+
+
+def test_concurrent_duplicate_from_another_author_does_not_reveal_the_submission(
+    client, tmp_path, author, isolated_media, monkeypatch
+):
+    archive = zip_bytes(folder_entries(result_folder(tmp_path)))
+    other = get_user_model().objects.create_user("dwight", password="pw-schrute-2026")
+    theirs, mine = _bearer(other), _bearer(author)
+
+    def post(auth):
+        return client.post(
+            "/api/submissions",
+            {"archive": upload(archive, "run.zip"), "metadata": json.dumps(METADATA)},
+            HTTP_AUTHORIZATION=auth,
+        )
+
+    inner = _interleave_second_request(monkeypatch, lambda: post(theirs))
+    outer = post(mine)
+    assert inner[0].status_code == 201, inner[0].content
+    their_id = inner[0].json()["id"]
+    assert outer.status_code == 409, outer.content
+    body = outer.json()
+    assert "another account" in body["detail"]
+    assert set(body) == {"detail", "problems"} and not re.search(rf"\b{their_id}\b", body["problems"][0]["problem"])
+    assert "submission" not in json.dumps(body), body  # the old answer said "already submitted as submission 1"
+    assert Submission.objects.count() == 1
+    # and the same archive sent afterwards (no race) says the same
+    later = post(mine)
+    assert later.status_code == 409 and later.json() == body
