@@ -8,12 +8,14 @@ from django.views.generic import RedirectView
 
 from mypcbench_site.api import api
 from mypcbench_site.media import media
-from trajectories.submissions.views import signup
+from trajectories.submissions.views import LoginView, ThrottledAdminAuthenticationForm, signup
+
+admin.site.login_form = ThrottledAdminAuthenticationForm  # failed log-ins throttled there too
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", signup, name="signup"),
     # browsers ask for /favicon.ico on pages that name none (the API docs): the site's icon

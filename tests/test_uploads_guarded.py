@@ -1,6 +1,7 @@
 """Uploads under attack, the guarded edges (issue 15 items 5, 17, 18, 19): file names in refusals
-are shown with control and bidirectional characters escaped, and identical uploads by one author
-answer with the same submission while another author's duplicate does not reveal it."""
+are shown with control and bidirectional characters escaped; identical uploads by one author
+answer with the same submission while another author's duplicate does not reveal it; sign-ups and
+log-ins are throttled per client address and per account."""
 
 import json
 import re
@@ -8,6 +9,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.urls import reverse
 
 from leaderboard.models import Run
 from tests.factories import make_suite
@@ -139,3 +141,72 @@ def test_concurrent_duplicate_from_another_author_does_not_reveal_the_submission
     # and the same archive sent afterwards (no race) says the same
     later = post(mine)
     assert later.status_code == 409 and later.json() == body
+
+
+# ---------------------------------------------------------------- 17: sign-up and log-in throttled
+
+
+def test_thirty_wrong_passwords_then_the_right_one_is_refused(client, author, clock_mid_hour):
+    answers = [
+        client.post(reverse("login"), {"username": "pam", "password": f"guess-{n}"}, REMOTE_ADDR=f"10.0.0.{n}")
+        for n in range(30)
+    ]
+    # the first five are plain wrong passwords; from the sixth the account is throttled
+    assert [a.status_code for a in answers[:5]] == [200] * 5
+    assert "Please enter a correct username and password" in answers[4].content.decode()
+    assert {a.status_code for a in answers[5:]} == {429}
+    right = client.post(reverse("login"), {"username": "pam", "password": "pw-beesly-2026"}, REMOTE_ADDR="10.9.9.9")
+    page = right.content.decode()
+    assert right.status_code == 429 and "_auth_user_id" not in client.session
+    assert "Log-in refused: rate limit: at most 5 failed log-ins per 15 minutes per account" in page, page
+    assert "this account has had 5" in page
+    # the window is 15 minutes from half past: it ends at quarter to
+    assert f"{clock_mid_hour:%Y-%m-%d %H}:45:00 UTC" in page and right["Retry-After"] == "900"
+    # another account from those addresses is not locked out by pam's failures
+    get_user_model().objects.create_user("jim", password="pw-halpert-2026")
+    other = client.post(reverse("login"), {"username": "jim", "password": "pw-halpert-2026"}, REMOTE_ADDR="10.9.9.8")
+    assert other.status_code == 302 and client.session["_auth_user_id"]
+
+
+def test_failed_log_ins_are_throttled_per_address_across_accounts(client, upload_tmp, clock_mid_hour, settings):
+    settings.MYPCBENCH_LOGIN_FAILURES_PER_ADDRESS = 3
+    for name in ("a1", "a2", "a3"):
+        client.post(reverse("login"), {"username": name, "password": "x"}, REMOTE_ADDR="192.0.2.7")
+    get_user_model().objects.create_user("kevin", password="pw-malone-2026")
+    refused = client.post(
+        reverse("login"), {"username": "kevin", "password": "pw-malone-2026"}, REMOTE_ADDR="192.0.2.7"
+    )
+    assert refused.status_code == 429 and "per address" in refused.content.decode()
+    elsewhere = client.post(
+        reverse("login"), {"username": "kevin", "password": "pw-malone-2026"}, REMOTE_ADDR="192.0.2.8"
+    )
+    assert elsewhere.status_code == 302
+
+
+def test_admin_log_in_is_throttled_too(client, upload_tmp, clock_mid_hour):
+    get_user_model().objects.create_user("michael", password="pw-scott-2026", is_staff=True)
+    for n in range(5):
+        client.post("/admin/login/", {"username": "michael", "password": f"no-{n}"})
+    page = client.post("/admin/login/", {"username": "michael", "password": "pw-scott-2026"}).content.decode()
+    assert "Log-in refused: rate limit" in page and "_auth_user_id" not in client.session
+
+
+def test_the_eleventh_sign_up_from_one_address_in_a_day_is_refused(client, upload_tmp, clock_mid_hour):
+    def sign_up(n, address="198.51.100.4"):
+        client.logout()
+        password = f"a-long-pass-{n}-2026"
+        return client.post(
+            reverse("signup"),
+            {"username": f"author{n}", "password1": password, "password2": password},
+            REMOTE_ADDR=address,
+        )
+
+    assert [sign_up(n).status_code for n in range(10)] == [302] * 10
+    eleventh = sign_up(10)
+    page = eleventh.content.decode()
+    assert eleventh.status_code == 429, page
+    assert "Sign-up refused: rate limit: at most 10 new accounts per 24 hours per address" in page, page
+    assert "this address has made 10" in page
+    assert not get_user_model().objects.filter(username="author10").exists()
+    assert get_user_model().objects.filter(username__startswith="author").count() == 10
+    assert sign_up(11, address="198.51.100.5").status_code == 302  # another address is not held back

@@ -1,7 +1,8 @@
-"""Per-author rate limits on accepted uploads, on upload attempts and on API calls. A refusal names
-the limit, what was counted and when the limit resets, and carries the seconds to wait for a
-Retry-After header."""
+"""Per-author rate limits on accepted uploads, on upload attempts and on API calls, and per client
+address and per account on sign-ups and failed log-ins. A refusal names the limit, what was
+counted and when the limit resets, and carries the seconds to wait for a Retry-After header."""
 
+import hashlib
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -40,6 +41,8 @@ class RateLimited(Exception):
     used: int
     resets_at: datetime
     counted: str = ""  # how the window is counted, in words
+    per: str = "author"  # whose count it is: "author", "account", "address"
+    made: str = "you have made"  # how the count is said before the number
 
     @property
     def retry_after(self) -> int:
@@ -49,8 +52,8 @@ class RateLimited(Exception):
     def __str__(self) -> str:
         return (
             f"rate limit: at most {self.limit} {self.what.removesuffix('s') if self.limit == 1 else self.what} "
-            f"per {per_text(self.window)} per author"
-            f"{f' ({self.counted})' if self.counted else ''}; you have made {self.used}. The limit resets at "
+            f"per {per_text(self.window)} per {self.per}"
+            f"{f' ({self.counted})' if self.counted else ''}; {self.made} {self.used}. The limit resets at "
             f"{self.resets_at:%Y-%m-%d %H:%M:%S} UTC (in {duration_text(self.retry_after)}); try again then."
         )
 
@@ -77,15 +80,22 @@ def _count_in_clock_window(name: str, user) -> tuple[int, int, int]:
     """Add one to ``user``'s ``name`` counter for the current fixed clock window of
     window_seconds(); return (count so far, window, bucket). Counted in Django's cache: per process
     with the default local-memory cache, shared by every process with Redis."""
-    window = window_seconds()
+    return _clock_counter(name, user.pk, window_seconds())
+
+
+def _clock_counter(name: str, who, window: int, add: int = 1) -> tuple[int, int, int]:
+    """Add ``add`` (0 only reads) to the ``name`` counter of ``who`` for the current fixed clock
+    window of ``window`` seconds; return (count so far, window, bucket)."""
     bucket = int(timezone.now().timestamp()) // window
-    key = f"mypcbench:{name}:{user.pk}:{bucket}"
+    key = f"mypcbench:{name}:{who}:{bucket}"
+    if not add:
+        return int(cache.get(key, 0)), window, bucket
     cache.add(key, 0, timeout=window)
     try:
-        count = cache.incr(key)
+        count = cache.incr(key, add)
     except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window)
-        count = 1
+        cache.set(key, add, timeout=window)
+        count = add
     return count, window, bucket
 
 
@@ -120,3 +130,70 @@ def count_upload_attempt(user) -> None:
     if attempts > limit:
         counted = "accepted or refused, counted per clock window"
         raise RateLimited("upload attempts", limit, window, attempts, _window_end(bucket, window), counted=counted)
+
+
+# ---------------------------------------------------------------- sign-up and log-in
+
+
+def _setting(name: str, default: int) -> int:
+    return int(getattr(settings, name, default))
+
+
+def _hashed(text: str) -> str:
+    """A cache-key-safe name for an address or a username (any length, any characters)."""
+    return hashlib.sha256(text.strip().lower().encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def check_login(address: str, username: str) -> None:
+    """Refuse a log-in before the password is checked when the account or the client address has
+    had too many failed log-ins in the current clock window (MYPCBENCH_LOGIN_FAILURES_PER_ACCOUNT,
+    MYPCBENCH_LOGIN_FAILURES_PER_ADDRESS per MYPCBENCH_LOGIN_WINDOW_SECONDS): then even the right
+    password is refused until the window ends, so guessing stays slow."""
+    window = _setting("MYPCBENCH_LOGIN_WINDOW_SECONDS", 15 * 60)
+    for per, who, limit in (
+        ("account", f"user-{_hashed(username)}", _setting("MYPCBENCH_LOGIN_FAILURES_PER_ACCOUNT", 5)),
+        ("address", f"addr-{_hashed(address)}", _setting("MYPCBENCH_LOGIN_FAILURES_PER_ADDRESS", 20)),
+    ):
+        failures, window, bucket = _clock_counter("login-failures", who, window, add=0)
+        if failures >= limit:
+            raise RateLimited(
+                "failed log-ins",
+                limit,
+                window,
+                failures,
+                _window_end(bucket, window),
+                counted="counted per clock window",
+                per=per,
+                made=f"this {per} has had",
+            )
+
+
+def record_login_failure(address: str, username: str) -> None:
+    """Count one failed log-in against the account named and the client address."""
+    window = _setting("MYPCBENCH_LOGIN_WINDOW_SECONDS", 15 * 60)
+    _clock_counter("login-failures", f"user-{_hashed(username)}", window)
+    _clock_counter("login-failures", f"addr-{_hashed(address)}", window)
+
+
+def check_signup(address: str) -> None:
+    """Refuse a sign-up (before the form is checked) when the client address already made the
+    maximum of new accounts in the current clock day (MYPCBENCH_SIGNUPS_PER_ADDRESS, per
+    MYPCBENCH_SIGNUP_WINDOW_SECONDS): per-author limits are not multiplied by new accounts."""
+    limit = _setting("MYPCBENCH_SIGNUPS_PER_ADDRESS", 10)
+    window = _setting("MYPCBENCH_SIGNUP_WINDOW_SECONDS", 24 * 3600)
+    made, window, bucket = _clock_counter("signups", f"addr-{_hashed(address)}", window, add=0)
+    if made >= limit:
+        raise RateLimited(
+            "new accounts",
+            limit,
+            window,
+            made,
+            _window_end(bucket, window),
+            counted="counted per clock day" if window == 24 * 3600 else "counted per clock window",
+            per="address",
+            made="this address has made",
+        )
+
+
+def record_signup(address: str) -> None:
+    _clock_counter("signups", f"addr-{_hashed(address)}", _setting("MYPCBENCH_SIGNUP_WINDOW_SECONDS", 24 * 3600))
