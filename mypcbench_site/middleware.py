@@ -1,8 +1,16 @@
 """A strict Content-Security-Policy header: trajectory text is untrusted, so pages load
-scripts, styles and images only from this site; and the site's own error pages when configured."""
+scripts, styles and images only from this site; the site's own error pages when configured; and a
+plain 503 page when the database does not answer."""
+
+import logging
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+
+logger = logging.getLogger(__name__)
+DATABASE_RETRY_SECONDS = 30
 
 # The vendored plotly.min.js injects one fixed <style> element when it loads (the stylesheet of
 # its map library, which we never use): allowed by its hash only, so no other inline style runs.
@@ -50,4 +58,31 @@ class FriendlyErrorPagesMiddleware:
         ):
             return response
         response.content = render_to_string(template, request=request)
+        return response
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that cannot reach the database (PostgreSQL restarting, a connection dropped, SQLite
+    busy past its timeout) answers 503 with Retry-After and plain words, as JSON under /api/, instead
+    of a traceback. The page is standalone: the usual layout reads the signed-in user, which needs the
+    database. Django's connection health checks (CONN_HEALTH_CHECKS) reconnect on the next request."""
+
+    MESSAGE = "The site's database is not answering just now; please try again in a minute."
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        logger.error("database unavailable for %s: %s", request.path, exception)
+        if request.path.startswith("/api/"):
+            response = JsonResponse({"detail": self.MESSAGE}, status=503)
+        else:
+            response = HttpResponse(render_to_string("503.html"), status=503)
+        response["Retry-After"] = str(DATABASE_RETRY_SECONDS)
+        response.friendly = True
         return response

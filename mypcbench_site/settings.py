@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "mypcbench_site.middleware.ContentSecurityPolicyMiddleware",
     "mypcbench_site.middleware.FriendlyErrorPagesMiddleware",
+    "mypcbench_site.middleware.DatabaseUnavailableMiddleware",
 ]
 # The site's own error pages even with DEBUG on (bin/demo turns it on; off shows Django's debug pages).
 MYPCBENCH_FRIENDLY_ERRORS = env_bool("MYPCBENCH_FRIENDLY_ERRORS", not DEBUG)
@@ -84,6 +85,9 @@ DATABASES = {
         env="DATABASE_URL",
         default=f"sqlite:///{VAR_DIR / 'mypcbench.sqlite3'}",
         conn_max_age=60,
+        # a kept connection is checked before each request's first query, so a restarted server is
+        # reconnected to instead of failing that request
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
