@@ -8,6 +8,7 @@ from leaderboard.boards import board as leaderboard
 from leaderboard.boards import board_display, reported
 from leaderboard.boards.board import BoardFilters
 from leaderboard.catalog import selectors
+from leaderboard.scoring.page_cache import anonymous_page_cache
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.evaluations import run_table
 from trajectories.evaluations import views as views_runs
@@ -57,7 +58,8 @@ def task_list(request):
     )
 
 
-def task_detail(request, suite, task_id):
+@anonymous_page_cache("task-page")
+def task_detail(request, version, suite, task_id):
     task = selectors.task_detail(suite, task_id)
     return render(
         request,
@@ -70,7 +72,8 @@ def run_list(request):
     return render(request, "leaderboard/run_list.html", {"runs": selectors.run_list(request.user)})
 
 
-def run_detail(request, slug):
+@anonymous_page_cache("run-page")
+def run_detail(request, version, slug):
     run = selectors.run_detail(request.user, slug)
     # A run our harness is running polls its progress; the table is rendered from the same rows.
     launched = run.provenance == run.Provenance.HARNESS and bool((run.metadata or {}).get("launch"))
