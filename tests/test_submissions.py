@@ -510,3 +510,17 @@ def test_the_upload_form_preselects_a_suite_with_tasks(client, suite, author):
     html = client.get(reverse("trajectories:submission_new")).content.decode()
     assert f'<option value="{suite.slug}" selected>' in html
     assert "AAA empty v0 (no tasks on this site yet)" in html
+
+
+def test_the_public_judge_filter_names_a_self_reported_judge_only_once_its_run_is_published(
+    tmp_path, suite, author, upload_tmp, client
+):
+    data = zip_bytes(good_entries(tmp_path, full_judge=[True, False, True]))
+    run = submit_archive(author, upload(data, "opus-run.zip"), METADATA).submission.run
+    judge = JudgeConfig.objects.get(origin=JudgeConfig.Origin.SELF_REPORTED)
+    assert judge.name.startswith("self-reported by pam")
+    for url in ("/leaderboard/", "/analysis/"):
+        assert "self-reported by pam" not in client.get(url).content.decode(), url
+    run.publication = Run.Publication.PUBLISHED
+    run.save()
+    assert "self-reported by pam" in client.get("/leaderboard/").content.decode()

@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from leaderboard.catalog.selectors import visible_runs
 from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, JudgeConfig, Run, Suite
 from leaderboard.scoring import outcomes as scoring
+from trajectories.models import Judgment
 
 RANK_METRICS = ("perfect", "rubric")
 SORT_KEYS = ("rank", "perfect", "rubric", "efficiency", "steps", "tokens", "cost", "graded", "name")
@@ -97,12 +98,26 @@ class BoardFilters(RunFilters):
             self.dir = ""
 
 
+def filterable_judges() -> list[str]:
+    """Judge names offered by the public filters: every judge of ours or imported with published
+    figures, but an author's self-reported judge only once a run it judged is published (its name
+    carries the author's username and model, which an unreviewed upload must not make public)."""
+    self_reported = JudgeConfig.Origin.SELF_REPORTED
+    shown = JudgeConfig.objects.exclude(origin=self_reported) | JudgeConfig.objects.filter(
+        origin=self_reported,
+        pk__in=Judgment.objects.filter(
+            judge__origin=self_reported, trajectory__run__publication=Run.Publication.PUBLISHED
+        ).values("judge_id"),
+    )
+    return list(shown.order_by("name").values_list("name", flat=True).distinct())
+
+
 def run_filter_options() -> dict:
     """Choices of the run filter forms (3 queries)."""
     return {
         "suites": list(Suite.objects.order_by("is_demo", "name", "version").values_list("slug", "name", "version")),
         "surfaces": Run.ToolSurface.choices,
-        "judges": list(JudgeConfig.objects.order_by("name").values_list("name", flat=True)),
+        "judges": filterable_judges(),
         "provenances": Run.Provenance.choices,
         "types": BehaviouralType.choices,
         "bins": [(b, f"{b} app" + ("" if b == "1" else "s")) for b in APPS_TOUCHED_BINS],
