@@ -524,3 +524,17 @@ def test_the_public_judge_filter_names_a_self_reported_judge_only_once_its_run_i
     run.publication = Run.Publication.PUBLISHED
     run.save()
     assert "self-reported by pam" in client.get("/leaderboard/").content.decode()
+
+
+def test_a_model_only_an_unreviewed_upload_names_has_no_public_page(tmp_path, suite, author, upload_tmp, client):
+    data = zip_bytes(good_entries(tmp_path))
+    run = submit_archive(author, upload(data, "opus-run.zip"), METADATA).submission.run
+    url = reverse("leaderboard:model_detail", args=[run.model.slug])
+    assert Run.objects.filter(model=run.model).count() == 1
+    assert client.get(url).status_code == 404
+    client.force_login(author)
+    assert client.get(url).status_code == 404  # the author follows their upload on its submission page
+    run.publication = Run.Publication.PUBLISHED
+    run.save()
+    client.logout()
+    assert client.get(url).status_code == 200

@@ -27,6 +27,9 @@ def model_detail(user, slug: str) -> dict:
     runs = list(
         visible_runs(user).filter(model=model).select_related("model", "suite", "judge_config").order_by("name")
     )
+    if not runs and Run.objects.filter(model=model).exists():
+        # only unpublished runs (an upload awaiting review): the model has no public page yet
+        raise Http404(f"No model {slug!r}")
     reported = [r for r in runs if r.is_reported]
     scored = scored_runs([r for r in runs if not r.is_reported])
     figures: dict[int, dict] = defaultdict(dict)
