@@ -538,3 +538,19 @@ def test_a_model_only_an_unreviewed_upload_names_has_no_public_page(tmp_path, su
     run.save()
     client.logout()
     assert client.get(url).status_code == 200
+
+
+def test_an_unreviewed_uploads_own_rubric_stays_off_the_shared_task_page(tmp_path, suite, author, upload_tmp, client):
+    root = result_folder(tmp_path, full_judge=[True, False, True])
+    bundle_path = root / TASK_IDS[0] / "rubric_bundle.json"
+    bundle = json.loads(bundle_path.read_text())
+    bundle["grading_manifest"]["rubrics"][0]["criterion"] = "The author's own wording of the first item"
+    bundle_path.write_text(json.dumps(bundle))
+    run = submit_archive(author, upload(zip_bytes(folder_entries(root)), "drift.zip"), METADATA).submission.run
+    task = run.trajectories.get(task__task_id=TASK_IDS[0]).task
+    assert task.rubric_items.filter(source_run=run).exists(), "the upload's rubric is kept as its own version"
+    url = reverse("leaderboard:task_detail", args=[task.suite.slug, task.task_id])
+    assert "earlier version" not in client.get(url).content.decode()
+    run.publication = Run.Publication.PUBLISHED
+    run.save()
+    assert "1 earlier version kept" in client.get(url).content.decode()

@@ -189,7 +189,15 @@ def task_detail(suite_slug: str, task_id: str) -> Task:
     task.instruction_display = task.instruction.strip()
     for item in task.current_items:
         item.weight_pct = item.normalised_weight * 100
-    task.older_versions = RubricItem.objects.filter(task=task, is_current=False).values("version").distinct().count()
+    # versions a run brought (rubric drift) count once that run is published: an unreviewed upload's
+    # rubric is the author's text and stays off the shared task's page
+    task.older_versions = (
+        RubricItem.objects.filter(task=task, is_current=False)
+        .filter(Q(source_run__isnull=True) | Q(source_run__publication=Run.Publication.PUBLISHED))
+        .values("version")
+        .distinct()
+        .count()
+    )
     return task
 
 
