@@ -554,3 +554,12 @@ def test_an_unreviewed_uploads_own_rubric_stays_off_the_shared_task_page(tmp_pat
     run.publication = Run.Publication.PUBLISHED
     run.save()
     assert "1 earlier version kept" in client.get(url).content.decode()
+
+
+def test_an_uploads_failed_verdicts_get_failure_modes_as_imports_do(tmp_path, suite, author, upload_tmp):
+    data = zip_bytes(good_entries(tmp_path, full_judge=[True, False, True]))
+    run = submit_archive(author, upload(data, "opus-run.zip"), METADATA).submission.run
+    failed = Judgment.objects.filter(trajectory__run=run, verdict="failure")
+    assert failed.exists()
+    assert all(j.signals for j in failed), "the deterministic signals are recorded on every failed verdict"
+    assert set(failed.values_list("failure_mode", flat=True)) - {""}, "and classify them"

@@ -21,6 +21,7 @@ from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from harness.bundle import BundleError, JudgeRecord
 from leaderboard.models import JudgeConfig, Model, Run
 from trajectories.models import Submission
+from trajectories.recording.failure_signals import classify_unclassified
 from trajectories.recording.ingest import (
     IngestError,
     IngestReport,
@@ -266,12 +267,13 @@ def _store(
                         continue
                     judge = self_reported_judge(author, record)
                     if record.verdicts:
-                        items = rubric_version_for(task, record.rubric, report)
+                        items = rubric_version_for(task, record.rubric, report, run=run)
                         report.judgments += len(record_judgments(trajectory, judge, items, record.verdicts))
                     if record.score is not None:
                         self_reported.setdefault(self_reported_key(bundle.task_id, bundle.attempt), record.score)
             run.metadata["self_reported_scores"] = self_reported
             run.save(update_fields=["metadata"])
+            classify_unclassified(run.trajectories.all())  # failure modes from deterministic signals
             problems = [p.as_dict() for p in validation.report]
             problems += [Problem("", relative_text(w, root), NOTE).as_dict() for w in report.new_rubric_versions]
             problems.append(
