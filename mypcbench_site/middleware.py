@@ -9,6 +9,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from trajectories.submissions.upload_gate import check_upload_request
+
 logger = logging.getLogger(__name__)
 DATABASE_RETRY_SECONDS = 30
 
@@ -84,5 +86,31 @@ class DatabaseUnavailableMiddleware:
         else:
             response = HttpResponse(render_to_string("503.html"), status=503)
         response["Retry-After"] = str(DATABASE_RETRY_SECONDS)
+        response.friendly = True
+        return response
+
+
+class UploadGateMiddleware:
+    """Refuse an upload on its headers (sender, rate limits, declared size) before Django reads and
+    spools its body (trajectories/submissions/upload_gate.py); JSON for the API, a short page for
+    the form. Must come after the authentication middleware."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        refusal = check_upload_request(request)
+        if refusal is None:
+            return self.get_response(request)
+        problems = [{"file": "", "problem": refusal.message, "level": "error"}]
+        if refusal.api or "application/json" in request.headers.get("Accept", ""):
+            response = JsonResponse({"detail": refusal.message, "problems": problems}, status=refusal.status)
+        else:
+            page = render_to_string("submissions/refused.html", {"message": refusal.message}, request=request)
+            response = HttpResponse(page, status=refusal.status)
+        if refusal.retry_after is not None:
+            response["Retry-After"] = str(refusal.retry_after)
+        if refusal.status == 401 and refusal.api:
+            response["WWW-Authenticate"] = "Bearer"
         response.friendly = True
         return response

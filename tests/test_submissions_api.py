@@ -205,12 +205,12 @@ def test_upload_attempts_are_limited_accepted_or_refused(
 
     before = next_hour()
     refused = post(hostile)
-    assert refused.status_code == 429, "refused before the archive is checked (no 422 naming evil.txt)"
+    assert refused.status_code == 429, "refused before the archive is received (no 422 naming evil.txt)"
     [problem] = refused.json()["problems"]
     message = problem["problem"]
     assert message.startswith(
         "rate limit: at most 3 upload attempts per hour per author (accepted or refused, counted per clock "
-        "window); you have made 4. The limit resets at "
+        "window); you have made 3. The limit resets at "
     )
     assert any(f"The limit resets at {at} UTC (in " in message for at in (before, next_hour()))
     assert message.endswith("; try again then.") and problem["level"] == "error"
@@ -222,14 +222,15 @@ def test_upload_attempts_are_limited_accepted_or_refused(
     assert (Submission.objects.count(), Run.objects.count(), files_under(isolated_media)) == stored
     assert files_under(settings.MYPCBENCH_UPLOAD_TMP_DIR) == []
 
-    # the web form says the same with the same status, and keeps what was typed in its other fields
+    # the web form says the same with the same status, before the archive is received (so what was
+    # typed is not sent back: the page leads back to the form, which the browser still holds)
     client.force_login(author)
     form = {**METADATA, "model": "Opus typed by hand", "notes": "second try, fixed the paths", "links": ""}
     page = client.post(reverse("trajectories:submission_new"), {**form, "archive": upload(fresh)})
     text = page.content.decode()
     assert page.status_code == 429 and 0 < int(page["Retry-After"]) <= 3600
     assert "at most 3 upload attempts per hour per author (accepted or refused" in text
-    assert 'value="Opus typed by hand"' in text and "second try, fixed the paths</textarea>" in text
+    assert f'href="{reverse("trajectories:submission_new")}"' in text
     as_json = client.post(
         reverse("trajectories:submission_new"), {**form, "archive": upload(fresh)}, HTTP_ACCEPT="application/json"
     )

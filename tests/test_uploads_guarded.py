@@ -210,3 +210,54 @@ def test_the_eleventh_sign_up_from_one_address_in_a_day_is_refused(client, uploa
     assert not get_user_model().objects.filter(username="author10").exists()
     assert get_user_model().objects.filter(username__startswith="author").count() == 10
     assert sign_up(11, address="198.51.100.5").status_code == 302  # another address is not held back
+
+
+# ---------------------------------------------------------------- 5: refused before the body is read
+
+
+class UnreadableBody:
+    """A request body that fails the test if anything reads it: the refusal must come first."""
+
+    def read(self, *args, **kwargs):
+        raise AssertionError("the upload's body was read before it was refused")
+
+    readline = read
+
+
+def post_headers_only(client, path, length, **headers):
+    return client.generic(
+        "POST",
+        path,
+        b"",
+        content_type="multipart/form-data; boundary=x",
+        CONTENT_LENGTH=str(length),
+        **{"wsgi.input": UnreadableBody()},
+        **headers,
+    )
+
+
+def test_an_upload_over_the_size_limit_is_refused_on_its_length(client, author, settings):
+    settings.MYPCBENCH_UPLOAD_LIMITS = {**settings.MYPCBENCH_UPLOAD_LIMITS, "max_archive_bytes": 10 * 1024**2}
+    _token, raw = create_token(author, "runner")
+    response = post_headers_only(client, "/api/submissions", 1200 * 1024**2, HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert response.status_code == 413
+    assert "1,258,291,200 bytes" in response.json()["detail"] and "10,485,760" in response.json()["detail"]
+    client.force_login(author)
+    page = post_headers_only(client, reverse("trajectories:submission_new"), 1200 * 1024**2)
+    assert page.status_code == 413 and "archives of at most 10,485,760 bytes" in page.content.decode()
+    missing_length = client.generic(
+        "POST", "/api/submissions", b"", content_type="multipart/form-data; boundary=x",
+        HTTP_AUTHORIZATION=f"Bearer {raw}", CONTENT_LENGTH="", **{"wsgi.input": UnreadableBody()},
+    )  # fmt: skip
+    assert missing_length.status_code == 411 and "Content-Length" in missing_length.json()["detail"]
+    assert not Submission.objects.exists()
+
+
+def test_a_stranger_and_an_author_over_the_limit_are_refused_before_the_body(client, author, settings):
+    settings.MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = 0
+    stranger = post_headers_only(client, "/api/submissions", 5000, HTTP_AUTHORIZATION="Bearer mpcb_not_a_token")
+    assert stranger.status_code == 401 and "API token" in stranger.json()["detail"]
+    _token, raw = create_token(author, "runner")
+    limited = post_headers_only(client, "/api/submissions", 1200 * 1024**2, HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert limited.status_code == 429 and int(limited["Retry-After"]) > 0
+    assert "upload attempts" in limited.json()["detail"]

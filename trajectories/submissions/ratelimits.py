@@ -132,6 +132,16 @@ def count_upload_attempt(user) -> None:
         raise RateLimited("upload attempts", limit, window, attempts, _window_end(bucket, window), counted=counted)
 
 
+def check_upload_attempts(user) -> None:
+    """Refuse, without counting, when ``user`` has used up the upload attempts of the current window
+    (read before an upload's body is received; the attempt itself is counted by count_upload_attempt)."""
+    limit = upload_attempts_limit()
+    attempts, window, bucket = _clock_counter("upload-attempts", user.pk, window_seconds(), add=0)
+    if attempts >= limit:
+        counted = "accepted or refused, counted per clock window"
+        raise RateLimited("upload attempts", limit, window, attempts, _window_end(bucket, window), counted=counted)
+
+
 # ---------------------------------------------------------------- sign-up and log-in
 
 
