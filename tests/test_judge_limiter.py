@@ -55,10 +55,11 @@ def test_with_a_stated_quota_slow_start_doubles_past_eight_until_the_most_allowe
     assert [one_round(limiter, plenty) for _ in range(5)] == [2, 4, 8, 16, 32]
 
 
-def test_without_a_stated_quota_slow_start_stops_doubling_at_eight():
+def test_without_a_stated_quota_slow_start_stops_doubling_at_four():
     limiter = AdaptiveLimiter(32, clock=Clock())
-    # past eight each success adds 1/limit: eight answers take 8 to 8.95, the next eight to 9.8
-    assert [one_round(limiter) for _ in range(5)] == [2, 4, 8, 8, 9]
+    # past four each success adds 1/limit: four answers take 4 to 4.92, the next four to 5.69, then
+    # five answers to 6.52 (so few calls are in flight when an unstated quota's first 429 comes)
+    assert [one_round(limiter) for _ in range(5)] == [2, 4, 4, 5, 6]
 
 
 def test_no_call_starts_while_the_requests_left_are_taken_until_the_stated_reset():

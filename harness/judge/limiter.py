@@ -3,7 +3,8 @@ judge in the process. Four rules keep a run at its quota without a storm of 429s
 
 1. AIMD on calls in flight: start at two and double per round of successes until the first 429 (slow
    start); then add about one call per round, and halve on a 429 (at most once per round of calls).
-   Without a word from the provider on its quota, slow start stops doubling at eight.
+   Without a word from the provider on its quota, slow start stops doubling at four (every call in
+   flight when an unstated quota's first 429 comes is refused too).
 2. Pre-emptive pacing from the provider's rate-limit headers (Anthropic's and OpenAI's requests
    limit, remaining and reset, on every answer): the stated limit is the request quota per window
    from the first answer on, and no call starts while the requests left are taken by calls in flight,
@@ -20,7 +21,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
-SLOW_START_UNTIL = 8  # calls in flight reached by doubling when the provider states no quota
+SLOW_START_UNTIL = 4  # calls in flight reached by doubling when the provider states no quota
 QUOTA_WINDOW_S = 60.0  # provider quotas are per minute (RPM) for Gemini, Anthropic and OpenAI alike
 QUIET_WINDOWS_BEFORE_PROBE = 3  # windows without a 429 before one more request per window is tried
 # Our start times and the provider's arrival times differ by request building and network jitter.
