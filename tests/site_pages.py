@@ -20,6 +20,7 @@ PUBLIC_SEEDS = [
     "/trajectories/",
     "/trajectories/compare/",
     "/methodology/",
+    "/search/?q=demo",
     "/submit/",
     "/accounts/login/",
     "/accounts/signup/",

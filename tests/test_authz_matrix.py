@@ -290,6 +290,7 @@ TABLE: dict[str, list[Case]] = {
     "leaderboard:analysis_failures": [Case(lambda w: reverse("leaderboard:analysis_failures"), PUBLIC_PAGE)],
     "leaderboard:analysis_scaling": [Case(lambda w: reverse("leaderboard:analysis_scaling"), PUBLIC_PAGE)],
     "leaderboard:methodology": [Case(lambda w: reverse("leaderboard:methodology"), PUBLIC_PAGE)],
+    "leaderboard:search": [Case(lambda w: reverse("leaderboard:search") + "?q=run", PUBLIC_PAGE)],
     "leaderboard:submission_guide": [Case(lambda w: reverse("leaderboard:submission_guide"), PUBLIC_PAGE)],
     "leaderboard:sample_archive": [Case(lambda w: reverse("leaderboard:sample_archive"), PUBLIC_PAGE)],
     "leaderboard:model_detail": [

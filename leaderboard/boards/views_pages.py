@@ -11,10 +11,18 @@ from django.http import HttpResponse
 from django.shortcuts import render
 
 from leaderboard.catalog.badges import BADGE_HELP
+from leaderboard.catalog.search import site_search
 from leaderboard.models import Suite
 
 DEMO_RESULTS_DIR = Path(settings.BASE_DIR) / "seeding" / "demo_results"  # what load_demo imports
 SAMPLE_TASK = "demo-d002"  # the smallest demo task folder: a few screenshots and a traj.jsonl
+
+
+def search(request):
+    results = site_search(
+        request.user, request.GET.get("q", ""), request.GET.get("kind", ""), request.GET.get("page", 1)
+    )
+    return render(request, "leaderboard/search.html", {"results": results})
 
 
 def methodology(request):
