@@ -4,6 +4,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils.http import urlencode
 
+from leaderboard.analysis import task_rates
 from leaderboard.boards import board as leaderboard
 from leaderboard.boards import board_display, reported
 from leaderboard.boards.board import BoardFilters
@@ -64,7 +65,12 @@ def task_detail(request, version, suite, task_id):
     return render(
         request,
         "leaderboard/task_detail.html",
-        {"task": task, "trajectories": selectors.task_trajectories(task, request.user), "task_world": task_world(task)},
+        {
+            "task": task,
+            "trajectories": selectors.task_trajectories(task, request.user),
+            "task_world": task_world(task),
+            "solve_rates": task_rates.task_solve_rates(task, request.user),
+        },
     )
 
 
