@@ -150,8 +150,9 @@ def test_the_progress_endpoint_answers_in_the_same_number_of_queries_for_3_or_30
         run = _run_in_every_state(n_tasks)
         cache.clear()  # the scoring cache cold: the most queries a poll can take
         # session, user, run; lease reaping and the run's status; scoring (runs, data version, tasks,
-        # apps, rubric, trajectories, judgments, judges); the rows with their judgments; live step counts
-        with django_assert_max_num_queries(19) as captured:
+        # apps, rubric, trajectories, judgments, judges); the rows with their judgments; live step counts;
+        # the last screens' thumbnails
+        with django_assert_max_num_queries(20) as captured:
             response = admin_client.get(reverse("api-1:run_progress", args=[run.slug]))
         counts[n_tasks] = len(captured)
         body = response.json()

@@ -608,14 +608,28 @@ def _cell(t, judge_id, rubric, agg, weighting, include_stale) -> tuple[str, floa
     return UNJUDGED, nan, nan, 0
 
 
-def graded_scores(run: Run) -> tuple[int | None, dict[int, float]]:
-    """(the judge the leaderboard scores this run by, {trajectory id: score} of its graded trajectories)."""
-    outcomes = None if run.is_reported else run_outcomes([run]).get(run.pk)
-    if outcomes is None:
-        return run.judge_config_id, {}
+def _graded(outcomes: RunOutcomes) -> dict[int, float]:
     graded = {}
     cells = zip(outcomes.trajectory_ids.ravel(), outcomes.status.ravel(), outcomes.scores.ravel(), strict=True)
     for tid, status, score in cells:
         if tid and status == GRADED and not math.isnan(score):
             graded[int(tid)] = float(score)
-    return outcomes.judge_id, graded
+    return graded
+
+
+def graded_scores(run: Run) -> tuple[int | None, dict[int, float]]:
+    """(the judge the leaderboard scores this run by, {trajectory id: score} of its graded trajectories)."""
+    outcomes = None if run.is_reported else run_outcomes([run]).get(run.pk)
+    if outcomes is None:
+        return run.judge_config_id, {}
+    return outcomes.judge_id, _graded(outcomes)
+
+
+def trajectory_scores(runs: Iterable[Run]) -> dict[int, float]:
+    """{trajectory id: score} of the graded trajectories of several runs, each scored as the leaderboard
+    scores it (its default judge), in one scoring pass (a list page showing trajectories of many runs)."""
+    scored = [run for run in runs if not run.is_reported]
+    graded: dict[int, float] = {}
+    for outcomes in run_outcomes(scored).values() if scored else ():
+        graded.update(_graded(outcomes))
+    return graded

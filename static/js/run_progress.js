@@ -1,6 +1,6 @@
 // Live progress of a run our harness is running: polls the progress endpoint, fills the counts and
-// updates each trajectory's row of the table in place (status, how it ended, steps, judgments, score,
-// player link); says when it last updated; stops once the run has ended. Loaded as a static file
+// updates each trajectory's row of the table in place (last screen, status, how it ended, steps,
+// judgments, score, player link); says when it last updated; stops once the run has ended. Loaded as a static file
 // (strict CSP, no inline JS); every value is written as text, never as HTML.
 (function () {
   "use strict";
@@ -34,7 +34,8 @@
 
   // What a row shows, as a string: a row is redrawn only when this changes.
   function signature(t) {
-    return [t.status, t.ended_by, t.steps, t.judged, t.passed, t.judge_errors, t.judging, t.score, t.player_url, t.note]
+    return [t.status, t.ended_by, t.steps, t.judged, t.passed, t.judge_errors, t.judging, t.score, t.player_url, t.note,
+      t.thumbnail]
       .join("|");
   }
 
@@ -43,6 +44,21 @@
       return row.querySelector('[data-cell="' + name + '"]');
     };
     row.setAttribute("data-status", t.status);
+    var thumb = cell("thumbnail");
+    if (thumb && t.thumbnail && t.player_url) {
+      var img = el("img", "list-thumb");
+      img.src = t.thumbnail;
+      img.alt = "Last screen of " + thumb.getAttribute("data-task") + " attempt " + thumb.getAttribute("data-attempt") +
+        ", play it";
+      img.width = 96;
+      img.height = 54;
+      var imgLink = el("a");
+      imgLink.href = t.player_url;
+      imgLink.appendChild(img);
+      put(thumb, [imgLink]);
+    } else if (thumb) {
+      put(thumb, [na("—", "no screenshot yet")]);
+    }
     put(cell("status"), [el("span", "traj-status traj-status-" + t.status, t.status_display, t.note)]);
     put(cell("ended_by"), [t.ended_by_display || "—"]);
     put(cell("steps"), [String(t.steps)]);

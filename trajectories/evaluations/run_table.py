@@ -1,5 +1,6 @@
 """The run page's trajectory table: one row per trajectory with its status, steps so far, how it ended,
-its judgments and its score as the leaderboard counts it, and links to its page and its player. The page
+its judgments and its score as the leaderboard counts it, a thumbnail of its last screen, and links to
+its page and its player. The page
 renders these rows and, while a harness run is live, polls them as JSON (trajectories/evaluations/api.py).
 A constant number of SQL queries whatever the number of trajectories, steps or judgments."""
 
@@ -9,6 +10,7 @@ from django.urls import reverse
 from leaderboard.models import JudgeConfig, Run
 from leaderboard.scoring import outcomes as scoring
 from trajectories.models import EndReason, Judgment, Step, Trajectory
+from trajectories.recording.selectors import final_screenshots
 
 OPEN = (Trajectory.Status.QUEUED, Trajectory.Status.RUNNING)
 NOTED = (Trajectory.Status.ERROR, Trajectory.Status.INTERRUPTED)  # rows that show their error as a note
@@ -75,6 +77,7 @@ def trajectory_rows(run: Run) -> list[dict]:
             .values_list("trajectory_id", "n")
             .order_by()
         )
+    thumbnails = final_screenshots(r["pk"] for r in rows)
     detail, player = _url_maker("trajectories:trajectory_detail"), _url_maker("trajectories:trajectory_player")
     out = []
     for r in rows:
@@ -101,6 +104,7 @@ def trajectory_rows(run: Run) -> list[dict]:
                 "score": score,
                 "imported_score": r["imported_score"],
                 "url": detail(pk),
+                "thumbnail": thumbnails.get(pk, ""),  # the last screen recorded (the latest while running)
                 # nothing to play until a step is recorded; a running trajectory plays live
                 "player_url": player(pk) if steps or status == Trajectory.Status.RUNNING else None,
                 "note": r["error"][:NOTE_CHARS] if status in NOTED else "",

@@ -4,6 +4,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils.http import urlencode
 
+from leaderboard.scoring import outcomes as scoring
 from trajectories.recording import selectors
 
 
@@ -11,10 +12,14 @@ def trajectory_list(request):
     trajectories, applied = selectors.filter_trajectories(selectors.trajectory_list(request.user), request.GET)
     page = Paginator(trajectories, 50).get_page(request.GET.get("page"))
     query = {k: request.GET[k] for k in ("run", "type", "bin", "app", "domain") if request.GET.get(k)}
+    shown = list(page.object_list)
+    thumbnails = selectors.final_screenshots(t.pk for t in shown)
+    scores = scoring.trajectory_scores({t.run_id: t.run for t in shown}.values())
+    rows = [(t, thumbnails.get(t.pk, ""), scores.get(t.pk)) for t in shown]
     return render(
         request,
         "trajectories/trajectory_list.html",
-        {"page": page, "applied_filters": applied, "query": urlencode(query)},
+        {"page": page, "rows": rows, "applied_filters": applied, "query": urlencode(query)},
     )
 
 

@@ -3,7 +3,7 @@ judgments, visible only when its run is visible to the user."""
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
+from django.db.models import OuterRef, Prefetch, Subquery
 from django.http import Http404
 
 from leaderboard.catalog.selectors import visible_runs
@@ -42,6 +42,30 @@ def step_image_url(step: Step) -> str:
         if f:
             return f.url
     return ""
+
+
+def step_thumbnail_url(step: Step) -> str:
+    """The smallest image of a step, for lists: the thumbnail, else the display derivative, else the
+    original."""
+    for f in (step.thumbnail, step.display_image, step.screenshot):
+        if f:
+            return f.url
+    return ""
+
+
+def final_screenshots(trajectory_ids) -> dict[int, str]:
+    """{trajectory id: URL of the smallest image of its last step that has a screenshot}, in one query
+    whatever the number of trajectories (trajectories with no screenshot are left out). While a
+    trajectory runs, this is its latest screen."""
+    ids = [int(i) for i in trajectory_ids]
+    if not ids:
+        return {}
+    with_image = Step.objects.exclude(screenshot="")
+    last_index = with_image.filter(trajectory_id=OuterRef("trajectory_id")).order_by("-index").values("index")[:1]
+    steps = with_image.filter(trajectory_id__in=ids, index=Subquery(last_index)).only(
+        "trajectory_id", "index", "screenshot", "display_image", "thumbnail"
+    )
+    return {step.trajectory_id: step_thumbnail_url(step) for step in steps}
 
 
 def step_alt_text(step: Step) -> str:
