@@ -256,3 +256,34 @@ def test_anonymous_page_cache_follows_the_data(client, board):
         [Judgment(trajectory=t5, rubric_item=i, judge=board.ours, verdict="success") for i in board.items["t5"]]
     )
     assert "4 of 6 tasks" in cell(client.get("/leaderboard/"), "run-a", "perfect")
+
+
+def test_a_cached_page_costs_no_query_and_a_silent_write_shows_after_the_window(client, board, settings, monkeypatch):
+    """Production-like refresh window: a page served from the cache reads no SQL (the data version is
+    read at most once a second per process while no save moves the signal counter); a write that sends
+    no signal (bulk inserts in another process) shows once the window has passed; a publication change
+    moves the counter and is never hidden behind the memo."""
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 10
+    clock = [1_000_000.0]
+    monkeypatch.setattr(page_cache.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(page_cache.time, "time", lambda: clock[0])
+    monkeypatch.setattr(page_cache, "_memo", {"at": float("-inf"), "signals": None, "version": ""})
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
+    with CaptureQueriesContext(connection) as ctx:
+        assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
+    assert len(ctx.captured_queries) == 0, [q["sql"] for q in ctx.captured_queries]
+
+    from trajectories.models import Judgment
+
+    t5 = traj(board.a, board.tasks["t5"], 10)
+    Judgment.objects.bulk_create(
+        [Judgment(trajectory=t5, rubric_item=i, judge=board.ours, verdict="success") for i in board.items["t5"]]
+    )
+    clock[0] += 0.5
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
+    clock[0] += 11  # past the memo and the refresh window: read again and rebuilt
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("60.0")
+
+    board.a.publication = "withdrawn"
+    board.a.save()  # a signal: seen at once, memo or not
+    assert "run-a" not in {slug for slug, _ in rows(client.get("/leaderboard/"))}

@@ -278,6 +278,11 @@ def data_version() -> str:
     return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p).replace(" ", "_") for p in parts)
 
 
+def signal_version_key() -> str:
+    """The cache key of the counter that saves and deletes move (see :func:`bump_version`)."""
+    return _SIGNAL_VERSION_KEY
+
+
 def bump_version() -> None:
     """Invalidate every cached score and page built on them (called on saves and deletes). The
     counter lives in Django's cache: shared by every process when that is Redis; per process with
@@ -528,7 +533,7 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
             out_tok = (out_tok or 0) + t["output_tokens"]
         if t["cost_usd"] is not None:
             cost = (cost or 0.0) + float(t["cost_usd"])
-        cell_status, score, is_perfect, imported = _cell(t, judge_id, rubric, agg, weighting, include_stale)
+        cell_status, score, is_perfect, imported = score_cell(t, judge_id, rubric, agg, weighting, include_stale)
         status[i, a] = cell_status
         scores[i, a] = score
         perfect[i, a] = is_perfect
@@ -570,7 +575,7 @@ def _numbers_text(numbers: list[int]) -> str:
     return shown + (", …" if len(numbers) > 6 else "")
 
 
-def _cell(t, judge_id, rubric, agg, weighting, include_stale) -> tuple[str, float, float, int]:
+def score_cell(t, judge_id, rubric, agg, weighting, include_stale) -> tuple[str, float, float, int]:
     """(status, score, perfect, 1 if scored from imported_score) of one trajectory under one judge."""
     nan = float("nan")
     if t["status"] == Trajectory.Status.ERROR:

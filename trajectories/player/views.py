@@ -2,7 +2,7 @@
 
 from django.shortcuts import render
 
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.one_trajectory import trajectory_score
 from leaderboard.scoring.page_cache import anonymous_page_cache
 from trajectories.player import payloads as player
 from trajectories.recording import selectors
@@ -21,7 +21,7 @@ def trajectory_player(request, version, pk):
             "trajectory": trajectory,
             "run": trajectory.run,
             "task": trajectory.task,
-            "score": scoring.graded_scores(trajectory.run)[1].get(trajectory.pk),
+            "score": trajectory_score(trajectory),  # its own score only: rebuilt often while a run is judged
         },
     )
 

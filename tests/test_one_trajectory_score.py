@@ -1,0 +1,111 @@
+"""One trajectory's score read on its own (the player page) equals the score the leaderboard gives it
+when scoring the whole run, over randomly built runs that mix everything the rules look at: the run's
+configured judge (judging or not, an author's own), a second judge with more or fewer verdicts, stale
+and current rubric items with unequal weights, judge errors, partly judged rubrics, imported scores,
+errored and unfinished trajectories, a task outside the suite and declared attempts fewer than used."""
+
+import random
+
+import pytest
+
+from leaderboard.models import JudgeConfig, Model, Run, Suite
+from leaderboard.scoring import outcomes
+from leaderboard.scoring.one_trajectory import default_judge_id, trajectory_score
+from tests.catalog_data import add_rubric, make_task
+from trajectories.models import Judgment, Trajectory
+
+pytestmark = pytest.mark.django_db
+
+STATUSES = ["finished"] * 6 + ["error", "running", "interrupted"]
+VERDICTS = ["success"] * 8 + ["failure"] * 6 + ["error"]
+
+
+def _world(rng: random.Random, n: int):
+    suite = Suite.objects.create(name=f"Suite {n}", version="v1", slug=f"suite-{n}")
+    other = Suite.objects.create(name=f"Other {n}", version="v1", slug=f"other-{n}")
+    tasks = []
+    for i in range(4):
+        task = make_task(suite, f"t{n}-{i}", "bounded_action", [], position=i)
+        if rng.random() < 0.5:
+            add_rubric(task, [rng.choice([0.5, 1.0, 2.0]) for _ in range(rng.randint(1, 3))], version=1, current=False)
+        add_rubric(task, [rng.choice([0.5, 1.0, 3.0]) for _ in range(rng.randint(1, 4))], version=2)
+        tasks.append(task)
+    stray = make_task(other, f"stray-{n}", "bounded_action", [], position=0)
+    add_rubric(stray, [1.0])
+    judges = [
+        JudgeConfig.objects.create(name=f"ours-{n}", origin=JudgeConfig.Origin.OURS),
+        JudgeConfig.objects.create(name=f"second-{n}", origin=JudgeConfig.Origin.OURS),
+        JudgeConfig.objects.create(name=f"own-{n}", origin=JudgeConfig.Origin.SELF_REPORTED),
+    ]
+    return suite, tasks + [stray], judges
+
+
+def _random_run(seed: int) -> Run:
+    rng = random.Random(seed)
+    suite, tasks, judges = _world(rng, seed)
+    model = Model.objects.create(name=f"Model {seed}", slug=f"model-{seed}")
+    run = Run.objects.create(
+        name=f"Run {seed}",
+        slug=f"run-{seed}",
+        suite=suite,
+        model=model,
+        provenance=rng.choice([Run.Provenance.HARNESS, Run.Provenance.UPLOAD, Run.Provenance.IMPORTED]),
+        judge_config=rng.choice([None, *judges]),
+        attempts_per_task=rng.choice([None, 1, 2, 3]),
+    )
+    active = rng.sample(judges, rng.randint(0, 3))
+    for task in tasks:
+        for attempt in rng.sample(range(4), rng.randint(1, 3)):
+            status = rng.choice(STATUSES)
+            trajectory = Trajectory.objects.create(
+                run=run,
+                task=task,
+                attempt=attempt,
+                status=status,
+                n_steps=rng.choice([0, 3]),
+                error=rng.choice(["", "gave up after 3 tries", "the agent crashed"]) if status == "error" else "",
+            )
+            if active and rng.random() < 0.3:
+                trajectory.imported_score = rng.choice([0.0, 0.5, 1.0])
+                trajectory.imported_score_judge = rng.choice(active)
+                trajectory.save()
+            for judge in active:
+                for item in task.rubric_items.all():
+                    if rng.random() < 0.93:
+                        Judgment.objects.create(
+                            trajectory=trajectory, rubric_item=item, judge=judge, verdict=rng.choice(VERDICTS)
+                        )
+    return run
+
+
+def test_a_trajectory_alone_scores_as_in_its_whole_run():
+    graded_per_run = {}
+    for seed in range(24):
+        run = _random_run(seed)
+        judge_id, graded = outcomes.graded_scores(run)
+        trajectories = list(Trajectory.objects.filter(run=run).select_related("run", "task"))
+        alone = {t.pk: trajectory_score(t) for t in trajectories}
+        assert {pk: score for pk, score in alone.items() if score is not None} == pytest.approx(graded), seed
+        if graded:
+            assert default_judge_id(run) == judge_id, seed
+        graded_per_run[seed] = len(graded)
+    # the comparison is worth something only if many runs have graded trajectories
+    assert sum(1 for n in graded_per_run.values() if n) >= 12 and sum(graded_per_run.values()) >= 30, graded_per_run
+
+
+def test_the_configured_judge_wins_and_authors_own_verdicts_never_score():
+    rng = random.Random(99)
+    suite, tasks, (ours, second, own) = _world(rng, 99)
+    model = Model.objects.create(name="Model", slug="model")
+    run = Run.objects.create(name="Run", slug="run", suite=suite, model=model, provenance="upload", judge_config=ours)
+    trajectory = Trajectory.objects.create(run=run, task=tasks[0], attempt=0, status="finished", n_steps=2)
+    items = list(tasks[0].rubric_items.filter(is_current=True))
+    for item in items:
+        Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=own, verdict="success")
+    assert trajectory_score(trajectory) is None, "only the author's own verdicts: not graded"
+    for item in items:
+        Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=second, verdict="failure")
+    assert trajectory_score(trajectory) == 0.0, "the only other judge scores it"
+    for item in items:
+        Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=ours, verdict="success")
+    assert trajectory_score(trajectory) == 1.0, "the run's own judge, once it judged"
