@@ -10,7 +10,7 @@ import pytest
 
 from leaderboard.models import JudgeConfig, Model, Run, Suite
 from leaderboard.scoring import outcomes
-from leaderboard.scoring.one_trajectory import default_judge_id, trajectory_score
+from leaderboard.scoring.one_trajectory import default_judge_id, trajectory_score, trajectory_scores
 from tests.catalog_data import add_rubric, make_task
 from trajectories.models import Judgment, Trajectory
 
@@ -86,6 +86,7 @@ def test_a_trajectory_alone_scores_as_in_its_whole_run():
         trajectories = list(Trajectory.objects.filter(run=run).select_related("run", "task"))
         alone = {t.pk: trajectory_score(t) for t in trajectories}
         assert {pk: score for pk, score in alone.items() if score is not None} == pytest.approx(graded), seed
+        assert trajectory_scores(trajectories) == pytest.approx(graded), seed
         if graded:
             assert default_judge_id(run) == judge_id, seed
         graded_per_run[seed] = len(graded)

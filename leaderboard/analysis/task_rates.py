@@ -4,8 +4,8 @@ graded, how many were perfect, and the mean rubric score, from the same scores t
 from dataclasses import dataclass, field
 
 from leaderboard.catalog.selectors import task_trajectories
-from leaderboard.scoring import outcomes as scoring
 from leaderboard.scoring.metrics import PERFECT_THRESHOLD
+from leaderboard.scoring.one_trajectory import trajectory_scores
 
 
 @dataclass
@@ -25,13 +25,13 @@ def task_solve_rates(task, user) -> list[TaskRate]:
     """One row per visible run with trajectories on ``task`` (reported runs have none), best first:
     most perfect attempts, then the highest mean rubric score; runs with nothing graded last."""
     rows: dict[int, TaskRate] = {}
-    scores_by_run: dict[int, dict[int, float]] = {}
-    for trajectory in task_trajectories(task, user):
+    trajectories = list(task_trajectories(task, user).select_related("task"))
+    scores = trajectory_scores(trajectories)  # this task's trajectories only, not their whole runs
+    for trajectory in trajectories:
         run = trajectory.run
         if run.pk not in rows:
             rows[run.pk] = TaskRate(run)
-            scores_by_run[run.pk] = scoring.graded_scores(run)[1]
-        score = scores_by_run[run.pk].get(trajectory.pk)
+        score = scores.get(trajectory.pk)
         row = rows[run.pk]
         row.trajectories.append((trajectory, score))
         if score is not None:

@@ -1,9 +1,10 @@
-"""One trajectory's score as the leaderboard counts it, without scoring its whole run: what the player
-page shows, rebuilt often while a run is being judged. Same rules as leaderboard/scoring/outcomes.py
-(the run's default judge, its declared attempts, the task's current rubric), read in a few small queries
-instead of every judgment of the run; tests/test_one_trajectory_score.py holds the two equal."""
+"""Some trajectories' scores as the leaderboard counts them, without scoring their whole runs: what the
+player, the task page's solve rates and the trajectory list show, rebuilt often while a run is being
+judged. Same rules as leaderboard/scoring/outcomes.py (each run's default judge, its declared attempts,
+the task's current rubric), read in a few small queries over the trajectories asked about instead of
+every judgment of their runs; tests/test_one_trajectory_score.py holds the two equal."""
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 from django.db.models import Count, Q, Sum
 
@@ -14,16 +15,16 @@ from trajectories.models import Judgment, Trajectory
 SELF = JudgeConfig.Origin.SELF_REPORTED
 
 
-def default_judge_id(run) -> int | None:
+def default_judge_id(run, self_reported: set[int] | None = None) -> int | None:
     """The judge a run is scored by (as outcomes._compute chooses it): its judge configuration when that
     judged anything in the run, else the judge with the most judged trajectories (ties: the oldest
     judge); authors' own verdicts never count. None when nothing can score it."""
-    self_reported = set(JudgeConfig.objects.filter(origin=SELF).values_list("pk", flat=True))
+    if self_reported is None:
+        self_reported = set(JudgeConfig.objects.filter(origin=SELF).values_list("pk", flat=True))
     configured = run.judge_config_id
     if configured and configured not in self_reported:
         imported = Trajectory.objects.filter(run=run, imported_score__isnull=False, imported_score_judge_id=configured)
-        judged = Judgment.objects.filter(trajectory__run=run, judge_id=configured).exists() or imported.exists()
-        if judged:
+        if Judgment.objects.filter(trajectory__run=run, judge_id=configured).exists() or imported.exists():
             return configured
     pairs = set(Judgment.objects.filter(trajectory__run=run).values_list("judge_id", "trajectory_id").distinct())
     pairs |= set(
@@ -33,35 +34,52 @@ def default_judge_id(run) -> int | None:
     )
     counts = Counter(judge for judge, _ in pairs if judge not in self_reported)
     if not counts:
-        return None if configured in self_reported else configured
+        return configured
     return max(counts, key=lambda j: (counts[j], -j))
 
 
-def trajectory_score(trajectory) -> float | None:
-    """The score ``outcomes.graded_scores(trajectory.run)`` gives this trajectory, or None when it is not
-    graded (unjudged, partly judged, errored, unfinished, outside the run's suite, an attempt beyond the
-    run's declared number, a reported run)."""
-    run = trajectory.run
-    if run.is_reported or trajectory.task.suite_id != run.suite_id:
-        return None
-    if run.attempts_per_task:
-        numbers = sorted(
-            set(Trajectory.objects.filter(run=run, task__suite_id=run.suite_id).values_list("attempt", flat=True))
-        )
-        if numbers.index(trajectory.attempt) >= run.attempts_per_task:
-            return None
-    judge_id = default_judge_id(run)
-    if judge_id is None or JudgeConfig.objects.filter(pk=judge_id, origin=SELF).exists():
-        return None
-    current = RubricItem.objects.filter(task_id=trajectory.task_id, is_current=True).aggregate(
-        n=Count("id"), w=Sum("normalised_weight")
+def _scored_attempts(run) -> set[int]:
+    """The attempt numbers a run's grid holds: all of them, or its first ``attempts_per_task`` when
+    declared (attempts beyond are not scored)."""
+    numbers = sorted(
+        set(Trajectory.objects.filter(run=run, task__suite_id=run.suite_id).values_list("attempt", flat=True))
     )
-    rubric = {trajectory.task_id: (current["n"], current["w"] or 0.0)}
+    return set(numbers[: run.attempts_per_task])
+
+
+def trajectory_scores(trajectories) -> dict[int, float]:
+    """{trajectory id: score} of those of ``trajectories`` (with ``run`` and ``task`` loaded) that
+    ``outcomes.graded_scores(run)`` holds as graded; the others (unjudged, partly judged, errored,
+    unfinished, outside the run's suite, an attempt beyond the declared number, a reported run) are
+    left out."""
+    wanted = [t for t in trajectories if not t.run.is_reported and t.task.suite_id == t.run.suite_id]
+    if not wanted:
+        return {}
+    self_reported = set(JudgeConfig.objects.filter(origin=SELF).values_list("pk", flat=True))
+    runs = {t.run_id: t.run for t in wanted}
+    judge_of = {pk: default_judge_id(run, self_reported) for pk, run in runs.items()}
+    attempts = {pk: _scored_attempts(run) for pk, run in runs.items() if run.attempts_per_task}
+    wanted = [
+        t
+        for t in wanted
+        if judge_of[t.run_id] is not None
+        and judge_of[t.run_id] not in self_reported
+        and (t.run_id not in attempts or t.attempt in attempts[t.run_id])
+    ]
+    if not wanted:
+        return {}
+    rubric = {
+        row["task_id"]: (row["n"], row["w"] or 0.0)
+        for row in RubricItem.objects.filter(task_id__in={t.task_id for t in wanted}, is_current=True)
+        .values("task_id")
+        .annotate(n=Count("id"), w=Sum("normalised_weight"))
+        .order_by()
+    }
     success = Q(verdict=Judgment.Verdict.SUCCESS)
-    agg = {(trajectory.pk, judge_id): {}}
+    agg: dict[tuple[int, int], dict[bool, dict]] = defaultdict(dict)
     for row in (
-        Judgment.objects.filter(trajectory=trajectory, judge_id=judge_id)
-        .values("rubric_item__is_current")
+        Judgment.objects.filter(trajectory__in=[t.pk for t in wanted], judge_id__in=set(judge_of.values()))
+        .values("trajectory_id", "judge_id", "rubric_item__is_current")
         .annotate(
             n=Count("id"),
             ok=Count("id", filter=success),
@@ -71,15 +89,24 @@ def trajectory_score(trajectory) -> float | None:
         )
         .order_by()
     ):
-        agg[(trajectory.pk, judge_id)][row["rubric_item__is_current"]] = row
-    t = {
-        "pk": trajectory.pk,
-        "task_id": trajectory.task_id,
-        "status": trajectory.status,
-        "n_steps": trajectory.n_steps,
-        "error": trajectory.error,
-        "imported_score": trajectory.imported_score,
-        "imported_score_judge_id": trajectory.imported_score_judge_id,
-    }
-    status, score, _, _ = score_cell(t, judge_id, rubric, agg, "authored", False)
-    return float(score) if status == GRADED else None
+        agg[(row["trajectory_id"], row["judge_id"])][row["rubric_item__is_current"]] = row
+    scores = {}
+    for t in wanted:
+        fields = {
+            "pk": t.pk,
+            "task_id": t.task_id,
+            "status": t.status,
+            "n_steps": t.n_steps,
+            "error": t.error,
+            "imported_score": t.imported_score,
+            "imported_score_judge_id": t.imported_score_judge_id,
+        }
+        status, score, _, _ = score_cell(fields, judge_of[t.run_id], rubric, agg, "authored", False)
+        if status == GRADED:
+            scores[t.pk] = float(score)
+    return scores
+
+
+def trajectory_score(trajectory) -> float | None:
+    """The score ``outcomes.graded_scores(trajectory.run)`` gives this one trajectory, or None."""
+    return trajectory_scores([trajectory]).get(trajectory.pk)

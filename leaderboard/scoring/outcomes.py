@@ -628,13 +628,3 @@ def graded_scores(run: Run) -> tuple[int | None, dict[int, float]]:
     if outcomes is None:
         return run.judge_config_id, {}
     return outcomes.judge_id, _graded(outcomes)
-
-
-def trajectory_scores(runs: Iterable[Run]) -> dict[int, float]:
-    """{trajectory id: score} of the graded trajectories of several runs, each scored as the leaderboard
-    scores it (its default judge), in one scoring pass (a list page showing trajectories of many runs)."""
-    scored = [run for run in runs if not run.is_reported]
-    graded: dict[int, float] = {}
-    for outcomes in run_outcomes(scored).values() if scored else ():
-        graded.update(_graded(outcomes))
-    return graded

@@ -4,7 +4,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils.http import urlencode
 
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.one_trajectory import trajectory_scores
 from trajectories.recording import selectors
 
 
@@ -14,7 +14,7 @@ def trajectory_list(request):
     query = {k: request.GET[k] for k in ("run", "type", "bin", "app", "domain") if request.GET.get(k)}
     shown = list(page.object_list)
     thumbnails = selectors.final_screenshots(t.pk for t in shown)
-    scores = scoring.trajectory_scores({t.run_id: t.run for t in shown}.values())
+    scores = trajectory_scores(shown)
     rows = [(t, thumbnails.get(t.pk, ""), scores.get(t.pk)) for t in shown]
     return render(
         request,
