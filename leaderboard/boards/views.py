@@ -16,9 +16,10 @@ from trajectories.evaluations import views as views_runs
 from world.records.task_world import task_world
 
 
-def home(request):
+@anonymous_page_cache("home-page")
+def home(request, version):
     """The front page: what the benchmark is, the top of the one leaderboard, where to go next."""
-    b = leaderboard.board(request.user, BoardFilters.from_query({}))
+    b = leaderboard.board(request.user, BoardFilters.from_query({}), version=version)
     rows = board_display.merged_rows(b)
     return render(
         request,

@@ -8,6 +8,7 @@ counter that saves move stands still (see :func:`_anonymous_version`)."""
 
 import functools
 import gzip
+import logging
 import re
 import time
 
@@ -26,6 +27,7 @@ GZIP_MIN_BYTES = 1024
 # How long one rebuild may hold the right to rebuild a page before another request may try.
 REBUILD_LOCK_SECONDS = 60
 _ACCEPTS_GZIP = re.compile(r"\bgzip\b")
+logger = logging.getLogger(__name__)
 _RUNS_EPOCH_KEY = "page-cache:runs-epoch"
 # How long one process trusts the data version it read for anonymous pages while no save or delete
 # moved the signal counter (only writes that send no signal, such as bulk inserts from another
@@ -73,8 +75,10 @@ def anonymous_page_cache(prefix: str):
 
     When the version has moved, the page built for an earlier version is still served if it is
     younger than ``settings.MYPCBENCH_PAGE_REFRESH_SECONDS`` (0: never, every change shows at
-    once), or while another request is rebuilding it; so under a stream of judgments one request
-    per page and window pays for the rebuild and every other visitor gets the last complete page.
+    once), or while another request is rebuilding it. Past the window, the first visitor still gets
+    that last complete page, and the process that served it rebuilds the page once the response is
+    sent; so under a stream of judgments no visitor waits for a rebuild, and each page is rebuilt at
+    most once per window.
     An earlier page is never served once any run was saved or deleted since it was built (a run
     withdrawn must leave the pages at once, not after the window).
 
@@ -98,34 +102,71 @@ def anonymous_page_cache(prefix: str):
             latest = cache.get(latest_key)
             if latest is not None and latest[1] != epoch:
                 latest = None  # built before a run changed: rebuilt now, whatever the window
-            if latest is not None:
-                built_at, _, body = latest
-                fresh_enough = time.time() - built_at < settings.MYPCBENCH_PAGE_REFRESH_SECONDS
-                if fresh_enough or not cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
-                    return _anonymous_response(request, *body)
-            try:
+
+            def build():
+                """Render the page for ``version`` and keep it: (the view's response, the cached body)."""
                 response = view(request, version, *args, **kwargs)
                 if response.status_code != 200:
-                    return response
+                    return response, None
                 headers = {k: v for k, v in response.items() if k in ("Content-Type", "Content-Disposition")}
                 content = response.content
                 compressed = gzip.compress(content, mtime=0) if len(content) >= GZIP_MIN_BYTES else None
                 body = (content, compressed, headers)
                 cache.set_many({page_key: body, latest_key: (time.time(), epoch, body)}, PAGE_CACHE_SECONDS)
-                return _anonymous_response(request, *body)
+                return response, body
+
+            if latest is None:
+                response, body = build()
+                return response if body is None else _anonymous_response(request, *body)
+            built_at, _, stale = latest
+            window = settings.MYPCBENCH_PAGE_REFRESH_SECONDS
+            if time.time() - built_at < window or not cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
+                return _anonymous_response(request, *stale)
+            if window > 0:
+                # This visitor gets the last complete page at once; this process rebuilds it after
+                # sending it, so no visitor waits for a rebuild while results stream in.
+                def rebuild_after_sending():
+                    try:
+                        build()
+                    except Exception:
+                        logger.exception("rebuilding the cached page %s failed", page)
+                    finally:
+                        cache.delete(lock_key)
+
+                return _anonymous_response(request, *stale, after=rebuild_after_sending)
+            try:
+                response, body = build()
+                return response if body is None else _anonymous_response(request, *body)
             finally:
-                if latest is not None:
-                    cache.delete(lock_key)
+                cache.delete(lock_key)
 
         return cached
 
     return wrap
 
 
-def _anonymous_response(request, content: bytes, compressed: bytes | None, headers: dict) -> HttpResponse:
+class _ThenRebuild(HttpResponse):
+    """A response that runs ``after`` once the server has sent it (WSGI servers call ``close()``
+    after the last byte), before the request-finished signal closes the database connection."""
+
+    def __init__(self, *args, after, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._after = after
+
+    def close(self):
+        after, self._after = self._after, None
+        try:
+            if after is not None:
+                after()
+        finally:
+            super().close()
+
+
+def _anonymous_response(request, content: bytes, compressed: bytes | None, headers: dict, after=None) -> HttpResponse:
+    make = HttpResponse if after is None else functools.partial(_ThenRebuild, after=after)
     if compressed is None:
-        return HttpResponse(content, headers=headers)
+        return make(content, headers=headers)
     # a fresh response: Vary set directly (patch_vary_headers parses it, a cost on every hit)
     if _ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")):
-        return HttpResponse(compressed, headers={**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return HttpResponse(content, headers={**headers, "Vary": "Accept-Encoding"})
+        return make(compressed, headers={**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+    return make(content, headers={**headers, "Vary": "Accept-Encoding"})
