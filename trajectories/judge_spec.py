@@ -30,7 +30,9 @@ class JudgeSpec:
     concurrency: int = 8
     attempts: int = 5  # tries of a call failing with a 5xx or a timeout; 429s wait within their own time budget
     prompt_version: str = ""  # the judge prompt: "" = the harness's default (mypc-judge-1), or paper-v1
-    persona_summary: str = ""  # path of the persona summary Markdown sent to the judge; "" = none
+    # the persona summary Markdown sent to the judge: a path; "" = the loaded world's summary if a world
+    # is loaded (manage.py load_world), else none; "none" = never
+    persona_summary: str = ""
 
     @classmethod
     def from_settings(cls, **overrides) -> "JudgeSpec":

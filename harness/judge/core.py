@@ -83,10 +83,24 @@ def cost_of(usage: Usage, model: str, price_table: dict | None, *, cache_token_h
     )
 
 
+@dataclass(frozen=True)
+class PersonaSummary:
+    """A persona summary given as text rather than a path (the site's loaded world), with a few words
+    saying where it came from (recorded in the judge's settings)."""
+
+    text: str
+    origin: str
+
+
 def read_persona_summary(source) -> str:
-    """The persona summary's Markdown from a path (str or Path); a missing or empty file is an error."""
+    """The persona summary's Markdown from a path (str or Path) or a :class:`PersonaSummary`; a missing
+    or empty file or text is an error."""
     if source is None or source == "":
         return ""
+    if isinstance(source, PersonaSummary):
+        if not source.text.strip():
+            raise JudgeConfigurationError(f"the persona summary of {source.origin} is empty")
+        return source.text
     path = Path(source)
     try:
         text = path.read_text(encoding="utf-8")
@@ -140,7 +154,10 @@ class Judge:
         self.price_table = price_table or {}
         self.sleep = sleep
         self.prompt_version = prompt_version
-        self.persona_path = str(persona_summary) if persona_summary else ""
+        if isinstance(persona_summary, PersonaSummary):
+            self.persona_path = persona_summary.origin
+        else:
+            self.persona_path = str(persona_summary) if persona_summary else ""
         self.persona_summary = read_persona_summary(persona_summary)
         self.images = images or ImagePolicy()
         self.max_request_bytes = max_request_bytes or provider.max_request_bytes

@@ -26,7 +26,7 @@ from harness.judge import (
     task_score,
 )
 from harness.judge.classify import FailureClassifier
-from harness.judge.core import ItemVerdict
+from harness.judge.core import ItemVerdict, PersonaSummary
 from harness.judge.failure_modes import classify_failure, trajectory_signals
 from harness.judge.prices import describe_cost
 from leaderboard.models import JudgeConfig, RubricItem, Run
@@ -34,6 +34,7 @@ from trajectories import queue
 from trajectories.judge_spec import JudgeSpec
 from trajectories.judging.reliability import keep_history
 from trajectories.models import Judgment, Trajectory
+from world.models import World
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +63,24 @@ def build_judge(spec: JudgeSpec, *, check_classifier: bool = True) -> Judge:
             attempts=spec.attempts,
             price_table=getattr(settings, "MYPCBENCH_JUDGE_PRICES", {}),
             prompt_version=spec.prompt_version or PROMPT_VERSION,
-            persona_summary=spec.persona_summary or None,
+            persona_summary=persona_summary_for(spec),
         )
     except JudgeConfigurationError as exc:
         raise JudgingError(str(exc)) from exc
+
+
+def persona_summary_for(spec: JudgeSpec):
+    """What the judge is told about the persona (the paper's judge gets the Markdown persona summary):
+    the spec's file when it names one, nothing when it says "none", else the summary of the persona
+    world loaded on the site (`manage.py load_world`), if any. The judge records which it was sent."""
+    if spec.persona_summary == "none":
+        return None
+    if spec.persona_summary:
+        return spec.persona_summary
+    world = World.objects.order_by("-loaded_at").values("persona", "anchor", "summary").first()
+    if world is None or not world["summary"].strip():
+        return None
+    return PersonaSummary(world["summary"], f"the loaded world: {world['persona']}, anchor {world['anchor']}")
 
 
 def with_protocol_for(spec: JudgeSpec, suite_id: int) -> JudgeSpec:

@@ -30,7 +30,11 @@ class Command(BaseCommand):
             help=f"judge prompt: default paper-v1 (the paper's protocol) on a suite with published figures, "
             f"else {PROMPT_VERSION} (ours)",
         )
-        parser.add_argument("--persona-summary", help="Markdown file of the persona summary sent to the judge")
+        parser.add_argument(
+            "--persona-summary",
+            help="Markdown file of the persona summary sent to the judge; default: the loaded world's summary "
+            "if a world is loaded; 'none': send none",
+        )
         parser.add_argument(
             "--allow-missing-screenshots",
             action="store_true",
