@@ -295,3 +295,16 @@ def test_staff_pages_and_the_api_reuse_the_figures_computed_for_this_data_versio
     j.save()
     hm = next(item["map"] for item in client.get(url).context["maps"] if item["map"].id == "graded-type-rubric")
     assert hm.cells[hm.row_labels.index("Beta run")][hm.col_keys.index("personal_lookup")].value == 100.0
+
+
+def test_every_scored_endpoint_takes_the_same_documented_run_filters(client):
+    """One filter schema for the leaderboard and the analysis endpoints: the same parameters, each
+    described, and a filter given to any of them is echoed as applied."""
+    spec = client.get("/api/openapi.json").json()
+    shared = ["suite", "surface", "judge", "provenance", "type", "bin", "app"]
+    for path in ("/api/leaderboard", "/api/analysis/heatmaps", "/api/analysis/taxonomy", "/api/analysis/scaling"):
+        params = {p["name"]: p for p in spec["paths"][path]["get"]["parameters"]}
+        assert [name for name in params if name in shared] == shared, path
+        assert all(params[name].get("description") for name in shared), path
+        body = client.get(path, {"provenance": "harness", "bin": "2-3"}).json()
+        assert body["filters"].get("provenance") == "harness" and body["filters"].get("bin") == "2-3", path

@@ -4,9 +4,10 @@ leaderboard's run filters, parsed by the same classes (unknown values ignored, a
 
 from __future__ import annotations
 
-from ninja import Router, Schema
+from ninja import Query, Router, Schema
 
 from leaderboard.analysis import heatmaps, queries, scaling, taxonomy
+from leaderboard.boards.api_filters import RunFilterQuery, WeightedRunFilterQuery, query_values
 
 router = Router(tags=["analysis"])
 
@@ -110,20 +111,8 @@ def heatmap_out(hm: heatmaps.Heatmap) -> dict:
         "labelled, without intervals. " + FILTERS_DOC.format(extra=", weighting (authored|equal rubric weights)")
     ),
 )
-def get_heatmaps(
-    request,
-    metric: str = "",
-    dimension: str = "",
-    suite: str = "",
-    surface: str = "",
-    judge: str = "",
-    provenance: str = "",
-    type: str = "",
-    bin: str = "",
-    app: str = "",
-    weighting: str = "",
-):
-    filters = queries.HeatmapFilters.from_query(locals())
+def get_heatmaps(request, query: Query[WeightedRunFilterQuery], metric: str = "", dimension: str = ""):
+    filters = queries.HeatmapFilters.from_query(query_values(query, metric=metric))
     maps = [heatmap_out(hm) for hm in heatmaps.heatmaps(request.user, filters)]
     if dimension:
         maps = [m for m in maps if m["dimension"] == dimension]
@@ -186,17 +175,8 @@ def taxonomy_out(t: taxonomy.TaxonomyTable) -> dict:
         "published counts with their source (reported: true). " + FILTERS_DOC.format(extra="")
     ),
 )
-def get_taxonomy(
-    request,
-    suite: str = "",
-    surface: str = "",
-    judge: str = "",
-    provenance: str = "",
-    type: str = "",
-    bin: str = "",
-    app: str = "",
-):
-    filters = queries.TaxonomyFilters.from_query(locals())
+def get_taxonomy(request, query: Query[RunFilterQuery]):
+    filters = queries.TaxonomyFilters.from_query(query_values(query))
     tables = taxonomy.taxonomy_tables(request.user, filters)
     return {"filters": filters.as_query(), "tables": [taxonomy_out(t) for t in tables]}
 
@@ -331,16 +311,6 @@ def scaling_out(ctx: dict) -> dict:
         + " Under a task filter, tokens and cost are summed over the filtered tasks' trajectories."
     ),
 )
-def get_scaling(
-    request,
-    suite: str = "",
-    surface: str = "",
-    judge: str = "",
-    provenance: str = "",
-    type: str = "",
-    bin: str = "",
-    app: str = "",
-    weighting: str = "",
-):
-    filters = queries.ScalingFilters.from_query(locals())
+def get_scaling(request, query: Query[WeightedRunFilterQuery]):
+    filters = queries.ScalingFilters.from_query(query_values(query))
     return {"filters": filters.as_query(), **scaling_out(scaling.scaling(request.user, filters))}

@@ -1,9 +1,10 @@
 """GET /api/leaderboard: the scored leaderboard with the page's filters, per row each metric with
 its interval, the rank interval, n, provenance and badge. Reads the same selector as the page."""
 
-from ninja import Field, Router, Schema
+from ninja import Field, Query, Router, Schema
 
 from leaderboard.boards import board as leaderboard
+from leaderboard.boards.api_filters import WeightedRunFilterQuery, query_values
 from leaderboard.boards.board import BoardFilters
 from leaderboard.catalog.badges import BADGE_KEYS
 
@@ -131,22 +132,8 @@ def _row(row: leaderboard.BoardRow) -> dict:
         "graded rows are in the page's order, reported rows follow."
     ),
 )
-def get_leaderboard(
-    request,
-    suite: str = "",
-    surface: str = "",
-    judge: str = "",
-    provenance: str = "",
-    type: str = "",
-    bin: str = "",
-    app: str = "",
-    weighting: str = "",
-    metric: str = "",
-    sort: str = "",
-    dir: str = "",
-):
-    params = {k: v for k, v in locals().items() if k != "request"}
-    filters = BoardFilters.from_query(params)
+def get_leaderboard(request, query: Query[WeightedRunFilterQuery], metric: str = "", sort: str = "", dir: str = ""):
+    filters = BoardFilters.from_query(query_values(query, metric=metric, sort=sort, dir=dir))
     b = leaderboard.board(request.user, filters)
     return {
         "suite": b.suite.slug if b.suite else None,
