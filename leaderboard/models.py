@@ -166,6 +166,15 @@ class RubricItem(models.Model):
     def __str__(self):
         return f"{self.task.task_id} {self.rubric_id} v{self.version}"
 
+    # What a rubric item says, as the task file, a result bundle and the harness's task spec all carry it.
+    SPEC_FIELDS = ("position", "rubric_id", "criterion", "verification", "weight", "normalised_weight", "content_hash")
+
+    @classmethod
+    def spec_fields(cls, source) -> dict:
+        """The fields of SPEC_FIELDS read off ``source`` (a RubricItem or the harness's RubricSpec), so
+        copying an item between the database and a spec never forgets one."""
+        return {name: getattr(source, name) for name in cls.SPEC_FIELDS}
+
 
 class Model(models.Model):
     """A model under evaluation (an agent's underlying LLM)."""

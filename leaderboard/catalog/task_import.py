@@ -182,13 +182,7 @@ def _rubric_rows(task: Task, spec: TaskSpec, version: int) -> list[RubricItem]:
         RubricItem(
             task=task,
             version=version,
-            position=item.position,
-            rubric_id=item.rubric_id,
-            criterion=item.criterion,
-            verification=item.verification,
-            weight=item.weight,
-            normalised_weight=item.normalised_weight,
-            content_hash=item.content_hash,
+            **RubricItem.spec_fields(item),
             is_current=True,
             state_check=item.state_check or {},
         )

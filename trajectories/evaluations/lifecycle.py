@@ -19,7 +19,7 @@ from harness.loop import LoopConfig, run_task
 from harness.postboot import PostBootConfig, SetupError, parse_parts
 from harness.recorder import HARNESS_VERSION, Recorder
 from harness.taskfile import RubricSpec, TaskSpec
-from leaderboard.models import Model, Run, Suite, Task
+from leaderboard.models import Model, RubricItem, Run, Suite, Task
 from trajectories import queue
 from trajectories.evaluations import run_table, slots
 from trajectories.judging.our_judge import JudgeSpec, JudgingError, build_judge, judge_config_for, with_protocol_for
@@ -377,16 +377,7 @@ def cancel(run: Run, user=None) -> int:
 
 def task_spec(task: Task) -> TaskSpec:
     rubric = [
-        RubricSpec(
-            position=item.position,
-            rubric_id=item.rubric_id,
-            criterion=item.criterion,
-            verification=item.verification,
-            weight=item.weight,
-            normalised_weight=item.normalised_weight,
-            content_hash=item.content_hash,
-            state_check=item.state_check or None,
-        )
+        RubricSpec(**RubricItem.spec_fields(item), state_check=item.state_check or None)
         for item in task.rubric_items.filter(is_current=True).order_by("position")
     ]
     return TaskSpec(

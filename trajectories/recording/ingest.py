@@ -437,19 +437,7 @@ def rubric_version_for(
             return {item.position: item for item in items}
     version = max(versions, default=0) + 1
     created = RubricItem.objects.bulk_create(
-        RubricItem(
-            task=task,
-            version=version,
-            position=entry.position,
-            rubric_id=entry.rubric_id,
-            criterion=entry.criterion,
-            verification=entry.verification,
-            weight=entry.weight,
-            normalised_weight=entry.normalised_weight,
-            content_hash=entry.content_hash,
-            is_current=False,
-            source_run=run,
-        )
+        RubricItem(task=task, version=version, **RubricItem.spec_fields(entry), is_current=False, source_run=run)
         for entry in entries
     )
     report.new_rubric_versions.append(
