@@ -4,6 +4,8 @@ numbers the tests compute by hand."""
 
 from types import SimpleNamespace
 
+import pytest
+
 from leaderboard.models import App, JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
 from trajectories.models import Judgment, Step, Trajectory
@@ -105,3 +107,9 @@ def build_world():
         b4=b4,
         apps=SimpleNamespace(mail=mail, cal=cal, calc=calc),
     )
+
+
+@pytest.fixture
+def analysis_world(db):
+    """The analysis world (tests/conftest.py registers this module's fixtures)."""
+    return build_world()

@@ -1,11 +1,15 @@
-"""Shared fixtures: upstream reference data (skipped when absent on a user's clone, a failure in CI),
-an isolated media folder, fresh caches; and the selection of the services pass (bin/test's second
-pass runs only tests the database or broker can change)."""
+"""Shared fixtures: the staff client, the analysis world (tests/analysis_data.py), upstream reference
+data (skipped when absent on a user's clone, a failure in CI), an isolated media folder, fresh caches;
+and the selection of the services pass (bin/test's second pass runs only tests the database or broker
+can change)."""
 
 import os
 from pathlib import Path
 
 import pytest
+
+# Fixtures of shared test data modules, available to every test module.
+pytest_plugins = ["tests.analysis_data"]
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 UPSTREAM = SHARED / "upstream"
@@ -59,6 +63,13 @@ def isolated_media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.MEDIA_ROOT.mkdir()
     return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def staff_client(client, django_user_model):
+    """A client signed in as a staff user with no specific permission."""
+    client.force_login(django_user_model.objects.create_user("maintainer", password="pw", is_staff=True))
+    return client
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from django.urls import reverse
 
 from leaderboard.analysis import scaling
 from leaderboard.catalog.reported import load_reported
-from tests.analysis_data import build_world, judge_all
+from tests.analysis_data import judge_all
+from tests.html_text import visible_text as text
 from trajectories.models import Step, Trajectory
 from trajectories.recording import action_counts
 
@@ -27,17 +28,6 @@ def fresh_cache():
     cache.clear()
 
 
-@pytest.fixture
-def world():
-    return build_world()
-
-
-def text(response) -> str:
-    html = response.content.decode()
-    html = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
-
-
 def heatmap(response, map_id):
     return next(item["map"] for item in response.context["maps"] if item["map"].id == map_id)
 
@@ -49,7 +39,7 @@ def cell(hm, row_label, col_key):
 # -- heatmaps -------------------------------------------------------------------------------
 
 
-def test_rubric_heatmap_by_type_matches_hand_computed_cells(client, world):
+def test_rubric_heatmap_by_type_matches_hand_computed_cells(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_heatmaps"))
     hm = heatmap(response, "graded-type-rubric")
     # Alpha personal lookup: t1 = (0*1 + 1*3)/4 = 0.75, t3 = 1 -> 87.5
@@ -67,7 +57,7 @@ def test_rubric_heatmap_by_type_matches_hand_computed_cells(client, world):
     assert "87.5" in page and "1 incomplete" in page
 
 
-def test_perfect_rate_heatmap_by_bin_has_wilson_intervals(client, world):
+def test_perfect_rate_heatmap_by_bin_has_wilson_intervals(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_heatmaps"), {"metric": "perfect"})
     hm = heatmap(response, "graded-bin-perfect")
     assert hm.col_keys == ["1", "2-3", "4-6", "7+"]
@@ -79,7 +69,7 @@ def test_perfect_rate_heatmap_by_bin_has_wilson_intervals(client, world):
     assert cell(hm, "Beta run", "2-3").value is None
 
 
-def test_app_heatmap_and_cell_links_open_the_trajectories_behind_them(client, world):
+def test_app_heatmap_and_cell_links_open_the_trajectories_behind_them(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_heatmaps"))
     hm = heatmap(response, "graded-app-rubric")
     assert hm.col_labels == ["HooliCalendar", "HooliMail", "LibreOffice Calc"]
@@ -94,7 +84,7 @@ def test_app_heatmap_and_cell_links_open_the_trajectories_behind_them(client, wo
     assert shown == {"action-2", "action-4"}
 
 
-def test_heatmap_figure_json_is_a_compact_data_block_with_n_interval_and_links(client, world):
+def test_heatmap_figure_json_is_a_compact_data_block_with_n_interval_and_links(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_heatmaps"))
     html = response.content.decode()
     block = re.search(r'<script id="chart-graded-type-rubric" type="application/json">(.*?)</script>', html, re.S)
@@ -126,7 +116,7 @@ def test_reported_heatmaps_are_labelled_and_have_no_intervals(client):
 # -- failure taxonomy -----------------------------------------------------------------------
 
 
-def test_taxonomy_counts_failed_items_by_mode_per_model_and_family(client, world):
+def test_taxonomy_counts_failed_items_by_mode_per_model_and_family(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_taxonomy"))
     per_model, per_family = (item["table"] for item in response.context["items"][:2])
     counts = {
@@ -139,16 +129,16 @@ def test_taxonomy_counts_failed_items_by_mode_per_model_and_family(client, world
     assert per_family.row_labels == ["Fam"] and per_family.counts == [[2, 1]]
 
 
-def test_taxonomy_bar_lists_its_judgments_with_links_to_cited_steps(client, world):
+def test_taxonomy_bar_lists_its_judgments_with_links_to_cited_steps(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_taxonomy"))
     per_model = response.context["items"][0]["table"]
     url = per_model.urls[per_model.row_labels.index("Alpha")][per_model.modes.index("premature_done")]
     listing = client.get(url)
     judgments = list(listing.context["page"].object_list)
-    assert [(j.trajectory_id, j.rubric_item.rubric_id) for j in judgments] == [(world.a1.pk, "R1")]
-    assert f'href="/trajectories/{world.a1.pk}/#step-2"' in listing.content.decode()
+    assert [(j.trajectory_id, j.rubric_item.rubric_id) for j in judgments] == [(analysis_world.a1.pk, "R1")]
+    assert f'href="/trajectories/{analysis_world.a1.pk}/#step-2"' in listing.content.decode()
     beta = client.get(reverse("leaderboard:analysis_failures"), {"family": "Fam", "mode": "skipped_required_app"})
-    assert f"/trajectories/{world.b3.pk}/#step-3" in beta.content.decode()
+    assert f"/trajectories/{analysis_world.b3.pk}/#step-3" in beta.content.decode()
     # the list narrows by failure mode from chips that keep the other filters
     chips = dict((label, href) for label, href, _ in beta.context["mode_links"])
     assert chips["Every mode"] == "?family=Fam" and chips["Premature done"] == "?family=Fam&mode=premature_done"
@@ -169,7 +159,7 @@ def test_reported_failure_counts_shown_with_their_source_until_runs_carry_modes(
 # -- scaling and shape ----------------------------------------------------------------------
 
 
-def test_action_shares_per_run(client, world):
+def test_action_shares_per_run(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_scaling"))
     shapes = {s.run.slug: dict(zip(scaling.ACTION_KINDS, s.shares, strict=True)) for s in response.context["shapes"]}
     # Alpha: click, double click, type, hotkey, scroll, bash (the done step is left out) = 6
@@ -182,7 +172,7 @@ def test_action_shares_per_run(client, world):
     )
 
 
-def test_step_budget_profile_and_cost(client, world):
+def test_step_budget_profile_and_cost(client, analysis_world):
     response = client.get(reverse("leaderboard:analysis_scaling"))
     ctx = response.context
     html = response.content.decode()
@@ -202,7 +192,7 @@ def test_step_budget_profile_and_cost(client, world):
 # -- model page, task page ------------------------------------------------------------------
 
 
-def test_model_page_lists_graded_and_reported_runs_and_per_type_scores(client, world):
+def test_model_page_lists_graded_and_reported_runs_and_per_type_scores(client, analysis_world):
     load_reported()
     response = client.get(reverse("leaderboard:model_detail", args=["alpha"]))
     (summary,) = response.context["summaries"]
@@ -215,22 +205,22 @@ def test_model_page_lists_graded_and_reported_runs_and_per_type_scores(client, w
     assert opus.status_code == 200 and len(opus.context["reported_rows"]) == 2 and "reported" in text(opus)
 
 
-def test_task_page_shows_every_runs_outcome_linked_to_its_trajectory(client, world):
-    t4 = world.tasks[3]
-    response = client.get(reverse("leaderboard:task_detail", args=[world.suite.slug, t4.task_id]))
+def test_task_page_shows_every_runs_outcome_linked_to_its_trajectory(client, analysis_world):
+    t4 = analysis_world.tasks[3]
+    response = client.get(reverse("leaderboard:task_detail", args=[analysis_world.suite.slug, t4.task_id]))
     page = text(response)
     assert "Outcome in every run" in page
     assert "missing (counts as failed)" in page  # Alpha has no trajectory of t4
     assert "errored (counts as failed)" in page
-    assert f'href="/trajectories/{world.b4.pk}/"' in response.content.decode()
-    t2 = world.tasks[1]
-    page = text(client.get(reverse("leaderboard:task_detail", args=[world.suite.slug, t2.task_id])))
+    assert f'href="/trajectories/{analysis_world.b4.pk}/"' in response.content.decode()
+    t2 = analysis_world.tasks[1]
+    page = text(client.get(reverse("leaderboard:task_detail", args=[analysis_world.suite.slug, t2.task_id])))
     assert "perfect" in page and "incomplete (left out)" in page
 
 
-def test_unpublished_runs_stay_hidden_from_analysis(client, world):
-    world.run_b.publication = "draft"
-    world.run_b.save()
+def test_unpublished_runs_stay_hidden_from_analysis(client, analysis_world):
+    analysis_world.run_b.publication = "draft"
+    analysis_world.run_b.save()
     response = client.get(reverse("leaderboard:analysis_heatmaps"))
     assert "Beta run" not in text(response)
     per_model = client.get(reverse("leaderboard:analysis_taxonomy")).context["items"][0]["table"]
@@ -242,11 +232,11 @@ def test_unpublished_runs_stay_hidden_from_analysis(client, world):
 # -- cost -----------------------------------------------------------------------------------
 
 
-def _grow(world, n_extra_steps=40):
+def _grow(analysis_world, n_extra_steps=40):
     """More trajectories, steps and judgments on the same runs."""
-    t4 = world.tasks[3]
-    extra = Trajectory.objects.create(run=world.run_a, task=t4, ended_by="done", n_steps=n_extra_steps)
-    judge_all(extra, list(t4.rubric_items.all()), world.judge, ["failure"], modes={0: "partial_artifact"})
+    t4 = analysis_world.tasks[3]
+    extra = Trajectory.objects.create(run=analysis_world.run_a, task=t4, ended_by="done", n_steps=n_extra_steps)
+    judge_all(extra, list(t4.rubric_items.all()), analysis_world.judge, ["failure"], modes={0: "partial_artifact"})
     Step.objects.bulk_create(
         Step(trajectory=extra, index=i, turn=i, tool="computer", action={"type": "click"})
         for i in range(1, n_extra_steps + 1)
@@ -264,19 +254,19 @@ def _grow(world, n_extra_steps=40):
         ("model_detail", ["alpha"]),
     ],
 )
-def test_analysis_pages_use_a_constant_number_of_queries(client, world, name, args):
+def test_analysis_pages_use_a_constant_number_of_queries(client, analysis_world, name, args):
     load_reported()
     url = reverse(f"leaderboard:{name}", args=args)
     with CaptureQueriesContext(connection) as small:
         assert client.get(url).status_code == 200
-    _grow(world)
+    _grow(analysis_world)
     cache.clear()
     with CaptureQueriesContext(connection) as large:
         assert client.get(url).status_code == 200
     assert len(large) == len(small), [q["sql"][:120] for q in large.captured_queries]
 
 
-def test_pages_render_under_csp_and_link_from_the_nav(client, world):
+def test_pages_render_under_csp_and_link_from_the_nav(client, analysis_world):
     for name in ("analysis_heatmaps", "analysis_taxonomy", "analysis_scaling"):
         response = client.get(reverse(f"leaderboard:{name}"))
         assert "script-src 'self'" in response["Content-Security-Policy"]

@@ -3,8 +3,6 @@ from the same selectors and filters; single-attempt success beside a labelled be
 bound, perfect rate by the exact number of apps touched and tokens, worked out by hand on
 tests/analysis_data.py; anonymous pages cached whole per data version and invalidated."""
 
-import re
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
@@ -15,7 +13,8 @@ from django.urls import reverse
 from leaderboard.analysis import charts
 from leaderboard.analysis.heatmaps import Cell, Heatmap
 from leaderboard.catalog.reported import load_reported
-from tests.analysis_data import build_world, judge_all
+from tests.analysis_data import judge_all
+from tests.html_text import visible_text as text
 from trajectories.models import Judgment, Trajectory
 
 pytestmark = pytest.mark.django_db
@@ -28,36 +27,25 @@ def fresh_cache():
     cache.clear()
 
 
-@pytest.fixture
-def world():
-    return build_world()
-
-
-def text(response) -> str:
-    html = response.content.decode()
-    html = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
-
-
 def r2(x):
     return None if x is None else round(x, 2)
 
 
-def second_attempts(world):
+def second_attempts(analysis_world):
     """Alpha gets a second attempt: t1 perfect, t2 with R1 failed, t3 perfect, t4 still missing.
     Cells t1 [0, 1], t2 [1, 0], t3 [1, 1], t4 [0, 0]: single-attempt success 4/8 = 50%;
     best-of-2 = mean(1 - (1 - p)^2) over p = (.5, .5, 1, 0) = (.75 + .75 + 1 + 0) / 4 = 62.5%."""
-    t1, t2, t3, _t4 = world.tasks
+    t1, t2, t3, _t4 = analysis_world.tasks
     for task, verdicts in ((t1, ["success", "success"]), (t2, ["failure", "success"]), (t3, ["success"])):
-        traj = Trajectory.objects.create(run=world.run_a, task=task, attempt=1, ended_by="done", n_steps=5)
-        judge_all(traj, list(task.rubric_items.order_by("position")), world.judge, verdicts)
+        traj = Trajectory.objects.create(run=analysis_world.run_a, task=task, attempt=1, ended_by="done", n_steps=5)
+        judge_all(traj, list(task.rubric_items.order_by("position")), analysis_world.judge, verdicts)
 
 
 # -- heatmaps -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("metric", ["rubric", "perfect"])
-def test_heatmaps_api_returns_every_map_and_cell_the_page_shows(client, world, metric):
+def test_heatmaps_api_returns_every_map_and_cell_the_page_shows(client, analysis_world, metric):
     load_reported()
     page = client.get(reverse("leaderboard:analysis_heatmaps"), {"metric": metric})
     data = client.get("/api/analysis/heatmaps", {"metric": metric}).json()
@@ -74,7 +62,7 @@ def test_heatmaps_api_returns_every_map_and_cell_the_page_shows(client, world, m
     assert f"/api/analysis/heatmaps?metric={metric}" in page.content.decode()
 
 
-def test_heatmaps_api_filters_by_dimension_with_hand_computed_cells(client, world):
+def test_heatmaps_api_filters_by_dimension_with_hand_computed_cells(client, analysis_world):
     data = client.get("/api/analysis/heatmaps", {"metric": "perfect", "dimension": "bin"}).json()
     (graded,) = [m for m in data["maps"] if not m["reported"]]
     assert graded["id"] == "graded-bin-perfect" and [c["key"] for c in graded["columns"]] == ["1", "2-3", "4-6", "7+"]
@@ -92,7 +80,7 @@ def test_heatmaps_api_filters_by_dimension_with_hand_computed_cells(client, worl
 # -- taxonomy -------------------------------------------------------------------------------
 
 
-def test_taxonomy_api_matches_the_page_counts_and_links(client, world):
+def test_taxonomy_api_matches_the_page_counts_and_links(client, analysis_world):
     load_reported()
     page = client.get(reverse("leaderboard:analysis_taxonomy"))
     tables = [item["table"] for item in page.context["items"]]
@@ -110,7 +98,7 @@ def test_taxonomy_api_matches_the_page_counts_and_links(client, world):
 # -- scaling and shape ----------------------------------------------------------------------
 
 
-def test_perfect_rate_by_exact_apps_touched(client, world):
+def test_perfect_rate_by_exact_apps_touched(client, analysis_world):
     # apps touched: t1 1, t2 2, t3 1, t4 5 (bins would merge 2 with 3 and 5 with 4-6)
     runs = {r["run"]: r for r in client.get("/api/analysis/scaling").json()["runs"]}
     alpha = runs["alpha-run"]["perfect_by_apps_touched"]
@@ -125,10 +113,10 @@ def test_perfect_rate_by_exact_apps_touched(client, world):
     assert "1 app 2 apps 5 apps" in table and "100.0" in table
 
 
-def test_tokens_on_the_scaling_page_and_api(client, world):
+def test_tokens_on_the_scaling_page_and_api(client, analysis_world):
     for traj, (inp, out) in (
-        (world.a1, (1000, 200)),
-        (Trajectory.objects.get(run=world.run_a, task=world.tasks[1]), (500, 50)),
+        (analysis_world.a1, (1000, 200)),
+        (Trajectory.objects.get(run=analysis_world.run_a, task=analysis_world.tasks[1]), (500, 50)),
     ):
         traj.input_tokens, traj.output_tokens = inp, out
         traj.save()
@@ -141,7 +129,7 @@ def test_tokens_on_the_scaling_page_and_api(client, world):
     assert "Rubric score against tokens" in text(page) and "Alpha run 1,500 250 68.8%" in text(page)
 
 
-def test_one_attempt_runs_show_no_best_of_k(client, world):
+def test_one_attempt_runs_show_no_best_of_k(client, analysis_world):
     page = client.get(reverse("leaderboard:analysis_scaling"))
     assert "Perfect %" in text(page) and "upper bound" not in text(page).lower()
     runs = client.get("/api/analysis/scaling").json()["runs"]
@@ -150,8 +138,8 @@ def test_one_attempt_runs_show_no_best_of_k(client, world):
     assert (alpha["value"], alpha["low"], alpha["high"]) == (50.0, 15.0, 85.0)  # Wilson 2 of 4
 
 
-def test_several_attempts_show_best_of_k_labelled_as_an_upper_bound(client, world):
-    second_attempts(world)
+def test_several_attempts_show_best_of_k_labelled_as_an_upper_bound(client, analysis_world):
+    second_attempts(analysis_world)
     runs = {r["run"]: r for r in client.get("/api/analysis/scaling").json()["runs"]}
     alpha = runs["alpha-run"]
     assert alpha["attempts"] == 2
@@ -163,7 +151,7 @@ def test_several_attempts_show_best_of_k_labelled_as_an_upper_bound(client, worl
     assert "≤ 62.5% (k = 2, upper bound)" in page and "— (one attempt)" in page
 
 
-def test_scaling_api_matches_the_page(client, world):
+def test_scaling_api_matches_the_page(client, analysis_world):
     load_reported()
     page = client.get(reverse("leaderboard:analysis_scaling")).context
     data = client.get("/api/analysis/scaling").json()
@@ -219,7 +207,7 @@ PAGES = [
 
 
 @pytest.mark.parametrize("name,args", PAGES)
-def test_anonymous_analysis_pages_are_served_whole_from_the_cache(client, world, name, args):
+def test_anonymous_analysis_pages_are_served_whole_from_the_cache(client, analysis_world, name, args):
     url = reverse(f"leaderboard:{name}", args=args)
     first = client.get(url)
     with CaptureQueriesContext(connection) as again:
@@ -229,12 +217,12 @@ def test_anonymous_analysis_pages_are_served_whole_from_the_cache(client, world,
 
 
 @pytest.mark.parametrize("name,args", PAGES)
-def test_a_changed_judgment_invalidates_every_cached_analysis_page(client, world, name, args):
+def test_a_changed_judgment_invalidates_every_cached_analysis_page(client, analysis_world, name, args):
     url = reverse(f"leaderboard:{name}", args=args)
     client.get(url)
     # Beta's t3 failure (skipped required app) becomes a success: taxonomy, heatmaps, scaling and
     # the failures list all change
-    j = Judgment.objects.get(trajectory=world.b3, judge=world.judge)
+    j = Judgment.objects.get(trajectory=analysis_world.b3, judge=analysis_world.judge)
     j.verdict, j.failure_mode = "success", ""
     j.save()
     with CaptureQueriesContext(connection) as after:
@@ -242,7 +230,7 @@ def test_a_changed_judgment_invalidates_every_cached_analysis_page(client, world
     assert len(after) > 1  # rebuilt
 
 
-def test_cached_heatmap_shows_the_new_verdict(client, world):
+def test_cached_heatmap_shows_the_new_verdict(client, analysis_world):
     url = reverse("leaderboard:analysis_heatmaps")
 
     def beta_lookup(response):
@@ -252,7 +240,7 @@ def test_cached_heatmap_shows_the_new_verdict(client, world):
     before = client.get(url)
     assert beta_lookup(before) == pytest.approx(50.0)  # Beta personal lookup: t1 1, t3 0
     assert client.get(url).content == before.content  # cached
-    j = Judgment.objects.get(trajectory=world.b3, judge=world.judge)
+    j = Judgment.objects.get(trajectory=analysis_world.b3, judge=analysis_world.judge)
     j.verdict = "success"
     j.save()
     after = client.get(url)
@@ -260,9 +248,9 @@ def test_cached_heatmap_shows_the_new_verdict(client, world):
     assert client.get(url).content == after.content != before.content
 
 
-def test_staff_pages_are_not_served_from_the_anonymous_cache(client, world):
-    world.run_b.publication = "draft"
-    world.run_b.save()
+def test_staff_pages_are_not_served_from_the_anonymous_cache(client, analysis_world):
+    analysis_world.run_b.publication = "draft"
+    analysis_world.run_b.save()
     url = reverse("leaderboard:analysis_heatmaps")
     assert "Beta run" not in text(client.get(url))
     staff = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
@@ -272,15 +260,15 @@ def test_staff_pages_are_not_served_from_the_anonymous_cache(client, world):
     assert "Beta run" not in text(client.get(url))
 
 
-def test_model_page_shows_best_of_k_under_single_attempt_success(client, world):
+def test_model_page_shows_best_of_k_under_single_attempt_success(client, analysis_world):
     page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
     assert "Perfect %" in page and "upper bound" not in page
-    second_attempts(world)
+    second_attempts(analysis_world)
     page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
     assert "50.0% best-of-2 / replay-equivalent upper bound ≤ 62.5%" in page
 
 
-def test_staff_pages_and_the_api_reuse_the_figures_computed_for_this_data_version(client, world):
+def test_staff_pages_and_the_api_reuse_the_figures_computed_for_this_data_version(client, analysis_world):
     staff = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
     client.force_login(staff)
     url = reverse("leaderboard:analysis_heatmaps")
@@ -290,7 +278,7 @@ def test_staff_pages_and_the_api_reuse_the_figures_computed_for_this_data_versio
         page = client.get(url)
     assert len(second) < len(first)  # no scoring, no bootstrap: only the session, user and version
     assert "Beta run" in text(page)
-    j = Judgment.objects.get(trajectory=world.b3, judge=world.judge)
+    j = Judgment.objects.get(trajectory=analysis_world.b3, judge=analysis_world.judge)
     j.verdict = "success"
     j.save()
     hm = next(item["map"] for item in client.get(url).context["maps"] if item["map"].id == "graded-type-rubric")

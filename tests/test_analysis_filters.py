@@ -15,7 +15,6 @@ from django.core.cache import cache
 from leaderboard.analysis.queries import HeatmapFilters, ScalingFilters, TaxonomyFilters
 from leaderboard.catalog.reported import load_reported
 from leaderboard.scoring.filters import BoardFilters
-from tests.analysis_data import build_world
 
 pytestmark = pytest.mark.django_db
 
@@ -25,11 +24,6 @@ def fresh_cache():
     cache.clear()  # pages and scores are cached per data version; ids repeat between rolled-back tests
     yield
     cache.clear()
-
-
-@pytest.fixture
-def world():
-    return build_world()
 
 
 def maps(response) -> dict:
@@ -64,7 +58,7 @@ def test_each_page_reads_and_writes_only_the_filters_it_offers():
     assert stale.as_query() == {} and stale.metric == "rubric"
 
 
-def test_each_page_offers_its_filters_and_carries_them_to_the_tabs_and_the_leaderboard(client, world):
+def test_each_page_offers_its_filters_and_carries_them_to_the_tabs_and_the_leaderboard(client, analysis_world):
     url = "/analysis/?type=personal_lookup&weighting=equal&metric=perfect"
     page = client.get(url)
     assert select_names(page) == {"suite", "surface", "judge", "provenance", "type", "bin", "app", "weighting"}
@@ -86,7 +80,7 @@ def test_each_page_offers_its_filters_and_carries_them_to_the_tabs_and_the_leade
 # -- heatmaps -------------------------------------------------------------------------------
 
 
-def test_a_type_filter_slices_every_heatmap_and_each_cell_links_its_slice(client, world):
+def test_a_type_filter_slices_every_heatmap_and_each_cell_links_its_slice(client, analysis_world):
     load_reported()
     found = maps(client.get("/analysis/", {"type": "personal_lookup"}))
     assert found["graded-type-rubric"].col_keys == ["personal_lookup"]
@@ -106,7 +100,7 @@ def test_a_type_filter_slices_every_heatmap_and_each_cell_links_its_slice(client
     assert not any("apps_touched" in hm.id for hm in reported)
 
 
-def test_equal_weights_and_a_judge_change_the_cells(client, world):
+def test_equal_weights_and_a_judge_change_the_cells(client, analysis_world):
     authored = cell(maps(client.get("/analysis/"))["graded-type-rubric"], "Alpha run", "personal_lookup")
     equal = cell(maps(client.get("/analysis/", {"weighting": "equal"}))["graded-type-rubric"], "Alpha run",
                  "personal_lookup")  # fmt: skip
@@ -121,10 +115,10 @@ def test_equal_weights_and_a_judge_change_the_cells(client, world):
     assert (action.value, action.n, action.incomplete) == (0.0, 1, 1)
 
 
-def test_provenance_surface_and_suite_pick_the_runs(client, world):
+def test_provenance_surface_and_suite_pick_the_runs(client, analysis_world):
     load_reported()
-    world.run_b.tool_surface = "native"
-    world.run_b.save()
+    analysis_world.run_b.tool_surface = "native"
+    analysis_world.run_b.save()
     imported = maps(client.get("/analysis/", {"provenance": "imported"}))
     assert imported["graded-type-rubric"].row_labels == ["Beta run"]
     assert not any(hm.reported for hm in imported.values())  # a graded provenance: no published maps
@@ -140,7 +134,7 @@ def test_provenance_surface_and_suite_pick_the_runs(client, world):
     assert maps(nowhere) == {} and "Nothing matches these filters" in nowhere.content.decode()
 
 
-def test_the_heatmaps_api_takes_the_same_filters_and_says_which_it_applied(client, world):
+def test_the_heatmaps_api_takes_the_same_filters_and_says_which_it_applied(client, analysis_world):
     page = maps(client.get("/analysis/", {"type": "personal_lookup", "weighting": "equal", "metric": "perfect"}))
     data = client.get(
         "/api/analysis/heatmaps", {"type": "personal_lookup", "weighting": "equal", "metric": "perfect", "bin": "x"}
@@ -155,7 +149,7 @@ def test_the_heatmaps_api_takes_the_same_filters_and_says_which_it_applied(clien
     assert alpha["cells"][1]["url"] == "/trajectories/?run=alpha-run&type=personal_lookup&app=hoolimail"
 
 
-def test_published_figures_show_only_where_they_answer_the_filters_on_the_leaderboard_too(client, world):
+def test_published_figures_show_only_where_they_answer_the_filters_on_the_leaderboard_too(client, analysis_world):
     load_reported()
     by_type = client.get("/leaderboard/", {"type": "personal_lookup"}).context["board"]
     assert by_type.reported_rows  # published per behavioural type
@@ -169,7 +163,7 @@ def test_published_figures_show_only_where_they_answer_the_filters_on_the_leader
 # -- failure taxonomy -----------------------------------------------------------------------
 
 
-def test_a_task_filter_narrows_the_taxonomy_and_its_bars_list_exactly_those_judgments(client, world):
+def test_a_task_filter_narrows_the_taxonomy_and_its_bars_list_exactly_those_judgments(client, analysis_world):
     load_reported()
     page = client.get("/analysis/failures/", {"type": "bounded_action"})
     tables = [item["table"] for item in page.context["items"]]
@@ -195,7 +189,7 @@ def test_a_task_filter_narrows_the_taxonomy_and_its_bars_list_exactly_those_judg
 # -- scaling and shape ----------------------------------------------------------------------
 
 
-def test_scaling_under_an_app_filter_counts_cost_and_actions_over_those_tasks(client, world):
+def test_scaling_under_an_app_filter_counts_cost_and_actions_over_those_tasks(client, analysis_world):
     page = client.get("/analysis/scaling/", {"app": "hoolimail"})
     # HooliMail tasks t1, t2: Alpha's cost 0.50 + 0.25, rubric (0.75 + 1) / 2
     assert page.context["cost_points"] == [("Alpha run", pytest.approx(0.75), pytest.approx(87.5))]
@@ -212,7 +206,7 @@ def test_scaling_under_an_app_filter_counts_cost_and_actions_over_those_tasks(cl
 # -- gzip -----------------------------------------------------------------------------------
 
 
-def test_anonymous_pages_are_sent_gzipped_to_browsers_that_accept_it_and_staff_pages_never(client, world):
+def test_anonymous_pages_are_sent_gzipped_to_browsers_that_accept_it_and_staff_pages_never(client, analysis_world):
     plain = client.get("/analysis/")
     assert "Content-Encoding" not in plain and "Accept-Encoding" in plain["Vary"]
     for _ in range(2):  # rendered, then served from the cache

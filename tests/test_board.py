@@ -3,7 +3,6 @@
 compare page, and constant query counts as the data grows."""
 
 import csv
-import html as htmllib
 import io
 import re
 
@@ -14,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from leaderboard.scoring import page_cache
 from tests.board_data import build_board, judge, traj
+from tests.html_text import visible_text as text
 
 pytestmark = pytest.mark.django_db
 
@@ -22,17 +22,6 @@ pytestmark = pytest.mark.django_db
 def board():
     cache.clear()
     return build_board()
-
-
-@pytest.fixture
-def staff_client(client, django_user_model):
-    client.force_login(django_user_model.objects.create_user("maintainer", password="pw", is_staff=True))
-    return client
-
-
-def text(html: str) -> str:
-    html = re.sub(r"<(script|style|svg)[^>]*>.*?</\1>", " ", html, flags=re.S)
-    return htmllib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip())
 
 
 def rows(response) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from leaderboard.catalog.reported import load_reported
 from tests.catalog_data import HOSTILE, add_rubric, build_catalog, make_task
+from tests.html_text import visible_text as text
 
 pytestmark = pytest.mark.django_db
 
@@ -16,20 +17,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def catalog():
     return build_catalog()
-
-
-@pytest.fixture
-def staff_client(client, django_user_model):
-    user = django_user_model.objects.create_user("maintainer", password="pw", is_staff=True)
-    client.force_login(user)
-    return client
-
-
-def text(response) -> str:
-    """The page's visible text with tags stripped and whitespace collapsed."""
-    html = response.content.decode()
-    html = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 def task_ids(response) -> list[str]:
