@@ -178,7 +178,24 @@ def _model(name: str) -> Model:
         (p for needle, p in (("claude", "anthropic"), ("gpt", "openai"), ("gemini", "google")) if needle in lowered),
         Model.Provider.OTHER,
     )
-    return Model.objects.create(name=name, slug=_unique_slug(Model, name), provider=provider)
+    return _create_unique(
+        Model, name, lambda slug: {"name": name, "slug": slug, "provider": provider}, unique_name=True
+    )
+
+
+def _create_unique(model_class, name: str, fields, *, unique_name: bool = False, tries: int = 5):
+    """Create a row with a free slug made from ``name``. Another upload committing the same slug (or,
+    with ``unique_name``, the same name) between our check and our insert makes the insert fail; then
+    that row is reused (same name) or the next free slug is tried, in a savepoint so the upload's
+    transaction goes on."""
+    for _ in range(tries):
+        try:
+            with transaction.atomic():
+                return model_class.objects.create(**fields(_unique_slug(model_class, name)))
+        except IntegrityError:
+            if unique_name and (existing := model_class.objects.filter(name=name).first()) is not None:
+                return existing
+    raise IntegrityError(f"no free {model_class._meta.verbose_name} slug for {name!r} after {tries} tries")
 
 
 def _unique_slug(model_class, name: str) -> str:
@@ -235,9 +252,8 @@ def _store(
         with all_or_nothing() as written:
             kept = _keep_archive(sha256, archive_path, written)
             run_name = f"{meta.model} (upload by {author.get_username()}, {timezone.now():%Y-%m-%d %H:%M})"
-            run = Run.objects.create(
+            run_fields = dict(
                 name=run_name[:200],
-                slug=_unique_slug(Run, run_name),
                 suite=meta.suite,
                 model=_model(meta.model),
                 agent_type=meta.agent,
@@ -255,6 +271,7 @@ def _store(
                 metadata={"links": meta.links, "submitted_by": author.get_username()},
                 finished_at=timezone.now(),
             )
+            run = _create_unique(Run, run_name, lambda slug: {**run_fields, "slug": slug})
             bundles = sorted(validation.bundles, key=lambda b: (validation.tasks[b.task_id].position, b.attempt))
             for bundle in bundles:
                 task = validation.tasks[bundle.task_id]
