@@ -203,7 +203,10 @@ def test_constant_queries_as_data_grows(client, board):
     assert len(ctx.captured_queries) < before
 
 
-def test_while_results_stream_in_visitors_get_the_last_page_within_the_window(client, board, settings, monkeypatch):
+def _page_built_then_a_verdict_saved(client, board, settings, monkeypatch):
+    """A production-like refresh window of 10 s on a fake clock; the leaderboard page built (run A at
+    40.0%), then a judge error on t4 turned into a success (50.0% once rebuilt). Returns the clock and
+    that judgment."""
     settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 10
     now = [1_000_000.0]
     monkeypatch.setattr(page_cache.time, "time", lambda: now[0])
@@ -211,6 +214,11 @@ def test_while_results_stream_in_visitors_get_the_last_page_within_the_window(cl
     error = board.a.trajectories.get(task__task_id="t4").judgments.get(verdict="error")
     error.verdict = "success"
     error.save()
+    return now, error
+
+
+def test_while_results_stream_in_visitors_get_the_last_page_within_the_window(client, board, settings, monkeypatch):
+    now, error = _page_built_then_a_verdict_saved(client, board, settings, monkeypatch)
     now[0] += 9  # within the window: the last complete page
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
     now[0] += 2  # past it: this visitor still gets the last page at once, and it is rebuilt once sent
@@ -284,13 +292,7 @@ def test_a_cached_page_costs_no_query_and_a_silent_write_shows_after_the_window(
 def test_a_rebuild_that_fails_after_sending_leaves_the_last_page_and_frees_the_next_rebuild(
     client, board, settings, monkeypatch, caplog
 ):
-    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 10
-    now = [1_000_000.0]
-    monkeypatch.setattr(page_cache.time, "time", lambda: now[0])
-    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
-    error = board.a.trajectories.get(task__task_id="t4").judgments.get(verdict="error")
-    error.verdict = "success"
-    error.save()
+    now, error = _page_built_then_a_verdict_saved(client, board, settings, monkeypatch)
     now[0] += 11
     from leaderboard.boards import board as board_module
 

@@ -52,6 +52,19 @@ def together(n: int, work) -> list:
     return results
 
 
+def store_together(monkeypatch, n: int = 2) -> None:
+    """Hold each of ``n`` uploads just before it stores anything (each has checked that its archive is
+    new), and let them all go at once: the race itself."""
+    barrier = threading.Barrier(n, timeout=30)
+    real_store = uploads._store
+
+    def store(*args, **kwargs):
+        barrier.wait()
+        return real_store(*args, **kwargs)
+
+    monkeypatch.setattr(uploads, "_store", store)
+
+
 def test_two_identical_archives_uploaded_at_once_are_stored_once(tmp_path, settings, monkeypatch):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
     settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
@@ -61,15 +74,7 @@ def test_two_identical_archives_uploaded_at_once_are_stored_once(tmp_path, setti
     archive = zip_bytes(good_entries(tmp_path))
     queued = []
     monkeypatch.setattr(uploads, "queue_judging", queued.append)  # no broker needed: judging is tested elsewhere
-    # Both requests have checked that the archive is new before either stores it: the race itself.
-    barrier = threading.Barrier(2, timeout=30)
-    real_store = uploads._store
-
-    def store_together(*args, **kwargs):
-        barrier.wait()
-        return real_store(*args, **kwargs)
-
-    monkeypatch.setattr(uploads, "_store", store_together)
+    store_together(monkeypatch)
     results = together(2, lambda i: uploads.submit_archive(author, upload(archive, f"run-{i}.zip"), METADATA))
 
     assert not [r for r in results if isinstance(r, Exception)], results
@@ -118,14 +123,7 @@ def test_two_different_archives_of_a_new_model_uploaded_at_once_are_both_stored(
     ]
     assert archives[0] != archives[1]
     monkeypatch.setattr(uploads, "queue_judging", lambda pk: None)  # no broker needed: judging is tested elsewhere
-    barrier = threading.Barrier(2, timeout=30)
-    real_store = uploads._store
-
-    def store_together(*args, **kwargs):
-        barrier.wait()
-        return real_store(*args, **kwargs)
-
-    monkeypatch.setattr(uploads, "_store", store_together)
+    store_together(monkeypatch)
     metadata = {**METADATA, "model": "Brand-new Model 9"}
     results = together(2, lambda i: uploads.submit_archive(author, upload(archives[i], f"run-{i}.zip"), metadata))
 

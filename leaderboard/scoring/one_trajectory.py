@@ -6,10 +6,10 @@ every judgment of their runs; tests/test_one_trajectory_score.py holds the two e
 
 from collections import Counter, defaultdict
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Sum
 
 from leaderboard.models import JudgeConfig, RubricItem
-from leaderboard.scoring.outcomes import GRADED, score_cell
+from leaderboard.scoring.outcomes import GRADED, score_cell, verdict_counts
 from trajectories.models import Judgment, Trajectory
 
 SELF = JudgeConfig.Origin.SELF_REPORTED
@@ -75,20 +75,9 @@ def trajectory_scores(trajectories) -> dict[int, float]:
         .annotate(n=Count("id"), w=Sum("normalised_weight"))
         .order_by()
     }
-    success = Q(verdict=Judgment.Verdict.SUCCESS)
     agg: dict[tuple[int, int], dict[bool, dict]] = defaultdict(dict)
-    for row in (
-        Judgment.objects.filter(trajectory__in=[t.pk for t in wanted], judge_id__in=set(judge_of.values()))
-        .values("trajectory_id", "judge_id", "rubric_item__is_current")
-        .annotate(
-            n=Count("id"),
-            ok=Count("id", filter=success),
-            err=Count("id", filter=Q(verdict=Judgment.Verdict.ERROR)),
-            w_ok=Sum("rubric_item__normalised_weight", filter=success),
-            w=Sum("rubric_item__normalised_weight"),
-        )
-        .order_by()
-    ):
+    judgments = Judgment.objects.filter(trajectory__in=[t.pk for t in wanted], judge_id__in=set(judge_of.values()))
+    for row in verdict_counts(judgments):
         agg[(row["trajectory_id"], row["judge_id"])][row["rubric_item__is_current"]] = row
     scores = {}
     for t in wanted:

@@ -332,6 +332,23 @@ def _judge_key(judge) -> int | None:
     return found
 
 
+def verdict_counts(judgments, *more_fields: str):
+    """Judgments counted per (trajectory, judge, current rubric item or not), as :func:`score_cell`
+    reads them: n, ok (successes), err (judge errors), w_ok and w (normalised weights)."""
+    success = Q(verdict=Judgment.Verdict.SUCCESS)
+    return (
+        judgments.values("trajectory_id", "judge_id", "rubric_item__is_current", *more_fields)
+        .annotate(
+            n=Count("id"),
+            ok=Count("id", filter=success),
+            err=Count("id", filter=Q(verdict=Judgment.Verdict.ERROR)),
+            w_ok=Sum("rubric_item__normalised_weight", filter=success),
+            w=Sum("rubric_item__normalised_weight"),
+        )
+        .order_by()
+    )
+
+
 def _run_rows(runs) -> list[dict]:
     ids = [r.pk if isinstance(r, Run) else int(r) for r in runs]
     rows = list(
@@ -427,21 +444,9 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
         trajs[t["run_id"]].append(t)
 
     # 5. judgments aggregated per (trajectory, judge, current or not) in the database
-    success = Q(verdict=Judgment.Verdict.SUCCESS)
     agg: dict[tuple[int, int], dict[bool, dict]] = defaultdict(dict)
     judges_per_run: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
-    for row in (
-        Judgment.objects.filter(trajectory__run_id__in=run_ids)
-        .values("trajectory_id", "trajectory__run_id", "judge_id", "rubric_item__is_current")
-        .annotate(
-            n=Count("id"),
-            ok=Count("id", filter=success),
-            err=Count("id", filter=Q(verdict=Judgment.Verdict.ERROR)),
-            w_ok=Sum("rubric_item__normalised_weight", filter=success),
-            w=Sum("rubric_item__normalised_weight"),
-        )
-        .order_by()
-    ):
+    for row in verdict_counts(Judgment.objects.filter(trajectory__run_id__in=run_ids), "trajectory__run_id"):
         agg[(row["trajectory_id"], row["judge_id"])][row["rubric_item__is_current"]] = row
         judges_per_run[row["trajectory__run_id"]][row["judge_id"]].add(row["trajectory_id"])
     for run_id, rows in trajs.items():
