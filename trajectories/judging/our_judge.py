@@ -12,7 +12,6 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q, Sum
 
-from harness.bundle import StepRecord
 from harness.judge import (
     PAPER,
     PROMPT_VERSION,
@@ -34,6 +33,7 @@ from trajectories import queue
 from trajectories.judge_spec import JudgeSpec
 from trajectories.judging.reliability import keep_history
 from trajectories.models import Judgment, Trajectory
+from trajectories.recording.failure_signals import trajectory_for_judge as stored_trajectory
 from world.models import World
 
 logger = logging.getLogger(__name__)
@@ -132,28 +132,7 @@ def _screenshot_path(step) -> Path | None:
 
 
 def trajectory_for_judge(trajectory: Trajectory) -> TrajectoryForJudge:
-    steps = [
-        StepRecord(
-            index=step.index,
-            turn=step.turn,
-            tool=step.tool,
-            action=step.action,
-            action_text=step.action_text,
-            model_text=step.model_text,
-            tool_output=step.tool_output,
-            done=step.done,
-            info=step.info,
-            screenshot=_screenshot_path(step),
-        )
-        for step in trajectory.steps.order_by("index")
-    ]
-    return TrajectoryForJudge(
-        key=f"trajectory-{trajectory.pk}",
-        instruction=trajectory.task.instruction,
-        steps=steps,
-        final_answer=trajectory.final_answer,
-        ended_by=trajectory.ended_by,
-    )
+    return stored_trajectory(trajectory, _screenshot_path)
 
 
 def items_to_judge(trajectory: Trajectory, config: JudgeConfig, *, force: bool = False) -> list[RubricItem]:

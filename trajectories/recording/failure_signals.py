@@ -10,8 +10,10 @@ from harness.judge.prompt import TrajectoryForJudge
 from trajectories.models import Judgment, Trajectory
 
 
-def _for_signals(trajectory: Trajectory) -> TrajectoryForJudge:
-    """The stored trajectory as the signal rules read it (text and outcome; no screenshots needed)."""
+def trajectory_for_judge(trajectory: Trajectory, screenshot_of=lambda step: None) -> TrajectoryForJudge:
+    """The stored trajectory as the judge and the signal rules read it: its steps in order with their
+    text and outcome, each with the screenshot file ``screenshot_of(step)`` gives (none for the signal
+    rules, which need no image)."""
     steps = [
         StepRecord(
             index=step.index,
@@ -23,12 +25,17 @@ def _for_signals(trajectory: Trajectory) -> TrajectoryForJudge:
             tool_output=step.tool_output,
             done=step.done,
             info=step.info,
-        )  # fmt: skip
+            screenshot=screenshot_of(step),
+        )
         for step in trajectory.steps.order_by("index")
     ]
-    return TrajectoryForJudge(key=f"trajectory-{trajectory.pk}", instruction=trajectory.task.instruction,
-                              steps=steps, final_answer=trajectory.final_answer,
-                              ended_by=trajectory.ended_by)  # fmt: skip
+    return TrajectoryForJudge(
+        key=f"trajectory-{trajectory.pk}",
+        instruction=trajectory.task.instruction,
+        steps=steps,
+        final_answer=trajectory.final_answer,
+        ended_by=trajectory.ended_by,
+    )
 
 
 def classify_unclassified(trajectories) -> int:
@@ -44,7 +51,9 @@ def classify_unclassified(trajectories) -> int:
         if not failed:
             continue
         facts = trajectory_signals(
-            _for_signals(trajectory), trajectory.task.apps_involved or [], turn_budget=trajectory.run.turn_budget
+            trajectory_for_judge(trajectory),
+            trajectory.task.apps_involved or [],
+            turn_budget=trajectory.run.turn_budget,
         )
         for judgment in failed:
             judgment.failure_mode = classify_failure(judgment.explanation, facts)
