@@ -121,7 +121,7 @@ def paired_difference(scores_a: np.ndarray, scores_b: np.ndarray, strata: Sequen
     reps = stratified_bootstrap(np.stack([a, b]), strata, B=B, seed=seed)
     diff = reps[1] - reps[0]
     low, high = np.quantile(diff, [0.025, 0.975])
-    point = float(np.mean(b.mean(axis=-1) if b.ndim == 2 else b) - np.mean(a.mean(axis=-1) if a.ndim == 2 else a))
+    point = float(np.mean(b) - np.mean(a))  # every task has the same number of attempts: mean of means
     return PairedDifference(point, float(low), float(high), float(np.mean(diff > 0)))
 
 

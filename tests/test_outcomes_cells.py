@@ -1,0 +1,75 @@
+"""The per-run helpers the pages and the ranking read, on a hand-made 3-task x 3-attempt run with
+unknown cells (NaN: unjudged, judge error, infrastructure), values computed by hand:
+
+    scores   [1.0, ?, 0.5]   perfect [1, ?, 0]   steps [4, 9, 6]    trajectories [1, 2, 3]
+             [?,   ?, ?  ]           [?, ?, ?]         [0, 0, 12]                [0, 0, 4]
+             [0.0, 1.0, 1.0]         [0, 1, 1]         [3, 5, 7]                 [5, 6, 7]
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from leaderboard.scoring import metrics
+from leaderboard.scoring import outcomes as scoring
+
+nan = float("nan")
+
+
+def _run(scores, perfect, steps, ids) -> scoring.RunOutcomes:
+    n = len(scores)
+    return scoring.RunOutcomes(
+        run_id=1, run_slug="hand", suite_id=1, judge_id=None, judge_name="", judge_origin="",
+        weighting="authored", include_stale=False, task_pks=np.arange(n), task_ids=[f"t{i}" for i in range(n)],
+        behavioural_types=np.full(n, "personal_lookup", dtype=object),
+        apps_touched_bins=np.full(n, "1", dtype=object), task_apps=[frozenset()] * n,
+        scores=np.array(scores, dtype=float), perfect=np.array(perfect, dtype=float),
+        status=np.full(np.shape(scores), scoring.GRADED, dtype=object),
+        steps=np.array(steps, dtype=float), trajectory_ids=np.array(ids, dtype=np.int64),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def run():
+    return _run(
+        [[1.0, nan, 0.5], [nan, nan, nan], [0.0, 1.0, 1.0]],
+        [[1, nan, 0], [nan, nan, nan], [0, 1, 1]],
+        [[4, 9, 6], [0, 0, 12], [3, 5, 7]],
+        [[1, 2, 3], [0, 0, 4], [5, 6, 7]],
+    )
+
+
+def test_per_task_means_count_only_known_attempts(run):
+    np.testing.assert_allclose(run.task_scores(), [0.75, nan, 2 / 3])
+    np.testing.assert_allclose(run.task_perfect(), [0.5, nan, 2 / 3], err_msg="unknown attempts are neither")
+
+
+def test_the_pessimistic_copy_counts_every_unknown_as_a_failure(run):
+    low = run.pessimistic()
+    np.testing.assert_array_equal(low.scores, [[1.0, 0.0, 0.5], [0.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
+    np.testing.assert_array_equal(low.perfect, [[1, 0, 0], [0, 0, 0], [0, 1, 1]])
+    assert np.isnan(run.scores[1, 0]), "the run itself is unchanged"
+
+
+def test_average_steps_are_over_cells_with_a_trajectory_and_unknown_without_any(run):
+    assert run.avg_steps() == pytest.approx(46 / 7)
+    empty = _run([[nan]], [[nan]], [[0]], [[0]])
+    assert math.isnan(empty.avg_steps()) and math.isnan(empty.efficiency())
+
+
+def test_bootstrap_refuses_what_it_cannot_resample_and_says_why():
+    with pytest.raises(ValueError, match=r"shape \(runs, tasks\) or \(runs, tasks, attempts\)"):
+        metrics.stratified_bootstrap(np.zeros(3), ["a"] * 3)
+    with pytest.raises(ValueError, match="2 strata labels for 3 tasks"):
+        metrics.stratified_bootstrap(np.zeros((1, 3)), ["a", "b"])
+    with pytest.raises(ValueError, match="stat must be 'micro' or 'macro', not 'median'"):
+        metrics.stratified_bootstrap(np.zeros((1, 3)), ["a"] * 3, stat="median")
+
+
+def test_the_paired_difference_is_the_difference_of_means_over_every_attempt():
+    a = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 1.0]])
+    b = np.array([[1.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    diff = metrics.paired_difference(a, b, ["x", "x", "y"], B=200, seed=3)
+    assert diff.difference == pytest.approx(5 / 6 - 4 / 6)
+    assert diff.low <= diff.difference <= diff.high and 0 <= diff.p_b_greater <= 1
