@@ -55,7 +55,7 @@ def test_heatmap_renders_and_a_cell_opens_its_trajectories(site, page, shot):
     with page.expect_navigation():
         page.mouse.click(x, y)
     assert "run=alpha-run" in page.url and "app=hoolimail" in page.url
-    tasks = sorted(page.locator("table.data tbody tr td:first-child").all_inner_texts())
+    tasks = sorted(page.locator("table.data tbody tr td:nth-child(2)").all_inner_texts())
     assert tasks == ["action-2", "lookup-1"]
     assert csp_errors(page) == []
 
