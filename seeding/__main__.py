@@ -2,6 +2,7 @@
 
 python -m seeding build --persona PATH --out DIR [--anchor YYYY-MM-DD] [--overlay PATH]
 python -m seeding check DIR [--tasks PATH]
+python -m seeding demo-apps DIR OUT [--days N]
 """
 
 import argparse
@@ -31,7 +32,12 @@ def main(argv=None) -> int:
     c.add_argument("dir", help="a folder written by build")
     c.add_argument("--tasks", help="tasks JSON (all_tasks_with_grading.json shape) for the coverage report")
     c.add_argument("--misses", type=int, default=40, help="how many tasks with misses to list (default 40)")
+    d = sub.add_parser("demo-apps", help="the desktop guest's demo apps filled from a built world")
+    d.add_argument("dir", help="a folder written by build")
+    d.add_argument("out", help="folder for the pages (created; earlier pages replaced)")
+    d.add_argument("--days", type=int, default=60, help="how many days before the anchor mail and card reach")
     args = parser.parse_args(argv)
+    from .demo_world_apps import DemoAppsError, render
     from .world.build import build
     from .world.check import check
 
@@ -53,6 +59,14 @@ def main(argv=None) -> int:
             flag = "" if row["ratio"] is not None and abs(row["ratio"] - 1) <= 0.10 else "  OUTSIDE 10%"
             print(f"{metric:<30}{row['built']:>8}{row['target']:>8}{row['ratio']:>8}{flag}")
         print(f"{len(manifest['files'])} files, {manifest['events']} events; manifest.json written")
+        return 0
+    if args.command == "demo-apps":
+        try:
+            counts = render(args.dir, args.out, args.days)
+        except (OSError, DemoAppsError) as exc:
+            print(f"demo-apps failed: {exc}", file=sys.stderr)
+            return 2
+        print(f"demo apps written to {args.out}: " + ", ".join(f"{n} {what}" for what, n in counts.items()))
         return 0
     report = check(args.dir, args.tasks)
     print(report.render(args.misses))

@@ -1,0 +1,232 @@
+"""The demo apps filled from a seeded world: HooliMail, HooliCalendar, Gringotts and HooliChat as the
+desktop guest shows them, with the persona's records from a build of `python -m seeding build` (its
+app databases) instead of the hand-written samples of seeding/demo_apps/. The hand-written pages are
+the templates: the same markup and scripts, their data blocks replaced by the world's records around
+the build's anchor day. Deterministic: the same build gives byte-identical pages.
+
+    python -m seeding demo-apps WORLD_DIR OUT_DIR [--days 60]
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+TEMPLATES = Path(__file__).resolve().parent / "demo_apps"
+PAGES = ("index.html", "hoolimail.html", "hoolicalendar.html", "gringotts.html", "hoolichat.html")
+DEFAULT_DAYS = 60  # how far back from the anchor the mail, card and chat pages reach
+CHAT_DAYS = 21
+WEEKDAYS = {"SU": 0, "MO": 1, "TU": 2, "WE": 3, "TH": 4, "FR": 5, "SA": 6}
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+class DemoAppsError(ValueError):
+    """The folder is not a world build the pages can be made from; says what is missing."""
+
+
+def _db(world: Path, app: str) -> sqlite3.Connection:
+    path = world / "apps" / f"{app}.sqlite"
+    if not path.is_file():
+        raise DemoAppsError(f"{path} is missing (expected a world built by `python -m seeding build`)")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def anchor_of(world: Path) -> dt.date:
+    try:
+        return dt.date.fromisoformat(json.loads((world / "manifest.json").read_text(encoding="utf-8"))["anchor"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise DemoAppsError(f"{world / 'manifest.json'}: no anchor day ({exc})") from exc
+
+
+def _day(text: str) -> dt.date:
+    return dt.date.fromisoformat(text[:10])
+
+
+def mails(world: Path, anchor: dt.date, days: int = DEFAULT_DAYS) -> list[dict]:
+    """Inbox messages of the ``days`` before the anchor (the anchor included), newest first."""
+    since, until = (anchor - dt.timedelta(days=days)).isoformat(), (anchor + dt.timedelta(days=1)).isoformat()
+    with _db(world, "mail") as conn:
+        rows = conn.execute(
+            "SELECT id, from_name, from_addr, subject, sent_at, body, is_read FROM messages "
+            "WHERE folder = 'INBOX' AND sent_at >= ? AND sent_at < ? ORDER BY sent_at DESC, id DESC",
+            (since, until),
+        ).fetchall()
+    out = []
+    for r in rows:
+        day = _day(r["sent_at"])
+        out.append(
+            {
+                "id": f"m{r['id']}",
+                "from": r["from_name"] or r["from_addr"],
+                "addr": r["from_addr"],
+                "date": f"{MONTHS[day.month - 1]} {day.day}",
+                "unread": not r["is_read"],
+                "subject": r["subject"],
+                "body": r["body"].strip(),
+            }
+        )
+    return out
+
+
+def _weekly_days(rrule: str) -> list[int] | None:
+    parts = dict(p.split("=", 1) for p in (rrule or "").split(";") if "=" in p)
+    if parts.get("FREQ") != "WEEKLY":
+        return None
+    days = [WEEKDAYS[d[-2:]] for d in parts.get("BYDAY", "").split(",") if d[-2:] in WEEKDAYS]
+    return sorted(days) or None
+
+
+def events(world: Path, anchor: dt.date, weeks_before: int = 2, weeks_after: int = 6) -> list[dict]:
+    """Calendar events around the anchor as the week view reads them: one-off events in the window,
+    weekly series that run into it (with their weekdays), yearly ones on their day this year; all-day
+    events sit at the top of their day."""
+    start = anchor - dt.timedelta(weeks=weeks_before)
+    end = anchor + dt.timedelta(weeks=weeks_after)
+    with _db(world, "calendar") as conn:
+        rows = conn.execute(
+            "SELECT e.summary, e.description, e.location, e.start_at, e.end_at, e.all_day, e.rrule, c.name AS cal "
+            "FROM events e JOIN calendars c ON c.id = e.calendar_id ORDER BY e.start_at, e.id"
+        ).fetchall()
+    out = []
+    for r in rows:
+        first = _day(r["start_at"])
+        weekly = _weekly_days(r["rrule"])
+        if weekly is None and (r["rrule"] or "").startswith("FREQ=YEARLY"):
+            try:
+                first = first.replace(year=anchor.year)
+            except ValueError:  # 29 February
+                continue
+        if weekly is None and not (start <= first <= end):
+            continue
+        if weekly is not None and first > end:
+            continue
+        s, e = ("08:00", "08:30") if r["all_day"] else (r["start_at"][11:16], r["end_at"][11:16])
+        if e <= s:  # past midnight: cut at the end of the day shown
+            e = "23:59"
+        event = {"t": r["summary"] + (" (all day)" if r["all_day"] else ""), "d": first.isoformat(), "s": s, "e": e}
+        if weekly is not None:
+            event["weekly"] = weekly
+        event["k"] = "work" if "work" in (r["cal"] or "").lower() else "personal"
+        if r["location"]:
+            event["loc"] = r["location"]
+        if r["description"]:
+            event["desc"] = r["description"]
+        out.append(event)
+    return out
+
+
+def card(world: Path, anchor: dt.date, days: int = DEFAULT_DAYS) -> tuple[list[dict], list[list]]:
+    """(the accounts as cards, the credit card's transactions of the ``days`` before the anchor, newest
+    first, as [date, description, category, amount] with charges positive)."""
+    since, until = (anchor - dt.timedelta(days=days)).isoformat(), (anchor + dt.timedelta(days=1)).isoformat()
+    with _db(world, "vaultbank") as conn:
+        accounts = [dict(r) for r in conn.execute("SELECT * FROM accounts ORDER BY id").fetchall()]
+        credit = next((a for a in accounts if a["kind"] == "credit_card"), None)
+        if credit is None:
+            raise DemoAppsError("the Gringotts database has no credit card account")
+        rows = conn.execute(
+            "SELECT posted_date, description, category, amount FROM transactions "
+            "WHERE account_id = ? AND posted_date >= ? AND posted_date < ? ORDER BY posted_date DESC, id DESC",
+            (credit["id"], since, until),
+        ).fetchall()
+    tx = [[r["posted_date"][:10], r["description"], r["category"] or "Other", round(-r["amount"], 2)] for r in rows]
+    return accounts, tx
+
+
+def chats(world: Path, anchor: dt.date, days: int = CHAT_DAYS) -> list[dict]:
+    """HooliChat conversations with messages in the ``days`` before the anchor, the most recent
+    first, each with its messages in order."""
+    since, until = (anchor - dt.timedelta(days=days)).isoformat(), (anchor + dt.timedelta(days=1)).isoformat()
+    with _db(world, "buzzchat") as conn:
+        rows = conn.execute(
+            "SELECT m.channel_id, c.name AS channel, c.kind, u.name AS sender, m.sent_at, m.body FROM messages m "
+            "JOIN channels c ON c.id = m.channel_id JOIN users u ON u.id = m.sender_id "
+            "WHERE m.sent_at >= ? AND m.sent_at < ? ORDER BY m.sent_at, m.id",
+            (since, until),
+        ).fetchall()
+    channels: dict[int, dict] = {}
+    for r in rows:
+        channel = channels.setdefault(r["channel_id"], {"id": f"c{r['channel_id']}", "name": r["channel"],
+                                                        "kind": r["kind"], "messages": []})  # fmt: skip
+        day = _day(r["sent_at"])
+        channel["messages"].append(
+            {
+                "from": r["sender"],
+                "when": f"{MONTHS[day.month - 1]} {day.day}, {r['sent_at'][11:16]}",
+                "text": r["body"],
+            }
+        )
+    latest = {key: max(r["sent_at"] for r in rows if r["channel_id"] == key) for key in channels}
+    return [channels[key] for key in sorted(channels, key=lambda key: (latest[key], key), reverse=True)]
+
+
+def _js(value) -> str:
+    """JSON for an inline script: `</` cannot close the script element."""
+    return json.dumps(value, ensure_ascii=False, indent=1).replace("</", "<\\/")
+
+
+def _replace(page: str, pattern: str, new: str, name: str) -> str:
+    result, count = re.subn(pattern, lambda _m: new, page, count=1, flags=re.S)
+    if count != 1:
+        raise DemoAppsError(f"the template {name} has no block matching {pattern!r}")
+    return result
+
+
+def _money(amount: float) -> str:
+    return f"${abs(amount):,.2f}"
+
+
+def render(world: Path, out: Path, days: int = DEFAULT_DAYS) -> dict[str, int]:
+    """Write the demo apps filled from ``world`` into ``out`` (created; earlier pages replaced);
+    returns how many records each page holds."""
+    world, out = Path(world), Path(out)
+    anchor = anchor_of(world)
+    mail_rows = mails(world, anchor, days)
+    event_rows = events(world, anchor)
+    accounts, tx = card(world, anchor, days)
+    chat_rows = chats(world, anchor)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(TEMPLATES / "demo.css", out / "demo.css")
+    pages = {name: (TEMPLATES / name).read_text(encoding="utf-8") for name in PAGES}
+    stamp = f"filled from the seeded world of {anchor.isoformat()}"
+    pages["hoolimail.html"] = _replace(pages["hoolimail.html"], r"const MAILS = \[\n.*?\n\];",
+                                       f"const MAILS = {_js(mail_rows)};", "hoolimail.html")  # fmt: skip
+    js_date = f"new Date({anchor.year}, {anchor.month - 1}, {anchor.day})"
+    week_start = anchor - dt.timedelta(days=anchor.weekday() + 1 if anchor.weekday() != 6 else 0)
+    cal = pages["hoolicalendar.html"]
+    cal = _replace(cal, r"const TODAY = new Date\([^)]*\);", f"const TODAY = {js_date};", "hoolicalendar.html")
+    cal = _replace(cal, r"let weekStart = new Date\([^)]*\);",
+                   f"let weekStart = new Date({week_start.year}, {week_start.month - 1}, {week_start.day});",
+                   "hoolicalendar.html")  # fmt: skip
+    cal = _replace(cal, r"const EVENTS = \[\n.*?\n\];", f"const EVENTS = {_js(event_rows)};", "hoolicalendar.html")
+    pages["hoolicalendar.html"] = cal
+    cards = []
+    for account in accounts:
+        label = {"checking": "Checking", "savings": "Savings", "credit_card": "Credit card"}.get(account["kind"], "")
+        label = f"{label or account['name']} &middot; {account['number_last4']}"
+        if account["kind"] == "credit_card":
+            limit = f" &middot; limit {_money(account['credit_limit'])}" if account["credit_limit"] else ""
+            cards.append(f'      <div class="card active"><div class="label">{label}{limit}</div>\n'
+                         f'        <div class="amount">{_money(account["balance"])} used</div></div>')  # fmt: skip
+        else:
+            cards.append(f'      <div class="card"><div class="label">{label}</div>'
+                         f'<div class="amount">{_money(account["balance"])}</div></div>')  # fmt: skip
+    bank = pages["gringotts.html"]
+    bank = _replace(bank, r'<div class="cards">\n.*?\n    </div>\n    <div class="bar">',
+                    '<div class="cards">\n' + "\n".join(cards) + '\n    </div>\n    <div class="bar">',
+                    "gringotts.html")  # fmt: skip
+    bank = _replace(bank, r"const TX = \[\n.*?\n\];", f"const TX = {_js(tx)};", "gringotts.html")
+    pages["gringotts.html"] = bank
+    pages["hoolichat.html"] = _replace(pages["hoolichat.html"], r"const CHANNELS = \[\n.*?\n\];",
+                                       f"const CHANNELS = {_js(chat_rows)};", "hoolichat.html")  # fmt: skip
+    for name, text in pages.items():
+        text = text.replace("<footer class=\"demo-footer\">MyPCBench demo page.",
+                            f"<footer class=\"demo-footer\">MyPCBench demo page, {stamp}.")  # fmt: skip
+        (out / name).write_text(text, encoding="utf-8")
+    return {"mails": len(mail_rows), "events": len(event_rows), "transactions": len(tx), "chats": len(chat_rows)}
