@@ -9,7 +9,6 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.text import slugify
 
 from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent, provider_agent
 from harness.control import ControlError
@@ -19,6 +18,7 @@ from harness.loop import LoopConfig, run_task
 from harness.postboot import PostBootConfig, SetupError, parse_parts
 from harness.recorder import HARNESS_VERSION, Recorder
 from harness.taskfile import RubricSpec, TaskSpec
+from leaderboard.catalog.slugs import free_slug
 from leaderboard.models import Model, RubricItem, Run, Suite, Task
 from trajectories import queue
 from trajectories.evaluations import run_table, slots
@@ -193,15 +193,6 @@ def preflight(spec: LaunchSpec) -> list[str]:
 # ---------------------------------------------------------------- launch
 
 
-def _unique_slug(name: str) -> str:
-    base = slugify(name)[:180] or "run"
-    slug, n = base, 1
-    while Run.objects.filter(slug=slug).exists():
-        n += 1
-        slug = f"{base}-{n}"
-    return slug
-
-
 def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple[Task, int]]) -> Run:
     # the run's default judge as it will judge (the paper's protocol beside published figures)
     judge = with_protocol_for(spec.judge, spec.suite.pk) if spec.judge is not None else None
@@ -226,7 +217,7 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
     with transaction.atomic():
         run = Run.objects.create(
             name=name[:200],
-            slug=_unique_slug(name),
+            slug=free_slug(Run, name, "run"),
             suite=spec.suite,
             model=spec.model,
             agent_type=spec.agent_type,

@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.utils import timezone
-from django.utils.text import slugify
 
 from harness.bundle import TASK_SCORE_RESULT, JudgeRecord, ResultsTree
+from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
 from trajectories.recording import import_notes
 from trajectories.recording.import_notes import ImportResultsError
@@ -41,9 +41,8 @@ def check_run_name(run_name: str) -> str:
 
 def new_run(run_name: str, suite: Suite, model_name: str, publish: bool, source: str, source_hash: str) -> Run:
     """The run row; ``source`` is the imported folder's or archive's name only, never a server path."""
-    return Run.objects.create(
+    fields = dict(
         name=run_name,
-        slug=_unique_run_slug(run_name),
         suite=suite,
         model=model(model_name),
         provenance=Run.Provenance.IMPORTED,
@@ -53,6 +52,7 @@ def new_run(run_name: str, suite: Suite, model_name: str, publish: bool, source:
         source_hash=source_hash,
         finished_at=timezone.now(),
     )
+    return create_with_free_slug(Run, run_name, "run", lambda slug: {**fields, "slug": slug})
 
 
 def finish_run(run: Run, report: IngestReport, layouts: dict, root: Path) -> None:
@@ -95,24 +95,8 @@ def model(name: str) -> Model:
     if model is not None:
         return model
     provider = next((p for needle, p in _PROVIDERS if needle in name.lower()), Model.Provider.OTHER)
-    return Model.objects.create(
-        name=name,
-        slug=_unique_slug(Model, name, "model"),
-        provider=provider,
-        api_model=name if name != UNKNOWN_MODEL else "",
-    )
-
-
-def _unique_run_slug(name: str) -> str:
-    return _unique_slug(Run, name, "run")
-
-
-def _unique_slug(model_class, name: str, fallback: str) -> str:
-    base = slugify(name)[:180] or fallback
-    slug, n = base, 2
-    while model_class.objects.filter(slug=slug).exists():
-        slug, n = f"{base}-{n}", n + 1
-    return slug
+    fields = {"name": name, "provider": provider, "api_model": name if name != UNKNOWN_MODEL else ""}
+    return create_with_free_slug(Model, name, "model", lambda slug: {**fields, "slug": slug}, reuse_by_name=True)
 
 
 def add_scores_row(bundle, tree: ResultsTree) -> None:

@@ -15,10 +15,10 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.text import slugify
 
 from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from harness.bundle import BundleError, JudgeRecord
+from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import JudgeConfig, Model, Run
 from trajectories.models import Submission
 from trajectories.recording.failure_signals import classify_unclassified
@@ -178,32 +178,8 @@ def _model(name: str) -> Model:
         (p for needle, p in (("claude", "anthropic"), ("gpt", "openai"), ("gemini", "google")) if needle in lowered),
         Model.Provider.OTHER,
     )
-    return _create_unique(
-        Model, name, lambda slug: {"name": name, "slug": slug, "provider": provider}, unique_name=True
-    )
-
-
-def _create_unique(model_class, name: str, fields, *, unique_name: bool = False, tries: int = 5):
-    """Create a row with a free slug made from ``name``. Another upload committing the same slug (or,
-    with ``unique_name``, the same name) between our check and our insert makes the insert fail; then
-    that row is reused (same name) or the next free slug is tried, in a savepoint so the upload's
-    transaction goes on."""
-    for _ in range(tries):
-        try:
-            with transaction.atomic():
-                return model_class.objects.create(**fields(_unique_slug(model_class, name)))
-        except IntegrityError:
-            if unique_name and (existing := model_class.objects.filter(name=name).first()) is not None:
-                return existing
-    raise IntegrityError(f"no free {model_class._meta.verbose_name} slug for {name!r} after {tries} tries")
-
-
-def _unique_slug(model_class, name: str) -> str:
-    base = slugify(name)[:180] or "upload"
-    slug, n = base, 2
-    while model_class.objects.filter(slug=slug).exists():
-        slug, n = f"{base}-{n}", n + 1
-    return slug
+    fields = {"name": name, "provider": provider}
+    return create_with_free_slug(Model, name, "upload", lambda slug: {**fields, "slug": slug}, reuse_by_name=True)
 
 
 def self_reported_judge(author, record: JudgeRecord) -> JudgeConfig:
@@ -271,7 +247,7 @@ def _store(
                 metadata={"links": meta.links, "submitted_by": author.get_username()},
                 finished_at=timezone.now(),
             )
-            run = _create_unique(Run, run_name, lambda slug: {**run_fields, "slug": slug})
+            run = create_with_free_slug(Run, run_name, "upload", lambda slug: {**run_fields, "slug": slug})
             bundles = sorted(validation.bundles, key=lambda b: (validation.tasks[b.task_id].position, b.attempt))
             for bundle in bundles:
                 task = validation.tasks[bundle.task_id]
