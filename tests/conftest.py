@@ -73,6 +73,15 @@ def staff_client(client, django_user_model):
 
 
 @pytest.fixture
+def quiet_runs(settings):
+    """Harness runs moved through their states by hand: no derivatives, no judging when a trajectory
+    finishes, leases long enough never to lapse during a test."""
+    settings.MYPCBENCH_DERIVATIVES = "off"
+    settings.MYPCBENCH_JUDGE_ON_FINISH = False
+    settings.MYPCBENCH_VM_LEASE_SECONDS = 600
+
+
+@pytest.fixture
 def clock_mid_hour(monkeypatch):
     """Django's clock stopped at half past the current hour, so a test of the per-clock-hour rate
     limits never sees its window turn over between two requests."""

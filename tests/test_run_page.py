@@ -15,14 +15,7 @@ from trajectories.evaluations import lifecycle as evaluations
 from trajectories.recording import live_ingest
 from trajectories.tasks import run_trajectory
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def quiet_settings(settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    settings.MYPCBENCH_JUDGE_ON_FINISH = False
-    settings.MYPCBENCH_VM_LEASE_SECONDS = 600
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quiet_runs")]
 
 
 @pytest.fixture

@@ -13,14 +13,7 @@ from trajectories.evaluations import lifecycle as evaluations
 from trajectories.models import Step
 from trajectories.recording import selectors
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def quiet_settings(settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    settings.MYPCBENCH_JUDGE_ON_FINISH = False
-    settings.MYPCBENCH_VM_LEASE_SECONDS = 600
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quiet_runs")]
 
 
 def _screenshot_url(trajectory, index) -> str:
