@@ -36,10 +36,6 @@ VERSION_MEMO_SECONDS = 1.0
 _memo = {"at": float("-inf"), "signals": None, "version": ""}
 
 
-def runs_epoch() -> int:
-    return cache.get(_RUNS_EPOCH_KEY, 0)
-
-
 @receiver(post_save, sender=Run)
 @receiver(post_delete, sender=Run)
 def _runs_changed(sender, **kwargs):
