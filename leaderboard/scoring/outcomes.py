@@ -195,10 +195,6 @@ class RunOutcomes:
         f = self.figures()
         return f.perfect, f.known
 
-    def perfect_rate(self) -> float:
-        rate = self.figures().perfect_rate
-        return float("nan") if rate is None else rate
-
     def mean_score(self) -> float:
         """Mean rubric score over known cells (0..1), NaN when nothing is known."""
         mean = self.figures().mean_score
