@@ -110,3 +110,25 @@ def test_the_configured_judge_wins_and_authors_own_verdicts_never_score():
     for item in items:
         Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=ours, verdict="success")
     assert trajectory_score(trajectory) == 1.0, "the run's own judge, once it judged"
+
+
+def test_declared_attempts_count_only_this_runs_attempts_at_its_suites_tasks():
+    """A run declares one attempt but numbers its attempts from 1; another run of the suite numbers
+    from 0, and the run also holds an attempt 0 at a task outside its suite. Only the run's own attempt
+    numbers at its suite's tasks make its grid: attempt 1 is scored, attempt 2 is beyond it."""
+    rng = random.Random(7)
+    suite, tasks, (ours, _second, _own) = _world(rng, 7)
+    stray = tasks[-1]  # of another suite
+    model = Model.objects.create(name="Model", slug="model")
+    run = Run.objects.create(name="R", slug="r", suite=suite, model=model, provenance="upload", judge_config=ours,
+                             attempts_per_task=1)  # fmt: skip
+    other = Run.objects.create(name="O", slug="o", suite=suite, model=model, provenance="upload", judge_config=ours)
+    first = Trajectory.objects.create(run=run, task=tasks[0], attempt=1, status="finished", n_steps=2)
+    beyond = Trajectory.objects.create(run=run, task=tasks[0], attempt=2, status="finished", n_steps=2)
+    Trajectory.objects.create(run=run, task=stray, attempt=0, status="finished", n_steps=2)
+    Trajectory.objects.create(run=other, task=tasks[0], attempt=0, status="finished", n_steps=2)
+    for trajectory in (first, beyond):
+        for item in tasks[0].rubric_items.filter(is_current=True):
+            Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=ours, verdict="success")
+    assert outcomes.graded_scores(run)[1] == {first.pk: 1.0}
+    assert trajectory_scores([first, beyond]) == {first.pk: 1.0}

@@ -73,3 +73,14 @@ def test_the_paired_difference_is_the_difference_of_means_over_every_attempt():
     diff = metrics.paired_difference(a, b, ["x", "x", "y"], B=200, seed=3)
     assert diff.difference == pytest.approx(5 / 6 - 4 / 6)
     assert diff.low <= diff.difference <= diff.high and 0 <= diff.p_b_greater <= 1
+
+
+def test_percentile_and_rank_intervals_cut_the_level_evenly_from_both_tails():
+    # 1000 replicates 0..999: the 95% interval is the 2.5th and 97.5th percentiles (linear), 90% the 5th and 95th
+    reps = np.arange(1000.0)
+    np.testing.assert_allclose(metrics.percentile_interval(reps), [[24.975, 974.025]])
+    np.testing.assert_allclose(metrics.percentile_interval(reps, level=0.9), [[49.95, 949.05]])
+    # run A beats run B in 3 of 10 replicates: A's ranks are 1 x3, 2 x7; B's the reverse. At the 20% level
+    # the tails are the 40th and 60th percentiles (nearest rank): A [2, 2], B [1, 1].
+    a = np.array([1.0] * 3 + [0.0] * 7)
+    assert metrics.rank_intervals(np.stack([a, 1 - a]), level=0.2).tolist() == [[2, 2], [1, 1]]
