@@ -4,7 +4,8 @@ each in its own temporary folder on free loopback ports, so restarting one never
 machine's shared servers that other test runs use. Django-free.
 
 PostgreSQL refuses to run as root, so as root it runs as the `postgres` user; RabbitMQ's start
-script runs its node as the `rabbitmq` user, so the folder is handed to that user."""
+script runs its node as the `rabbitmq` user, so the folder is handed to that user (a ``base``
+folder given must then be open to them, e.g. mode 755)."""
 
 from __future__ import annotations
 
