@@ -140,12 +140,25 @@ def http_status(url: str) -> int:
 
 @dataclass
 class Topology:
+    """The processes of the topology. The service addresses default to this machine's shared
+    servers; bench/bench_faults.py points them at private ones (broker_url, database_url,
+    cache_url, an S3 endpoint it started) and adds settings for every process (extra_env)."""
+
     state: Path
     broker: str
     web_port: int
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
     secret: str = field(default_factory=lambda: secrets.token_urlsafe(50))
     s3_endpoint: str = ""
+    broker_url: str = ""
+    database_url: str = ""
+    cache_url: str = CACHE_URL
+    extra_env: dict[str, str] = field(default_factory=dict)
+    commands: dict[str, tuple[list[str], dict[str, str]]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.broker_url = self.broker_url or BROKERS[self.broker]
+        self.database_url = self.database_url or os.environ.get("TOPOLOGY_DATABASE_URL", DATABASE_URL)
 
     def host_dir(self, name: str) -> Path:
         """A process's own 'host': working, var, media and temp folders nobody else uses."""
@@ -163,9 +176,9 @@ class Topology:
             DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
             # plain HTTP on loopback: no TLS proxy in front here
             DJANGO_SECURE_SSL_REDIRECT="0",
-            DATABASE_URL=os.environ.get("TOPOLOGY_DATABASE_URL", DATABASE_URL),
-            CELERY_BROKER_URL=BROKERS[self.broker],
-            MYPCBENCH_CACHE_URL=CACHE_URL,
+            DATABASE_URL=self.database_url,
+            CELERY_BROKER_URL=self.broker_url,
+            MYPCBENCH_CACHE_URL=self.cache_url,
             MYPCBENCH_S3_BUCKET=BUCKET,
             AWS_S3_ENDPOINT_URL=s3_endpoint,
             AWS_ACCESS_KEY_ID="topology-access-key",
@@ -176,6 +189,7 @@ class Topology:
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",
         )
+        env.update(self.extra_env)
         return env
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
@@ -189,8 +203,14 @@ class Topology:
             start_new_session=True,
         )
         self.processes[name] = process
+        self.commands[name] = (argv, env)
         print(f"started {name} (pid {process.pid}): {' '.join(argv)}")
         return process
+
+    def restart(self, name: str) -> subprocess.Popen:
+        """Start ``name`` again with its command and settings (as its supervisor would)."""
+        argv, env = self.commands[name]
+        return self.start(name, argv, env)
 
     def run_once(self, name: str, argv: list[str], env: dict[str, str]) -> None:
         result = subprocess.run(self.resolve(argv), cwd=ROOT, env=env, capture_output=True, text=True)
@@ -219,11 +239,13 @@ class Topology:
             print(f"stopped {name}")
 
     def up(self) -> None:
-        ensure_database(os.environ.get("TOPOLOGY_DATABASE_URL", DATABASE_URL))
-        s3_port = free_port()
-        s3_endpoint = self.s3_endpoint = f"http://127.0.0.1:{s3_port}"
-        self.start("s3", ["python", "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)], dict(os.environ))
-        wait_for("the S3 server", lambda: http_status(s3_endpoint + "/moto-api/") == 200)
+        ensure_database(self.database_url)
+        if not self.s3_endpoint:
+            s3_port = free_port()
+            self.s3_endpoint = f"http://127.0.0.1:{s3_port}"
+            self.start("s3", ["python", "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)], dict(os.environ))
+            wait_for("the S3 server", lambda: http_status(self.s3_endpoint + "/moto-api/") == 200)
+        s3_endpoint = self.s3_endpoint
         tools = self.env("deploy-tools", s3_endpoint)
         self.run_once("make-bucket", MAKE_BUCKET_COMMAND, tools)
         self.run_once("migrate", MIGRATE_COMMAND, tools)

@@ -203,6 +203,17 @@ if CELERY_BROKER_URL == "filesystem://":
         # How often an idle worker looks for new messages (kombu's default is 1 s).
         "polling_interval": float(os.environ.get("MYPCBENCH_BROKER_POLL_SECONDS", "1.0")),
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Redis hands a message taken by a worker that died (kill -9, a lost host) to another worker
+    # once it has gone unacknowledged this long; kombu's default is an hour. A message of work still
+    # running is handed out again too: tasks are idempotent, and a trajectory under a live lease
+    # waits for it (trajectories/evaluations/lifecycle.py), so shorter only costs repeated checks.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": float(os.environ.get("MYPCBENCH_BROKER_VISIBILITY_SECONDS", "3600")),
+    }
+# Workers keep reconnecting to a broker that restarts, however long it takes (Celery stops after 100 tries).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -1,9 +1,16 @@
 """Launching, executing, rerunning and cancelling harness evaluations, without a worker: the queued
 Celery task is called directly, against the fake guest on loopback with the scripted agent."""
 
+import os
+import socket
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
+from botocore.exceptions import EndpointConnectionError
+from celery.exceptions import Retry
+from django.db import OperationalError
 from django.utils import timezone
 
 from leaderboard.models import Run
@@ -196,6 +203,101 @@ def test_a_redelivered_task_restarts_an_interrupted_trajectory_without_duplicati
     assert [i for i, _ in texts] == [1, 2, 3, 4], "rewritten by index, leftovers dropped"
     assert "old" not in {t for _, t in texts}
     assert Step.objects.filter(trajectory=trajectory).count() == trajectory.n_steps == 4
+
+
+def _running_with_lease(trajectory, *, holder: str, worker: str = "host-a", seconds: float = 300):
+    """What a worker killed mid-trajectory leaves behind: a running trajectory, two steps and a
+    lease that is still live, held by ``holder``."""
+    Trajectory.objects.filter(pk=trajectory.pk).update(status="running")
+    for index in (1, 2):
+        row = {"step_num": index, "action": "pyautogui.click(1, 1)", "response": "old", "done": False, "info": {}}
+        live_ingest.write_step(trajectory, live_ingest.step_record(row, index), None)
+    VmSlot.objects.create(worker=worker, slot=0, trajectory=trajectory, holder=holder,
+                          expires_at=timezone.now() + timedelta(seconds=seconds))  # fmt: skip
+
+
+def test_a_message_redelivered_while_another_host_holds_the_lease_is_asked_again_not_dropped(world, queued):
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+    _running_with_lease(trajectory, holder="another-host|4242|99|abc", seconds=120)
+    with pytest.raises(Retry):
+        run_trajectory.run(trajectory.pk)
+    assert 119 < evaluations.retry_after(trajectory.pk) <= 121, "asked again once the lease could have lapsed"
+    trajectory.refresh_from_db()
+    assert trajectory.status == "running" and trajectory.steps.count() == 2, "the other host's work is untouched"
+    VmSlot.objects.filter(trajectory=trajectory).update(expires_at=timezone.now())  # the other host is gone
+    assert run_trajectory.run(trajectory.pk) == "done"
+    trajectory.refresh_from_db()
+    assert (trajectory.status, trajectory.n_steps) == ("finished", 4)
+    assert "old" not in set(trajectory.steps.values_list("model_text", flat=True)), "rerun from a clean reset"
+
+
+def test_a_lease_whose_holder_on_this_host_died_is_taken_back_at_once(world, queued, tmp_path):
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    _running_with_lease(trajectory, holder=f"{socket.gethostname()}|{dead.pid}||abc", seconds=300)
+    assert slots.holder_gone(f"{socket.gethostname()}|{dead.pid}||abc")
+    assert not slots.holder_gone(f"{socket.gethostname()}|{os.getppid()}||abc"), "a live process keeps its lease"
+    assert not slots.holder_gone(f"another-host|{dead.pid}||abc"), "another host's process cannot be checked"
+    evaluations.refresh_run_status(run.pk)
+    assert run_trajectory.run(trajectory.pk) == "done", "no wait for the five-minute lease"
+    trajectory.refresh_from_db()
+    assert (trajectory.status, trajectory.n_steps) == ("finished", 4)
+    assert not VmSlot.objects.filter(trajectory__isnull=False).exists()
+    assert Run.objects.get(pk=run.pk).status == "finished"
+
+
+def test_a_lease_this_process_took_and_lost_track_of_is_taken_back(world, queued):
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+    stale = slots.new_holder()  # this process's name, but no code here holds it (a crashed attempt)
+    _running_with_lease(trajectory, holder=stale)
+    assert slots.holder_gone(stale)
+    assert run_trajectory.run(trajectory.pk) == "done"
+
+
+def test_a_rerun_after_the_reaper_closed_the_run_opens_it_again(world, queued, monkeypatch):
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+    _running_with_lease(trajectory, holder="another-host|1|1|x", seconds=-1)
+    assert evaluations.progress(run)["interrupted"] == 1
+    assert Run.objects.get(pk=run.pk).status == "finished", "nothing left running or queued"
+    seen = []
+    real = evaluations._run_in_slot
+
+    def watching(trajectory, slot, heartbeat):
+        seen.append(Run.objects.get(pk=run.pk).status)
+        return real(trajectory, slot, heartbeat)
+
+    monkeypatch.setattr(evaluations, "_run_in_slot", watching)
+    assert run_trajectory.run(trajectory.pk) == "done"
+    assert seen == ["running"]
+    assert Run.objects.get(pk=run.pk).status == "finished"
+
+
+@pytest.mark.parametrize(
+    "outage",
+    [OperationalError("server closed the connection unexpectedly"), EndpointConnectionError(endpoint_url="http://s3")],
+)
+def test_the_database_or_store_not_answering_leaves_the_trajectory_for_a_retry(world, queued, monkeypatch, outage):
+    run = launch(world, tasks=[world["tasks"][0]])
+    trajectory = run.trajectories.get()
+
+    def outage_mid_trajectory(trajectory, slot, heartbeat):
+        raise outage
+
+    with monkeypatch.context() as patched:
+        patched.setattr(evaluations, "_run_in_slot", outage_mid_trajectory)
+        with pytest.raises(type(outage)):
+            run_trajectory.run(trajectory.pk)  # a worker retries it; called directly the error comes out
+    trajectory.refresh_from_db()
+    assert trajectory.status == "running" and trajectory.error == "", "not recorded as the trajectory's failure"
+    assert not VmSlot.objects.filter(trajectory=trajectory).exists(), "the lease was given back"
+    assert run_trajectory.run(trajectory.pk) == "done"
+    trajectory.refresh_from_db()
+    assert (trajectory.status, trajectory.n_steps) == ("finished", 4)
 
 
 def test_writing_the_same_step_twice_keeps_one(world, queued):

@@ -6,8 +6,10 @@ import io
 
 import numpy as np
 import pytest
+from botocore.exceptions import ConnectTimeoutError, EndpointConnectionError
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
+from django.db.models.fields.files import FieldFile
 from PIL import Image, ImageDraw, ImageFilter
 
 from tests.services.factories import make_trajectory, screenshot_png
@@ -141,6 +143,24 @@ def test_corrupt_and_missing_originals_are_recorded_and_the_rest_is_made(isolate
     assert not step2.display_image and "not a readable image" in step2.media_error
     assert step2.screenshot.name in step2.media_error
     assert not step3.display_image and "missing" in step3.media_error
+
+
+@pytest.mark.parametrize(
+    "outage", [EndpointConnectionError(endpoint_url="http://s3"), ConnectTimeoutError(endpoint_url="http://s3")]
+)
+def test_a_store_not_answering_is_retried_later_not_recorded_as_a_bad_original(isolated_media, monkeypatch, outage):
+    trajectory = make_trajectory(1)
+
+    def unreachable(self, mode="rb"):
+        raise outage
+
+    with monkeypatch.context() as patched:
+        patched.setattr(FieldFile, "open", unreachable)
+        with pytest.raises(type(outage)):
+            make_derivatives.run(trajectory.id)  # a worker retries it; called directly the error comes out
+    step = Step.objects.get(trajectory=trajectory)
+    assert step.media_error == "" and not step.display_image, "nothing wrong is recorded about the screenshot"
+    assert make_derivatives.run(trajectory.id)["made"] == 1, "made once the store answers"
 
 
 def test_a_text_file_named_png_is_refused_with_a_reason():

@@ -314,6 +314,13 @@ class VmSlot(models.Model):
     leased_at = models.DateTimeField(null=True, blank=True)
     renewed_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True, help_text="The lease lapses here unless renewed.")
+    holder = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="The process holding the lease (host|pid|process start|token), so a worker on the same host "
+        "can tell that its holder died and take the slot back without waiting for the lease to lapse.",
+    )
 
     class Meta:
         ordering = ["worker", "slot"]

@@ -1,6 +1,9 @@
 """Celery tasks of trajectories: thin wrappers calling the services (media derivatives, our judge,
 running a launched trajectory). Nothing imports this module: work is asked for by task name
-through trajectories.queue, and Celery's autodiscovery registers these tasks."""
+through trajectories.queue, and Celery's autodiscovery registers these tasks. Every task
+acknowledges late (a killed worker's message is delivered again) and is idempotent; one that meets
+the database or the object store not answering is retried with backoff instead of failing, so an
+outage of either loses no work."""
 
 import logging
 
@@ -10,35 +13,50 @@ from django.conf import settings
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.judging import our_judge as judging
 from trajectories.recording import media
+from trajectories.recording.outages import SERVICE_UNAVAILABLE, retry_countdown
 from trajectories.submissions import review
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True, queue="media", ignore_result=True)
-def make_derivatives(trajectory_id: int, force: bool = False) -> dict | None:
+def _retry_outage(task, exc: Exception):
+    """Ask for the same work again later: the database or the object store is not answering."""
+    delay = retry_countdown(task.request.retries)
+    logger.warning("%s %s: %s: %s; retrying in %.0f s", task.name, task.request.args, type(exc).__name__, exc, delay)
+    return task.retry(exc=exc, countdown=delay)
+
+
+@shared_task(bind=True, acks_late=True, queue="media", ignore_result=True, max_retries=None)
+def make_derivatives(self, trajectory_id: int, force: bool = False) -> dict | None:
     """Make display-size WebP derivatives and thumbnails for a trajectory's steps.
 
     Idempotent: steps that already have both derivatives are skipped, so a redelivered or
     repeated message only finishes what is missing."""
-    summary = media.make_trajectory_derivatives(trajectory_id, force=force)
+    try:
+        summary = media.make_trajectory_derivatives(trajectory_id, force=force)
+    except SERVICE_UNAVAILABLE as exc:
+        raise _retry_outage(self, exc) from exc
     if summary is None:
         logger.warning("make_derivatives: trajectory %s no longer exists; nothing to do", trajectory_id)
         return None
     return summary.as_dict()
 
 
-@shared_task(acks_late=True, queue="judging", ignore_result=True)
-def judge_trajectory_task(trajectory_id: int, spec: dict, force: bool = False) -> dict | None:
+@shared_task(bind=True, acks_late=True, queue="judging", ignore_result=True, max_retries=None)
+def judge_trajectory_task(self, trajectory_id: int, spec: dict, force: bool = False) -> dict | None:
     """Judge one trajectory's rubric items with our judge (queue "judging").
 
     Idempotent: items already judged by this configuration are skipped, so a redelivered message
-    only judges what is missing or errored."""
-    result = judging.judge_trajectory_by_id(trajectory_id, spec, force=force)
-    if result is None:
-        logger.warning("judge_trajectory_task: trajectory %s no longer exists; nothing to do", trajectory_id)
-    else:
-        review.after_trajectory_judged(trajectory_id)  # an uploaded run moves on to review once all is judged
+    only judges what is missing or errored (one row per trajectory, rubric item and judge: a
+    unique constraint)."""
+    try:
+        result = judging.judge_trajectory_by_id(trajectory_id, spec, force=force)
+        if result is None:
+            logger.warning("judge_trajectory_task: trajectory %s no longer exists; nothing to do", trajectory_id)
+        else:
+            review.after_trajectory_judged(trajectory_id)  # an uploaded run moves on to review once all is judged
+    except SERVICE_UNAVAILABLE as exc:
+        raise _retry_outage(self, exc) from exc
     return result
 
 
@@ -46,9 +64,16 @@ def judge_trajectory_task(trajectory_id: int, spec: dict, force: bool = False) -
 def run_trajectory(self, trajectory_id: int) -> str:
     """Run one trajectory of a launched evaluation in one of this worker's VM slots (queue "vm").
 
-    Idempotent: an ended trajectory is left alone and one running elsewhere under a live lease is
-    skipped, so a redelivered message does no harm. With every slot busy it waits and retries."""
-    outcome = evaluations.execute_trajectory(trajectory_id)
+    Idempotent: an ended trajectory is left alone, one whose worker died restarts from a clean reset,
+    and one running elsewhere under a live lease is asked about again when that lease could lapse,
+    so a redelivered message neither runs it twice nor drops it. With every slot busy it waits and
+    retries; so it does while the database or the object store does not answer."""
+    try:
+        outcome = evaluations.execute_trajectory(trajectory_id)
+    except SERVICE_UNAVAILABLE as exc:
+        raise _retry_outage(self, exc) from exc
     if outcome == evaluations.NO_SLOT:
         raise self.retry(countdown=float(getattr(settings, "MYPCBENCH_VM_SLOT_WAIT_SECONDS", 10)))
+    if outcome == evaluations.LEASE_HELD:
+        raise self.retry(countdown=evaluations.retry_after(trajectory_id))
     return outcome

@@ -26,11 +26,13 @@ from trajectories.judging.our_judge import JudgeSpec, JudgingError, build_judge,
 from trajectories.models import Trajectory
 from trajectories.recording import live_ingest
 from trajectories.recording.after_finish import judge_on_finish
+from trajectories.recording.outages import SERVICE_UNAVAILABLE
 from trajectories.recording.state_checks import store_state_checks
 
 logger = logging.getLogger(__name__)
 
 NO_SLOT = "no-slot"
+LEASE_HELD = "lease-held"
 GUEST_ERRORS = ("environment not ready", "guest stopped answering", "guest failed")
 ENDED = (Trajectory.Status.FINISHED, Trajectory.Status.ERROR)
 
@@ -406,8 +408,13 @@ def _stop_reason(run_id: int, heartbeat) -> str:
 def execute_trajectory(trajectory_id: int, *, worker: str | None = None) -> str:
     """Run one queued trajectory in a leased VM slot, streaming its steps into the database.
     Safe to call again for the same trajectory (a redelivered message): an ended one is left alone,
-    one running under a live lease elsewhere is skipped, an interrupted one restarts from a clean reset.
-    Returns what happened; NO_SLOT when every slot of this worker is busy (the caller retries later)."""
+    an interrupted one restarts from a clean reset, and so does one whose lease holder on this host
+    died (a killed worker); one running under a live lease elsewhere answers LEASE_HELD, and the
+    caller asks again once that lease could have lapsed (retry_after), so a message redelivered
+    while its first worker still ran, or after it vanished with its host, is never dropped.
+    Returns what happened; NO_SLOT when every slot of this worker is busy (the caller retries later).
+    The database or the object store not answering (SERVICE_UNAVAILABLE) is raised with the
+    trajectory left as it was, for the caller to retry: it restarts then from a clean reset."""
     trajectory = Trajectory.objects.select_related("run__model", "task").filter(pk=trajectory_id).first()
     if trajectory is None:
         return "gone"
@@ -419,11 +426,12 @@ def execute_trajectory(trajectory_id: int, *, worker: str | None = None) -> str:
             status=Trajectory.Status.INTERRUPTED, error="run cancelled before this trajectory started"
         )
         return "cancelled"
+    slots.reap_gone_holders()
     if slots.holds_live_lease(trajectory):
-        return "running elsewhere"
+        return LEASE_HELD
     lease = slots.acquire(trajectory, worker=worker)
     if lease is None:
-        return NO_SLOT
+        return LEASE_HELD if slots.holds_live_lease(trajectory) else NO_SLOT
     try:
         restarted = trajectory.status != Trajectory.Status.QUEUED
         trajectory.status, trajectory.error = Trajectory.Status.RUNNING, ""
@@ -433,21 +441,38 @@ def execute_trajectory(trajectory_id: int, *, worker: str | None = None) -> str:
             status=Run.Status.RUNNING, started_at=timezone.now()
         )
         if restarted:
+            # A run the lease reaper had closed meanwhile is open again while this one reruns.
+            Run.objects.filter(pk=run.pk, status=Run.Status.FINISHED).update(
+                status=Run.Status.RUNNING, finished_at=None
+            )
             logger.warning("trajectory %s restarts from a clean reset (it was interrupted)", trajectory.pk)
         with slots.Heartbeat(lease) as heartbeat:
             outcome = _run_in_slot(trajectory, lease.slot, heartbeat)
+    except SERVICE_UNAVAILABLE:
+        # The database or the store is not answering: leave the trajectory running (its lease
+        # given back below if the database allows), for the retried message to restart it.
+        raise
     except Exception as exc:
-        # Our own failure (database, storage): end the trajectory with the reason rather than leave
-        # it running; the message is not retried, a rerun is the maintainer's call.
+        # Our own failure: end the trajectory with the reason rather than leave it running; the
+        # message is not retried, a rerun is the maintainer's call.
         Trajectory.objects.filter(pk=trajectory.pk, status=Trajectory.Status.RUNNING).update(
             status=Trajectory.Status.ERROR, ended_by="error", error=f"the worker failed: {type(exc).__name__}: {exc}"
         )
         raise
     finally:
-        slots.release(lease)
-        refresh_run_status(run.pk)
+        try:
+            slots.release(lease)
+            refresh_run_status(run.pk)
+        except SERVICE_UNAVAILABLE as exc:  # a lease not given back is taken back: this holder no longer uses it
+            logger.warning("trajectory %s: lease not given back (%s); it is reclaimed on retry", trajectory.pk, exc)
     _judge_if_asked(trajectory)
     return outcome
+
+
+def retry_after(trajectory_id: int) -> float:
+    """Seconds to wait before asking again for a trajectory whose lease is held elsewhere: until
+    that lease could lapse (it is renewed while its holder lives), at least one second."""
+    return max(1.0, slots.seconds_left(trajectory_id) + 1.0)
 
 
 def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:

@@ -1,14 +1,19 @@
 """VM slot leases: a worker host runs at most MYPCBENCH_VM_SLOTS trajectories at once, each holding a
 slot row whose lease expires unless renewed, so a dead worker's slots come back and its trajectories
-are found and marked interrupted."""
+are found and marked interrupted. Each lease names the process holding it (host, pid, process start,
+a token), so a worker on the same host sees at once that the holder died (a killed pool process, a
+worker restarted by its supervisor) instead of waiting for the lease to lapse."""
 
 import logging
+import os
 import socket
 import threading
+import uuid
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.utils import timezone
 
 from trajectories.models import Trajectory, VmSlot
@@ -28,19 +33,89 @@ def worker_name() -> str:
     return getattr(settings, "MYPCBENCH_WORKER_NAME", "") or socket.gethostname()
 
 
+# Leases held by code running in this process right now (their holder strings).
+_HELD: set[str] = set()
+
+
+def _process_start(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot ('' where /proc cannot say), or None when
+    no such process runs (a zombie counts as gone): a pid reused by another process starts later."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        stat = ""
+    if stat:
+        fields = stat.rsplit(")", 1)[-1].split()
+        return None if fields[0] in ("Z", "X") else fields[19]
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return ""
+
+
+def new_holder() -> str:
+    """This process's name for a lease it takes: host|pid|process start|token."""
+    return f"{socket.gethostname()}|{os.getpid()}|{_process_start(os.getpid()) or ''}|{uuid.uuid4().hex[:12]}"
+
+
+def holder_gone(holder: str) -> bool:
+    """True when ``holder`` was a process on this host that no longer holds it: the process is gone
+    (or its pid now belongs to a later process), or it is this process and the lease is not in use
+    here. A holder on another host, or an unnamed one, cannot be told gone: its lease must lapse."""
+    parts = holder.split("|")
+    if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    pid, started = int(parts[1]), parts[2]
+    if pid == os.getpid():
+        return holder not in _HELD
+    now_started = _process_start(pid)
+    return now_started is None or bool(started and now_started and now_started != started)
+
+
+def reap_gone_holders(*, now=None) -> list[int]:
+    """End the leases whose holder on this host died (see holder_gone) and mark their trajectories
+    interrupted now, rather than when the lease lapses; returns the trajectory ids."""
+    now = now or timezone.now()
+    prefix = f"{socket.gethostname()}|"
+    held = VmSlot.objects.filter(trajectory__isnull=False, holder__startswith=prefix).values_list("pk", "holder")
+    gone = [pk for pk, holder in held if holder_gone(holder)]
+    if not gone:
+        return []
+    VmSlot.objects.filter(pk__in=gone).update(expires_at=now)
+    return reap_expired(now=now)
+
+
 def acquire(trajectory: Trajectory, *, worker: str | None = None, slots: int | None = None, now=None) -> VmSlot | None:
-    """Lease a free (or lapsed) slot of ``worker`` to ``trajectory``; None when all are taken.
-    A lapsed lease is taken over only after its trajectory has been marked interrupted."""
+    """Lease a free (or lapsed) slot of ``worker`` to ``trajectory``; None when all are taken, or
+    when another slot already holds ``trajectory`` (one lease per trajectory, a unique column).
+    A lapsed lease, or one whose holder on this host died, is taken over only after its trajectory
+    has been marked interrupted."""
     worker = worker or worker_name()
     now = now or timezone.now()
+    reap_gone_holders(now=now)
     reap_expired(now=now)
+    holder = new_holder()
     for number in range(slots or slot_count()):
         VmSlot.objects.get_or_create(worker=worker, slot=number)
         # Compare-and-set: only one contender's UPDATE matches a free row.
-        taken = VmSlot.objects.filter(worker=worker, slot=number, trajectory__isnull=True).update(
-            trajectory=trajectory, leased_at=now, renewed_at=now, expires_at=now + timedelta(seconds=lease_seconds())
-        )
+        try:
+            with transaction.atomic():
+                taken = VmSlot.objects.filter(worker=worker, slot=number, trajectory__isnull=True).update(
+                    trajectory=trajectory,
+                    leased_at=now,
+                    renewed_at=now,
+                    expires_at=now + timedelta(seconds=lease_seconds()),
+                    holder=holder,
+                )
+        except IntegrityError:  # another process leased a slot to this trajectory first
+            return None
         if taken:
+            _HELD.add(holder)
             return VmSlot.objects.get(worker=worker, slot=number)
     return None
 
@@ -49,21 +124,29 @@ def renew(lease: VmSlot, *, now=None) -> bool:
     """Push the lease's expiry forward; False when it was lost (lapsed and taken back)."""
     now = now or timezone.now()
     return bool(
-        VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id).update(
+        VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id, holder=lease.holder).update(
             renewed_at=now, expires_at=now + timedelta(seconds=lease_seconds())
         )
     )
 
 
 def release(lease: VmSlot) -> None:
-    VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id).update(
-        trajectory=None, leased_at=None, renewed_at=None, expires_at=None
+    _HELD.discard(lease.holder)
+    VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id, holder=lease.holder).update(
+        trajectory=None, leased_at=None, renewed_at=None, expires_at=None, holder=""
     )
 
 
 def holds_live_lease(trajectory: Trajectory, *, now=None) -> bool:
     now = now or timezone.now()
     return VmSlot.objects.filter(trajectory=trajectory, expires_at__gt=now).exists()
+
+
+def seconds_left(trajectory_id: int, *, now=None) -> float:
+    """How long the lease on the trajectory has before it lapses (0 when it has none)."""
+    now = now or timezone.now()
+    expires = VmSlot.objects.filter(trajectory_id=trajectory_id).values_list("expires_at", flat=True).first()
+    return max(0.0, (expires - now).total_seconds()) if expires else 0.0
 
 
 def reap_expired(*, now=None) -> list[int]:
@@ -93,7 +176,7 @@ def reap_expired(*, now=None) -> list[int]:
                 error="interrupted: running without a VM slot lease",
             )
         VmSlot.objects.filter(pk__in=[pk for pk, _, _ in lapsed]).update(
-            trajectory=None, leased_at=None, renewed_at=None, expires_at=None
+            trajectory=None, leased_at=None, renewed_at=None, expires_at=None, holder=""
         )
     for trajectory_id in ids + orphans:
         logger.warning("trajectory %s marked interrupted: its VM slot lease lapsed", trajectory_id)

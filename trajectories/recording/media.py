@@ -13,6 +13,7 @@ from django.core.files.storage import default_storage
 from PIL import Image, UnidentifiedImageError
 
 from trajectories.models import Step, Trajectory
+from trajectories.recording.outages import STORAGE_UNAVAILABLE
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +149,8 @@ def _load_original(step: Step) -> Image.Image:
     try:
         with step.screenshot.open("rb") as fh:
             data = fh.read()
+    except STORAGE_UNAVAILABLE:
+        raise  # the store is not answering: nothing wrong with the file, the task retries later
     except FileNotFoundError:
         raise ValueError(f"screenshot file is missing: {step.screenshot.name}")
     except OSError as exc:

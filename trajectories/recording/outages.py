@@ -1,0 +1,17 @@
+"""Errors meaning a service the site stands on is not answering just now (the database restarting,
+the object store unreachable), as opposed to a fault in the work itself: work that meets one is
+retried later (trajectories/tasks.py), never recorded as failed."""
+
+from botocore.exceptions import ConnectionError as StoreConnectionError
+from botocore.exceptions import HTTPClientError
+from django.db import InterfaceError, OperationalError
+
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+STORAGE_UNAVAILABLE = (StoreConnectionError, HTTPClientError)
+SERVICE_UNAVAILABLE = DATABASE_UNAVAILABLE + STORAGE_UNAVAILABLE
+MAX_RETRY_SECONDS = 60.0
+
+
+def retry_countdown(retries: int) -> float:
+    """Seconds before retry number ``retries + 1``: 2, 4, 8 ... up to a minute."""
+    return min(MAX_RETRY_SECONDS, 2.0 * 2 ** min(retries, 10))
