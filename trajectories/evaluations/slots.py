@@ -100,6 +100,9 @@ def acquire(trajectory: Trajectory, *, worker: str | None = None, slots: int | N
     reap_gone_holders(now=now)
     reap_expired(now=now)
     holder = new_holder()
+    # Known as held in this process before it can be seen in the table, so that another thread of this
+    # process reaping gone holders never takes it for a dead one.
+    _HELD.add(holder)
     for number in range(slots or slot_count()):
         VmSlot.objects.get_or_create(worker=worker, slot=number)
         # Compare-and-set: only one contender's UPDATE matches a free row.
@@ -113,10 +116,11 @@ def acquire(trajectory: Trajectory, *, worker: str | None = None, slots: int | N
                     holder=holder,
                 )
         except IntegrityError:  # another process leased a slot to this trajectory first
+            _HELD.discard(holder)
             return None
         if taken:
-            _HELD.add(holder)
             return VmSlot.objects.get(worker=worker, slot=number)
+    _HELD.discard(holder)
     return None
 
 
