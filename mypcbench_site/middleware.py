@@ -5,10 +5,10 @@ plain 503 page when the database does not answer."""
 import logging
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from trajectories.recording.outages import CACHE_UNAVAILABLE, DATABASE_UNAVAILABLE
 from trajectories.submissions.upload_gate import check_upload_request
 
 logger = logging.getLogger(__name__)
@@ -65,11 +65,12 @@ class FriendlyErrorPagesMiddleware:
 
 class DatabaseUnavailableMiddleware:
     """A view that cannot reach the database (PostgreSQL restarting, a connection dropped, SQLite
-    busy past its timeout) answers 503 with Retry-After and plain words, as JSON under /api/, instead
-    of a traceback. The page is standalone: the usual layout reads the signed-in user, which needs the
-    database. Django's connection health checks (CONN_HEALTH_CHECKS) reconnect on the next request."""
+    busy past its timeout) or the shared Redis cache (restarting) answers 503 with Retry-After and
+    plain words, as JSON under /api/, instead of a traceback. The page is standalone: the usual layout
+    reads the signed-in user, which needs the database. Django's connection health checks
+    (CONN_HEALTH_CHECKS) reconnect on the next request."""
 
-    MESSAGE = "The site's database is not answering just now; please try again in a minute."
+    MESSAGE = "The site's database or cache is not answering just now; please try again in a minute."
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -78,9 +79,9 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, OperationalError | InterfaceError):
+        if not isinstance(exception, DATABASE_UNAVAILABLE + CACHE_UNAVAILABLE):
             return None
-        logger.error("database unavailable for %s: %s", request.path, exception)
+        logger.error("database or cache unavailable for %s: %s", request.path, exception)
         if request.path.startswith("/api/"):
             response = JsonResponse({"detail": self.MESSAGE}, status=503)
         else:
