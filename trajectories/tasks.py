@@ -6,9 +6,12 @@ the database or the object store not answering is retried with backoff instead o
 outage of either loses no work."""
 
 import logging
+import time
 
 from celery import shared_task
+from celery.exceptions import Reject, Retry
 from django.conf import settings
+from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.judging import our_judge as judging
@@ -19,11 +22,33 @@ from trajectories.submissions import review
 logger = logging.getLogger(__name__)
 
 
+# How long a worker keeps trying to put a retry on a broker that is itself not answering (a Redis or
+# RabbitMQ restart) before giving the message up.
+BROKER_PATIENCE_SECONDS = 600
+
+
 def _retry_outage(task, exc: Exception):
-    """Ask for the same work again later: the database or the object store is not answering."""
+    """Ask for the same work again later: the database, the object store or the cache is not
+    answering. When the broker does not take the retry either (it is restarting too), keep trying
+    here rather than let the message be acknowledged as failed and the work lost."""
     delay = retry_countdown(task.request.retries)
     logger.warning("%s %s: %s: %s; retrying in %.0f s", task.name, task.request.args, type(exc).__name__, exc, delay)
-    return task.retry(exc=exc, countdown=delay)
+    deadline = time.monotonic() + BROKER_PATIENCE_SECONDS
+    while True:
+        try:
+            return task.retry(exc=exc, countdown=delay)
+        except Retry:
+            raise
+        except Reject as rejected:
+            # Celery rejects the message (requeue=False: the work lost) when it cannot publish the retry
+            if not isinstance(rejected.reason, (BrokerUnavailable, *SERVICE_UNAVAILABLE)):
+                raise
+            if time.monotonic() > deadline:
+                raise
+            logger.warning(
+                "%s: the broker did not take the retry (%s); asking again in 2 s", task.name, rejected.reason
+            )
+            time.sleep(2)
 
 
 @shared_task(bind=True, acks_late=True, queue="media", ignore_result=True, max_retries=None)
