@@ -226,6 +226,9 @@ def render(world: Path, out: Path, days: int = DEFAULT_DAYS) -> dict[str, int]:
     pages["hoolichat.html"] = _replace(pages["hoolichat.html"], r"const CHANNELS = \[\n.*?\n\];",
                                        f"const CHANNELS = {_js(chat_rows)};", "hoolichat.html")  # fmt: skip
     for name, text in pages.items():
+        # the recorded demo runs click the hand-written pages' three-app switcher: HooliChat joins it here
+        switcher = '<a href="gringotts.html">Gringotts</a>'
+        text = text.replace(f"{switcher}</nav>", f'{switcher} <a href="hoolichat.html">HooliChat</a></nav>')
         text = text.replace("<footer class=\"demo-footer\">MyPCBench demo page.",
                             f"<footer class=\"demo-footer\">MyPCBench demo page, {stamp}.")  # fmt: skip
         (out / name).write_text(text, encoding="utf-8")

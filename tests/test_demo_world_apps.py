@@ -53,6 +53,7 @@ def test_each_page_holds_the_worlds_records_around_the_anchor(world, tmp_path):
     assert {"Robin Friend", "Sam Sister"} & {c["name"] for c in chats}
     assert all(c["messages"] for c in chats)
     assert "filled from the seeded world of 2026-04-13" in mail
+    assert mail.count('<a href="hoolichat.html">HooliChat</a>') == 1, "the app switcher leads to the chat too"
 
 
 def test_the_same_build_gives_the_same_pages(world, tmp_path):
