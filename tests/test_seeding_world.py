@@ -289,6 +289,23 @@ def test_ics_parses_and_keeps_the_weekly_recurrence(small):
     assert uids == {str(e["uid"]) for e in events}
 
 
+def test_routine_meetings_fill_the_past_and_never_overlap_the_specs_events(small):
+    # The weeks the tasks are about hold exactly what the spec puts there ("the first free hour on
+    # Wednesday" stays what the spec makes it), and a routine meeting never double-books a spec event.
+    _, out, _ = small
+    rows = _db(out, "calendar").execute("SELECT start_at, end_at, provenance FROM events").fetchall()
+    routine = [
+        (dt.datetime.fromisoformat(s), dt.datetime.fromisoformat(e)) for s, e, p in rows if p.startswith("routines")
+    ]
+    assert len(routine) > 10
+    week_start = ANCHOR - dt.timedelta(days=ANCHOR.weekday() + 1)  # the Sunday the week view opens on
+    assert max(start for start, _ in routine).date() < week_start
+    standup_from = dt.date(2026, 4, 6)  # the spec's weekday Standup, 9:00-9:15 from Monday, April 6
+    for start, end in routine:
+        if start.date() >= standup_from and start.weekday() < 5:
+            assert not (start.time() < dt.time(9, 15) and dt.time(9, 0) < end.time()), f"{start} overlaps Standup"
+
+
 def test_firefox_profile_has_firefox_schema_versions_and_consistent_history(small):
     _, out, _ = small
     profile = out / "home/user/.mozilla/firefox/mypcbench.default-release"

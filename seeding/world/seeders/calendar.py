@@ -30,6 +30,32 @@ def _stamp(value: dt.datetime) -> str:
     return value.strftime(DATETIME)
 
 
+WEEKDAY_CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+
+
+def _overlaps(event: dict, start: dt.datetime, end: dt.datetime) -> bool:
+    """Whether a timed event (a one-off, or a weekly series from its first day on) takes up any of
+    [start, end) on start's day. All-day events (birthdays, trips) leave the hours free."""
+    if event["all_day"]:
+        return False
+    first = dt.datetime.strptime(event["start"], DATETIME)
+    last = dt.datetime.strptime(event["end"], DATETIME)
+    rrule = event.get("rrule") or ""
+    if rrule.startswith("FREQ=WEEKLY"):
+        parts = dict(p.split("=", 1) for p in rrule.split(";") if "=" in p)
+        days = {d[-2:] for d in parts.get("BYDAY", WEEKDAY_CODES[first.weekday()]).split(",")}
+        if start.date() < first.date() or WEEKDAY_CODES[start.weekday()] not in days:
+            return False
+        first = dt.datetime.combine(start.date(), first.time())
+        last = first + (last - dt.datetime.strptime(event["start"], DATETIME))
+    elif rrule.startswith("FREQ=DAILY"):
+        if start.date() < first.date():
+            return False
+        first = dt.datetime.combine(start.date(), first.time())
+        last = first + (last - dt.datetime.strptime(event["start"], DATETIME))
+    return first < end and start < last
+
+
 def seed_calendar(ctx):
     rng = ctx.rng("calendar")
     settings = ctx.persona.override("hoolicalendar")
@@ -77,10 +103,16 @@ def seed_calendar(ctx):
             )
     need = target(ctx, "calendar_events") - len(ctx.pending("calendar"))
     people = [c["name"] for c in ctx.persona.section("contacts", [])] or ["a colleague"]
-    span = (ctx.end - ctx.start).days
+    # Routine meetings fill the past only, up to the Sunday before the anchor's week: the weeks the
+    # tasks are about hold exactly what the spec puts there ("the first free hour on Wednesday" must
+    # stay what the spec makes it), and no routine meeting overlaps an event the spec places.
+    last_day = ctx.anchor - dt.timedelta(days=ctx.anchor.weekday() + 1)
+    span = (last_day - ctx.start).days
     hours = settings.get("working_hours", {})
     first_hour = int(str(hours.get("start", "09:00"))[:2])
     last_hour = int(str(hours.get("end", "17:00"))[:2]) - 1
+    length = dt.timedelta(minutes=settings.get("default_event_duration_minutes", 60))
+    spec_events = list(ctx.pending("calendar"))
     while need > 0:
         day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
         if day.weekday() >= 5:
@@ -89,11 +121,13 @@ def seed_calendar(ctx):
             day, dt.time(rng.randint(first_hour, max(first_hour, last_hour)), rng.choice([0, 30]))
         )
         title = rng.choice(MEETINGS).format(client=rng.choice(CLIENTS), person=rng.choice(people))
+        if any(_overlaps(ev, start, start + length) for ev in spec_events):
+            continue
         ctx.intent(
             "calendar",
             {
                 "start": _stamp(start),
-                "end": _stamp(start + dt.timedelta(minutes=settings.get("default_event_duration_minutes", 60))),
+                "end": _stamp(start + length),
                 "summary": title,
                 "description": "",
                 "location": "Dunder Mifflin Scranton" if "Lunch" not in title else None,
