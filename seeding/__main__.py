@@ -10,6 +10,10 @@ import datetime as dt
 import sys
 import time
 
+from .demo_world_apps import DEFAULT_DAYS, DemoAppsError, render
+from .world.build import build
+from .world.check import check
+
 
 def _date(text):
     try:
@@ -35,12 +39,13 @@ def main(argv=None) -> int:
     d = sub.add_parser("demo-apps", help="the desktop guest's demo apps filled from a built world")
     d.add_argument("dir", help="a folder written by build")
     d.add_argument("out", help="folder for the pages (created; earlier pages replaced)")
-    d.add_argument("--days", type=int, default=60, help="how many days before the anchor mail and card reach")
+    d.add_argument(
+        "--days",
+        type=int,
+        default=DEFAULT_DAYS,
+        help="how many days before the anchor the mail, card and chat pages reach (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
-    from .demo_world_apps import DemoAppsError, render
-    from .world.build import build
-    from .world.check import check
-
     if args.command == "build":
         started = time.perf_counter()
         try:

@@ -1,7 +1,8 @@
-"""The fixed plans of the scripted demo agent: for each demo task, the GUI actions the script takes on the
-static demo apps, the words it "says" at each step, and how each rubric item comes out (written with the
-script, not by an LLM judge). Two plan sets, one per demo run: ``PLANS`` (the careful plan) and
-``HASTY_PLANS`` (a plan that stops after a partial look). Recorded by seeding/record_demo.py.
+"""The fixed plans of the scripted demo agent: for each demo task, the GUI actions the script takes on
+the demo apps filled from the persona world, the words it "says" at each step, and how each rubric item
+comes out (written with the script, not by an LLM judge). Two plan sets, one per demo run: ``PLANS``
+(the careful plan) and ``HASTY_PLANS`` (a plan that stops after a partial look). Recorded by
+seeding/record_demo.py.
 """
 
 from dataclasses import dataclass, field
@@ -71,18 +72,18 @@ PLANS = [
             ),
             Turn("I search the inbox for the airline's name.", type_text("Dinoco\n")),
             Turn(
-                "Two Dinoco bookings match: one to New York (DN6769) and one to Montego Bay (DN1562). "
-                "Jamaica is Montego Bay, so I open that one.",
-                click(".mail:has-text('Montego Bay (MBJ)')"),
+                "Three Dinoco bookings match: DN1562 to Montego Bay (MBJ), DN6769 to New York (JFK) and DN3163 to "
+                "Barbados (BGI). Jamaica is Montego Bay, so I open DN1562.",
+                click(".mail:has-text('DN1562')"),
             ),
             Turn(
-                "Found it. Your Jamaica flight is Dinoco DN1562 from Scranton (AVP) to Montego Bay (MBJ) on Saturday, "
-                "May 16, 2026, leaving at 6:00am (seat 22C). The confirmation code is DN-83823.",
+                "Found it. Your Jamaica flight is Dinoco DN1562 from Scranton (AVP) to Montego Bay (MBJ), departing "
+                "Saturday, May 16, 2026 at 6:00am (seat 22C). The confirmation code is DN-83823.",
                 DONE,
             ),
         ],
         verdicts=[
-            Verdict(True, "The agent opened the Dinoco mail for DN1562 to MBJ, not the New York booking (step 3)."),
+            Verdict(True, "The agent opened the Dinoco mail for DN1562 to MBJ, not another trip's booking (step 3)."),
             Verdict(True, "The final answer gives DN-83823, matching the open mail (steps 3, 4)."),
             Verdict(True, "The final answer names flight DN1562 (steps 3, 4)."),
             Verdict(True, "The final answer says 6:00am from AVP on May 16, 2026 (steps 3, 4)."),
@@ -153,72 +154,78 @@ PLANS = [
         page="gringotts.html",
         turns=[
             Turn(
-                "The credit card transactions are listed newest first, ten to a page. Page 1 (April 13 back to "
-                "March 30) shows Netflix, MasterClass, the Magic Monthly box, the mug subscription and the improv "
-                "academy. I go to the older page.",
+                "Recurring charges carry the Recurring category here, so I search the card transactions for it.",
+                click("#search"),
+            ),
+            Turn("Searching for Recurring.", type_text("Recurring\n")),
+            Turn(
+                "Page 1 (April 12 back to March 16) shows Netflix, MasterClass, the Magic Monthly box, the mug "
+                "subscription, the improv academy, the Sandals Vacation Club, iCloud, Paramount+, Peacock and "
+                "Disney+. The older page should hold the rest.",
                 click("#next"),
             ),
             Turn(
-                "Page 2 (March 30 back to March 16) adds the Sandals Vacation Club membership, Paramount+, "
-                "iCloud Storage, Peacock and Disney+. One more page.",
-                click("#next"),
-            ),
-            Turn(
-                "Page 3 adds Hulu and repeats the March charges of the monthly ones, which confirms their days. "
+                "Page 2 adds Hulu and repeats the earlier months of the monthly ones, which confirms their days. "
                 "Now I need LibreOffice Calc for the spreadsheet.",
                 hotkey("alt", "tab"),
             ),
             Turn(
                 "There is no LibreOffice Calc on this demo desktop, only the browser, so I cannot create or save "
-                "credit_card_recurring.ods. What I found: mug subscription $24.99 (5th), improv academy $189.00 (3rd), "
-                "MasterClass $15.99 (10th), Netflix $22.99 (12th), Hulu $17.99 (14th), Disney+ $19.99 (16th), "
-                "Peacock $13.99 (18th), Paramount+ $11.99 (20th), iCloud $2.99 (20th), Magic Monthly box $34.99 (7th), "
+                "credit_card_recurring.ods. What I found: improv academy $189.00 (3rd), mug subscription $24.99 (5th), "
+                "Magic Monthly box $34.99 (7th), MasterClass $15.99 (10th), Netflix $22.99 (12th), Hulu $17.99 "
+                "(14th), Disney+ $19.99 (16th), Peacock $13.99 (18th), Paramount+ $11.99 (20th), iCloud $2.99 (20th), "
                 "Sandals Vacation Club $49.99 (25th); total $404.90. I am stopping without the spreadsheet.",
                 FAIL,
             ),
         ],
         verdicts=[
-            Verdict(False, "No spreadsheet was saved: the agent found no LibreOffice Calc and gave up (steps 3, 4)."),
+            Verdict(False, "No spreadsheet was saved: the agent found no LibreOffice Calc and gave up (steps 4, 5)."),
             Verdict(
                 False,
-                "The eleven charges appear only in the final message; there is no sheet that lists them (step 4).",
+                "The eleven charges appear only in the final message; there is no sheet that lists them (step 5).",
             ),
-            Verdict(False, "There is no sheet, so nothing was left out of one (step 4)."),
-            Verdict(False, "No sheet rows exist whose amounts and days could match Gringotts (step 4)."),
-            Verdict(False, "$404.90 is in the final message, but there is no total row in a sheet (step 4)."),
+            Verdict(False, "There is no sheet, so nothing was left out of one (step 5)."),
+            Verdict(False, "No sheet rows exist whose amounts and days could match Gringotts (step 5)."),
+            Verdict(False, "$404.90 is in the final message, but there is no total row in a sheet (step 5)."),
         ],
     ),
     DemoPlan(
         task_id="demo-d005",
-        page="gringotts.html",
+        page="hoolichat.html",
         turns=[
+            Turn("First what you said in chat: I search HooliChat for the figure.", click("#search")),
+            Turn("Searching for 160.", type_text("160\n")),
             Turn(
-                "To check the raise I want the paycheck deposits. I search the Gringotts transactions for payroll.",
-                click("#search"),
+                "Two conversations match: Jim Halpert and the Happy Hour at Poor Richards group. I open Jim's.",
+                click(".chat:has(.name:text-is('Jim Halpert'))"),
             ),
-            Turn("Searching for payroll.", type_text("payroll\n")),
             Turn(
-                "No transaction matches: this list is the credit card. I open the Checking account from the sidebar.",
+                "On March 5 you told Jim: 'I got the raise. 160K base now.' Now the paycheck deposits in Gringotts.",
+                switch_to("Gringotts"),
+            ),
+            Turn(
+                "This page lists the credit card. Paychecks go to Checking, so I open Checking from the sidebar.",
                 click(".sidebar a:has-text('Checking')"),
             ),
             Turn(
-                "The Checking link does not open anything on this demo page, so I cannot see any paycheck deposits, "
-                "and this demo has no HooliChat or Files app for the chat message or the W-2 summary. I cannot tell "
-                "you what you actually earn. Nothing was posted or edited.",
+                "In chat you told Jim on March 5 that you got the raise to 160K base. But the Checking link opens "
+                "nothing on this demo page, so I cannot see your paycheck deposits, and this demo has no Files app "
+                "for the W-2 summary. I cannot tell you what you actually earn. Nothing was posted or edited.",
                 FAIL,
             ),
         ],
         verdicts=[
-            Verdict(False, "HooliChat was never opened; no chat message about the raise was found (step 4)."),
-            Verdict(False, "The W-2 summary was never read; no Box 1 figure is reported (step 4)."),
+            Verdict(True, "The agent found Michael's HooliChat message to Jim about the raise to 160K (steps 2, 3)."),
+            Verdict(False, "The W-2 summary was never read; no Box 1 figure is reported (step 6)."),
             Verdict(
                 False,
-                "The agent searched the credit card list and clicked Checking, but no payroll deposit was ever on "
-                "screen (steps 2, 3).",
+                "The agent clicked Checking, but no payroll deposit was ever on screen (steps 5, 6).",
             ),
-            Verdict(False, "No comparison of deposits and salary was made; the agent gave up (step 4)."),
+            Verdict(False, "No comparison of deposits and salary was made; the agent gave up (step 6)."),
             Verdict(
-                True, "The agent only searched and clicked a sidebar link; nothing was posted or edited (steps 1-4)."
+                True,
+                "The agent only searched, opened a conversation and clicked a link; nothing was posted or edited "
+                "(steps 1-6).",
             ),
         ],
     ),
@@ -229,36 +236,57 @@ PLANS = [
             Turn("First the bank side: I look for the Benihana charge in the card transactions.", click("#search")),
             Turn("Searching for Benihana.", type_text("Benihana\n")),
             Turn(
-                "Benihana Wilkes-Barre charged $187.00 on Sunday, March 22, 2026 (Restaurants). Now the calendar "
-                "for that evening.",
+                "Two Benihana charges: $312.40 on April 1 (a TableFind booking) and BENIHANA WILKES-BARRE, $187.00, "
+                "on Saturday, February 14, 2026, the one in SpeedTax. Now the calendar for that evening.",
                 switch_to("HooliCalendar"),
             ),
-            Turn("This is the week of April 13; March 22 is four weeks back.", click("#prev")),
-            Turn("April 6 to 12. Further back.", click("#prev")),
-            Turn("March 30 to April 5. Further back.", click("#prev")),
-            Turn("March 23 to 29. One more week.", click("#prev")),
+            *[
+                Turn(text, click("#prev"))
+                for text in (
+                    "This is the week of April 12; February 14 is nine weeks back.",
+                    "April 5 to 11. Further back.",
+                    "March 29 to April 4.",
+                    "March 22 to 28.",
+                    "March 15 to 21.",
+                    "March 8 to 14.",
+                    "March 1 to 7.",
+                    "February 22 to 28.",
+                    "February 15 to 21. One more week.",
+                )
+            ],
             Turn(
-                "Sunday, March 22 has 'Date Night - Benihana' at 7:00pm. I open it.",
+                "Saturday, February 14 has 'Date Night - Benihana' at 7:00pm. I open it.",
                 click(".ev:has-text('Date Night - Benihana')"),
             ),
             Turn(
-                "The calendar entry for the night of the charge is 'Date Night - Benihana', an anniversary dinner "
-                "with Jan at Benihana, Wilkes-Barre. So the $187 dinner was a personal date, not client "
-                "entertainment, and it should come off your deductions. I could not do that: this demo has no "
-                "SpeedTax or HooliChat app, so the chats are unchecked and the deduction is still in your return.",
+                "A date night at Benihana Wilkes-Barre, 7:00pm to 9:30pm. Now the chats from around that night.",
+                switch_to("HooliChat"),
+            ),
+            Turn("I search the chats for Benihana.", click("#search")),
+            Turn("Searching for Benihana.", type_text("Benihana\n")),
+            Turn(
+                "Jan Levinson's conversation matches. I open it.",
+                click(".chat:has(.name:text-is('Jan Levinson'))"),
+            ),
+            Turn(
+                "On February 12 you wrote to Jan: 'Benihana Saturday? Our anniversary dinner! I already booked the "
+                "hibachi table.' With the calendar's 'Date Night - Benihana' on February 14, the $187 dinner was a "
+                "personal anniversary date with Jan, not client entertainment, and it should come off your "
+                "deductions. I could not do that: this demo has no SpeedTax app, so the deduction is still in your "
+                "return.",
                 FAIL,
             ),
         ],
         verdicts=[
-            Verdict(False, "SpeedTax was never opened, so the deduction was not located there (step 9)."),
-            Verdict(True, "The agent found the $187.00 Benihana Wilkes-Barre charge of March 22 (steps 2, 3)."),
-            Verdict(True, "The agent opened 'Date Night - Benihana' on March 22 in HooliCalendar (step 8)."),
-            Verdict(False, "HooliChat was never opened; no invitation to Jan was found (step 9)."),
+            Verdict(False, "SpeedTax was never opened, so the deduction was not located there (step 18)."),
+            Verdict(True, "The agent found the $187.00 BENIHANA WILKES-BARRE charge of February 14 (steps 2, 3)."),
+            Verdict(True, "The agent opened 'Date Night - Benihana' on February 14 in HooliCalendar (step 13)."),
+            Verdict(True, "The agent found Michael's message inviting Jan to their anniversary dinner (steps 16, 17)."),
             Verdict(
                 True,
-                "The final message concludes it was an anniversary date with Jan, not client entertainment (step 9).",
+                "The final message concludes it was an anniversary date with Jan, not client entertainment (step 18).",
             ),
-            Verdict(False, "The Benihana item was not removed from SpeedTax; the agent gave up (step 9)."),
+            Verdict(False, "The Benihana item was not removed from SpeedTax; the agent gave up (step 18)."),
         ],
     ),
     DemoPlan(
@@ -270,22 +298,22 @@ PLANS = [
                 click(".ev:has-text('Improv Class')"),
             ),
             Turn(
-                "The class runs 7:00pm to 9:00pm, so the food should arrive at 9:30pm. To find your usual place I "
-                "look for HangryDash orders on your card.",
-                switch_to("Gringotts"),
+                "The class runs 7:00pm to 9:00pm, so the food should arrive at 9:30pm. To find your usual order I "
+                "look at your HangryDash receipts in HooliMail.",
+                switch_to("HooliMail"),
             ),
-            Turn("I search the card transactions.", click("#search")),
+            Turn("I search the inbox.", click("#search")),
             Turn("Searching for HangryDash.", type_text("HangryDash\n")),
             Turn(
-                "Your only HangryDash charge here is from Chili's Grill & Bar ($38.75 on April 13). This demo has no "
-                "HangryDash app, so I cannot see what you usually order or schedule a delivery for 9:30pm on "
-                "Thursday, April 16. Nothing was ordered.",
+                "Several receipts show Awesome Blossom + Baby Back Ribs with a dessert, which looks like your usual, "
+                "but none names the restaurant, and this demo has no HangryDash app, so I cannot order from your "
+                "favourite place or schedule a delivery for 9:30pm on Thursday, April 16. Nothing was ordered.",
                 FAIL,
             ),
         ],
         verdicts=[
             Verdict(True, "The agent opened Thursday's improv class, which ends at 9:00pm (steps 1, 2)."),
-            Verdict(False, "No order was placed; Chili's is only named as the likely place (step 5)."),
+            Verdict(False, "No order was placed, and the restaurant was never identified (step 5)."),
             Verdict(False, "No order exists, so it contains no Awesome Blossom or Baby Back Ribs (step 5)."),
             Verdict(False, "No order exists, so no dessert was added (step 5)."),
             Verdict(False, "No delivery was scheduled; the agent names 9:30pm but gives up (step 5)."),
@@ -301,22 +329,31 @@ PLANS = [
                 click("#search"),
             ),
             Turn("Searching for TableFind.", type_text("TableFind\n")),
-            Turn("No mail mentions TableFind. I check Saturday evening on the calendar.", switch_to("HooliCalendar")),
             Turn(
-                "Saturday, April 18 is free in the evening, but this demo has no TableFind or HooliChat app and the "
-                "inbox has no TableFind mail, so I could not book Cooper's Seafood House, add the dinner to your "
-                "calendar, invite Holly or give you a confirmation number. Nothing was booked.",
+                "There is an earlier TableFind booking at Cooper's Seafood House for Holly. I open it.",
+                click(".mail:has-text('Romantic dinner at Cooper')"),
+            ),
+            Turn(
+                "That was Saturday, March 28 at 7:30pm (TF-629339); the mail does not show the reservation name or "
+                "seating request. I check this Saturday evening on the calendar.",
+                switch_to("HooliCalendar"),
+            ),
+            Turn(
+                "Saturday, April 18 is free in the evening, but this demo has no TableFind app and its calendar is "
+                "read-only, so I could not book Cooper's Seafood House, add the dinner to your calendar, invite "
+                "Holly or give you a new confirmation number. Nothing was booked.",
                 FAIL,
             ),
         ],
         verdicts=[
-            Verdict(False, "TableFind was never opened; nothing was booked (step 4)."),
-            Verdict(False, "No reservation was made, so no reservation name was used (step 4)."),
-            Verdict(False, "No reservation was made, so no seating request was added (step 4)."),
-            Verdict(False, "The agent looked at the calendar but created no event (steps 3, 4)."),
-            Verdict(False, "HooliChat was never opened; Holly was not invited (step 4)."),
+            Verdict(False, "TableFind was never opened; nothing was booked (step 5)."),
+            Verdict(False, "No reservation was made, so no reservation name was used (step 5)."),
+            Verdict(False, "No reservation was made, so no seating request was added (step 5)."),
+            Verdict(False, "The agent looked at the calendar but created no event (steps 4, 5)."),
+            Verdict(False, "HooliChat was never opened; Holly was not invited (step 5)."),
             Verdict(
-                False, "The inbox search found no TableFind mail and no confirmation number was given (steps 2, 4)."
+                False,
+                "The only confirmation number read is March 28's old booking (step 3); no new one was given (step 5).",
             ),
         ],
     ),
@@ -356,8 +393,8 @@ PLANS = [
             Turn("I start with the Dinoco booking for New York in the inbox.", click("#search")),
             Turn("Searching for Dinoco.", type_text("Dinoco\n")),
             Turn(
-                "Two Dinoco bookings; the New York one is DN6769. I open it.",
-                click(".mail:has-text('New York (JFK)')"),
+                "Three Dinoco bookings; the New York one is DN6769. I open it.",
+                click(".mail:has-text('DN6769')"),
             ),
             Turn(
                 "DN6769 leaves AVP at 7:30am on Friday, April 17, so you are away all Friday. Now Friday on the "
@@ -365,8 +402,8 @@ PLANS = [
                 switch_to("HooliCalendar"),
             ),
             Turn(
-                "Friday has the 9:30 standup, which you said to skip, and 'MANDATORY FUN - Team Building (Improv "
-                "Workshop)' from 2:00pm. I open the team building.",
+                "Friday has the flight, the 9:30 standup, which you said to skip, and 'MANDATORY FUN - Team Building "
+                "(Improv Workshop)' from 2:00pm; the date night is in the evening. I open the team building.",
                 click(".ev:has-text('MANDATORY FUN')"),
             ),
             Turn(
@@ -396,22 +433,21 @@ PLANS = [
             Turn("First I gather the Jamaica bookings from the inbox.", click("#search")),
             Turn("Searching for Montego Bay.", type_text("Montego Bay\n")),
             Turn(
-                "Two matches: the Sandals stay and the Dinoco flight. I open the Sandals mail for its cancellation "
-                "terms.",
-                click(".mail:has-text('Sandals')"),
+                "One match: the Cheskepdia booking of Sandals Montego Bay. I open it for its cancellation terms.",
+                click(".mail:has-text('SM-88431')"),
             ),
             Turn(
-                "Reservation SM-88431 can be cancelled free until May 9, 2026, so it is still free today. I check "
-                "what was charged on the card.",
+                "Reservation SM-88431 (May 16 to 23, $1,975.00) can be cancelled free until May 9, 2026, so it is "
+                "still free today. I check what was charged on the card.",
                 switch_to("Gringotts"),
             ),
             Turn("I search the card transactions.", click("#search")),
             Turn("Searching for Sandals.", type_text("Sandals\n")),
             Turn(
-                "Sandals Resorts charged $1,975.00 on March 30 (the $49.99 Sandals Vacation Club membership is a "
-                "separate charge). This demo has no Cheskepdia, Dinoco Airlines, HooliShop or HooliChat app, so I "
-                "cannot cancel the stay or the flight, return the shirts or tell Jim. Nothing was cancelled and no "
-                "refund is on its way yet.",
+                "Sandals Resorts charged $1,975.00 for SM-88431 on March 17 (the $49.99 Sandals Vacation Club "
+                "membership and February's Barbados stay are separate charges). This demo has no Cheskepdia, Dinoco "
+                "Airlines or HooliShop app and its calendar and chat are read-only, so I cannot cancel the stay or "
+                "the flight, return the shirts or tell Jim. Nothing was cancelled and no refund is on its way yet.",
                 FAIL,
             ),
         ],
@@ -438,13 +474,13 @@ PLANS = [
                 "The Dundies are on April 30. I first go forward to that week to check the calendar entry.",
                 click("#next"),
             ),
-            Turn("April 20 to 26. One more week.", click("#next")),
+            Turn("April 19 to 25. One more week.", click("#next")),
             Turn("Thursday, April 30 has THE DUNDIES at 6:00pm. I open it.", click(".ev:has-text('THE DUNDIES')")),
             Turn(
                 "The entry says April 30, 6:00pm to 10:00pm, at Chili's Grill & Bar, Scranton, which is what the "
-                "booking has to match. But this demo has no TableFind, SprintBoard, Files, HooliShop, LibreOffice "
-                "Writer or HooliChat, so I could not book the room, update the board, order trophies, write and send "
-                "the invitation or message Darryl.",
+                "booking has to match. But this demo has no TableFind, SprintBoard, Files, HooliShop or LibreOffice "
+                "Writer, so I could not book the room, update the board, order trophies, write and send the "
+                "invitation, or ask Darryl about the playlist.",
                 FAIL,
             ),
         ],
@@ -465,28 +501,30 @@ PLANS = [
 ]
 
 # The hasty plan: the same kind of script, written to stop after a partial look. Where the partial look
-# happens to be enough (demo-d003: one search by category shows all five services) it does better than PLANS.
+# happens to be enough (demo-d003: one search by category, two pages, shows all five) it does better than PLANS.
 HASTY_PLANS = [
     DemoPlan(
         task_id="demo-d001",
         page="hoolimail.html",
         turns=[
+            Turn("The trip is to Jamaica, so I search the inbox for it.", click("#search")),
+            Turn("Searching for Jamaica.", type_text("Jamaica\n")),
             Turn(
-                "There is a Dinoco Airlines booking near the top of the inbox. I open it.",
-                click(".mail:has-text('Dinoco Airlines')"),
+                "One booking mentions Jamaica. I open it.",
+                click(".mail:has-text('SM-88431')"),
             ),
             Turn(
-                "Your Dinoco flight is DN6769 from Scranton (AVP), leaving at 7:30am on Friday, April 17, 2026. "
-                "The confirmation code is DN-87856.",
+                "Your Jamaica booking is at Sandals Montego Bay, checking in on May 16, 2026. "
+                "The confirmation code is SM-88431.",
                 DONE,
             ),
         ],
         verdicts=[
-            Verdict(False, "The agent opened the New York (JFK) booking, not the Montego Bay flight (step 1)."),
-            Verdict(False, "The answer gives DN-87856, the New York booking's code, not DN-83823 (step 2)."),
-            Verdict(False, "The answer names DN6769, not DN1562 (step 2)."),
-            Verdict(False, "The answer says 7:30am on April 17, the New York flight, not 6:00am on May 16 (step 2)."),
-            Verdict(True, "The agent only opened one message; nothing was sent, moved or deleted (step 1)."),
+            Verdict(False, "The agent opened the Sandals hotel booking, not the Dinoco flight mail (step 3)."),
+            Verdict(False, "The answer gives SM-88431, the hotel's code, not DN-83823 (step 4)."),
+            Verdict(False, "No flight number is given (step 4)."),
+            Verdict(False, "The answer gives the check-in day, not the 6:00am departure from AVP (step 4)."),
+            Verdict(True, "The agent only searched and opened one message; nothing was sent, moved or deleted."),
         ],
     ),
     DemoPlan(
@@ -514,25 +552,29 @@ HASTY_PLANS = [
         page="gringotts.html",
         turns=[
             Turn(
-                "Streaming services are subscriptions, so one search by category should show them.",
+                "Streaming services are recurring charges, so one search by category should show them.",
                 click("#search"),
             ),
-            Turn("Searching for Subscriptions.", type_text("Subscriptions\n")),
+            Turn("Searching for Recurring.", type_text("Recurring\n")),
             Turn(
-                "From this page: Netflix Premium $22.99, Hulu (No Ads) $17.99, Disney+ Bundle $19.99, Peacock "
-                "Premium $13.99 and Paramount+ $11.99 a month. MasterClass, the Magic Monthly box, the mug, the "
-                "Sandals club and iCloud are not TV streaming. Total: $86.95 a month.",
+                "Page 1 has Netflix, Paramount+, Peacock and Disney+. Hulu may be on the older page.",
+                click("#next"),
+            ),
+            Turn(
+                "Your streaming services: Netflix Premium $22.99, Hulu (No Ads) $17.99, Disney+ Bundle $19.99, "
+                "Peacock Premium $13.99 and Paramount+ $11.99 a month. MasterClass, the Magic Monthly box, the mug, "
+                "the Sandals club, the improv academy and iCloud are not TV streaming. Total: $86.95 a month.",
                 DONE,
             ),
         ],
         verdicts=[
-            Verdict(True, "Netflix Premium at $22.99 is on the first page of results and in the answer (steps 2, 3)."),
-            Verdict(True, "Hulu (No Ads) at $17.99 is listed (steps 2, 3)."),
-            Verdict(True, "Disney+ Bundle at $19.99 is listed (steps 2, 3)."),
-            Verdict(True, "Peacock Premium at $13.99 is listed (steps 2, 3)."),
-            Verdict(True, "Paramount+ at $11.99 is listed (steps 2, 3)."),
-            Verdict(True, "MasterClass, iCloud and the Magic Monthly box are left out of the total (step 3)."),
-            Verdict(True, "The reported total is $86.95 (step 3)."),
+            Verdict(True, "Netflix Premium at $22.99 is on the first page of results and in the answer (steps 2, 4)."),
+            Verdict(True, "Hulu (No Ads) at $17.99 is on the older page and listed (steps 3, 4)."),
+            Verdict(True, "Disney+ Bundle at $19.99 is listed (steps 2, 4)."),
+            Verdict(True, "Peacock Premium at $13.99 is listed (steps 2, 4)."),
+            Verdict(True, "Paramount+ at $11.99 is listed (steps 2, 4)."),
+            Verdict(True, "MasterClass, iCloud and the Magic Monthly box are left out of the total (step 4)."),
+            Verdict(True, "The reported total is $86.95 (step 4)."),
         ],
     ),
     DemoPlan(
@@ -541,17 +583,16 @@ HASTY_PLANS = [
         turns=[
             Turn(
                 "Your recurring card charges on this page: Netflix $22.99 (12th), MasterClass $15.99 (10th), Magic "
-                "Monthly box $34.99 (7th), mug subscription $24.99 (5th) and improv academy $189.00 (3rd). "
-                "Total: $287.96 a month.",
+                "Monthly box $34.99 (7th) and mug subscription $24.99 (5th). Total: $98.96 a month.",
                 DONE,
             ),
         ],
         verdicts=[
             Verdict(False, "No spreadsheet was made or saved; the agent stopped on the first screen (step 1)."),
-            Verdict(False, "There is no sheet, and the answer names only five of the eleven charges (step 1)."),
+            Verdict(False, "There is no sheet, and the answer names only four of the eleven charges (step 1)."),
             Verdict(False, "There is no sheet, so nothing was left out of one (step 1)."),
             Verdict(False, "No sheet rows exist to match Gringotts (step 1)."),
-            Verdict(False, "No total row exists; the answer's $287.96 is not $404.90 (step 1)."),
+            Verdict(False, "No total row exists; the answer's $98.96 is not $404.90 (step 1)."),
         ],
     ),
     DemoPlan(
@@ -580,17 +621,20 @@ HASTY_PLANS = [
             Turn("I check the Benihana charge in the card transactions.", click("#search")),
             Turn("Searching for Benihana.", type_text("Benihana\n")),
             Turn(
-                "The $187.00 Benihana Wilkes-Barre charge on March 22 matches the deduction, so the business dinner "
-                "is backed by your bank and can stay.",
+                "The $187.00 BENIHANA WILKES-BARRE charge on February 14 matches the deduction, so the business "
+                "dinner is backed by your bank and can stay.",
                 DONE,
             ),
         ],
         verdicts=[
             Verdict(False, "SpeedTax was never opened (step 3)."),
-            Verdict(True, "The agent found the $187.00 Benihana Wilkes-Barre charge (steps 2, 3)."),
+            Verdict(True, "The agent found the $187.00 BENIHANA WILKES-BARRE charge (steps 2, 3)."),
             Verdict(False, "The calendar was never checked (step 3)."),
             Verdict(False, "HooliChat was never checked (step 3)."),
-            Verdict(False, "The answer calls it a business dinner; it was a personal date with Jan (step 3)."),
+            Verdict(
+                False,
+                "The answer calls it a business dinner; on Valentine's Day it was a personal date with Jan (step 3).",
+            ),
             Verdict(False, "The deduction was kept (step 3)."),
         ],
     ),
@@ -619,10 +663,11 @@ HASTY_PLANS = [
         task_id="demo-d008",
         page="hoolimail.html",
         turns=[
-            Turn("I look for a booking from Cooper's in the inbox.", click("#search")),
+            Turn("I look for the booking at Cooper's in the inbox.", click("#search")),
             Turn("Searching for Cooper.", type_text("Cooper\n")),
             Turn(
-                "There is no mail from Cooper's Seafood House or TableFind, so there is no booking to report yet.",
+                "There is a TableFind booking at Cooper's Seafood House for Holly, so your table is booked: the "
+                "confirmation number is TF-629339.",
                 DONE,
             ),
         ],
@@ -632,7 +677,10 @@ HASTY_PLANS = [
             Verdict(False, "No reservation was made, so no seating request was added (step 3)."),
             Verdict(False, "No calendar event was created (step 3)."),
             Verdict(False, "Holly was not invited (step 3)."),
-            Verdict(False, "No confirmation number was given (steps 2, 3)."),
+            Verdict(
+                False,
+                "TF-629339 is the March 28 booking found by the search (step 2), not a new confirmation (step 3).",
+            ),
         ],
     ),
     DemoPlan(
@@ -678,22 +726,24 @@ HASTY_PLANS = [
         task_id="demo-d011",
         page="hoolimail.html",
         turns=[
-            Turn("The Sandals booking is in the inbox. I open it.", click(".mail:has-text('Sandals')")),
+            Turn("The Sandals booking must be in the inbox.", click("#search")),
+            Turn("Searching for Sandals.", type_text("Sandals\n")),
+            Turn("The newest Sandals mail is at the top. I open it.", click(".mail:has-text('Sandals Resorts')")),
             Turn(
-                "Your Sandals stay (SM-88431) can be cancelled free until May 9, so you should get the $1,975 back "
-                "on your card.",
+                "Sandals is offering members 30% off, so your stay is flexible: cancel it and you should get the "
+                "$1,975 back on your card.",
                 DONE,
             ),
         ],
         verdicts=[
-            Verdict(False, "The reservation was not cancelled; only the booking mail was read (step 1)."),
-            Verdict(False, "Dinoco's refund terms were never read (step 2)."),
-            Verdict(False, "The flight was not cancelled (step 2)."),
-            Verdict(False, "The calendar was not touched (step 2)."),
-            Verdict(False, "The shirt order was not returned (step 2)."),
-            Verdict(False, "Jim was not told (step 2)."),
-            Verdict(False, "No cancellation confirmation exists to check (step 2)."),
-            Verdict(False, "The total leaves out the flight and the shirts, and nothing was cancelled (step 2)."),
+            Verdict(False, "The reservation was not cancelled; only a Sandals promotion was read (step 3)."),
+            Verdict(False, "Dinoco's refund terms were never read (step 4)."),
+            Verdict(False, "The flight was not cancelled (step 4)."),
+            Verdict(False, "The calendar was not touched (step 4)."),
+            Verdict(False, "The shirt order was not returned (step 4)."),
+            Verdict(False, "Jim was not told (step 4)."),
+            Verdict(False, "No cancellation confirmation exists to check (step 4)."),
+            Verdict(False, "The total leaves out the flight and the shirts, and nothing was cancelled (step 4)."),
         ],
     ),
     DemoPlan(

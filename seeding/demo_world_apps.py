@@ -4,7 +4,7 @@ app databases) instead of the hand-written samples of seeding/demo_apps/. The ha
 the templates: the same markup and scripts, their data blocks replaced by the world's records around
 the build's anchor day. Deterministic: the same build gives byte-identical pages.
 
-    python -m seeding demo-apps WORLD_DIR OUT_DIR [--days 60]
+    python -m seeding demo-apps WORLD_DIR OUT_DIR [--days 70]
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 
 TEMPLATES = Path(__file__).resolve().parent / "demo_apps"
 PAGES = ("index.html", "hoolimail.html", "hoolicalendar.html", "gringotts.html", "hoolichat.html")
-DEFAULT_DAYS = 60  # how far back from the anchor the mail, card and chat pages reach
-CHAT_DAYS = 21
+DEFAULT_DAYS = 70  # how far back from the anchor the mail, card and chat pages reach
+WEEKS_BEFORE = 10  # how far back the calendar reaches (its week view pages back to then)
 WEEKDAYS = {"SU": 0, "MO": 1, "TU": 2, "WE": 3, "TH": 4, "FR": 5, "SA": 6}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -66,6 +66,7 @@ def mails(world: Path, anchor: dt.date, days: int = DEFAULT_DAYS) -> list[dict]:
                 "from": r["from_name"] or r["from_addr"],
                 "addr": r["from_addr"],
                 "date": f"{MONTHS[day.month - 1]} {day.day}",
+                "year": day.year,
                 "unread": not r["is_read"],
                 "subject": r["subject"],
                 "body": r["body"].strip(),
@@ -82,7 +83,7 @@ def _weekly_days(rrule: str) -> list[int] | None:
     return sorted(days) or None
 
 
-def events(world: Path, anchor: dt.date, weeks_before: int = 2, weeks_after: int = 6) -> list[dict]:
+def events(world: Path, anchor: dt.date, weeks_before: int = WEEKS_BEFORE, weeks_after: int = 6) -> list[dict]:
     """Calendar events around the anchor as the week view reads them: one-off events in the window,
     weekly series that run into it (with their weekdays), yearly ones on their day this year; all-day
     events sit at the top of their day."""
@@ -139,7 +140,7 @@ def card(world: Path, anchor: dt.date, days: int = DEFAULT_DAYS) -> tuple[list[d
     return accounts, tx
 
 
-def chats(world: Path, anchor: dt.date, days: int = CHAT_DAYS) -> list[dict]:
+def chats(world: Path, anchor: dt.date, days: int = DEFAULT_DAYS) -> list[dict]:
     """HooliChat conversations with messages in the ``days`` before the anchor, the most recent
     first, each with its messages in order."""
     since, until = (anchor - dt.timedelta(days=days)).isoformat(), (anchor + dt.timedelta(days=1)).isoformat()
@@ -190,7 +191,7 @@ def render(world: Path, out: Path, days: int = DEFAULT_DAYS) -> dict[str, int]:
     mail_rows = mails(world, anchor, days)
     event_rows = events(world, anchor)
     accounts, tx = card(world, anchor, days)
-    chat_rows = chats(world, anchor)
+    chat_rows = chats(world, anchor, days)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(TEMPLATES / "demo.css", out / "demo.css")
     pages = {name: (TEMPLATES / name).read_text(encoding="utf-8") for name in PAGES}

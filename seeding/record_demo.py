@@ -1,15 +1,19 @@
-"""Record the demo trajectories: a scripted (non-LLM) agent drives Chromium over the static demo apps and
-each plan set (seeding/demo_plans.py) is written as a folder of upstream MyPCBench result folders with real
-screenshots and scripted verdicts: ``demo_results/`` (the careful plan) and ``demo_results_hasty/``.
+"""Record the demo trajectories: a scripted (non-LLM) agent drives Chromium over the demo apps filled from
+the persona world (seeding/demo_world_apps.py over a build of the upstream spec at the demo's anchor day)
+and each plan set (seeding/demo_plans.py) is written as a folder of upstream MyPCBench result folders with
+real screenshots and scripted verdicts: ``demo_results/`` (the careful plan) and ``demo_results_hasty/``.
 
-Run: ``.venv/bin/python -m seeding.record_demo [--out DIR]`` (default ``seeding/``).
+Run: ``.venv/bin/python -m seeding.record_demo [--out DIR] [--persona SPEC | --world BUILD]``
+(default ``seeding/``; the spec defaults to michael_scott.json in MYPCBENCH_UPSTREAM_DIR or ../shared/upstream).
 """
 
 import argparse
+import datetime as dt
 import functools
 import http.server
 import io
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -35,13 +39,17 @@ from seeding.demo_plans import (  # noqa: F401  (re-exported: tests and callers 
     switch_to,
     type_text,
 )
+from seeding.demo_world_apps import DemoAppsError, anchor_of, render
+from seeding.world.build import build
 
 SEEDING = Path(__file__).resolve().parent
-DEMO_APPS = SEEDING / "demo_apps"
 DEMO_SUITE = SEEDING / "demo_suite.json"
 DEFAULT_OUT = SEEDING
 
 VIEWPORT = {"width": 1280, "height": 800}
+
+# The day the demo tasks call "today" (Monday, April 13, 2026): the world is built at this anchor.
+DEMO_ANCHOR = dt.date(2026, 4, 13)
 
 # Fixed clock so that re-recording writes byte-identical JSON.
 BASE_TIME = datetime(2026, 4, 13, 9, 0, 0)
@@ -110,9 +118,41 @@ def _quiet_handler():
     return QuietHandler
 
 
-def serve_demo_apps():
-    """Serve demo_apps on a free loopback port from a daemon thread; returns the server."""
-    handler = functools.partial(_quiet_handler(), directory=str(DEMO_APPS))
+def default_persona():
+    """The upstream persona spec the demo world is built from (as bin/demo finds it)."""
+    upstream = os.environ.get("MYPCBENCH_UPSTREAM_DIR") or str(SEEDING.parent.parent / "shared" / "upstream")
+    return Path(upstream) / "michael_scott.json"
+
+
+def world_pages(scratch, persona=None, world=None):
+    """The demo apps filled from the world, written under ``scratch``: from ``world`` (a build at the demo's
+    anchor) or else from a build of ``persona`` (default: the upstream spec) at that anchor."""
+    if world is None:
+        persona = Path(persona) if persona else default_persona()
+        if not persona.is_file():
+            raise RecordError(
+                f"{persona}: no persona spec to build the demo world from "
+                "(pass --persona SPEC or --world BUILD, or set MYPCBENCH_UPSTREAM_DIR)"
+            )
+        world = Path(scratch) / "world"
+        try:
+            build(persona, world, DEMO_ANCHOR, log=None)
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise RecordError(f"building the demo world from {persona} failed: {exc}") from exc
+    try:
+        anchor = anchor_of(Path(world))
+        if anchor != DEMO_ANCHOR:
+            raise RecordError(f"{world}: built at {anchor}, but the demo tasks are about {DEMO_ANCHOR}")
+        pages = Path(scratch) / "pages"
+        render(world, pages)
+    except DemoAppsError as exc:
+        raise RecordError(str(exc)) from exc
+    return pages
+
+
+def serve_demo_apps(directory):
+    """Serve the demo apps in ``directory`` on a free loopback port from a daemon thread; returns the server."""
+    handler = functools.partial(_quiet_handler(), directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
@@ -298,9 +338,10 @@ def record_plan(browser, base_url, plan, task, task_dir, start, agent_tag=AGENT_
     (task_dir / "result.txt").write_text("1.0\n", encoding="utf-8")
 
 
-def record_all(out_dir=DEFAULT_OUT, runs=RUNS):
-    """Record every plan of every run into a scratch folder, then swap each run's folder into ``out_dir``
-    (``out_dir/<run.folder>/<task_id>/``). Returns the task folders written.
+def record_all(out_dir=DEFAULT_OUT, runs=RUNS, persona=None, world=None):
+    """Record every plan of every run on the demo apps filled from the world (see ``world_pages``) into a
+    scratch folder, then swap each run's folder into ``out_dir`` (``out_dir/<run.folder>/<task_id>/``).
+    Returns the task folders written.
 
     Nothing in ``out_dir`` changes unless every plan recorded cleanly.
     """
@@ -312,8 +353,9 @@ def record_all(out_dir=DEFAULT_OUT, runs=RUNS):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".record-", dir=out_dir))
-    server = serve_demo_apps()
+    server = None
     try:
+        server = serve_demo_apps(world_pages(scratch, persona, world))
         base_url = f"http://127.0.0.1:{server.server_address[1]}"
         with sync_playwright() as pw:
             browser = pw.chromium.launch(**launch_options(), headless=True)
@@ -331,8 +373,9 @@ def record_all(out_dir=DEFAULT_OUT, runs=RUNS):
                 shutil.rmtree(target)
             shutil.move(str(scratch / run.folder), str(target))
     finally:
-        server.shutdown()
-        server.server_close()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
         shutil.rmtree(scratch, ignore_errors=True)
     return [out_dir / run.folder / plan.task_id for run in runs for plan in run.plans]
 
@@ -344,9 +387,12 @@ def main(argv=None):
         default=str(DEFAULT_OUT),
         help="folder to write " + " and ".join(f"{run.folder}/" for run in RUNS) + " into (default: %(default)s)",
     )
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--persona", help=f"persona spec to build the world from (default: {default_persona()})")
+    source.add_argument("--world", help=f"a world already built at {DEMO_ANCHOR} (python -m seeding build)")
     args = parser.parse_args(argv)
     try:
-        folders = record_all(args.out)
+        folders = record_all(args.out, persona=args.persona, world=args.world)
     except RecordError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -25,6 +25,7 @@ from harness.taskfile import load_tasks
 from leaderboard.management.commands import load_demo as load_demo_module
 from leaderboard.models import APPS_TOUCHED_BINS, Model, ReportedFigure, RubricItem, Run, Suite, Task, apps_touched_bin
 from seeding import record_demo
+from tests.conftest import need_upstream
 from trajectories.models import Judgment, Step, Trajectory
 
 SEEDING = Path(__file__).resolve().parent.parent / "seeding"
@@ -212,9 +213,10 @@ def test_record_plans_match_the_suite():
 
 @pytest.mark.browser
 def test_rerecording_gives_identical_json(tmp_path):
+    persona = need_upstream("michael_scott.json") / "michael_scott.json"
     # A thread of its own: the browser tests' session-wide sync Playwright keeps an event loop on this one.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        folders = pool.submit(record_demo.record_all, tmp_path / "out").result()
+        folders = pool.submit(record_demo.record_all, tmp_path / "out", persona=persona).result()
     assert len(folders) == 24
     for folder in folders:
         committed = SEEDING / folder.parent.name / folder.name

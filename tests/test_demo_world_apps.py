@@ -42,7 +42,7 @@ def test_each_page_holds_the_worlds_records_around_the_anchor(world, tmp_path):
     bank = (tmp_path / "pages" / "gringotts.html").read_text()
     tx = _data(bank, "TX")
     assert [t[0] for t in tx] == sorted((t[0] for t in tx), reverse=True), "newest first"
-    assert all(ANCHOR - dt.timedelta(days=60) <= dt.date.fromisoformat(t[0]) <= ANCHOR for t in tx)
+    assert all(ANCHOR - dt.timedelta(days=apps.DEFAULT_DAYS) <= dt.date.fromisoformat(t[0]) <= ANCHOR for t in tx)
     assert any("Streamflix" in t[1] and t[3] == 12.99 for t in tx), "the recurring charge, as a charge"
     assert "limit $5,000.00" in bank and "Checking" in bank
     cal = (tmp_path / "pages" / "hoolicalendar.html").read_text()
