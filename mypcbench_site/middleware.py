@@ -8,7 +8,7 @@ from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from trajectories.recording.outages import CACHE_UNAVAILABLE, DATABASE_UNAVAILABLE
+from trajectories.recording.outages import SERVICE_UNAVAILABLE
 from trajectories.submissions.upload_gate import check_upload_request
 
 logger = logging.getLogger(__name__)
@@ -67,10 +67,14 @@ class DatabaseUnavailableMiddleware:
     """A view that cannot reach the database (PostgreSQL restarting, a connection dropped, SQLite
     busy past its timeout) or the shared Redis cache (restarting) answers 503 with Retry-After and
     plain words, as JSON under /api/, instead of a traceback. The page is standalone: the usual layout
-    reads the signed-in user, which needs the database. Django's connection health checks
+    reads the signed-in user, which needs the database. The media store not answering (an upload
+    storing its screenshots) answers the same way. Django's connection health checks
     (CONN_HEALTH_CHECKS) reconnect on the next request."""
 
-    MESSAGE = "The site's database or cache is not answering just now; please try again in a minute."
+    MESSAGE = (
+        "The site's database, cache or media store is not answering just now; nothing was stored half-way. "
+        "Please try again in a minute."
+    )
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -79,9 +83,9 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, DATABASE_UNAVAILABLE + CACHE_UNAVAILABLE):
+        if not isinstance(exception, SERVICE_UNAVAILABLE):
             return None
-        logger.error("database or cache unavailable for %s: %s", request.path, exception)
+        logger.error("database, cache or media store unavailable for %s: %s", request.path, exception)
         if request.path.startswith("/api/"):
             response = JsonResponse({"detail": self.MESSAGE}, status=503)
         else:

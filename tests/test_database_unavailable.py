@@ -29,7 +29,7 @@ def test_a_page_says_the_database_is_not_answering(client, monkeypatch, exceptio
     assert response.status_code == 503
     assert response["Retry-After"] == "30"
     page = response.content.decode()
-    assert "database or cache is not answering" in page and "try again in a minute" in page
+    assert "database, cache or media store is not answering" in page and "try again in a minute" in page
     assert "Traceback" not in page and "server closed the connection" not in page
 
 
@@ -38,7 +38,8 @@ def test_the_api_answers_json(client, monkeypatch):
     response = client.get("/api/suites")
     assert response.status_code == 503
     assert response.json() == {
-        "detail": "The site's database or cache is not answering just now; please try again in a minute."
+        "detail": "The site's database, cache or media store is not answering just now; nothing was stored "
+        "half-way. Please try again in a minute."
     }
 
 
@@ -54,6 +55,6 @@ def test_a_cache_that_does_not_answer_gives_the_same_503(client, settings):
     }
     response = client.get("/leaderboard/")
     assert response.status_code == 503 and response["Retry-After"] == "30"
-    assert "database or cache is not answering" in response.content.decode()
+    assert "database, cache or media store is not answering" in response.content.decode()
     api = client.get("/api/suites/nope")  # a 404 that reads nothing from the cache still answers
     assert api.status_code == 404 and api["Content-Type"].startswith("application/json")

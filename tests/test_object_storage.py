@@ -6,6 +6,8 @@ makes the WebP derivatives from the bucket, and /media/ answers by redirecting: 
 their plain URL, readable by anybody; unpublished media and archives to a short-lived signed URL, for
 their author and maintainers only, while their plain URL is refused by the store."""
 
+import io
+import json
 import os
 import socket
 import subprocess
@@ -20,14 +22,25 @@ from botocore.config import Config
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.core.management import CommandError, call_command
 
 from leaderboard.models import Run
 from mypcbench_site.settings import s3_media_storage
 from tests.factories import make_suite
 from tests.services.conftest import database_url_for_worker
-from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
+from tests.services.private_services import Gate
+from tests.submission_data import (
+    METADATA,
+    TASK_IDS,
+    good_entries,
+    result_folder,
+    stored_counts,
+    upload,
+    zip_bytes,
+)
 from trajectories.judging.our_judge import trajectory_for_judge
 from trajectories.models import Step
+from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -194,3 +207,79 @@ def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3
     client.force_login(author)
     assert client.get("/media/" + step.display_image.name).status_code == 302
     assert requests.get(plain, timeout=10).status_code == 403
+
+
+# ---------------------------------------------------------------- the store cut off (issue 19 faults)
+
+
+@pytest.fixture
+def gated_store(bucket, s3_server, settings, monkeypatch):
+    """The media storage reached through a TCP gate in front of the S3 server that the test shuts (the
+    store unreachable); botocore tries each request once, so a cut shows at once."""
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    monkeypatch.setenv("AWS_RETRY_MODE", "standard")
+    gate = Gate(int(s3_server.rsplit(":", 1)[1]))
+    settings.STORAGES = {**settings.STORAGES, "default": s3_media_storage(BUCKET, gate.url)}
+    yield gate
+    gate.close()
+
+
+def sweep_now() -> str:
+    out = io.StringIO()
+    call_command("sweep_media", "--older-than", "0", stdout=out)
+    return out.getvalue()
+
+
+def test_store_cut_off_during_an_upload_stores_nothing_and_the_sweep_removes_what_it_wrote(
+    client, bucket, gated_store, tmp_path
+):
+    make_suite(TASK_IDS)
+    author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
+    archive = zip_bytes(good_entries(tmp_path))
+    before = stored_counts()
+    gated_store.shut_after(3)  # the archive and a screenshot or two reach the store, then it is gone
+    response = client.post(
+        "/api/submissions",
+        {"archive": upload(archive, "pam-run.zip"), "metadata": json.dumps(METADATA)},
+        HTTP_AUTHORIZATION=f"Bearer {create_token(author, 'runner')[1]}",
+    )
+    assert response.status_code == 503, response.content
+    assert "media store is not answering" in response.json()["detail"] and response["Retry-After"]
+    assert stored_counts() == before, "no row of the cut-off upload remains"
+    assert list((tmp_path / "upload-tmp").iterdir()) == [], "no temporary file remains"
+
+    gated_store.open()
+    left = keys(bucket)
+    assert left, "the store kept what it received before the cut (the upload could not delete it)"
+    report = sweep_now()
+    assert f"{len(left)} stray media files" in report
+    assert keys(bucket) == []
+
+    # Sent again once the store answers, the same archive is accepted whole.
+    response = client.post(
+        "/api/submissions",
+        {"archive": upload(archive, "pam-run.zip"), "metadata": json.dumps(METADATA)},
+        HTTP_AUTHORIZATION=f"Bearer {create_token(author, 'runner2')[1]}",
+    )
+    assert response.status_code == 201, response.content
+    steps = Step.objects.filter(trajectory__run__submission__pk=response.json()["id"]).exclude(screenshot="")
+    assert steps and {s.screenshot.name for s in steps} <= set(keys(bucket))
+    assert "0 stray media files" in sweep_now(), "what a stored upload names is never swept"
+
+
+def test_store_cut_off_during_an_import_imports_nothing_and_says_so(bucket, gated_store, tmp_path):
+    make_suite(TASK_IDS)
+    folder = result_folder(tmp_path)
+    before = stored_counts()
+    gated_store.shut_after(5)  # a screenshot or two reach the store, then it is gone
+    with pytest.raises(CommandError, match=r"media store did not answer .*nothing was imported.*again"):
+        call_command("import_results", str(folder), "--run", "Cut off", stdout=io.StringIO(), verbosity=0)
+    assert stored_counts() == before
+    gated_store.open()
+    assert keys(bucket), "the screenshots stored before the cut"
+    sweep_now()
+    assert keys(bucket) == []
+    call_command("import_results", str(folder), "--run", "Cut off", stdout=io.StringIO(), verbosity=0)
+    assert Run.objects.filter(name="Cut off").count() == 1
+    names = {s.screenshot.name for s in Step.objects.filter(trajectory__run__name="Cut off").exclude(screenshot="")}
+    assert names and names <= set(keys(bucket))

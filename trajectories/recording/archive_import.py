@@ -15,6 +15,7 @@ from trajectories.recording import import_notes
 from trajectories.recording import import_runs as services
 from trajectories.recording.import_notes import ImportResultsError
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
+from trajectories.recording.outages import STORAGE_UNAVAILABLE
 
 
 def _archive_name(path: Path) -> str:
@@ -121,6 +122,8 @@ def import_archive(
             services.finish_run(run, report, layouts_seen, path)
     except (ArchiveError, OSError) as exc:
         raise ImportResultsError(f"{path.name}: {exc}") from exc
+    except STORAGE_UNAVAILABLE as exc:
+        raise import_notes.store_outage(path.name, exc) from exc
     return services.ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts_seen)
 
 

@@ -16,6 +16,15 @@ class ImportResultsError(ValueError):
     """An import that was refused; nothing was written."""
 
 
+def store_outage(name: str, exc: Exception) -> ImportResultsError:
+    """The refusal of an import that met the media store not answering (the database kept nothing;
+    screenshots stored before the cut that could not be removed are left to ``manage.py sweep_media``)."""
+    return ImportResultsError(
+        f"{name}: the media store did not answer ({exc}); nothing was imported. "
+        "Run the import again once the store answers."
+    )
+
+
 def without_root(text: str, root: Path) -> str:
     """``text`` with the imported folder's absolute path replaced by its name."""
     root = Path(root)

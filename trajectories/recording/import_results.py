@@ -22,6 +22,7 @@ from trajectories.recording.import_runs import (
     tree_tasks,
 )
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
+from trajectories.recording.outages import STORAGE_UNAVAILABLE
 
 
 def import_results(
@@ -92,4 +93,6 @@ def _import(path, run_name, model_name, suite_slug, publish, progress, *, layout
             finish_run(run, report, layouts, path)
     except (IngestError, BundleError, OSError) as exc:
         raise ImportResultsError(import_notes.without_root(str(exc), path)) from exc
+    except STORAGE_UNAVAILABLE as exc:
+        raise import_notes.store_outage(path.name, exc) from exc
     return ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts)

@@ -27,6 +27,7 @@ from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories.models import Judgment, Step, Trajectory
 from trajectories.recording import action_counts
 from trajectories.recording.after_finish import judge_on_finish, request_derivatives, request_judging
+from trajectories.recording.outages import STORAGE_UNAVAILABLE
 from trajectories.recording.state_checks import store_state_checks
 
 logger = logging.getLogger(__name__)
@@ -84,16 +85,22 @@ class WrittenFiles:
 
 def delete_unused(names) -> list[str]:
     """Delete each media file no Step names any more (screenshots and derivatives are stored by
-    content hash, so one file may serve steps of other trajectories); return the names deleted."""
+    content hash, so one file may serve steps of other trajectories); return the names deleted.
+    A file the database or the store cannot answer about now is kept and logged: a stray file beats
+    a lost one, and ``manage.py sweep_media`` removes strays once both answer."""
     deleted = []
     for name in dict.fromkeys(names):
         try:
             used = Step.objects.filter(Q(screenshot=name) | Q(display_image=name) | Q(thumbnail=name)).exists()
-        except DatabaseError:  # cannot tell (the connection is gone): a stray file beats a lost one
+        except DatabaseError:  # cannot tell (the connection is gone)
             logger.warning("media file %s kept: could not check whether a step still shows it", name)
             continue
         if name and not used:
-            default_storage.delete(name)
+            try:
+                default_storage.delete(name)
+            except STORAGE_UNAVAILABLE as exc:
+                logger.warning("media file %s kept: the media store did not answer (%s)", name, exc)
+                continue
             deleted.append(name)
     return deleted
 
@@ -108,7 +115,10 @@ def all_or_nothing(written: WrittenFiles | None = None):
         with transaction.atomic():
             yield written
     except BaseException:
-        written.delete_since(start)
+        try:
+            written.delete_since(start)
+        except Exception:  # the cleanup's own failure never hides why the ingest failed
+            logger.exception("cleaning up the media files of a failed ingest failed")
         raise
 
 
