@@ -290,6 +290,10 @@ MYPCBENCH_UPLOAD_MAX_PIXELS = int(
     os.environ.get("MYPCBENCH_UPLOAD_MAX_PIXELS", 8 * MYPCBENCH_UPLOAD_LIMITS["max_archive_bytes"])
 )
 MYPCBENCH_UPLOAD_TMP_DIR = VAR_DIR / "upload-tmp"
+# Request bodies Django spools to disk go there too, not /tmp: a web process killed mid-upload leaves
+# them where `manage.py sweep_media` finds them.
+FILE_UPLOAD_TEMP_DIR = str(MYPCBENCH_UPLOAD_TMP_DIR)
+MYPCBENCH_UPLOAD_TMP_DIR.mkdir(exist_ok=True)
 MYPCBENCH_UPLOADS_PER_WINDOW = int(os.environ.get("MYPCBENCH_UPLOADS_PER_WINDOW", 20))
 # every upload, accepted or refused (a refused archive is still read and checked)
 MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = int(
