@@ -8,9 +8,12 @@ import email.policy
 import json
 import mailbox
 import os
+import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import icalendar
@@ -19,7 +22,7 @@ import pytest
 from seeding.world.build import build
 from seeding.world.check import check, extract_entities
 from seeding.world.persona import PersonaError, load_persona
-from tests.conftest import need_upstream
+from tests.conftest import in_ci, need_upstream
 
 ROOT = Path(__file__).resolve().parent.parent
 ANCHOR = dt.date(2026, 4, 13)
@@ -324,6 +327,68 @@ def test_firefox_profile_has_firefox_schema_versions_and_consistent_history(smal
     assert form.execute(
         "SELECT value FROM moz_formhistory WHERE fieldname = 'searchbar-history' AND value = 'blue fin grill menu'"
     ).fetchone()
+
+
+def _firefox() -> str:
+    """Debian's Firefox ESR (bin/test installs it); missing, the test skips on a user's clone and fails in CI."""
+    found = shutil.which("firefox-esr") or shutil.which("firefox")
+    if found is None:
+        if in_ci():
+            pytest.fail("firefox-esr is not installed, and CI is set: bin/test installs it", pytrace=False)
+        pytest.skip("firefox-esr is not installed (apt-get install firefox-esr)")
+    return found
+
+
+def _count(db: Path, sql: str) -> int:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        return con.execute(sql).fetchone()[0]
+
+
+def test_real_firefox_opens_the_profile_keeps_its_history_and_adds_to_it(small, tmp_path):
+    # The seeded profile in the browser the desktop runs: headless Firefox ESR starts on a copy, opens
+    # a page, and records the visit in our places.sqlite, with every seeded visit, bookmark and cookie
+    # kept (a schema it did not accept would have been set aside as places.sqlite.corrupt and replaced).
+    firefox = _firefox()
+    _, out, _ = small
+    profile = tmp_path / "profile"
+    shutil.copytree(out / "home/user/.mozilla/firefox/mypcbench.default-release", profile)
+    places, cookies = profile / "places.sqlite", profile / "cookies.sqlite"
+    visits = _count(places, "SELECT COUNT(*) FROM moz_historyvisits")
+    bookmarks = _count(places, "SELECT COUNT(*) FROM moz_bookmarks")
+    cookie_rows = _count(cookies, "SELECT COUNT(*) FROM moz_cookies")
+    version = _count(places, "PRAGMA user_version")
+    page = tmp_path / "page.html"
+    page.write_text("<!doctype html><title>Seeded profile check</title><p>hello</p>")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "MOZ_HEADLESS": "1"}
+    browser = subprocess.Popen(
+        [firefox, "--headless", "--no-remote", "--profile", str(profile), page.as_uri()],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        # Firefox holds places.sqlite locked while it runs: wait for its write-ahead log to stop growing
+        # once the page is in (the visit is written there), then let it quit and read the database.
+        wal, deadline, last, still = profile / "places.sqlite-wal", time.monotonic() + 90, -1, 0
+        while still < 6:
+            assert browser.poll() is None, f"Firefox exited with {browser.returncode}"
+            assert time.monotonic() < deadline, "Firefox wrote nothing to places.sqlite in 90 s"
+            size = wal.stat().st_size if wal.exists() else -1
+            still = still + 1 if size == last and size > 0 else 0
+            last = size
+            time.sleep(0.5)
+    finally:
+        os.killpg(browser.pid, signal.SIGTERM)
+        browser.wait(timeout=60)
+    assert not list(profile.glob("*.corrupt")), "Firefox set a database aside as corrupt"
+    assert _count(places, "PRAGMA user_version") >= version
+    assert _count(places, "SELECT COUNT(*) FROM moz_historyvisits") == visits + 1
+    assert _count(places, f"SELECT COUNT(*) FROM moz_places WHERE url = '{page.as_uri()}'") == 1
+    assert _count(places, "SELECT COUNT(*) FROM moz_bookmarks") == bookmarks
+    assert _count(cookies, "SELECT COUNT(*) FROM moz_cookies") == cookie_rows
 
 
 def test_check_catches_a_tampered_bank_row(small, tmp_path):
