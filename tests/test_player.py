@@ -252,3 +252,44 @@ def test_a_visitors_cached_player_follows_steps_and_never_outlives_a_withdrawal(
     imported.publication = "draft"
     imported.save()
     assert client.get(url).status_code == 404  # within the window, but a run changed: not served
+
+
+def test_a_visitors_cached_player_is_rebuilt_for_its_own_changes_only(client, imported, settings, monkeypatch):
+    # Every change shows at once (no refresh window): the page is rebuilt when its trajectory, its
+    # steps, its judgments, its model or its task change, and not when another trajectory is judged
+    # (a run being judged used to rebuild every player page it touched).
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 0
+    builds = []
+    real = player.player_payload
+    monkeypatch.setattr(player, "player_payload", lambda t: builds.append(t.pk) or real(t))
+    t, other = first_trajectory(imported), first_trajectory(imported, "retrieval-f017")
+    url = reverse("trajectories:trajectory_player", args=[t.pk])
+    judge = JudgeConfig.objects.filter(judgments__trajectory=t).distinct().first()
+    client.get(url)
+    assert len(builds) == 1
+
+    theirs = Judgment.objects.filter(trajectory=other, judge=judge).first()
+    theirs.explanation = "another trajectory's verdict, re-judged"
+    theirs.save()
+    Judgment.objects.filter(trajectory=other).update(explanation="bulk re-judged elsewhere")
+    assert client.get(url).status_code == 200 and len(builds) == 1, "served from the cache"
+
+    mine = Judgment.objects.filter(trajectory=t, judge=judge).first()
+    mine.explanation = "Seen on the sixth screen."
+    mine.save(update_fields=["explanation"])
+    assert "Seen on the sixth screen." in client.get(url).content.decode() and len(builds) == 2
+
+    Judgment.objects.filter(trajectory=t).update(explanation="Re-judged in bulk.")
+    assert "Re-judged in bulk." in client.get(url).content.decode() and len(builds) == 3
+
+    step = Step.objects.get(trajectory=t, index=1)
+    step.media_error = "derivative failed: a broken image"
+    step.save(update_fields=["media_error"])
+    client.get(url)
+    assert len(builds) == 4, "a step saved with some fields only moves the page's key"
+
+    imported.model.name = "Claude Opus 4.6 (renamed)"
+    imported.model.save()
+    assert "Claude Opus 4.6 (renamed)" in client.get(url).content.decode() and len(builds) == 5
+    client.get(url)
+    assert len(builds) == 5

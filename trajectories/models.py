@@ -28,7 +28,21 @@ class TouchingQuerySet(models.QuerySet):
         return super().update(**kwargs)
 
 
-class Trajectory(models.Model):
+class TouchedOnSave(models.Model):
+    """``updated_at`` moves on every save, also one limited to some fields (``update_fields``), so the
+    data versions the page and score caches read never miss a write."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        fields = kwargs.get("update_fields")
+        if fields is not None and "updated_at" not in fields:
+            kwargs["update_fields"] = [*fields, "updated_at"]
+        super().save(*args, **kwargs)
+
+
+class Trajectory(TouchedOnSave):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -89,7 +103,7 @@ def derivative_path(step, filename):
     return f"derivatives/{filename}"
 
 
-class Step(models.Model):
+class Step(TouchedOnSave):
     """One recorded action or tool call, with the screenshot taken after it."""
 
     class Tool(models.TextChoices):
@@ -117,6 +131,10 @@ class Step(models.Model):
     thumbnail = models.FileField(upload_to=derivative_path, max_length=500, blank=True)
     media_error = models.CharField(max_length=300, blank=True, help_text="Why derivatives could not be made.")
     timestamp = models.DateTimeField(null=True, blank=True, help_text="When the action started.")
+    # read per trajectory (its max) by the player's cache key: a step edited, its derivatives made
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TouchingQuerySet.as_manager()
 
     class Meta:
         ordering = ["trajectory", "index"]
@@ -142,7 +160,7 @@ class FailureMode(models.TextChoices):
     OTHER = "other", "Other"
 
 
-class Judgment(models.Model):
+class Judgment(TouchedOnSave):
     """One rubric item (at the version judged) on one trajectory by one judge configuration."""
 
     class Verdict(models.TextChoices):

@@ -4,13 +4,16 @@ judged. Same rules as leaderboard/scoring/outcomes.py (each run's default judge,
 the task's current rubric), read in a few small queries over the trajectories asked about instead of
 every judgment of their runs; tests/test_one_trajectory_score.py holds the two equal."""
 
+import time
 from collections import Counter, defaultdict
 
+from django.conf import settings
+from django.db import connection
 from django.db.models import Count, Sum
 
-from leaderboard.models import JudgeConfig, RubricItem
-from leaderboard.scoring.outcomes import GRADED, score_cell, verdict_counts
-from trajectories.models import Judgment, Trajectory
+from leaderboard.models import JudgeConfig, RubricItem, Run, Task
+from leaderboard.scoring.outcomes import GRADED, catalog_version, score_cell, verdict_counts
+from trajectories.models import Judgment, Step, Trajectory
 
 SELF = JudgeConfig.Origin.SELF_REPORTED
 
@@ -99,3 +102,54 @@ def trajectory_scores(trajectories) -> dict[int, float]:
 def trajectory_score(trajectory) -> float | None:
     """The score ``outcomes.graded_scores(trajectory.run)`` gives this one trajectory, or None."""
     return trajectory_scores([trajectory]).get(trajectory.pk)
+
+
+# ------------------------------------------------------------------------------ one trajectory's page version
+
+_run_memo: dict[int, tuple[float, str]] = {}
+
+
+def _run_scoring_state(run_id: int) -> str:
+    """What of a run decides how its trajectories are scored (its default judge, the attempts it
+    scores), read at most once per refresh window per process (0: every time): within the window a
+    page may show the last complete figures anyway."""
+    window = settings.MYPCBENCH_PAGE_REFRESH_SECONDS
+    now = time.monotonic()
+    memo = _run_memo.get(run_id)
+    if window > 0 and memo is not None and now - memo[0] < window:
+        return memo[1]
+    run = Run.objects.filter(pk=run_id).only("pk", "judge_config_id", "suite_id", "attempts_per_task").first()
+    if run is None:
+        return "no run"
+    attempts = sorted(_scored_attempts(run)) if run.attempts_per_task else []
+    state = f"{default_judge_id(run)}:{attempts}"
+    _run_memo[run_id] = (now, state)
+    return state
+
+
+def trajectory_page_version(pk: int) -> str:
+    """A key that moves whenever what one trajectory's page shows may change: its own row, steps and
+    judgments (count and latest write; every save and bulk update moves ``updated_at``), its task and
+    current rubric, the catalog counter (runs, models, judges, tasks), and how its run is scored. A
+    judgment of another trajectory leaves it alone, so pages of trajectories nobody is judging stay
+    cached while a run is judged. One query, plus the run's scoring state once per refresh window."""
+    t, j, s, k, r = (m._meta.db_table for m in (Trajectory, Judgment, Step, Task, RubricItem))
+    true = "TRUE" if connection.vendor == "postgresql" else "1"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT t.updated_at, t.run_id,"
+            f" (SELECT COUNT(*) FROM {j} WHERE trajectory_id = t.id),"
+            f" (SELECT MAX(updated_at) FROM {j} WHERE trajectory_id = t.id),"
+            f" (SELECT COUNT(*) FROM {s} WHERE trajectory_id = t.id),"
+            f" (SELECT MAX(updated_at) FROM {s} WHERE trajectory_id = t.id),"
+            f" (SELECT updated_at FROM {k} WHERE id = t.task_id),"
+            f" (SELECT COUNT(*) FROM {r} WHERE task_id = t.task_id AND is_current = {true}),"
+            f" (SELECT MAX(id) FROM {r} WHERE task_id = t.task_id)"
+            f" FROM {t} t WHERE t.id = %s",
+            [pk],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return "missing"
+    parts = [*row, catalog_version(), _run_scoring_state(row[1])]
+    return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p).replace(" ", "_") for p in parts)

@@ -76,6 +76,7 @@ _UNFINISHED_TRAJECTORY = {
 
 CACHE_PREFIX = "scoring"
 _SIGNAL_VERSION_KEY = f"{CACHE_PREFIX}:signal-version"
+_CATALOG_VERSION_KEY = f"{CACHE_PREFIX}:catalog-version"
 
 
 @dataclass
@@ -274,6 +275,14 @@ def data_version() -> str:
     return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p).replace(" ", "_") for p in parts)
 
 
+def catalog_version() -> int:
+    """A counter that saves and deletes of everything pages show beside one trajectory's own rows move
+    (tasks, rubric items, runs, models, judges, reported figures), but not judgments, trajectories or
+    steps: the player's cache key reads it with that trajectory's own rows, so a judgment of another
+    trajectory leaves its page alone."""
+    return cache.get(_CATALOG_VERSION_KEY, 0)
+
+
 def signal_version_key() -> str:
     """The cache key of the counter that saves and deletes move (see :func:`bump_version`)."""
     return _SIGNAL_VERSION_KEY
@@ -310,6 +319,25 @@ def bump_version() -> None:
 @receiver(post_delete, sender=Model)
 def _scores_changed(sender, **kwargs):
     bump_version()
+
+
+@receiver(post_save, sender=RubricItem)
+@receiver(post_delete, sender=RubricItem)
+@receiver(post_save, sender=Task)
+@receiver(post_delete, sender=Task)
+@receiver(post_save, sender=Run)
+@receiver(post_delete, sender=Run)
+@receiver(post_save, sender=ReportedFigure)
+@receiver(post_delete, sender=ReportedFigure)
+@receiver(post_save, sender=JudgeConfig)
+@receiver(post_delete, sender=JudgeConfig)
+@receiver(post_save, sender=Model)
+@receiver(post_delete, sender=Model)
+def _catalog_changed(sender, **kwargs):
+    try:
+        cache.incr(_CATALOG_VERSION_KEY)
+    except ValueError:
+        cache.set(_CATALOG_VERSION_KEY, 1, None)
 
 
 # ------------------------------------------------------------------------------ scoring

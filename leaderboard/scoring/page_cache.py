@@ -62,12 +62,14 @@ def _anonymous_version() -> tuple[str, int]:
     return version, epoch
 
 
-def anonymous_page_cache(prefix: str):
+def anonymous_page_cache(prefix: str, page_version=None):
     """Cache a page's finished bytes for anonymous visitors per data version and query string
     (nothing in them depends on who asks); staff pages, which show drafts and carry a CSRF token
     in the header, are rendered each time. The view is called as ``view(request, version, ...)``
     so it scores with the version the key was built from. Any judgment, trajectory, task, rubric,
     run, figure, judge or model change moves scoring.data_version() and so misses every key.
+    A page that shows one thing (one trajectory) passes ``page_version(*args, **kwargs)``, the
+    version of just what it shows, read instead of the data version: other writes leave it cached.
 
     When the version has moved, the page built for an earlier version is still served if it is
     younger than ``settings.MYPCBENCH_PAGE_REFRESH_SECONDS`` (0: never, every change shows at
@@ -89,7 +91,10 @@ def anonymous_page_cache(prefix: str):
         def cached(request, *args, **kwargs):
             if request.user.is_authenticated:
                 return view(request, scoring.data_version(), *args, **kwargs)
-            version, epoch = _anonymous_version()
+            if page_version is None:
+                version, epoch = _anonymous_version()
+            else:
+                version, epoch = page_version(*args, **kwargs), cache.get(_RUNS_EPOCH_KEY, 0)
             page = f"{prefix}:{request.path}:{urlencode(sorted(request.GET.items()))}"
             page_key, latest_key, lock_key = f"{page}:{version}", f"{page}:latest", f"{page}:rebuilding"
             found = cache.get(page_key)

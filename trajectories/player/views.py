@@ -2,13 +2,14 @@
 
 from django.shortcuts import render
 
-from leaderboard.scoring.one_trajectory import trajectory_score
+from leaderboard.scoring.one_trajectory import trajectory_page_version, trajectory_score
 from leaderboard.scoring.page_cache import anonymous_page_cache
 from trajectories.player import payloads as player
 from trajectories.recording import selectors
 
 
-@anonymous_page_cache("player-page")
+# keyed on this trajectory's own rows: judgments of others (a run being judged) leave the page cached
+@anonymous_page_cache("player-page", page_version=trajectory_page_version)
 def trajectory_player(request, version, pk):
     trajectory = selectors.trajectory_detail(request.user, pk)
     payload = player.player_payload(trajectory)
