@@ -2,6 +2,7 @@
 readers (sqlite3, mailbox/email, icalendar), rebuilt in other processes for determinism, and the real
 upstream spec (skipped when ../shared/upstream is absent) for the paper's volumes."""
 
+import csv
 import datetime as dt
 import email
 import email.policy
@@ -540,6 +541,68 @@ def test_office_documents_open_as_zip_xml_and_pdf_and_agree_with_the_apps(small)
     with zipfile.ZipFile(docs / "Expense_Report_Q1_2026.xlsx") as xlsx:
         sheet = xlsx.read("xl/worksheets/sheet1.xml").decode()
     assert f"SUM(D2:D{len(rows) + 1})" in sheet
+
+
+def _tool(name: str, package: str) -> str:
+    """A Debian program bin/test installs; missing, the test skips on a user's clone and fails in CI."""
+    found = shutil.which(name)
+    if found is None:
+        if in_ci():
+            pytest.fail(f"{name} is not installed, and CI is set: bin/test installs {package}", pytrace=False)
+        pytest.skip(f"{name} is not installed (apt-get install {package})")
+    return found
+
+
+def test_libreoffice_opens_the_office_documents_and_a_reader_decodes_the_boarding_pass_qr(small, tmp_path):
+    # The programs the desktop's user has: LibreOffice converts each office document (the .xlsx
+    # total is its SUM formula, computed by LibreOffice), and the boarding pass's QR code, rendered
+    # from the PDF and read by zbar, carries the barcode Dinoco's database holds.
+    soffice = _tool("soffice", "libreoffice-calc-nogui libreoffice-writer-nogui")
+    pdftoppm, zbarimg = _tool("pdftoppm", "poppler-utils"), _tool("zbarimg", "zbar-tools")
+    _, out, _ = small
+    docs = out / "home/user/Documents"
+    converted = tmp_path / "converted"
+
+    def convert(path: Path, target: str) -> Path:
+        subprocess.run(
+            [soffice, f"-env:UserInstallation={(tmp_path / 'lo-profile').as_uri()}", "--headless", "--norestore",
+             "--convert-to", target, "--outdir", str(converted), str(path)],
+            check=True, capture_output=True, timeout=180,
+        )  # fmt: skip
+        made = converted / f"{path.stem}.{target.split(':')[0]}"
+        assert made.is_file(), f"LibreOffice did not convert {path.name}"
+        return made
+
+    itinerary = convert(docs / "Trips/Boston_itinerary.odt", "txt:Text").read_text(encoding="utf-8-sig")
+    assert "DN-11111" in itinerary and "HI-22222" in itinerary and "Free cancellation until 2026-04-25" in itinerary
+    bank = (
+        _db(out, "vaultbank")
+        .execute(
+            "SELECT ROUND(-SUM(amount), 2), COUNT(*) FROM transactions "
+            "WHERE posted_date BETWEEN '2026-01-01' AND '2026-03-31' "
+            "AND category IN ('Travel', 'Dining', 'Transport') AND amount < 0"
+        )
+        .fetchone()
+    )
+    for name in ("Expense_Report_Q1_2026.ods", "Expense_Report_Q1_2026.xlsx"):
+        table = list(csv.reader(convert(docs / name, "csv").read_text(encoding="utf-8").splitlines()))
+        assert table[0][3] == "Amount (USD)", name
+        amounts = [float(row[3]) for row in table[1:] if row[3]]
+        assert len(amounts) - 1 == bank[1] and round(sum(amounts[:-1]), 2) == bank[0], name
+        assert table[-1][2] == "Total" and round(amounts[-1], 2) == bank[0], f"{name}: the total LibreOffice shows"
+
+    pdf = docs / "Trips/BoardingPass_DN1001_2026-05-01.pdf"
+    subprocess.run([pdftoppm, "-r", "150", "-png", "-singlefile", str(pdf), str(tmp_path / "pass")], check=True)
+    read = subprocess.run([zbarimg, "--quiet", "--raw", str(tmp_path / "pass.png")], capture_output=True, text=True)
+    barcode = (
+        _db(out, "dinoco-airlines")
+        .execute(
+            "SELECT bp.barcode FROM boarding_passes bp JOIN bookings b ON b.id = bp.booking_id "
+            "WHERE b.confirmation = 'DN-11111'"
+        )
+        .fetchone()[0]
+    )
+    assert read.returncode == 0 and read.stdout.strip() == barcode
 
 
 def test_places_url_hash_matches_values_taken_from_real_firefox_profiles():

@@ -235,9 +235,9 @@ def boarding_pass(ctx, trip, booking, flight, bp):
         f"Confirmation {booking['confirmation']}",
     ):
         pdf.cell(0, 8, line, new_x="LMARGIN", new_y="NEXT")
-    qr = segno.make(bp["barcode"], error="m")
+    qr = segno.make_qr(bp["barcode"], error="m")  # a full QR code: scanners read it, not every one reads Micro QR
     png = io.BytesIO()
-    qr.save(png, kind="png", scale=6, border=2)
+    qr.save(png, kind="png", scale=6, border=4)  # the quiet zone the QR standard asks for
     png.seek(0)
     pdf.image(png, x=150, y=30, w=50, h=50)
     day = flight["departs_at"][:10]
