@@ -50,11 +50,22 @@ def fresh_caches():
 
     from harness.judge.images import _encoded
     from leaderboard.boards.board_display import paper_facts
+    from leaderboard.scoring import one_trajectory, page_cache
 
     cache.clear()
     paper_facts.cache_clear()
     _encoded.cache_clear()
+    page_cache._page_memos.clear()
+    one_trajectory._run_memo.clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def uploads_in_the_request_thread(settings):
+    """Uploads run in the request's own thread in tests (MYPCBENCH_UPLOAD_NICE=0): a thread of its own
+    would have its own database connection, which cannot see a test's uncommitted rows.
+    tests/test_upload_priority.py runs the lower-priority thread for real, on committed rows."""
+    settings.MYPCBENCH_UPLOAD_NICE = 0
 
 
 @pytest.fixture(autouse=True)
