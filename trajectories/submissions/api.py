@@ -11,6 +11,7 @@ from ninja.security import HttpBearer, SessionAuth
 
 from trajectories.models import Submission
 from trajectories.submissions import review, uploads, validation
+from trajectories.submissions.low_priority import at_low_priority
 from trajectories.submissions.ratelimits import RateLimited, count_api_call
 from trajectories.submissions.tokens import authenticate_token
 
@@ -112,7 +113,7 @@ def _out(request, sub: Submission) -> dict:
 )
 def create_submission(request, response: HttpResponse, archive: File[UploadedFile], metadata: Form[str] = "{}"):
     try:
-        result = uploads.submit_archive(request.auth, archive, metadata)
+        result = at_low_priority(uploads.submit_archive, request.auth, archive, metadata)
     except validation.SubmissionRejected as exc:
         if exc.retry_after is not None:
             response["Retry-After"] = str(exc.retry_after)

@@ -1,0 +1,39 @@
+"""Uploads are validated and stored at a lower CPU priority than page views: the web process hands the
+work to a thread of its own whose nice value is raised (Linux keeps one per thread) and waits for it,
+so visitors browsing while an archive is decoded keep their response times (bench/bench_load.py,
+upload scenario). MYPCBENCH_UPLOAD_NICE sets how much lower (0: in the request's own thread)."""
+
+import os
+import threading
+
+from django.conf import settings
+from django.db import connections
+
+
+def at_low_priority(work, *args, **kwargs):
+    """``work(*args, **kwargs)`` in a thread niced by MYPCBENCH_UPLOAD_NICE, waited for; its result
+    or its exception, as if called here. The thread's database connection is closed when it ends
+    (a thread's own transaction: the caller must not be inside one that the work needs to see)."""
+    nice = settings.MYPCBENCH_UPLOAD_NICE
+    if nice <= 0 or not hasattr(os, "setpriority"):
+        return work(*args, **kwargs)
+    outcome = {}
+
+    def run():
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)  # this thread only (Linux)
+        except OSError:
+            pass  # not allowed here: the work still runs, at the usual priority
+        try:
+            outcome["value"] = work(*args, **kwargs)
+        except BaseException as exc:  # handed to the caller's thread
+            outcome["error"] = exc
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run, name="upload-at-low-priority", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
