@@ -211,6 +211,11 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": float(os.environ.get("MYPCBENCH_BROKER_VISIBILITY_SECONDS", "3600")),
     }
+elif CELERY_BROKER_URL.startswith(("amqp://", "amqps://", "pyamqp://")):
+    # RabbitMQ confirms each message it has taken (publisher confirms): a message sent into a
+    # connection the broker is closing (a restart) raises, and is sent again (trajectories/queue.py),
+    # instead of vanishing unnoticed.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
 # Workers keep reconnecting to a broker that restarts, however long it takes (Celery stops after 100 tries).
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -1,7 +1,22 @@
 """The one way into the Celery queues: work is asked for by task name, so no service imports the
-tasks module (which imports the services). Uses only Celery's current app."""
+tasks module (which imports the services). Uses only Celery's current app.
 
-from celery import current_app
+A message the broker cannot take (Redis or RabbitMQ restarting) is sent again until it can, for a
+while: inside a worker's task, where nobody waits on the answer and the work would otherwise be lost
+(a finished trajectory's derivatives and judging), for up to WORKER_PATIENCE_SECONDS; in a web
+request, which someone is waiting on, for up to REQUEST_PATIENCE_SECONDS."""
+
+import logging
+import time
+
+from celery import current_app, current_task
+from kombu.exceptions import OperationalError as BrokerUnavailable
+
+logger = logging.getLogger(__name__)
+
+WORKER_PATIENCE_SECONDS = 600.0
+REQUEST_PATIENCE_SECONDS = 10.0
+RETRY_PAUSE_SECONDS = 1.0
 
 # Task names are the tasks module's paths; settings.CELERY_TASK_ROUTES routes by them.
 MAKE_DERIVATIVES = "trajectories.tasks.make_derivatives"
@@ -16,14 +31,27 @@ def _task(name: str):
     return current_app.tasks[name]
 
 
-def enqueue(name: str, *args, task_id: str | None = None) -> None:
-    """Send one message for task ``name``; ``task_id`` names it so it can be revoked later.
-    Raises whatever the broker raises when it cannot take the message."""
+def enqueue(name: str, *args, task_id: str | None = None, patience: float | None = None) -> None:
+    """Send one message for task ``name``; ``task_id`` names it so it can be revoked later. While the
+    broker does not take it, try again for ``patience`` seconds (default: see the module's docstring),
+    then raise what the broker raised."""
     task = _task(name)
-    if task_id is None:
-        task.delay(*args)
-    else:
-        task.apply_async(args, task_id=task_id)
+    if patience is None:
+        patience = WORKER_PATIENCE_SECONDS if current_task else REQUEST_PATIENCE_SECONDS
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            if task_id is None:
+                task.delay(*args)
+            else:
+                task.apply_async(args, task_id=task_id)
+            return
+        except BrokerUnavailable as exc:
+            if time.monotonic() + RETRY_PAUSE_SECONDS > deadline:
+                raise
+            logger.warning("the broker did not take %s%s (%s); sending it again in %.0f s", name, args, exc,
+                           RETRY_PAUSE_SECONDS)  # fmt: skip
+            time.sleep(RETRY_PAUSE_SECONDS)
 
 
 def signature(name: str, *args):
