@@ -139,9 +139,11 @@ def trajectory_page_version(pk: int) -> str:
         cursor.execute(
             f"SELECT t.updated_at, t.run_id,"
             f" (SELECT COUNT(*) FROM {j} WHERE trajectory_id = t.id),"
-            f" (SELECT MAX(updated_at) FROM {j} WHERE trajectory_id = t.id),"
+            # GROUP BY keeps PostgreSQL on the trajectory_id index: a bare MAX(updated_at) walks the
+            # whole updated_at index backwards to the first row of this trajectory (6 ms, not 0.3 ms)
+            f" (SELECT MAX(updated_at) FROM {j} WHERE trajectory_id = t.id GROUP BY trajectory_id),"
             f" (SELECT COUNT(*) FROM {s} WHERE trajectory_id = t.id),"
-            f" (SELECT MAX(updated_at) FROM {s} WHERE trajectory_id = t.id),"
+            f" (SELECT MAX(updated_at) FROM {s} WHERE trajectory_id = t.id GROUP BY trajectory_id),"
             f" (SELECT updated_at FROM {k} WHERE id = t.task_id),"
             f" (SELECT COUNT(*) FROM {r} WHERE task_id = t.task_id AND is_current = {true}),"
             f" (SELECT MAX(id) FROM {r} WHERE task_id = t.task_id)"
