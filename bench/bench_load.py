@@ -9,7 +9,14 @@ p95 is compared with the static p95 measured under the same load at the same mom
 Scenarios, one after the other on the same server:
   browse      visitors only, at each concurrency level (--levels);
   judging     the same visitors at the highest level while judgments arrive (--judgments-per-second),
-              each moving the data version the figure caches are keyed on, as a judging run does.
+              each moving the data version the figure caches are keyed on, as a judging run does;
+  upload      the same visitors at the highest level while an author uploads 100-step archives one
+              after the other through the API (validated and ingested by the web processes, as
+              uploads are); each page's p95 is compared with its p95 in the browse round at that
+              level. Goal (issue 19): no page's p95 moves by more than 20%.
+
+Celery work the site asks for (derivatives, judging) goes to the queue, as to workers on other hosts;
+no worker takes it here.
 
     .venv/bin/python bench/bench_load.py                       # full scale (building takes minutes)
     .venv/bin/python bench/bench_load.py --runs 6 --tasks 40 --levels 2,8 --duration 15
@@ -111,7 +118,7 @@ def site_env(var_dir: Path) -> dict:
         DJANGO_SECURE_SSL_REDIRECT="0",
         DJANGO_SECRET_KEY="bench-only-secret-key-not-for-production-use-0123456789",
         MYPCBENCH_SERVE_MEDIA="1",  # one host, no front server: Django serves media after its check
-        CELERY_TASK_ALWAYS_EAGER="1",
+        CELERY_TASK_ALWAYS_EAGER="0",  # derivatives and judging are queued for workers elsewhere
     )
     return env
 
@@ -166,7 +173,9 @@ def build(args, var_dir: Path) -> dict:
 
     client = Client()
     tasks = list(Task.objects.filter(suite__slug="big").order_by("position")[:: max(1, args.tasks // 8)][:8])
-    runs = list(Run.objects.filter(suite__slug="big").order_by("slug")[:: max(1, args.runs // 6)][:6])
+    runs = list(
+        Run.objects.filter(suite__slug="big", publication="published").order_by("slug")[:: max(1, args.runs // 6)][:6]
+    )
     wanted = {
         "leaderboard": ["/leaderboard/?suite=big", "/"],
         "analysis": ["/analysis/", "/analysis/failures/", "/analysis/scaling/"],
@@ -275,6 +284,90 @@ def judgments_arrive(stop: threading.Event, per_second: float, counter: list) ->
     close_old_connections()
 
 
+UPLOAD_STEPS = 100
+UPLOAD_GOAL = 1.2
+
+
+def upload_archive(task_id: str, seed: int) -> bytes:
+    """A 100-step upstream result folder for one task of the bench suite, zipped: 1280x800 screenshots
+    (a flat desktop with a band of noise, about 150 KB each as PNG, like real screens' size)."""
+    import random
+    import zipfile
+
+    from PIL import Image
+
+    from tests.factories import write_task_dir
+
+    rng = random.Random(seed)
+    actions = [(i, f"pyautogui.click({rng.randrange(1280)}, {rng.randrange(800)})") for i in range(1, UPLOAD_STEPS)]
+    actions.append((UPLOAD_STEPS, "DONE"))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = write_task_dir(Path(tmp), task_id, actions=actions)
+        for n, png in enumerate(sorted(folder.glob("step_*.png"))):
+            screen = Image.new("RGB", (1280, 800), (40 + n % 50, 90, 160))
+            band = Image.effect_noise((1280, 120), 60 + (seed * 7 + n) % 40).convert("RGB")
+            screen.paste(band, (0, 300 + n % 200))
+            screen.save(png, format="PNG")
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    archive.write(path, f"{task_id}/{path.relative_to(folder)}")
+        return buffer.getvalue()
+
+
+def uploader_token() -> tuple[str, str]:
+    """An author and an API token for the upload scenario (made once per database), and a task id."""
+    from django.contrib.auth import get_user_model
+
+    from leaderboard.models import Task
+    from trajectories.submissions.tokens import create_token
+
+    author, _ = get_user_model().objects.get_or_create(username="bench-uploader")
+    task_id = Task.objects.filter(suite__slug="big").order_by("position").values_list("task_id", flat=True)[0]
+    return create_token(author, f"bench {time.time_ns()}")[1], task_id
+
+
+def uploads_arrive(port: int, stop: threading.Event, token: str, archives: list[bytes], done: list) -> None:
+    """Upload the distinct 100-step archives one after the other until told to stop (or none is left);
+    record each answer."""
+    import requests
+
+    metadata = {
+        "suite": "big", "model": "Bench upload model", "agent": "bench", "tool_surface": "computer",
+        "turn_budget": UPLOAD_STEPS, "harness_version": "bench", "image_version": "bench",
+    }  # fmt: skip
+    for archive in archives:
+        if stop.is_set():
+            break
+        started = time.perf_counter()
+        answer = requests.post(
+            f"http://127.0.0.1:{port}/api/submissions",
+            headers={"Authorization": f"Bearer {token}"},
+            files={"archive": ("bench-upload.zip", archive, "application/zip")},
+            data={"metadata": json.dumps(metadata)},
+            timeout=600,
+        )
+        done.append((answer.status_code, len(archive), time.perf_counter() - started, answer.text[:300]))
+
+
+def compare(title: str, base: list[dict], rows: list[dict]) -> list[str]:
+    """Each page's p95 beside its p95 in ``base`` (the same level without the extra work)."""
+    before = {r["Name"]: r for r in base}
+    lines = [f"\n{title}", f"{'page':<28}{'reqs':>7}{'fail':>6}{'p95 before':>11}{'p95 now':>9}  moved"]
+    worst = 0.0
+    for r in sorted(rows, key=lambda r: r["Name"]):
+        name = r["Name"]
+        if name.startswith("static copy of ") or name == "Aggregated" or name not in before:
+            continue
+        old, new = float(before[name]["95%"]), float(r["95%"])
+        moved = new / old if old > 0 else 0.0
+        worst = max(worst, moved)
+        lines.append(f"{name:<28}{r['Request Count']:>7}{r['Failure Count']:>6}{old:>11.0f}{new:>9.0f}  {moved:.2f}x")
+    lines.append(f"worst page p95 now / before = {worst:.2f}x (goal at most {UPLOAD_GOAL:g}x)")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -286,6 +379,10 @@ def main():
     parser.add_argument("--web-workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--judgments-per-second", type=float, default=10.0)
     parser.add_argument("--reuse", action="store_true", help="keep the bench database built by an earlier run")
+    parser.add_argument("--uploads", type=int, default=3, help="archives the upload scenario sends at most")
+    parser.add_argument(
+        "--scenarios", default="upload,judging", help="after browse, comma-separated: upload, judging (default: both)"
+    )
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
 
@@ -308,20 +405,40 @@ def main():
             rows = run_locust(locust, port, users, args.duration, pages_file, out)
             lines += report(f"browse: {users} concurrent visitors, {args.duration} s", rows)
             print(f"level {users} done", flush=True)
-        users = levels[-1]
-        stop, counter = threading.Event(), [0]
-        writer = threading.Thread(target=judgments_arrive, args=(stop, args.judgments_per_second, counter))
-        writer.start()
-        try:
-            rows = run_locust(locust, port, users, args.duration, pages_file, out / "judging")
-        finally:
-            stop.set()
-            writer.join()
-        lines += report(
-            f"judging: {users} visitors while {counter[0]} judgments arrive "
-            f"({counter[0] / args.duration:.1f} per second)",
-            rows,
-        )
+        users, browse_rows = levels[-1], rows
+        if "upload" in args.scenarios:
+            token, task_id = uploader_token()
+            seed = time.time_ns() % 100_000  # new archives each run: an archive already uploaded is not ingested again
+            archives = [upload_archive(task_id, seed + n) for n in range(args.uploads)]
+            stop, done = threading.Event(), []
+            uploader = threading.Thread(target=uploads_arrive, args=(port, stop, token, archives, done))
+            uploader.start()
+            try:
+                rows = run_locust(locust, port, users, args.duration, pages_file, out / "upload")
+            finally:
+                stop.set()
+                uploader.join()
+            answers = ", ".join(f"{code} ({size / 1e6:.1f} MB in {secs:.1f} s)" for code, size, secs, _ in done)
+            lines += report(f"upload: {users} visitors while 100-step archives are uploaded: {answers}", rows)
+            lines += compare(f"upload: each page's p95 beside the browse round at {users} visitors", browse_rows, rows)
+            refused = [text for code, _, _, text in done if code not in (200, 201)]
+            if refused:
+                lines.append(f"upload refused: {refused[0]}")
+            print("upload done", flush=True)
+        if "judging" in args.scenarios:
+            stop, counter = threading.Event(), [0]
+            writer = threading.Thread(target=judgments_arrive, args=(stop, args.judgments_per_second, counter))
+            writer.start()
+            try:
+                rows = run_locust(locust, port, users, args.duration, pages_file, out / "judging")
+            finally:
+                stop.set()
+                writer.join()
+            lines += report(
+                f"judging: {users} visitors while {counter[0]} judgments arrive "
+                f"({counter[0] / args.duration:.1f} per second)",
+                rows,
+            )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
