@@ -328,7 +328,7 @@ def uploader_token() -> tuple[str, str]:
     return create_token(author, f"bench {time.time_ns()}")[1], task_id
 
 
-def uploads_arrive(port: int, stop: threading.Event, token: str, archives: list[bytes], done: list) -> None:
+def uploads_arrive(stop: threading.Event, port: int, token: str, archives: list[bytes], done: list) -> None:
     """Upload the distinct 100-step archives one after the other until told to stop (or none is left);
     record each answer."""
     import requests
@@ -349,6 +349,19 @@ def uploads_arrive(port: int, stop: threading.Event, token: str, archives: list[
             timeout=600,
         )
         done.append((answer.status_code, len(archive), time.perf_counter() - started, answer.text[:300]))
+
+
+def while_working(work, args: tuple, measure):
+    """``measure()`` while ``work(stop, *args)`` runs in a thread; the thread is told to stop and
+    waited for afterwards."""
+    stop = threading.Event()
+    worker = threading.Thread(target=work, args=(stop, *args))
+    worker.start()
+    try:
+        return measure()
+    finally:
+        stop.set()
+        worker.join()
 
 
 def compare(title: str, base: list[dict], rows: list[dict]) -> list[str]:
@@ -410,14 +423,11 @@ def main():
             token, task_id = uploader_token()
             seed = time.time_ns() % 100_000  # new archives each run: an archive already uploaded is not ingested again
             archives = [upload_archive(task_id, seed + n) for n in range(args.uploads)]
-            stop, done = threading.Event(), []
-            uploader = threading.Thread(target=uploads_arrive, args=(port, stop, token, archives, done))
-            uploader.start()
-            try:
-                rows = run_locust(locust, port, users, args.duration, pages_file, out / "upload")
-            finally:
-                stop.set()
-                uploader.join()
+            done = []
+            visitors = (locust, port, users, args.duration, pages_file)
+            rows = while_working(
+                uploads_arrive, (port, token, archives, done), lambda: run_locust(*visitors, out / "upload")
+            )
             answers = ", ".join(f"{code} ({size / 1e6:.1f} MB in {secs:.1f} s)" for code, size, secs, _ in done)
             lines += report(f"upload: {users} visitors while 100-step archives are uploaded: {answers}", rows)
             lines += compare(f"upload: each page's p95 beside the browse round at {users} visitors", browse_rows, rows)
@@ -426,14 +436,11 @@ def main():
                 lines.append(f"upload refused: {refused[0]}")
             print("upload done", flush=True)
         if "judging" in args.scenarios:
-            stop, counter = threading.Event(), [0]
-            writer = threading.Thread(target=judgments_arrive, args=(stop, args.judgments_per_second, counter))
-            writer.start()
-            try:
-                rows = run_locust(locust, port, users, args.duration, pages_file, out / "judging")
-            finally:
-                stop.set()
-                writer.join()
+            counter = [0]
+            visitors = (locust, port, users, args.duration, pages_file)
+            rows = while_working(
+                judgments_arrive, (args.judgments_per_second, counter), lambda: run_locust(*visitors, out / "judging")
+            )
             lines += report(
                 f"judging: {users} visitors while {counter[0]} judgments arrive "
                 f"({counter[0] / args.duration:.1f} per second)",

@@ -498,6 +498,19 @@ def _xml_texts(path, member):
         return ["".join(node.itertext()) for node in ET.fromstring(archive.read(member)).iter()]
 
 
+def _q1_business_charges(out: Path) -> tuple[float, int]:
+    """(total, count) of Gringotts' Q1 2026 card charges the expense report lists, read from its database."""
+    return (
+        _db(out, "vaultbank")
+        .execute(
+            "SELECT ROUND(-SUM(amount), 2), COUNT(*) FROM transactions "
+            "WHERE posted_date BETWEEN '2026-01-01' AND '2026-03-31' "
+            "AND category IN ('Travel', 'Dining', 'Transport') AND amount < 0"
+        )
+        .fetchone()
+    )
+
+
 def test_office_documents_open_as_zip_xml_and_pdf_and_agree_with_the_apps(small):
     import xml.etree.ElementTree as ET
     import zipfile
@@ -528,15 +541,7 @@ def test_office_documents_open_as_zip_xml_and_pdf_and_agree_with_the_apps(small)
     ]
     rows, total = values[:-1], values[-1]
     assert rows and round(sum(rows), 2) == total
-    bank = (
-        _db(out, "vaultbank")
-        .execute(
-            "SELECT ROUND(-SUM(amount), 2), COUNT(*) FROM transactions "
-            "WHERE posted_date BETWEEN '2026-01-01' AND '2026-03-31' "
-            "AND category IN ('Travel', 'Dining', 'Transport') AND amount < 0"
-        )
-        .fetchone()
-    )
+    bank = _q1_business_charges(out)
     assert bank == (total, len(rows))
     with zipfile.ZipFile(docs / "Expense_Report_Q1_2026.xlsx") as xlsx:
         sheet = xlsx.read("xl/worksheets/sheet1.xml").decode()
@@ -575,15 +580,7 @@ def test_libreoffice_opens_the_office_documents_and_a_reader_decodes_the_boardin
 
     itinerary = convert(docs / "Trips/Boston_itinerary.odt", "txt:Text").read_text(encoding="utf-8-sig")
     assert "DN-11111" in itinerary and "HI-22222" in itinerary and "Free cancellation until 2026-04-25" in itinerary
-    bank = (
-        _db(out, "vaultbank")
-        .execute(
-            "SELECT ROUND(-SUM(amount), 2), COUNT(*) FROM transactions "
-            "WHERE posted_date BETWEEN '2026-01-01' AND '2026-03-31' "
-            "AND category IN ('Travel', 'Dining', 'Transport') AND amount < 0"
-        )
-        .fetchone()
-    )
+    bank = _q1_business_charges(out)
     for name in ("Expense_Report_Q1_2026.ods", "Expense_Report_Q1_2026.xlsx"):
         table = list(csv.reader(convert(docs / name, "csv").read_text(encoding="utf-8").splitlines()))
         assert table[0][3] == "Amount (USD)", name
