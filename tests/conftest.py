@@ -50,13 +50,14 @@ def fresh_caches():
 
     from harness.judge.images import _encoded
     from leaderboard.boards.board_display import paper_facts
-    from leaderboard.scoring import one_trajectory, page_cache
+    from leaderboard.scoring import one_trajectory, page_cache, public_version
 
     cache.clear()
     paper_facts.cache_clear()
     _encoded.cache_clear()
     page_cache._page_memos.clear()
     one_trajectory._run_memo.clear()
+    public_version.forget_memos()
     yield
 
 

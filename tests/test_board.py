@@ -291,6 +291,44 @@ def test_a_cached_page_costs_no_query_and_a_silent_write_shows_after_the_window(
     assert "run-a" not in {slug for slug, _ in rows(client.get("/leaderboard/"))}
 
 
+def test_a_draft_run_being_stored_and_judged_leaves_visitors_pages_cached(client, board, settings, monkeypatch):
+    """An author's upload is stored as a draft run, and a draft may be judged before review: nothing of
+    it is visible to visitors, so their cached pages are not rebuilt for it (bench_load's upload
+    round: every page was rebuilt while archives were stored). Publishing it shows it at once."""
+    from leaderboard.boards import board as board_module
+    from leaderboard.models import Run
+    from trajectories.models import Judgment, Step
+
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 0  # every change visitors could see shows at once
+    builds = []
+    real = board_module.board
+    monkeypatch.setattr(board_module, "board", lambda *a, **k: builds.append(1) or real(*a, **k))
+    assert ("run-c", "our judge (test)") not in rows(client.get("/leaderboard/"))
+    assert len(builds) == 1
+
+    draft = Run.objects.create(suite=board.c.suite, model=board.c.model, slug="uploaded-draft", name="Uploaded draft")
+    stored = traj(draft, board.tasks["t1"], 3)
+    Step.objects.create(trajectory=stored, index=0, turn=0, action_text="click", screenshot="s.png")
+    stored.status = "finished"
+    stored.save()
+    judge(stored, board.items["t1"], ["success"], board.ours)
+    judged = traj(board.c, board.tasks["t2"], 4)  # run C, a draft, judged in bulk as ingest does
+    Judgment.objects.bulk_create(
+        [Judgment(trajectory=judged, rubric_item=i, judge=board.ours, verdict="success") for i in board.items["t2"]]
+    )
+    assert ("run-c", "our judge (test)") not in rows(client.get("/leaderboard/"))
+    assert len(builds) == 1, "served from the cache: nothing visitors see has changed"
+
+    t4 = board.a.trajectories.get(task__task_id="t4").judgments.get(verdict="error")
+    t4.verdict = "success"
+    t4.save()  # a published run's verdict: rebuilt at once
+    assert "3 of 6 tasks" in cell(client.get("/leaderboard/"), "run-a", "perfect") and len(builds) == 2
+
+    board.c.publication = "published"
+    board.c.save()
+    assert ("run-c", "our judge (test)") in rows(client.get("/leaderboard/")) and len(builds) == 3
+
+
 def test_a_rebuild_that_fails_after_sending_leaves_the_last_page_and_frees_the_next_rebuild(
     client, board, settings, monkeypatch, caplog
 ):

@@ -45,7 +45,7 @@ from django.dispatch import receiver
 
 from harness.scoring import Figures, run_figures
 from leaderboard.models import JudgeConfig, Model, ReportedFigure, RubricItem, Run, Task
-from leaderboard.scoring import metrics
+from leaderboard.scoring import metrics, public_version
 from trajectories.models import Judgment, Step, Trajectory
 
 WEIGHTINGS = ("authored", "equal")
@@ -333,7 +333,9 @@ def _scores_changed(sender, **kwargs):
 @receiver(post_delete, sender=JudgeConfig)
 @receiver(post_save, sender=Model)
 @receiver(post_delete, sender=Model)
-def _catalog_changed(sender, **kwargs):
+def _catalog_changed(sender, instance=None, **kwargs):
+    if sender is Run and not public_version.run_change_is_public(instance):
+        return  # a draft run (an upload being stored, a launch): nothing any page key reads changed
     try:
         cache.incr(_CATALOG_VERSION_KEY)
     except ValueError:

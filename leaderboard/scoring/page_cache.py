@@ -1,5 +1,6 @@
-"""The page cache of public figures: an anonymous visitor's page is rendered once per data version
-and query string, kept gzipped, and, while results arrive faster than pages can be rebuilt (a run
+"""The page cache of public figures: an anonymous visitor's page is rendered once per version of the
+published data (leaderboard/scoring/public_version.py: a draft run's rows never move it) and query
+string, kept gzipped, and, while results arrive faster than pages can be rebuilt (a run
 being judged moves the data version several times a second), the last complete page is served for
 up to MYPCBENCH_PAGE_REFRESH_SECONDS while one request at a time rebuilds it; never across a change
 of which runs are published (a withdrawn run leaves every page at once). A page served from the cache
@@ -21,6 +22,7 @@ from django.utils.http import urlencode
 
 from leaderboard.models import Run
 from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import public_version
 
 PAGE_CACHE_SECONDS = 3600
 GZIP_MIN_BYTES = 1024
@@ -41,8 +43,11 @@ PAGE_MEMOS_MAX = 20_000
 
 @receiver(post_save, sender=Run)
 @receiver(post_delete, sender=Run)
-def _runs_changed(sender, **kwargs):
-    """A run saved or deleted (published, withdrawn, renamed): no earlier page may be served again."""
+def _runs_changed(sender, instance, **kwargs):
+    """A run visitors see, or saw until now, saved or deleted (published, withdrawn, renamed): no
+    earlier page may be served again. A draft run's saves leave the pages alone."""
+    if not public_version.run_change_is_public(instance):
+        return
     try:
         cache.incr(_RUNS_EPOCH_KEY)
     except ValueError:
@@ -53,14 +58,14 @@ def _anonymous_version() -> tuple[str, int]:
     """(data version, runs epoch) for an anonymous page, in one cache round trip and no SQL query
     when this process read the version less than VERSION_MEMO_SECONDS ago (bounded by the refresh
     window; 0 reads it every time) and the signal counter has not moved since."""
-    counter_key = scoring.signal_version_key()
+    counter_key = public_version.PUBLIC_VERSION_KEY
     found = cache.get_many([counter_key, _RUNS_EPOCH_KEY])
     signals, epoch = found.get(counter_key, 0), found.get(_RUNS_EPOCH_KEY, 0)
     window = min(VERSION_MEMO_SECONDS, settings.MYPCBENCH_PAGE_REFRESH_SECONDS)
     now = time.monotonic()
     if window > 0 and _memo["signals"] == signals and now - _memo["at"] < window:
         return _memo["version"], epoch
-    version = scoring.data_version()
+    version = public_version.published_data_version()
     _memo.update(at=now, signals=signals, version=version)
     return version, epoch
 
@@ -69,7 +74,7 @@ def _own_version(prefix: str, page_version, args: tuple, kwargs: dict) -> tuple[
     """(the page's own version, runs epoch), memoised like :func:`_anonymous_version`: a page served
     from the cache while no save moved the signal counter reads no SQL; while results stream in,
     one small query for just what the page shows."""
-    counter_key = scoring.signal_version_key()
+    counter_key = public_version.PUBLIC_VERSION_KEY
     found = cache.get_many([counter_key, _RUNS_EPOCH_KEY])
     signals, epoch = found.get(counter_key, 0), found.get(_RUNS_EPOCH_KEY, 0)
     window = min(VERSION_MEMO_SECONDS, settings.MYPCBENCH_PAGE_REFRESH_SECONDS)
@@ -89,8 +94,10 @@ def anonymous_page_cache(prefix: str, page_version=None):
     """Cache a page's finished bytes for anonymous visitors per data version and query string
     (nothing in them depends on who asks); staff pages, which show drafts and carry a CSRF token
     in the header, are rendered each time. The view is called as ``view(request, version, ...)``
-    so it scores with the version the key was built from. Any judgment, trajectory, task, rubric,
-    run, figure, judge or model change moves scoring.data_version() and so misses every key.
+    so it scores with the version the key was built from. Any change a visitor could see (a
+    published run's judgments and trajectories, tasks, rubrics, runs published or withdrawn,
+    figures, judges, models) moves public_version.published_data_version() and so misses every key;
+    a draft run's rows (an upload being stored, a draft being judged) leave every key as it was.
     A page that shows one thing (one trajectory) passes ``page_version(*args, **kwargs)``, the
     version of just what it shows, read instead of the data version: other writes leave it cached.
 
