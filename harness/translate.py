@@ -412,10 +412,19 @@ def _gemini_keys(args: dict) -> list[str]:
     return out
 
 
+GEMINI_POINTED = {
+    "click_at", "click", "double_click", "triple_click", "right_click", "middle_click", "hover_at", "move",
+    "type_text_at", "drag_and_drop",
+}  # fmt: skip
+
+
 def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
     """One Gemini function call (``click_at`` with ``{"x": 500, "y": 250}``) on a screen of ``screen`` px."""
     args = args or {}
     point = gemini_point(args["x"], args["y"], screen) if "x" in args and "y" in args else None
+    if point is None and name in GEMINI_POINTED:
+        # told to the model as the call's error, instead of a Python unpacking message
+        raise ValueError(f"Gemini action {name!r} needs both x and y (on the 0-999 grid)")
     clicks = {"click_at": ("left", 1), "click": ("left", 1), "double_click": ("left", 2)}
     clicks |= {"triple_click": ("left", 3), "right_click": ("right", 1), "middle_click": ("middle", 1)}
     if name in clicks:

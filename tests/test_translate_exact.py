@@ -1,0 +1,183 @@
+"""The exact commands each Gemini call and each size rule gives, worked out by hand: a wrong key, button,
+direction or size in the translation reaches the desktop as a different action, so every branch is pinned
+to its command string (found by mutation testing, README: Testing)."""
+
+import pytest
+
+from harness.translate import (
+    KeyNameError,
+    TranslationError,
+    fit_within,
+    from_gemini,
+    key_name,
+    qwen_model_size,
+    smart_resize,
+    translate,
+    wheel_clicks,
+)
+
+SCREEN = (1280, 800)  # x = grid / 1000 * 1280, y = grid / 1000 * 800, truncated
+CLEAR = ["pyautogui.hotkey('ctrl', 'a')", "pyautogui.press('backspace')"]
+HI = "pyautogui.typewrite('hi', interval=0.02)"
+AT_320_600 = {"x": 250, "y": 750}  # 320, 600 in pixels
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("click", {"x": 250, "y": 750}, ["pyautogui.click(320, 600)"]),
+        ("double_click", {"x": 250, "y": 750}, ["pyautogui.doubleClick(320, 600)"]),
+        ("triple_click", {"x": 250, "y": 750}, ["pyautogui.tripleClick(320, 600)"]),
+        ("right_click", {"x": 250, "y": 750}, ["pyautogui.rightClick(320, 600)"]),
+        ("middle_click", {"x": 250, "y": 750}, ["pyautogui.middleClick(320, 600)"]),
+        ("move", {"x": 250, "y": 750}, ["pyautogui.moveTo(320, 600)"]),
+        (
+            "type_text_at",
+            {"x": 500, "y": 100, "text": "Scranton"},
+            ["pyautogui.click(640, 80)", *CLEAR, "pyautogui.typewrite('Scranton', interval=0.02)",
+             "pyautogui.press('enter')"],
+        ),  # fmt: skip
+        # `type` defaults the other way round: no clearing, no Enter
+        ("type", {"text": "hi"}, [HI]),
+        ("type", {"x": 500, "y": 500, "text": "hi"}, ["pyautogui.click(640, 400)", HI]),
+        (
+            "type",
+            {"x": 500, "y": 500, "text": "hi", "clear_before_typing": True, "press_enter": "true"},
+            ["pyautogui.click(640, 400)", *CLEAR, HI, "pyautogui.press('enter')"],
+        ),
+        # clearing needs a field to click first; without a point nothing is cleared
+        ("type", {"text": "hi", "clear_before_typing": True}, [HI]),
+        ("press_key", {"key": "Enter"}, ["pyautogui.press('enter')"]),
+        ("hotkey", {"keys": ["Control", "c"]}, ["pyautogui.hotkey('ctrl', 'c')"]),
+        ("key_combination", {"keys": "Control+Shift+T"}, ["pyautogui.hotkey('ctrl', 'shift', 't')"]),
+        ("mouse_down", {"x": 500, "y": 500, "button": "right"}, ["pyautogui.mouseDown(640, 400, button='right')"]),
+        ("mouse_up", {"button": "Wheel"}, ["pyautogui.mouseUp(button='middle')"]),
+        ("key_down", {"key": "Shift"}, ["pyautogui.keyDown('shift')"]),
+        # magnitude 800 (the default) of 800 px = 640 px = 12.8 -> 13 wheel clicks of 50 px
+        ("scroll_document", {"direction": "up"}, ["pyautogui.scroll(13, x=640, y=400)"]),
+        ("scroll", {}, ["pyautogui.scroll(-13, x=640, y=400)"]),
+        # horizontal magnitudes are shares of the width: 500 of 1280 px = 640 px
+        ("scroll", {"direction": "left", "magnitude": 500}, ["pyautogui.hscroll(-13, x=640, y=400)"]),
+        ("scroll_at", {**AT_320_600, "direction": "right", "magnitude": 500}, ["pyautogui.hscroll(13, x=320, y=600)"]),
+        # 10 of 800 px = 8 px: less than a wheel click still scrolls one; so does a magnitude of 0
+        ("scroll_at", {**AT_320_600, "direction": "down", "magnitude": 10}, ["pyautogui.scroll(-1, x=320, y=600)"]),
+        ("scroll_document", {"direction": "down", "magnitude": 0}, ["pyautogui.scroll(-1, x=640, y=400)"]),
+        ("wait", {}, ["WAIT"]),
+        ("take_screenshot", {}, []),
+        ("go_forward", {}, ["pyautogui.hotkey('alt', 'right')"]),
+        (
+            "navigate",
+            {"url": "https://hoolimail.test/inbox"},
+            ["pyautogui.hotkey('ctrl', 'l')", "pyautogui.typewrite('https://hoolimail.test/inbox', interval=0.02)",
+             "pyautogui.press('enter')"],
+        ),  # fmt: skip
+        (
+            "search",
+            {},
+            ["pyautogui.hotkey('ctrl', 'l')", "pyautogui.typewrite('https://www.google.com', interval=0.02)",
+             "pyautogui.press('enter')"],
+        ),  # fmt: skip
+        ("open_web_browser", {}, []),
+    ],
+)  # fmt: skip
+def test_each_gemini_call_gives_exactly_its_command(name, args, expected):
+    assert from_gemini(name, args, SCREEN) == expected
+
+
+def test_key_up_releases_keys_in_reverse_order_of_pressing():
+    assert from_gemini("key_up", {"keys": "Control+Alt+Delete"}, SCREEN) == [
+        "pyautogui.keyUp('delete'); pyautogui.keyUp('alt'); pyautogui.keyUp('ctrl')"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "error", "words"),
+    [
+        ("click_at", {"x": 500}, ValueError, "'click_at' needs both x and y"),
+        ("drag_and_drop", {"destination_x": 1, "destination_y": 1}, ValueError, "'drag_and_drop' needs both x and y"),
+        ("key_combination", {"keys": []}, KeyNameError, "no keys given"),
+        ("key_combination", {}, KeyNameError, "an empty key name"),
+        ("mouse_down", {"button": "back"}, TranslationError, "mouse_down button back"),
+        ("scroll", {"direction": "sideways"}, TranslationError, "scroll direction sideways"),
+        ("fly_to", {}, TranslationError, "Gemini action 'fly_to' is not supported (expected one of: click, click_at,"),
+    ],
+)
+def test_gemini_calls_that_cannot_be_played_are_refused_with_what_was_wrong(name, args, error, words):
+    with pytest.raises(error) as refused:
+        from_gemini(name, args, SCREEN)
+    assert words in str(refused.value)
+
+
+def test_the_dispatcher_scales_by_the_size_the_model_saw():
+    # Claude saw a 1280x720 screenshot of a 1920x1080 screen: 1.5x each way
+    action = {"action": "left_click", "coordinate": [100, 200]}
+    assert translate("anthropic", action, (1920, 1080), model_size=(1280, 720)) == ["pyautogui.click(150, 300)"]
+    assert translate("anthropic", action, (1920, 1080)) == ["pyautogui.click(100, 200)"]
+    gemini_call = {"name": "click_at", "args": {"x": 500, "y": 500}}
+    assert translate("gemini", gemini_call, SCREEN) == ["pyautogui.click(640, 400)"]
+    with pytest.raises(TranslationError, match="translation action 'claude' is not supported"):
+        translate("claude", action, SCREEN)
+
+
+@pytest.mark.parametrize(
+    ("screen", "max_size", "expected"),
+    [
+        ((1920, 1080), (1280, 800), (1280, 720)),  # the width binds: 2/3
+        ((1280, 1024), (1280, 800), (1000, 800)),  # the height binds: 0.78125
+        ((3000, 1), (1000, 1000), (1000, 1)),  # never below one pixel
+    ],
+)
+def test_fit_within_keeps_the_aspect_ratio_under_either_bound(screen, max_size, expected):
+    assert fit_within(screen, max_size) == expected
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        ((1, 1), (56, 56)),  # grown to the 3136-pixel floor: 56 x 56
+        ((28, 28), (56, 56)),
+        ((2, 300), (28, 308)),  # aspect ratio 150: allowed; the short side is at least one patch
+    ],
+)
+def test_smart_resize_at_its_lower_edges(size, expected):
+    assert smart_resize(size) == expected
+
+
+def test_smart_resize_refuses_an_aspect_ratio_just_above_200_and_takes_200():
+    assert smart_resize((200, 1)) == (196, 28)
+    with pytest.raises(ValueError, match="aspect ratio above 200"):
+        smart_resize((201, 1))
+    with pytest.raises(ValueError, match="both sides must be at least 1 pixel"):
+        smart_resize((800, 0))
+
+
+def test_qwen_model_size_is_the_screen_on_the_relative_grid_and_the_resize_in_pixels():
+    assert qwen_model_size((1280, 800)) == (1280, 800)
+    assert qwen_model_size((1280, 800), "absolute") == (1260, 784)
+    with pytest.raises(ValueError, match="Qwen coordinate type 'pixels'"):
+        qwen_model_size((1280, 800), "pixels")
+
+
+@pytest.mark.parametrize(
+    ("pixels", "limit", "expected"),
+    [
+        (0, None, 0),
+        (None, None, 0),
+        (24, None, 1),  # under half a click still scrolls
+        (75, None, 2),  # 1.5 rounds to even: 2
+        (-125, None, -2),  # 2.5 rounds to even: 2, downwards
+        (5000, 1500, 30),  # clamped to 1500 px
+        (-5000, 1500, -30),
+    ],
+)
+def test_wheel_clicks(pixels, limit, expected):
+    assert wheel_clicks(pixels, limit) == expected
+
+
+def test_key_name_takes_one_key_and_refuses_a_combination():
+    assert key_name("Return") == "enter"
+    assert key_name("F24") == "f24"
+    with pytest.raises(KeyNameError, match=r"'ISO_Left_Tab' is a combination \(shift\+tab\)"):
+        key_name("ISO_Left_Tab")
+    with pytest.raises(KeyNameError, match="'F25' has no equivalent"):
+        key_name("F25")
