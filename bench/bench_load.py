@@ -10,10 +10,12 @@ Scenarios, one after the other on the same server:
   browse      visitors only, at each concurrency level (--levels);
   judging     the same visitors at the highest level while judgments arrive (--judgments-per-second),
               each moving the data version the figure caches are keyed on, as a judging run does;
-  upload      the same visitors at the highest level while an author uploads 100-step archives one
-              after the other through the API (validated and ingested by the web processes, as
-              uploads are); each page's p95 is compared with its p95 in the browse round at that
-              level. Goal (issue 19): no page's p95 moves by more than 20%.
+  upload      at the highest level, rounds of browsing alternate with rounds in which an author
+              uploads distinct 100-step archives one after the other through the API (validated and
+              ingested by the web processes, as uploads are). Every request's own time is recorded;
+              each page's p95 over the requests sent while an upload was in flight is compared with
+              its p95 over the browse rounds, with a bootstrap interval, beside the spread of the
+              browse rounds' own p95. Goal (issue 19): no page's p95 moves by more than 20%.
 
 Celery work the site asks for (derivatives, judging) goes to the queue, as to workers on other hosts;
 no worker takes it here.
@@ -51,10 +53,17 @@ CACHE_URL = "redis://127.0.0.1:6379/7"
 GOAL = 3.0
 
 LOCUSTFILE = """
-import json, os, random
-from locust import HttpUser, between, task
+import json, os, random, time
+from locust import HttpUser, between, events, task
 
 PAGES = json.load(open(os.environ["BENCH_PAGES"]))
+SAMPLES = open(os.environ["BENCH_SAMPLES"], "a", buffering=1)
+
+@events.request.add_listener
+def record(name, response_time, exception=None, start_time=None, **kwargs):
+    # every request: when it started (epoch s), its name, its time (ms), whether it failed
+    started = start_time if start_time is not None else time.time() - response_time / 1000
+    SAMPLES.write(f"{started:.3f}\\t{name}\\t{response_time:.2f}\\t{0 if exception is None else 1}\\n")
 
 def visit(client, kind):
     page = random.choice(PAGES[kind])
@@ -210,6 +219,7 @@ def start_server(args, var_dir: Path, port: int) -> subprocess.Popen:
     env = site_env(var_dir)
     server = subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), "mypcbench_site.wsgi", "-w", str(args.web_workers),
+         "--threads", str(args.web_threads),
          "-b", f"127.0.0.1:{port}", "--access-logfile", "-", "--log-level", "warning"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(var_dir / "gunicorn.log", "w"),
         start_new_session=True,
@@ -226,15 +236,18 @@ def start_server(args, var_dir: Path, port: int) -> subprocess.Popen:
 
 
 def run_locust(locust: Path, port: int, users: int, seconds: int, pages_file: Path, out: Path) -> list[dict]:
+    """Locust's per-page statistics of one round; every request's own time is in ``out``/u<users>.samples."""
     locustfile = out.parent / "locustfile.py"
     locustfile.write_text(LOCUSTFILE)
     prefix = out / f"u{users}"
     out.mkdir(parents=True, exist_ok=True)
+    Path(f"{prefix}.samples").unlink(missing_ok=True)
     subprocess.run(
         [str(locust), "-f", str(locustfile), "--headless", "-u", str(users), "-r", str(users), "-t", f"{seconds}s",
          "--host", f"http://127.0.0.1:{port}", "--csv", str(prefix), "--only-summary", "--loglevel", "ERROR",
          "--stop-timeout", "10"],
-        env={**os.environ, "BENCH_PAGES": str(pages_file)}, check=False, stdout=subprocess.DEVNULL,
+        env={**os.environ, "BENCH_PAGES": str(pages_file), "BENCH_SAMPLES": f"{prefix}.samples"}, check=False,
+        stdout=subprocess.DEVNULL,
     )  # fmt: skip
     with open(f"{prefix}_stats.csv", newline="") as fh:
         return list(csv.DictReader(fh))
@@ -286,11 +299,13 @@ def judgments_arrive(stop: threading.Event, per_second: float, counter: list) ->
 
 UPLOAD_STEPS = 100
 UPLOAD_GOAL = 1.2
+VISITORS_START_SECONDS = 3
 
 
-def upload_archive(task_id: str, seed: int) -> bytes:
-    """A 100-step upstream result folder for one task of the bench suite, zipped: 1280x800 screenshots
-    (a flat desktop with a band of noise, about 150 KB each as PNG, like real screens' size)."""
+def upload_archive(task_id: str, seed: int, folder: Path) -> Path:
+    """A 100-step upstream result folder for one task of the bench suite, zipped into ``folder``:
+    1280x800 screenshots (a flat desktop with a band of noise, about 150 KB each as PNG, like real
+    screens' size), distinct for each seed so no screenshot is stored already."""
     import random
     import zipfile
 
@@ -301,54 +316,168 @@ def upload_archive(task_id: str, seed: int) -> bytes:
     rng = random.Random(seed)
     actions = [(i, f"pyautogui.click({rng.randrange(1280)}, {rng.randrange(800)})") for i in range(1, UPLOAD_STEPS)]
     actions.append((UPLOAD_STEPS, "DONE"))
+    target = folder / f"upload-{seed}.zip"
     with tempfile.TemporaryDirectory() as tmp:
-        folder = write_task_dir(Path(tmp), task_id, actions=actions)
-        for n, png in enumerate(sorted(folder.glob("step_*.png"))):
+        task_folder = write_task_dir(Path(tmp), task_id, actions=actions)
+        for n, png in enumerate(sorted(task_folder.glob("step_*.png"))):
             screen = Image.new("RGB", (1280, 800), (40 + n % 50, 90, 160))
             band = Image.effect_noise((1280, 120), 60 + (seed * 7 + n) % 40).convert("RGB")
             screen.paste(band, (0, 300 + n % 200))
             screen.save(png, format="PNG")
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(folder.rglob("*")):
+        with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(task_folder.rglob("*")):
                 if path.is_file():
-                    archive.write(path, f"{task_id}/{path.relative_to(folder)}")
-        return buffer.getvalue()
+                    archive.write(path, f"{task_id}/{path.relative_to(task_folder)}")
+    return target
 
 
 def uploader_token() -> tuple[str, str]:
-    """An author and an API token for the upload scenario (made once per database), and a task id."""
+    """A new author (each run: the per-author upload rate limit of an earlier run must not refuse this
+    one's archives) with an API token, and a task id."""
     from django.contrib.auth import get_user_model
 
     from leaderboard.models import Task
     from trajectories.submissions.tokens import create_token
 
-    author, _ = get_user_model().objects.get_or_create(username="bench-uploader")
+    author, _ = get_user_model().objects.get_or_create(username=f"bench-uploader-{time.time_ns()}")
     task_id = Task.objects.filter(suite__slug="big").order_by("position").values_list("task_id", flat=True)[0]
     return create_token(author, f"bench {time.time_ns()}")[1], task_id
 
 
-def uploads_arrive(stop: threading.Event, port: int, token: str, archives: list[bytes], done: list) -> None:
+def uploads_arrive(stop: threading.Event, port: int, token: str, archives: list[Path], done: list) -> None:
     """Upload the distinct 100-step archives one after the other until told to stop (or none is left);
-    record each answer."""
+    record each answer with the moments it was sent and answered."""
     import requests
 
     metadata = {
         "suite": "big", "model": "Bench upload model", "agent": "bench", "tool_surface": "computer",
         "turn_budget": UPLOAD_STEPS, "harness_version": "bench", "image_version": "bench",
     }  # fmt: skip
+    stop.wait(VISITORS_START_SECONDS)  # Locust's visitors arrive first: no upload goes unwatched
     for archive in archives:
         if stop.is_set():
             break
-        started = time.perf_counter()
-        answer = requests.post(
-            f"http://127.0.0.1:{port}/api/submissions",
-            headers={"Authorization": f"Bearer {token}"},
-            files={"archive": ("bench-upload.zip", archive, "application/zip")},
-            data={"metadata": json.dumps(metadata)},
-            timeout=600,
+        sent = time.time()
+        with open(archive, "rb") as body:
+            answer = requests.post(
+                f"http://127.0.0.1:{port}/api/submissions",
+                headers={"Authorization": f"Bearer {token}"},
+                files={"archive": ("bench-upload.zip", body, "application/zip")},
+                data={"metadata": json.dumps(metadata)},
+                timeout=600,
+            )
+        done.append(
+            {"code": answer.status_code, "bytes": archive.stat().st_size, "sent": sent, "answered": time.time(),
+             "text": answer.text[:300]}
+        )  # fmt: skip
+
+
+def read_samples(path: Path) -> list[tuple[float, str, float]]:
+    """(start, page, milliseconds) of every request a round made (failed ones left out: counted apart)."""
+    rows = []
+    for line in path.read_text().splitlines():
+        started, name, millis, failed = line.split("\t")
+        if failed == "0":
+            rows.append((float(started), name, float(millis)))
+    return rows
+
+
+PAGE_KINDS = ("leaderboard", "analysis", "task", "run", "player")
+
+
+def by_page(samples) -> dict[str, list[float]]:
+    """Request times per page kind, the player's screenshots apart, and "all pages" (the five kinds
+    pooled); static copies left out."""
+    pages: dict[str, list[float]] = {}
+    for _, name, millis in samples:
+        if name.startswith("static copy of "):
+            continue
+        pages.setdefault(name, []).append(millis)
+        if name in PAGE_KINDS:
+            pages.setdefault("all pages", []).append(millis)
+    return pages
+
+
+def p95_ratio(before: list[float], now: list[float], seed: int = 0, resamples: int = 2000):
+    """p95(now) / p95(before) and its 95% bootstrap interval (each side resampled on its own)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    a, b = np.asarray(before), np.asarray(now)
+    ratio = float(np.percentile(b, 95) / np.percentile(a, 95))
+    picks_a = np.percentile(rng.choice(a, (resamples, a.size)), 95, axis=1)
+    picks_b = np.percentile(rng.choice(b, (resamples, b.size)), 95, axis=1)
+    low, high = np.percentile(picks_b / picks_a, [2.5, 97.5])
+    return ratio, float(low), float(high)
+
+
+def upload_rounds(args, locust: Path, port: int, pages_file: Path, out: Path, users: int) -> list[str]:
+    """Rounds of browsing alternate with rounds in which archives are uploaded; each page's p95 over the
+    requests sent while an upload was in flight, beside its p95 over the browse rounds, with a bootstrap
+    interval, and the spread of the browse rounds' own p95 (what the bench cannot tell apart)."""
+    token, task_id = uploader_token()
+    seed = time.time_ns() % 100_000  # new archives each run: an archive already uploaded is not ingested again
+    folder = out / "archives"
+    folder.mkdir(parents=True, exist_ok=True)
+    count = args.upload_rounds * args.uploads
+    print(f"making {count} distinct 100-step archives ...", flush=True)
+    archives = [upload_archive(task_id, seed + n, folder) for n in range(count)]
+    browse, during, done, browse_rounds = [], [], [], []
+    for r in range(args.upload_rounds):
+        run_locust(locust, port, users, args.duration, pages_file, out / f"upload-browse{r}")
+        samples = read_samples(out / f"upload-browse{r}" / f"u{users}.samples")
+        browse += samples
+        browse_rounds.append(by_page(samples))
+        answers: list[dict] = []
+        chunk = archives[r * args.uploads : (r + 1) * args.uploads]
+        while_working(
+            uploads_arrive,
+            (port, token, chunk, answers),
+            lambda r=r: run_locust(locust, port, users, args.duration, pages_file, out / f"upload{r}"),
         )
-        done.append((answer.status_code, len(archive), time.perf_counter() - started, answer.text[:300]))
+        windows = [(a["sent"], a["answered"]) for a in answers]
+        samples = read_samples(out / f"upload{r}" / f"u{users}.samples")
+        during += [s for s in samples if any(start <= s[0] <= end for start, end in windows)]
+        done += answers
+        print(f"upload round {r + 1} of {args.upload_rounds} done", flush=True)
+    in_flight = sum(a["answered"] - a["sent"] for a in done)
+    codes = ", ".join(sorted({str(a["code"]) for a in done}))
+    seconds = [a["answered"] - a["sent"] for a in done]
+    lines = [
+        f"\nupload: {users} visitors; {args.upload_rounds} rounds of {args.duration} s browsing alternate with "
+        f"{args.upload_rounds} rounds in which {len(done)} distinct 100-step archives "
+        f"({min(a['bytes'] for a in done) / 1e6:.0f}-{max(a['bytes'] for a in done) / 1e6:.0f} MB) were uploaded "
+        f"one after the other (answers {codes}; {min(seconds):.1f}-{max(seconds):.1f} s each, {in_flight:.0f} s "
+        "in flight); requests sent while an upload was in flight, beside the browse rounds' requests",
+        f"{'page':<22}{'browse n':>9}{'p95':>6}{'  browse rounds p95':>20}{'uploading n':>12}{'p95':>6}"
+        f"{'moved':>8}  95% interval",
+    ]
+    before, now = by_page(browse), by_page(during)
+    worst = ("", 0.0, 0.0, 0.0)
+    for name in ["all pages", *PAGE_KINDS, "screenshot (player)"]:
+        if len(before.get(name, [])) < 20 or len(now.get(name, [])) < 20:
+            lines.append(f"{name:<22}too few requests to compare")
+            continue
+        import numpy as np
+
+        ratio, low, high = p95_ratio(before[name], now[name])
+        spread = [np.percentile(rnd[name], 95) for rnd in browse_rounds if len(rnd.get(name, [])) >= 20]
+        spread_text = f"{min(spread):.0f}-{max(spread):.0f}" if spread else "-"
+        lines.append(
+            f"{name:<22}{len(before[name]):>9}{np.percentile(before[name], 95):>6.0f}{spread_text:>20}"
+            f"{len(now[name]):>12}{np.percentile(now[name], 95):>6.0f}{ratio:>7.2f}x  {low:.2f}-{high:.2f}"
+        )
+        if name != "all pages" and ratio > worst[1]:
+            worst = (name, ratio, low, high)
+    refused = [a["text"] for a in done if a["code"] not in (200, 201)]
+    if refused:
+        lines.append(f"upload refused: {refused[0]}")
+    if worst[0]:
+        lines.append(
+            f"worst page: {worst[0]} p95 moved {worst[1]:.2f}x (95% interval {worst[2]:.2f}-{worst[3]:.2f}); "
+            f"goal at most {UPLOAD_GOAL:g}x"
+        )
+    return lines
 
 
 def while_working(work, args: tuple, measure):
@@ -364,23 +493,6 @@ def while_working(work, args: tuple, measure):
         worker.join()
 
 
-def compare(title: str, base: list[dict], rows: list[dict]) -> list[str]:
-    """Each page's p95 beside its p95 in ``base`` (the same level without the extra work)."""
-    before = {r["Name"]: r for r in base}
-    lines = [f"\n{title}", f"{'page':<28}{'reqs':>7}{'fail':>6}{'p95 before':>11}{'p95 now':>9}  moved"]
-    worst = 0.0
-    for r in sorted(rows, key=lambda r: r["Name"]):
-        name = r["Name"]
-        if name.startswith("static copy of ") or name == "Aggregated" or name not in before:
-            continue
-        old, new = float(before[name]["95%"]), float(r["95%"])
-        moved = new / old if old > 0 else 0.0
-        worst = max(worst, moved)
-        lines.append(f"{name:<28}{r['Request Count']:>7}{r['Failure Count']:>6}{old:>11.0f}{new:>9.0f}  {moved:.2f}x")
-    lines.append(f"worst page p95 now / before = {worst:.2f}x (goal at most {UPLOAD_GOAL:g}x)")
-    return lines
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -390,9 +502,15 @@ def main():
     parser.add_argument("--levels", default="4,16,32", help="concurrent visitors, comma-separated")
     parser.add_argument("--duration", type=int, default=30, help="seconds per level")
     parser.add_argument("--web-workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument(
+        "--web-threads", type=int, default=1, help="threads per gunicorn worker (above 1: gunicorn's gthread workers)"
+    )
     parser.add_argument("--judgments-per-second", type=float, default=10.0)
     parser.add_argument("--reuse", action="store_true", help="keep the bench database built by an earlier run")
-    parser.add_argument("--uploads", type=int, default=3, help="archives the upload scenario sends at most")
+    parser.add_argument("--uploads", type=int, default=4, help="archives the upload scenario sends per round at most")
+    parser.add_argument(
+        "--upload-rounds", type=int, default=3, help="browse rounds and upload rounds the upload scenario alternates"
+    )
     parser.add_argument(
         "--scenarios", default="upload,judging", help="after browse, comma-separated: upload, judging (default: both)"
     )
@@ -403,7 +521,8 @@ def main():
     var_dir = Path(os.environ.get("MYPCBENCH_VAR_DIR") or tempfile.mkdtemp(prefix="bench-load-"))
     print(
         f"scale: {args.runs} runs x {args.tasks} tasks x {args.attempts} attempts x ~{args.steps} steps; "
-        f"gunicorn x{args.web_workers}; PostgreSQL {DATABASE}; Redis cache {CACHE_URL}; {os.cpu_count()} CPUs",
+        f"gunicorn x{args.web_workers} ({args.web_threads} threads each); PostgreSQL {DATABASE}; "
+        f"Redis cache {CACHE_URL}; {os.cpu_count()} CPUs",
         flush=True,
     )
     pages = build(args, var_dir)
@@ -418,22 +537,9 @@ def main():
             rows = run_locust(locust, port, users, args.duration, pages_file, out)
             lines += report(f"browse: {users} concurrent visitors, {args.duration} s", rows)
             print(f"level {users} done", flush=True)
-        users, browse_rows = levels[-1], rows
+        users = levels[-1]
         if "upload" in args.scenarios:
-            token, task_id = uploader_token()
-            seed = time.time_ns() % 100_000  # new archives each run: an archive already uploaded is not ingested again
-            archives = [upload_archive(task_id, seed + n) for n in range(args.uploads)]
-            done = []
-            visitors = (locust, port, users, args.duration, pages_file)
-            rows = while_working(
-                uploads_arrive, (port, token, archives, done), lambda: run_locust(*visitors, out / "upload")
-            )
-            answers = ", ".join(f"{code} ({size / 1e6:.1f} MB in {secs:.1f} s)" for code, size, secs, _ in done)
-            lines += report(f"upload: {users} visitors while 100-step archives are uploaded: {answers}", rows)
-            lines += compare(f"upload: each page's p95 beside the browse round at {users} visitors", browse_rows, rows)
-            refused = [text for code, _, _, text in done if code not in (200, 201)]
-            if refused:
-                lines.append(f"upload refused: {refused[0]}")
+            lines += upload_rounds(args, locust, port, pages_file, out, users)
             print("upload done", flush=True)
         if "judging" in args.scenarios:
             counter = [0]
