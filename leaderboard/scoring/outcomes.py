@@ -40,12 +40,13 @@ import numpy as np
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Q, Sum
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from harness.scoring import Figures, run_figures
-from leaderboard.models import JudgeConfig, Model, ReportedFigure, RubricItem, Run, Task
+from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from leaderboard.scoring import metrics, public_version
+from leaderboard.scoring.public_version import CATALOG_MODELS, on_save_and_delete
 from trajectories.models import Judgment, Step, Trajectory
 
 WEIGHTINGS = ("authored", "equal")
@@ -292,54 +293,22 @@ def bump_version() -> None:
     """Invalidate every cached score and page built on them (called on saves and deletes). The
     counter lives in Django's cache: shared by every process when that is Redis; per process with
     the local-memory default, where the aggregates of :func:`data_version` still see new data."""
-    try:
-        cache.incr(_SIGNAL_VERSION_KEY)
-    except ValueError:
-        cache.set(_SIGNAL_VERSION_KEY, 1, None)
+    public_version.count_up(_SIGNAL_VERSION_KEY)
 
 
-@receiver(post_save, sender=Judgment)
-@receiver(post_delete, sender=Judgment)
-@receiver(post_save, sender=Trajectory)
 # a step saved one by one (its derivatives made, a live step replaced): the player's cached page shows it
 @receiver(post_save, sender=Step)
-@receiver(post_delete, sender=Trajectory)
-@receiver(post_save, sender=RubricItem)
-@receiver(post_delete, sender=RubricItem)
-@receiver(post_save, sender=Task)
-@receiver(post_delete, sender=Task)
-# what pages show beside the scores: which runs are published, their names, reported figures, judges
-@receiver(post_save, sender=Run)
-@receiver(post_delete, sender=Run)
-@receiver(post_save, sender=ReportedFigure)
-@receiver(post_delete, sender=ReportedFigure)
-@receiver(post_save, sender=JudgeConfig)
-@receiver(post_delete, sender=JudgeConfig)
-@receiver(post_save, sender=Model)
-@receiver(post_delete, sender=Model)
+# what pages show beside the scores too: which runs are published, their names, the catalog
+@on_save_and_delete(Judgment, Trajectory, Run, *CATALOG_MODELS)
 def _scores_changed(sender, **kwargs):
     bump_version()
 
 
-@receiver(post_save, sender=RubricItem)
-@receiver(post_delete, sender=RubricItem)
-@receiver(post_save, sender=Task)
-@receiver(post_delete, sender=Task)
-@receiver(post_save, sender=Run)
-@receiver(post_delete, sender=Run)
-@receiver(post_save, sender=ReportedFigure)
-@receiver(post_delete, sender=ReportedFigure)
-@receiver(post_save, sender=JudgeConfig)
-@receiver(post_delete, sender=JudgeConfig)
-@receiver(post_save, sender=Model)
-@receiver(post_delete, sender=Model)
+@on_save_and_delete(Run, *CATALOG_MODELS)
 def _catalog_changed(sender, instance=None, **kwargs):
     if sender is Run and not public_version.run_change_is_public(instance):
         return  # a draft run (an upload being stored, a launch): nothing any page key reads changed
-    try:
-        cache.incr(_CATALOG_VERSION_KEY)
-    except ValueError:
-        cache.set(_CATALOG_VERSION_KEY, 1, None)
+    public_version.count_up(_CATALOG_VERSION_KEY)
 
 
 # ------------------------------------------------------------------------------ scoring

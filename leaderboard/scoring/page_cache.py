@@ -15,8 +15,6 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
 from django.http import HttpResponse
 from django.utils.http import urlencode
 
@@ -41,17 +39,13 @@ _page_memos: dict[tuple, tuple[float, object, str]] = {}
 PAGE_MEMOS_MAX = 20_000
 
 
-@receiver(post_save, sender=Run)
-@receiver(post_delete, sender=Run)
+@public_version.on_save_and_delete(Run)
 def _runs_changed(sender, instance, **kwargs):
     """A run visitors see, or saw until now, saved or deleted (published, withdrawn, renamed): no
     earlier page may be served again. A draft run's saves leave the pages alone."""
     if not public_version.run_change_is_public(instance):
         return
-    try:
-        cache.incr(_RUNS_EPOCH_KEY)
-    except ValueError:
-        cache.set(_RUNS_EPOCH_KEY, 1, None)
+    public_version.count_up(_RUNS_EPOCH_KEY)
 
 
 def _anonymous_version() -> tuple[str, int]:

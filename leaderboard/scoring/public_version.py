@@ -29,11 +29,31 @@ _run_of_trajectory: dict[int, int] = {}  # never changes for a trajectory
 MEMO_MAX = 100_000
 
 
-def bump() -> None:
+# What pages show beside the scores: tasks and rubrics, reported figures, judges, models.
+CATALOG_MODELS = (RubricItem, Task, ReportedFigure, JudgeConfig, Model)
+
+
+def on_save_and_delete(*senders):
+    """Decorator: the function receives post_save and post_delete of each model in ``senders``."""
+
+    def connect(function):
+        for sender in senders:
+            receiver([post_save, post_delete], sender=sender)(function)
+        return function
+
+    return connect
+
+
+def count_up(key: str) -> None:
+    """One more on a counter in Django's cache (shared by every process when that is Redis)."""
     try:
-        cache.incr(PUBLIC_VERSION_KEY)
+        cache.incr(key)
     except ValueError:
-        cache.set(PUBLIC_VERSION_KEY, 1, None)
+        cache.set(key, 1, None)
+
+
+def bump() -> None:
+    count_up(PUBLIC_VERSION_KEY)
 
 
 def counter() -> int:
@@ -111,39 +131,25 @@ def _remember_publication(sender, instance, raw=False, **kwargs):
     )
 
 
-@receiver(post_save, sender=Run)
-@receiver(post_delete, sender=Run)
+@on_save_and_delete(Run)
 def _run_changed(sender, instance, **kwargs):
     _publication_memo.pop(instance.pk, None)
     if run_change_is_public(instance):
         bump()
 
 
-@receiver(post_save, sender=Trajectory)
-@receiver(post_delete, sender=Trajectory)
+@on_save_and_delete(Trajectory)
 def _trajectory_changed(sender, instance, **kwargs):
     if run_is_public(instance.run_id):
         bump()
 
 
-@receiver(post_save, sender=Judgment)
-@receiver(post_delete, sender=Judgment)
-@receiver(post_save, sender=Step)
-@receiver(post_delete, sender=Step)
+@on_save_and_delete(Judgment, Step)
 def _trajectory_row_changed(sender, instance, **kwargs):
     if trajectory_is_public(instance.trajectory_id):
         bump()
 
 
-@receiver(post_save, sender=RubricItem)
-@receiver(post_delete, sender=RubricItem)
-@receiver(post_save, sender=Task)
-@receiver(post_delete, sender=Task)
-@receiver(post_save, sender=ReportedFigure)
-@receiver(post_delete, sender=ReportedFigure)
-@receiver(post_save, sender=JudgeConfig)
-@receiver(post_delete, sender=JudgeConfig)
-@receiver(post_save, sender=Model)
-@receiver(post_delete, sender=Model)
+@on_save_and_delete(*CATALOG_MODELS)
 def _catalog_changed(sender, **kwargs):
     bump()
