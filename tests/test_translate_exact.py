@@ -1,4 +1,4 @@
-"""The exact commands each Gemini call and each size rule gives, worked out by hand: a wrong key, button,
+"""The exact commands each provider's calls and each size rule give, worked out by hand: a wrong key, button,
 direction or size in the translation reaches the desktop as a different action, so every branch is pinned
 to its command string (found by mutation testing, README: Testing)."""
 
@@ -8,10 +8,14 @@ from harness.translate import (
     KeyNameError,
     TranslationError,
     fit_within,
+    from_anthropic,
     from_gemini,
+    from_openai,
+    from_qwen,
     key_name,
     qwen_model_size,
     smart_resize,
+    split_keys,
     translate,
     wheel_clicks,
 )
@@ -90,22 +94,169 @@ def test_key_up_releases_keys_in_reverse_order_of_pressing():
     ]
 
 
+GEMINI_KNOWN = (
+    "click, click_at, double_click, drag_and_drop, go_back, go_forward, hotkey, hover_at, key_combination, "
+    "key_down, key_up, middle_click, mouse_down, mouse_up, move, navigate, open_web_browser, press_key, "
+    "right_click, scroll, scroll_at, scroll_document, search, take_screenshot, triple_click, type, "
+    "type_text_at, wait, wait_5_seconds"
+)
+
+
 @pytest.mark.parametrize(
-    ("name", "args", "error", "words"),
+    ("name", "args", "error", "message"),
     [
-        ("click_at", {"x": 500}, ValueError, "'click_at' needs both x and y"),
-        ("drag_and_drop", {"destination_x": 1, "destination_y": 1}, ValueError, "'drag_and_drop' needs both x and y"),
+        ("click_at", {"x": 500}, ValueError, "Gemini action 'click_at' needs both x and y (on the 0-999 grid)"),
+        (
+            "drag_and_drop",
+            {"destination_x": 1, "destination_y": 1},
+            ValueError,
+            "Gemini action 'drag_and_drop' needs both x and y (on the 0-999 grid)",
+        ),
         ("key_combination", {"keys": []}, KeyNameError, "no keys given"),
         ("key_combination", {}, KeyNameError, "an empty key name"),
-        ("mouse_down", {"button": "back"}, TranslationError, "mouse_down button back"),
-        ("scroll", {"direction": "sideways"}, TranslationError, "scroll direction sideways"),
-        ("fly_to", {}, TranslationError, "Gemini action 'fly_to' is not supported (expected one of: click, click_at,"),
+        (
+            "mouse_down",
+            {"button": "back"},
+            TranslationError,
+            "Gemini action 'mouse_down button back' is not supported (expected one of: left, middle, right)",
+        ),
+        (
+            "scroll",
+            {"direction": "sideways"},
+            TranslationError,
+            "Gemini action 'scroll direction sideways' is not supported (expected one of: down, left, right, up)",
+        ),
+        ("fly_to", {}, TranslationError, f"Gemini action 'fly_to' is not supported (expected one of: {GEMINI_KNOWN})"),
     ],
 )
-def test_gemini_calls_that_cannot_be_played_are_refused_with_what_was_wrong(name, args, error, words):
+def test_gemini_calls_that_cannot_be_played_are_refused_with_what_was_wrong(name, args, error, message):
     with pytest.raises(error) as refused:
         from_gemini(name, args, SCREEN)
-    assert words in str(refused.value)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(
+    ("value", "enter"),
+    [("false", False), (" No ", False), ("0", False), ("", False), (0, False), ("yes", True), (1, True), (None, True)],
+)
+def test_gemini_booleans_as_models_send_them(value, enter):
+    typed = from_gemini("type_text_at", {"x": 0, "y": 0, "text": "x", "press_enter": value}, SCREEN)
+    assert (typed[-1] == "pyautogui.press('enter')") is enter
+
+
+# ---------------------------------------------------------------- OpenAI: keys held, buttons, paths
+CTRL_DOWN, CTRL_UP = "pyautogui.keyDown('ctrl'); ", "; pyautogui.keyUp('ctrl')"
+
+
+@pytest.mark.parametrize(
+    ("action", "expected"),
+    [
+        ({"type": "click", "x": 10, "y": 20, "keys": ["CTRL"]}, CTRL_DOWN + "pyautogui.click(10, 20)" + CTRL_UP),
+        ({"type": "click", "button": "wheel", "x": 10, "y": 20}, "pyautogui.middleClick(10, 20)"),
+        (
+            {"type": "click", "button": "back", "x": 10, "y": 20, "keys": ["CTRL"]},
+            CTRL_DOWN + "pyautogui.hotkey('alt', 'left')" + CTRL_UP,
+        ),
+        ({"type": "click", "button": "forward", "x": 10, "y": 20}, "pyautogui.hotkey('alt', 'right')"),
+        (
+            {"type": "double_click", "x": 10, "y": 20, "keys": ["CTRL"]},
+            CTRL_DOWN + "pyautogui.doubleClick(10, 20)" + CTRL_UP,
+        ),
+        ({"type": "move", "x": 10, "y": 20, "keys": ["CTRL"]}, CTRL_DOWN + "pyautogui.moveTo(10, 20)" + CTRL_UP),
+        (
+            {"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 5, "y": 5}, {"x": 10, "y": 20}], "keys": ["CTRL"]},
+            CTRL_DOWN + "pyautogui.moveTo(0, 0); pyautogui.dragTo(5, 5, duration=0.2); "
+            "pyautogui.dragTo(10, 20, duration=0.2)" + CTRL_UP,
+        ),
+        # scroll_x / scroll_y are pixels, 50 to a wheel click; OpenAI's positive y is down, pyautogui's up
+        ({"type": "scroll", "x": 10, "y": 20, "scroll_x": 100}, "pyautogui.hscroll(2, x=10, y=20)"),
+        ({"type": "scroll", "x": 10, "y": 20, "scroll_y": -150}, "pyautogui.scroll(3, x=10, y=20)"),
+        ({"type": "scroll", "x": 10, "y": 20, "scroll_y": 0}, "pyautogui.scroll(0, x=10, y=20)"),
+        (
+            {"type": "scroll", "x": 1, "y": 2, "scroll_x": -50, "keys": ["CTRL"]},
+            CTRL_DOWN + "pyautogui.hscroll(-1, x=1, y=2)" + CTRL_UP,
+        ),
+    ],
+)
+def test_each_openai_action_gives_exactly_its_command(action, expected):
+    assert from_openai(action) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("action", "error", "message"),
+    [
+        (
+            {"type": "click", "button": "side", "x": 1, "y": 1},
+            TranslationError,
+            "OpenAI action 'click button side' is not supported "
+            "(expected one of: back, forward, left, middle, right, wheel)",
+        ),
+        (
+            {"type": "drag", "path": [{"x": 1, "y": 1}]},
+            TranslationError,
+            "OpenAI action 'drag with 1 point(s)' is not supported (expected one of: drag with a path of >= 2 points)",
+        ),
+        ({"type": "keypress", "keys": []}, KeyNameError, "keypress without keys"),
+    ],
+)
+def test_openai_actions_that_cannot_be_played_are_refused_with_what_was_wrong(action, error, message):
+    with pytest.raises(error) as refused:
+        from_openai(action)
+    assert str(refused.value) == message
+
+
+# ---------------------------------------------------------------- Qwen: x * 1280 / 999, y * 800 / 999
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            {"action": "left_click", "text": "ctrl"},
+            CTRL_DOWN + "pyautogui.click(button='left', clicks=1)" + CTRL_UP,
+        ),
+        ({"action": "middle_click", "coordinate": [0, 999]}, "pyautogui.middleClick(0, 800)"),
+        ({"action": "left_click_drag", "coordinate": [999, 0]}, "pyautogui.dragTo(1280, 0, duration=0.5)"),
+        ({"action": "type", "text": "Scranton"}, "pyautogui.typewrite('Scranton', interval=0.02)"),
+        ({"action": "type"}, "pyautogui.typewrite('', interval=0.02)"),
+        ({"action": "key", "keys": "ctrl+c"}, "pyautogui.hotkey('ctrl', 'c')"),
+        ({"action": "scroll", "pixels": -100}, "pyautogui.scroll(-2)"),
+        ({"action": "scroll"}, "pyautogui.scroll(0)"),
+        ({"action": "hscroll", "coordinate": [999, 0], "pixels": 100}, "pyautogui.hscroll(2, x=1280, y=0)"),
+    ],
+)
+def test_each_qwen_call_gives_exactly_its_command(args, expected):
+    assert from_qwen(args, SCREEN) == [expected]
+
+
+def test_qwen_absolute_pixels_are_read_on_the_size_the_model_was_sent():
+    call = {"action": "left_click", "coordinate": [630, 392]}
+    # sent a 640x400 screenshot of the 1280x800 screen: 2x each way
+    assert from_qwen(call, SCREEN, "absolute", model_size=(640, 400)) == ["pyautogui.click(1260, 784)"]
+    # by default the model saw the smart_resize of the screen, 1260x784
+    assert from_qwen(call, SCREEN, "absolute") == ["pyautogui.click(640, 400)"]
+    with pytest.raises(KeyNameError) as refused:
+        from_qwen({"action": "key", "keys": []}, SCREEN)
+    assert str(refused.value) == "key action without keys"
+
+
+# ---------------------------------------------------------------- Anthropic and the key helpers
+
+
+def test_anthropic_edges():
+    assert from_anthropic({"action": "zoom", "region": [0, 0, 10, 10]}) == []
+    assert from_anthropic({"action": "type"}) == ["pyautogui.typewrite('', interval=0.02)"]
+    assert from_anthropic({"action": "key", "text": " "}) == ["pyautogui.press('space')"]
+    drag = {"action": "left_click_drag", "start_coordinate": [10, 20], "coordinate": [30, 40]}
+    assert from_anthropic(drag) == ["pyautogui.moveTo(10, 20); pyautogui.dragTo(30, 40, duration=0.5)"]
+    with pytest.raises(KeyNameError) as refused:
+        from_anthropic({"action": "key"})
+    assert str(refused.value) == "an empty key name"
+
+
+def test_split_keys_takes_plus_as_a_key_at_the_end_of_a_combination():
+    assert split_keys("+") == ["+"]
+    assert split_keys("ctrl+alt+shift++") == ["ctrl", "alt", "shift", "+"]
 
 
 def test_the_dispatcher_scales_by_the_size_the_model_saw():
@@ -115,6 +266,10 @@ def test_the_dispatcher_scales_by_the_size_the_model_saw():
     assert translate("anthropic", action, (1920, 1080)) == ["pyautogui.click(100, 200)"]
     gemini_call = {"name": "click_at", "args": {"x": 500, "y": 500}}
     assert translate("gemini", gemini_call, SCREEN) == ["pyautogui.click(640, 400)"]
+    with pytest.raises(TranslationError, match="^Gemini action '' is not supported"):
+        translate("gemini", {}, SCREEN)
+    openai_click = {"type": "click", "x": 100, "y": 200}
+    assert translate("openai", openai_click, (1920, 1080), model_size=(1280, 720)) == ["pyautogui.click(150, 300)"]
     with pytest.raises(TranslationError, match="translation action 'claude' is not supported"):
         translate("claude", action, SCREEN)
 
@@ -125,6 +280,7 @@ def test_the_dispatcher_scales_by_the_size_the_model_saw():
         ((1920, 1080), (1280, 800), (1280, 720)),  # the width binds: 2/3
         ((1280, 1024), (1280, 800), (1000, 800)),  # the height binds: 0.78125
         ((3000, 1), (1000, 1000), (1000, 1)),  # never below one pixel
+        ((1, 3000), (1000, 1000), (1, 1000)),
     ],
 )
 def test_fit_within_keeps_the_aspect_ratio_under_either_bound(screen, max_size, expected):
@@ -164,6 +320,8 @@ def test_qwen_model_size_is_the_screen_on_the_relative_grid_and_the_resize_in_pi
         (0, None, 0),
         (None, None, 0),
         (24, None, 1),  # under half a click still scrolls
+        (0.5, None, 1),
+        (-24, None, -1),
         (75, None, 2),  # 1.5 rounds to even: 2
         (-125, None, -2),  # 2.5 rounds to even: 2, downwards
         (5000, 1500, 30),  # clamped to 1500 px
