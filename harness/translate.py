@@ -116,8 +116,6 @@ def key_names(name: str) -> list[str]:
     mapped = KEY_NAMES.get(lower)
     if mapped is None and lower in PYAUTOGUI_X11_KEYS:
         mapped = lower
-    if mapped is None and lower[:1] == "f" and lower[1:].isdigit() and 1 <= int(lower[1:]) <= 24:
-        mapped = lower
     if mapped is None:
         raise KeyNameError(
             f"key {raw!r} has no equivalent on this computer (use an X keysym such as Return, BackSpace, "

@@ -3,6 +3,7 @@ message is what an author reads to fix an upload, so each names the entry, what 
 and what was expected (found by mutation testing: checks that only looked for a fragment let a
 wrong entry or a lost "expected" part through). Limits are tried at their edge and one past it."""
 
+import gzip
 import io
 import stat
 import tarfile
@@ -11,7 +12,7 @@ import zipfile
 
 import pytest
 
-from harness.archive import ArchiveError, ArchiveLimits, extract_archive
+from harness.archive import ArchiveError, ArchiveLimits, extract_archive, safe_member_path
 
 BOTH = "expected each name used for a file or a folder, not both"
 LONG = "d" * 300  # longer than any file system's name limit (255 bytes)
@@ -202,3 +203,46 @@ def test_a_zip_bomb_is_refused_by_its_ratio_and_plain_data_is_not(tmp_path):
 )
 def test_each_tar_refusal_word_for_word(tmp_path, members, message):
     assert refusal(tmp_path, tar_of(members), name="upload.tar.gz") == message
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("", "'': empty name or a NUL character in the name (expected a file name)"),
+        ("task/a\x00.txt", "'task/a\\x00.txt': empty name or a NUL character in the name (expected a file name)"),
+        ("task\\a.txt", "task\\a.txt: contains a backslash (expected '/' as the only path separator)"),
+        ("/etc/passwd", "/etc/passwd: is an absolute path (expected a path relative to the archive root)"),
+        ("C:/x.txt", "C:/x.txt: is an absolute path (expected a path relative to the archive root)"),
+        ("task/../../x", "task/../../x: escapes the archive root with '..' (expected a path inside the archive)"),
+        ("./", "./: names the archive root itself (expected a file or folder name)"),
+        # a byte tarfile could not decode: shown as the byte it was
+        ("task/\udcff.txt", "task/\\xff.txt: the name is not valid UTF-8 (expected UTF-8 file names)"),
+    ],
+)
+def test_each_unsafe_entry_name_is_refused_word_for_word(name, message):
+    with pytest.raises(ArchiveError) as refused:
+        safe_member_path(name)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(
+    ("name", "path"),
+    [("a", "a"), (":", ":"), ("./task//a.txt", "task/a.txt"), ("task/./b/", "task/b"), ("..a/b..", "..a/b..")],
+)
+def test_names_that_are_safe_are_kept_as_written(name, path):
+    assert str(safe_member_path(name)) == path
+
+
+def test_what_is_not_an_archive_or_holds_no_files_is_refused_word_for_word(tmp_path):
+    assert refusal(tmp_path, b"just some notes", name="notes.zip") == (
+        "notes.zip: not a zip or gzip-compressed tar archive (expected a .zip or .tar.gz)"
+    )
+    assert refusal(tmp_path, zip_of([("task/", b"")]), name="empty.zip") == (
+        "the archive holds no files (expected one or more task folders)"
+    )
+    assert refusal(
+        tmp_path, zip_of([("task/a.txt", b"a")]), name="big.zip", limits=ArchiveLimits(max_archive_bytes=50)
+    ) == (f"the archive is {len(zip_of([('task/a.txt', b'a')]))} bytes (expected an archive of at most 50 bytes)")
+    message = refusal(tmp_path, gzip.compress(b"not a tar " * 100), name="upload.tar.gz")
+    assert message.startswith("upload.tar.gz: not a readable tar.gz archive (")
+    assert message.endswith(") (expected a valid .tar.gz)")

@@ -13,6 +13,7 @@ from harness.translate import (
     from_openai,
     from_qwen,
     key_name,
+    key_names,
     qwen_model_size,
     smart_resize,
     split_keys,
@@ -339,3 +340,56 @@ def test_key_name_takes_one_key_and_refuses_a_combination():
         key_name("ISO_Left_Tab")
     with pytest.raises(KeyNameError, match="'F25' has no equivalent"):
         key_name("F25")
+
+
+@pytest.mark.parametrize(
+    ("action", "expected"),
+    [
+        ({"action": "left_mouse_down", "coordinate": [10, 20]}, "pyautogui.mouseDown(10, 20)"),
+        ({"action": "left_mouse_up"}, "pyautogui.mouseUp()"),
+        (
+            {"action": "hold_key", "text": "shift+ctrl", "duration": 2},
+            "pyautogui.keyDown('shift'); pyautogui.keyDown('ctrl'); time.sleep(2.0); "
+            "pyautogui.keyUp('ctrl'); pyautogui.keyUp('shift')",
+        ),
+        ({"action": "hold_key", "text": "a"}, "pyautogui.keyDown('a'); time.sleep(1.0); pyautogui.keyUp('a')"),
+        # three wheel clicks down unless told otherwise
+        ({"action": "scroll", "coordinate": [10, 20]}, "pyautogui.scroll(-3, x=10, y=20)"),
+        ({"action": "scroll", "scroll_direction": "up", "scroll_amount": 5}, "pyautogui.scroll(5)"),
+        ({"action": "scroll", "coordinate": [10, 20], "scroll_direction": "left"}, "pyautogui.hscroll(-3, x=10, y=20)"),
+        (
+            {"action": "scroll", "coordinate": [10, 20], "scroll_direction": "right", "text": "ctrl"},
+            CTRL_DOWN + "pyautogui.hscroll(3, x=10, y=20)" + CTRL_UP,
+        ),
+    ],
+)
+def test_each_anthropic_action_gives_exactly_its_command(action, expected):
+    assert from_anthropic(action) == [expected]
+
+
+def test_anthropic_refusals_word_for_word():
+    with pytest.raises(TranslationError) as refused:
+        from_anthropic({"action": "scroll", "scroll_direction": "diagonal"})
+    assert str(refused.value) == (
+        "Anthropic action 'scroll_direction diagonal' is not supported (expected one of: down, left, right, up)"
+    )
+    with pytest.raises(KeyNameError) as refused:
+        from_anthropic({"action": "key", "text": "Hyper_Q"})
+    assert str(refused.value) == (
+        "key 'Hyper_Q' has no equivalent on this computer (use an X keysym such as Return, BackSpace, "
+        "Page_Down, KP_Enter, F5, Super_L, backslash, or a single character)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "keys"),
+    [("F1", ["f1"]), ("f12", ["f12"]), ("F24", ["f24"]), ("Next", ["pagedown"]), ("  Tab ", ["tab"]), ("T", ["T"])],
+)
+def test_key_names_as_models_write_them(name, keys):
+    assert key_names(name) == keys
+
+
+@pytest.mark.parametrize("name", ["F0", "F25", "Fx", "Hyper_Q"])
+def test_key_names_pyautogui_would_ignore_are_refused(name):
+    with pytest.raises(KeyNameError, match=f"^key '{name}' has no equivalent"):
+        key_names(name)
