@@ -393,3 +393,23 @@ def test_key_names_as_models_write_them(name, keys):
 def test_key_names_pyautogui_would_ignore_are_refused(name):
     with pytest.raises(KeyNameError, match=f"^key '{name}' has no equivalent"):
         key_names(name)
+
+
+def test_a_call_without_its_text_types_nothing_or_is_refused():
+    nothing = "pyautogui.typewrite('', interval=0.02)"
+    assert from_gemini("type", {}, SCREEN) == [nothing]
+    assert from_gemini(
+        "type_text_at", {"x": 0, "y": 0, "press_enter": False, "clear_before_typing": False}, SCREEN
+    ) == [
+        "pyautogui.click(0, 0)",
+        nothing,
+    ]
+    assert from_openai({"type": "type"}) == [nothing]
+    with pytest.raises(KeyNameError) as refused:
+        from_anthropic({"action": "hold_key"})
+    assert str(refused.value) == "an empty key name"
+
+
+def test_gemini_scrolls_horizontally_by_a_share_of_the_width():
+    # the default magnitude 800 of a 1280 px width: 1024 px = 20.48 -> 20 wheel clicks
+    assert from_gemini("scroll", {"direction": "left"}, SCREEN) == ["pyautogui.hscroll(-20, x=640, y=400)"]
