@@ -13,6 +13,7 @@ import zipfile
 import pytest
 
 from harness.archive import ArchiveError, ArchiveLimits, extract_archive, safe_member_path
+from tests.submission_data import tar_gz_bytes
 
 BOTH = "expected each name used for a file or a folder, not both"
 LONG = "d" * 300  # longer than any file system's name limit (255 bytes)
@@ -43,17 +44,6 @@ def flagged_encrypted(data: bytes) -> bytes:
     central = data.index(zipfile.stringCentralDir)
     data[central + 8] |= 0x1  # central directory: signature (4), versions (2 + 2), flags
     return bytes(data)
-
-
-def tar_of(members) -> bytes:
-    """``members``: (TarInfo, bytes or None)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for info, data in members:
-            if data is not None:
-                info.size = len(data)
-            archive.addfile(info, io.BytesIO(data) if data is not None else None)
-    return buffer.getvalue()
 
 
 def tar_info(name: str, kind=tarfile.REGTYPE, linkname: str = "") -> tarfile.TarInfo:
@@ -160,7 +150,7 @@ def test_a_file_at_the_size_limit_passes_and_one_byte_more_is_refused(tmp_path):
     message = "task/big.txt: larger than the 10-byte limit per file (expected files of at most 10 bytes)"
     big = b"0123456789A"
     assert refusal(tmp_path, zip_of([("task/big.txt", big)]), name="big.zip", limits=limits) == message
-    big_tar = tar_of([(tar_info("task/big.txt"), big)])
+    big_tar = tar_gz_bytes([(tar_info("task/big.txt"), big)])
     assert refusal(tmp_path, big_tar, name="big.tar.gz", limits=limits) == message
 
 
@@ -202,7 +192,7 @@ def test_a_zip_bomb_is_refused_by_its_ratio_and_plain_data_is_not(tmp_path):
     ],
 )
 def test_each_tar_refusal_word_for_word(tmp_path, members, message):
-    assert refusal(tmp_path, tar_of(members), name="upload.tar.gz") == message
+    assert refusal(tmp_path, tar_gz_bytes(members), name="upload.tar.gz") == message
 
 
 @pytest.mark.parametrize(
