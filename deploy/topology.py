@@ -50,6 +50,7 @@ SHARED_SETTINGS = (
     "AWS_SECRET_ACCESS_KEY",
     "MYPCBENCH_VAR_DIR",
     "DJANGO_MEDIA_ROOT",
+    "MYPCBENCH_UPLOAD_VALIDATION",
 )
 
 
@@ -185,6 +186,8 @@ class Topology:
             AWS_SECRET_ACCESS_KEY="topology-secret-key",
             MYPCBENCH_VAR_DIR=str(base / "var"),
             DJANGO_MEDIA_ROOT=str(base / "media"),
+            # web processes only receive uploads; a media worker checks and stores them
+            MYPCBENCH_UPLOAD_VALIDATION=os.environ.get("MYPCBENCH_UPLOAD_VALIDATION", "worker"),
             TMPDIR=str(base / "tmp"),
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",

@@ -297,6 +297,9 @@ MYPCBENCH_UPLOAD_MAX_PIXELS = int(
 # How much lower the CPU priority of validating and storing an upload is than that of page views
 # (a nice value for the upload's own thread; 0: in the request's thread, as the tests run it).
 MYPCBENCH_UPLOAD_NICE = int(os.environ.get("MYPCBENCH_UPLOAD_NICE", 10))
+# Where uploads are checked and stored: "web" (by the web process, before it answers) or "worker" (the
+# web process only receives the archive into media storage; a worker on the media queue checks it).
+MYPCBENCH_UPLOAD_VALIDATION = os.environ.get("MYPCBENCH_UPLOAD_VALIDATION", "web")
 MYPCBENCH_UPLOAD_TMP_DIR = VAR_DIR / "upload-tmp"
 # Request bodies Django spools to disk go there too, not /tmp: a web process killed mid-upload leaves
 # them where `manage.py sweep_media` finds them.

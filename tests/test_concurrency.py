@@ -89,6 +89,39 @@ def test_two_identical_archives_uploaded_at_once_are_stored_once(tmp_path, setti
     assert len(queued) == 1, "judging asked once"
 
 
+def test_two_identical_archives_received_at_once_wait_as_one_submission(tmp_path, settings, monkeypatch):
+    """MYPCBENCH_UPLOAD_VALIDATION=worker: both requests keep the archive and insert a submission at the
+    same moment; one wins, the other answers with it, and one worker message is sent."""
+    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
+    settings.MYPCBENCH_UPLOAD_VALIDATION = "worker"
+    settings.MEDIA_ROOT = tmp_path / "media"
+    cache.clear()
+    make_suite(TASK_IDS)
+    author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
+    archive = zip_bytes(good_entries(tmp_path))
+    sent = []
+    monkeypatch.setattr(uploads.queue, "enqueue", lambda name, *args, **kwargs: sent.append(args))
+    barrier = threading.Barrier(2, timeout=30)
+    real_keep = uploads._keep_archive
+
+    def keep(*args, **kwargs):
+        barrier.wait()
+        return real_keep(*args, **kwargs)
+
+    monkeypatch.setattr(uploads, "_keep_archive", keep)
+    results = together(2, lambda i: uploads.receive_archive(author, upload(archive, f"run-{i}.zip"), METADATA))
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert sorted(r.created for r in results) == [False, True]
+    assert results[0].submission.pk == results[1].submission.pk and Submission.objects.count() == 1
+    assert sent == [(results[0].submission.pk,)], "one worker message"
+    kept = Submission.objects.get().metadata["archive_file"]
+    assert [p.relative_to(settings.MEDIA_ROOT).as_posix() for p in files_under(settings.MEDIA_ROOT)] == [kept], (
+        "the loser's copy of the archive is gone; the winner's stays"
+    )
+    assert files_under(settings.MYPCBENCH_UPLOAD_TMP_DIR) == []
+
+
 def test_workers_claiming_slots_at_once_never_share_one():
     run, _ = data.launch(8)
     trajectories = data.trajectories(run)

@@ -22,6 +22,7 @@ RETRY_PAUSE_SECONDS = 1.0
 MAKE_DERIVATIVES = "trajectories.tasks.make_derivatives"
 JUDGE_TRAJECTORY = "trajectories.tasks.judge_trajectory_task"
 RUN_TRAJECTORY = "trajectories.tasks.run_trajectory"
+VALIDATE_SUBMISSION = "trajectories.tasks.validate_submission"
 
 
 def _task(name: str):

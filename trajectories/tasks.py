@@ -1,5 +1,5 @@
 """Celery tasks of trajectories: thin wrappers calling the services (media derivatives, our judge,
-running a launched trajectory). Nothing imports this module: work is asked for by task name
+running a launched trajectory, checking a received upload). Nothing imports this module: work is asked for by task name
 through trajectories.queue, and Celery's autodiscovery registers these tasks. Every task
 acknowledges late (a killed worker's message is delivered again) and is idempotent; one that meets
 the database or the object store not answering is retried with backoff instead of failing, so an
@@ -17,7 +17,8 @@ from trajectories.evaluations import lifecycle as evaluations
 from trajectories.judging import our_judge as judging
 from trajectories.recording import media
 from trajectories.recording.outages import SERVICE_UNAVAILABLE, retry_countdown
-from trajectories.submissions import review
+from trajectories.submissions import review, uploads
+from trajectories.submissions.low_priority import at_low_priority
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,16 @@ def make_derivatives(self, trajectory_id: int, force: bool = False) -> dict | No
         logger.warning("make_derivatives: trajectory %s no longer exists; nothing to do", trajectory_id)
         return None
     return summary.as_dict()
+
+
+@shared_task(bind=True, acks_late=True, queue="media", ignore_result=True, max_retries=None)
+def validate_submission(self, submission_id: int) -> str | None:
+    """Check and store an upload the web process received (MYPCBENCH_UPLOAD_VALIDATION=worker), at the
+    upload priority (MYPCBENCH_UPLOAD_NICE). Idempotent: a submission no longer validating is left alone."""
+    try:
+        return at_low_priority(uploads.validate_received, submission_id)
+    except SERVICE_UNAVAILABLE as exc:
+        raise _retry_outage(self, exc) from exc
 
 
 @shared_task(bind=True, acks_late=True, queue="judging", ignore_result=True, max_retries=None)

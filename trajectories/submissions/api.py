@@ -99,7 +99,14 @@ def _out(request, sub: Submission) -> dict:
 @router.post(
     "/submissions",
     auth=TokenAuth(),
-    response={200: SubmissionOut, 201: SubmissionOut, 409: RefusedOut, 422: RefusedOut, 429: RefusedOut},
+    response={
+        200: SubmissionOut,
+        201: SubmissionOut,
+        202: SubmissionOut,
+        409: RefusedOut,
+        422: RefusedOut,
+        429: RefusedOut,
+    },
     summary="Upload an archive of task folders with run metadata",
     description=(
         "Multipart form: `archive` (a .zip or .tar.gz holding one or many task folders in the upstream "
@@ -108,17 +115,25 @@ def _out(request, sub: Submission) -> dict:
         "archive was already submitted, 422 with every problem found when refused (nothing is stored), 429 "
         "over a per-author limit on accepted uploads, upload attempts (accepted or refused, repeats too) or "
         "API calls (the message names the limit and when it resets; "
-        "Retry-After gives the seconds to wait)."
+        "Retry-After gives the seconds to wait). Where workers check uploads (MYPCBENCH_UPLOAD_VALIDATION="
+        "worker), the answer is 202 with status `validating` once the archive is received and its metadata "
+        "checked: poll the submission's `GET` until the status changes (`rejected` with every problem in "
+        "`validation_report`, or on to judging and review)."
     ),
 )
 def create_submission(request, response: HttpResponse, archive: File[UploadedFile], metadata: Form[str] = "{}"):
+    by_worker = uploads.upload_validation() == "worker"
     try:
-        result = at_low_priority(uploads.submit_archive, request.auth, archive, metadata)
+        if by_worker:
+            result = uploads.receive_archive(request.auth, archive, metadata)
+        else:
+            result = at_low_priority(uploads.submit_archive, request.auth, archive, metadata)
     except validation.SubmissionRejected as exc:
         if exc.retry_after is not None:
             response["Retry-After"] = str(exc.retry_after)
         return Status(exc.status_code, {"detail": str(exc), "problems": exc.report_dicts})
-    return Status(201 if result.created else 200, _out(request, result.submission))
+    created = 202 if by_worker else 201
+    return Status(created if result.created else 200, _out(request, result.submission))
 
 
 @router.get(

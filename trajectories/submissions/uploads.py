@@ -1,7 +1,12 @@
 """Author submissions: an uploaded archive is checked hard (archive limits, formats, task ids,
 step numbers, screenshots: submissions/validation.py) before anything is stored, then ingested
 through the one ingest path as a draft run of provenance "upload" with its Submission, and our
-judge is asked for (submissions/review.py)."""
+judge is asked for (submissions/review.py).
+
+Where the checking happens is MYPCBENCH_UPLOAD_VALIDATION: "web" (the web process checks and stores
+the archive before it answers: submit_archive) or "worker" (the web process only receives it into
+media storage with a Submission that is "validating", and a worker on the media queue checks and
+stores it: receive_archive, then validate_received; the same checks, the same answers)."""
 
 import hashlib
 import logging
@@ -20,6 +25,7 @@ from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from harness.bundle import BundleError, JudgeRecord
 from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import JudgeConfig, Model, Run
+from trajectories import queue
 from trajectories.models import Submission
 from trajectories.recording.failure_signals import classify_unclassified
 from trajectories.recording.ingest import (
@@ -33,6 +39,7 @@ from trajectories.recording.ingest import (
 from trajectories.submissions import ratelimits
 from trajectories.submissions.review import queue_judging, self_reported_key
 from trajectories.submissions.validation import (
+    METADATA_FIELDS,
     NOTE,
     Problem,
     SubmissionConflict,
@@ -79,6 +86,7 @@ def check_upload_rate(user) -> None:
     def uploaded_since(since):
         return (
             Submission.objects.filter(author=user, created_at__gte=since)
+            .exclude(status=Submission.Status.REJECTED, run__isnull=True)  # refused by a worker's validation
             .order_by("created_at")
             .values_list("created_at", flat=True)
         )
@@ -117,6 +125,14 @@ def _archive_name(upload) -> str:
     return Path(getattr(upload, "name", "") or "upload").name[:300]
 
 
+def upload_validation() -> str:
+    """Where uploads are checked: "web" or "worker" (MYPCBENCH_UPLOAD_VALIDATION)."""
+    where = getattr(settings, "MYPCBENCH_UPLOAD_VALIDATION", "web")
+    if where not in ("web", "worker"):
+        raise ValueError(f"MYPCBENCH_UPLOAD_VALIDATION is {where!r} (expected web or worker)")
+    return where
+
+
 def submit_archive(author, upload, metadata) -> SubmitResult:
     """Validate ``upload`` (a zip or tar.gz file object) with ``metadata`` and, only if everything
     passes, store it as a draft run of provenance "upload" with a Submission. The same archive
@@ -133,22 +149,7 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
         existing = _already_submitted(author, name, sha256)
         if existing is not None:
             return SubmitResult(existing, created=False)
-        meta, problems = parse_metadata(metadata)
-        root = workdir / "files"
-        try:
-            extract_archive(archive_path, root, limits)
-        except ArchiveError as exc:
-            problems.append(
-                Problem(exc.entry or name, str(exc).removeprefix(f"{exc.entry}: ") if exc.entry else str(exc))
-            )
-        if problems or meta is None:
-            raise SubmissionRejected(problems)
-        validation = validate_tree(root, meta)
-        if not validation.ok:
-            raise SubmissionRejected(validation.report)
-        validation.report.extend(identical_attempts(validation.bundles))
-        validation.report.extend(replay_suspicions(validation.bundles, validation.tasks))
-        result = _store(author, name, sha256, size, meta, validation, root, archive_path)
+        result = _validate_and_store(author, name, sha256, size, metadata, workdir, limits)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if not result.created:  # a concurrent identical upload by this author was stored first
@@ -156,6 +157,143 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
     submission = result.submission
     transaction.on_commit(lambda: queue_judging(submission.pk))
     return result
+
+
+def _validate_and_store(
+    author, name, sha256, size, metadata, workdir: Path, limits: ArchiveLimits, received: Submission | None = None
+) -> SubmitResult:
+    """Check the archive at ``workdir/archive`` with ``metadata`` and store it (into ``received``, a
+    Submission that is validating, when a worker does this); SubmissionRejected with every problem."""
+    archive_path = workdir / "archive"
+    meta, problems = parse_metadata(metadata)
+    root = workdir / "files"
+    try:
+        extract_archive(archive_path, root, limits)
+    except ArchiveError as exc:
+        problems.append(Problem(exc.entry or name, str(exc).removeprefix(f"{exc.entry}: ") if exc.entry else str(exc)))
+    if problems or meta is None:
+        raise SubmissionRejected(problems)
+    validation = validate_tree(root, meta)
+    if not validation.ok:
+        raise SubmissionRejected(validation.report)
+    validation.report.extend(identical_attempts(validation.bundles))
+    validation.report.extend(replay_suspicions(validation.bundles, validation.tasks))
+    return _store(author, name, sha256, size, meta, validation, root, archive_path, received)
+
+
+# ---------------------------------------------------------------- checked by a worker
+
+VALIDATING_NOTE = "received; a worker is checking it (this page updates by itself)"
+
+
+def receive_archive(author, upload, metadata) -> SubmitResult:
+    """The web process's part when a worker validates uploads: count the attempt, check the metadata
+    (refused at once, as submit_archive refuses it), keep the archive in media storage and record a
+    Submission that is "validating"; a worker is asked for on commit (validate_received). The same
+    archive again returns its submission; one a worker refused may be sent again (with other metadata)."""
+    check_upload_rate(author)
+    limits = upload_limits()
+    name = _archive_name(upload)
+    meta, problems = parse_metadata(metadata)
+    if problems or meta is None:
+        raise SubmissionRejected(problems)
+    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=upload_tmp_dir()))
+    try:
+        archive_path = workdir / "archive"
+        sha256, size = _save_upload(upload, archive_path, limits)
+        existing = _already_submitted(author, name, sha256)
+        if existing is not None:
+            if not (existing.status == Submission.Status.REJECTED and existing.run_id is None):
+                return SubmitResult(existing, created=False)
+            existing.delete()  # a worker refused this archive before: this is a new try
+        try:
+            with all_or_nothing() as written:
+                kept = _keep_archive(sha256, archive_path, written)
+                submission = Submission.objects.create(
+                    author=author,
+                    status=Submission.Status.VALIDATING,
+                    archive_name=name,
+                    archive_sha256=sha256,
+                    archive_size=size,
+                    metadata={**meta.as_dict(), "archive_file": kept},
+                    validation_report=[Problem("", VALIDATING_NOTE, NOTE).as_dict()],
+                )
+        except IntegrityError:  # the same archive received a moment ago by a concurrent request
+            existing = _already_submitted(author, name, sha256)
+            if existing is None:
+                raise
+            return SubmitResult(existing, created=False)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    transaction.on_commit(lambda: queue.enqueue(queue.VALIDATE_SUBMISSION, submission.pk))
+    return SubmitResult(submission, created=True)
+
+
+class _NotValidating(Exception):
+    """The submission was validated (or withdrawn) by someone else meanwhile."""
+
+
+def validate_received(submission_id: int) -> str | None:
+    """A worker's part: check and store the archive of a Submission that is "validating", as
+    submit_archive does. Accepted: the run is stored and our judge asked for ("accepted"). Refused:
+    the submission becomes "rejected" with every problem in its report, and the kept archive is
+    deleted ("refused"). None when there is nothing to do (gone, or already validated: a redelivered
+    message). The database or the object store not answering propagates, for the task to retry."""
+    submission = (
+        Submission.objects.filter(pk=submission_id, status=Submission.Status.VALIDATING)
+        .select_related("author")
+        .first()
+    )
+    if submission is None:
+        return None
+    stored = (submission.metadata or {}).get("archive_file") or ""
+    metadata = {k: v for k, v in (submission.metadata or {}).items() if k in METADATA_FIELDS}
+    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=upload_tmp_dir()))
+    try:
+        try:
+            with default_storage.open(stored, "rb") as source, open(workdir / "archive", "wb") as target:
+                shutil.copyfileobj(source, target, 1 << 20)
+        except FileNotFoundError:
+            return _refuse(
+                submission,
+                [Problem(submission.archive_name, "the received archive is gone from storage; upload it again")],
+            )
+        try:
+            result = _validate_and_store(
+                submission.author,
+                submission.archive_name,
+                submission.archive_sha256,
+                submission.archive_size,
+                metadata,
+                workdir,
+                upload_limits(),
+                received=submission,
+            )
+        except SubmissionRejected as exc:
+            return _refuse(submission, exc.report)
+        except _NotValidating:
+            return None
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    transaction.on_commit(lambda: queue_judging(result.submission.pk))
+    return "accepted"
+
+
+def _refuse(submission: Submission, report: list[Problem]) -> str | None:
+    """Mark a validating submission refused with ``report`` and delete its kept archive."""
+    with transaction.atomic():
+        locked = (
+            Submission.objects.select_for_update().filter(pk=submission.pk, status=Submission.Status.VALIDATING).first()
+        )
+        if locked is None:
+            return None
+        stored = locked.metadata.pop("archive_file", "")
+        locked.status = Submission.Status.REJECTED
+        locked.validation_report = [p.as_dict() for p in report]
+        locked.save(update_fields=["status", "validation_report", "metadata", "updated_at"])
+    if stored:
+        transaction.on_commit(lambda: default_storage.delete(stored))
+    return "refused"
 
 
 def _already_submitted(author, name: str, sha256: str) -> Submission | None:
@@ -209,24 +347,38 @@ def archive_storage_name(sha256: str, archive_path: Path) -> str:
 
 
 def _keep_archive(sha256: str, archive_path: Path, written) -> str:
-    """Copy the uploaded archive into media storage (inside the ingest, so a failure removes it)."""
-    name = archive_storage_name(sha256, archive_path)
-    if not default_storage.exists(name):
-        with open(archive_path, "rb") as f:
-            saved = default_storage.save(name, File(f))
-        written.add(saved)
-        name = saved
-    return name
+    """Copy the uploaded archive into media storage (inside the ingest, so a failure removes it). Always
+    a file of this request's own: when a concurrent request of the same archive saves it too, the
+    storage gives the second a new name, so the one whose transaction fails removes only its copy."""
+    with open(archive_path, "rb") as f:
+        saved = default_storage.save(archive_storage_name(sha256, archive_path), File(f))
+    written.add(saved)
+    return saved
 
 
 def _store(
-    author, name, sha256, size, meta: SubmissionMetadata, validation: Validation, root: Path, archive_path: Path
+    author,
+    name,
+    sha256,
+    size,
+    meta: SubmissionMetadata,
+    validation: Validation,
+    root: Path,
+    archive_path: Path,
+    received: Submission | None = None,
 ) -> SubmitResult:
     report = IngestReport(screenshot_cache=validation.screenshots)  # nothing validated is decoded again
     self_reported: dict[str, float] = {}
     try:
         with all_or_nothing() as written:
-            kept = _keep_archive(sha256, archive_path, written)
+            if received is not None:
+                received = Submission.objects.select_for_update().filter(pk=received.pk).first()
+                if received is None or received.status != Submission.Status.VALIDATING:
+                    raise _NotValidating()
+            if received is not None:  # kept when it was received
+                kept = received.metadata.get("archive_file") or _keep_archive(sha256, archive_path, written)
+            else:
+                kept = _keep_archive(sha256, archive_path, written)
             run_name = f"{meta.model} (upload by {author.get_username()}, {timezone.now():%Y-%m-%d %H:%M})"
             run_fields = dict(
                 name=run_name[:200],
@@ -282,15 +434,19 @@ def _store(
                     NOTE,
                 ).as_dict()
             )
-            submission = Submission.objects.create(
-                author=author,
+            fields = dict(
                 run=run,
                 status=Submission.Status.AWAITING_REVIEW,
-                archive_name=name,
-                archive_sha256=sha256,
-                archive_size=size,
                 metadata={**meta.as_dict(), "archive_file": kept},
                 validation_report=problems,
+            )
+            if received is not None:
+                for field, value in fields.items():
+                    setattr(received, field, value)
+                received.save(update_fields=[*fields, "updated_at"])
+                return SubmitResult(received, created=True)
+            submission = Submission.objects.create(
+                author=author, archive_name=name, archive_sha256=sha256, archive_size=size, **fields
             )
             return SubmitResult(submission, created=True)
     except IntegrityError:

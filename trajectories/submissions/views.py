@@ -183,9 +183,12 @@ def submission_new(request):
     if request.method == "POST":
         if form.is_valid():
             try:
-                result = at_low_priority(
-                    uploads.submit_archive, request.user, form.cleaned_data["archive"], form.metadata()
-                )
+                if uploads.upload_validation() == "worker":
+                    result = uploads.receive_archive(request.user, form.cleaned_data["archive"], form.metadata())
+                else:
+                    result = at_low_priority(
+                        uploads.submit_archive, request.user, form.cleaned_data["archive"], form.metadata()
+                    )
             except validation.SubmissionRejected as exc:
                 problems = exc.report_dicts
                 status, retry_after = exc.status_code, exc.retry_after
