@@ -11,14 +11,17 @@ Scenarios, one after the other on the same server:
   judging     the same visitors at the highest level while judgments arrive (--judgments-per-second),
               each moving the data version the figure caches are keyed on, as a judging run does;
   upload      at the highest level, rounds of browsing alternate with rounds in which an author
-              uploads distinct 100-step archives one after the other through the API (validated and
-              ingested by the web processes, as uploads are). Every request's own time is recorded;
-              each page's p95 over the requests sent while an upload was in flight is compared with
-              its p95 over the browse rounds, with a bootstrap interval, beside the spread of the
-              browse rounds' own p95. Goal (issue 19): no page's p95 moves by more than 20%.
+              uploads distinct 100-step archives one after the other through the API, checked and
+              stored as --upload-validation says: "worker" (the topology's way: the web processes
+              only receive the archive, a Celery worker on the media queue started here checks and
+              stores it; an upload is in flight until its submission stops "validating") or "web"
+              (the web processes check and store it before they answer). Every request's own time is
+              recorded; each page's p95 over the requests sent while an upload was in flight is
+              compared with its p95 over the browse rounds, with a bootstrap interval, beside the
+              spread of the browse rounds' own p95. Goal (issue 19): no page's p95 moves by more than 20%.
 
 Celery work the site asks for (derivatives, judging) goes to the queue, as to workers on other hosts;
-no worker takes it here.
+no worker takes it here, but for the upload worker (which makes no derivatives: MYPCBENCH_DERIVATIVES=off).
 
     .venv/bin/python bench/bench_load.py                       # full scale (building takes minutes)
     .venv/bin/python bench/bench_load.py --runs 6 --tasks 40 --levels 2,8 --duration 15
@@ -115,9 +118,10 @@ def ensure_locust() -> Path:
     return locust
 
 
-def site_env(var_dir: Path) -> dict:
+def site_env(var_dir: Path, upload_validation: str = "web") -> dict:
     env = dict(os.environ)
     env.update(
+        MYPCBENCH_UPLOAD_VALIDATION=upload_validation,
         MYPCBENCH_VAR_DIR=str(var_dir),
         DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}",
         MYPCBENCH_CACHE_URL=CACHE_URL,
@@ -215,8 +219,30 @@ def build(args, var_dir: Path) -> dict:
     return pages
 
 
+def start_upload_worker(var_dir: Path) -> subprocess.Popen:
+    """A Celery worker on the media queue (as the topology's media worker), emptied of earlier messages
+    first; it checks and stores uploads and makes no derivatives."""
+    env = {**site_env(var_dir, "worker"), "MYPCBENCH_DERIVATIVES": "off"}
+    celery = str(ROOT / ".venv" / "bin" / "celery")
+    subprocess.run([celery, "-A", "mypcbench_site", "purge", "-f", "-Q", "media"], cwd=ROOT, env=env,
+                   capture_output=True, check=False)  # fmt: skip
+    log = var_dir / "upload-worker.log"
+    worker = subprocess.Popen(
+        [celery, "-A", "mypcbench_site", "worker", "-Q", "media", "-c", "1", "--pool", "solo", "--without-gossip",
+         "--without-mingle", "--loglevel", "INFO", "--hostname", f"bench-upload-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    for _ in range(240):
+        if " ready." in log.read_text(errors="replace"):
+            return worker
+        if worker.poll() is not None:
+            break
+        time.sleep(0.25)
+    raise SystemExit(f"the upload worker did not start; see {log}")
+
+
 def start_server(args, var_dir: Path, port: int) -> subprocess.Popen:
-    env = site_env(var_dir)
+    env = site_env(var_dir, args.upload_validation)
     server = subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), "mypcbench_site.wsgi", "-w", str(args.web_workers),
          "--threads", str(args.web_threads),
@@ -366,10 +392,33 @@ def uploads_arrive(stop: threading.Event, port: int, token: str, archives: list[
                 data={"metadata": json.dumps(metadata)},
                 timeout=600,
             )
+        code, text = answer.status_code, answer.text[:300]
+        if code == 202:  # received: in flight until the worker has checked and stored it
+            code, text = checked_by_worker(answer.json()["id"])
         done.append(
-            {"code": answer.status_code, "bytes": archive.stat().st_size, "sent": sent, "answered": time.time(),
-             "text": answer.text[:300]}
-        )  # fmt: skip
+            {"code": code, "bytes": archive.stat().st_size, "sent": sent, "answered": time.time(), "text": text}
+        )
+
+
+def checked_by_worker(submission_id: int, patience: float = 900.0) -> tuple[str, str]:
+    """Wait (reading the database, not the rate-limited API) until the worker has checked the
+    submission; ("202 then <status>", its report's first error or '')."""
+    from django.db import connection
+
+    from trajectories.models import Submission
+
+    deadline = time.monotonic() + patience
+    try:
+        while time.monotonic() < deadline:
+            sub = Submission.objects.filter(pk=submission_id).values("status", "validation_report").first()
+            if sub is None or sub["status"] != Submission.Status.VALIDATING:
+                status = sub["status"] if sub else "gone"
+                errors = [p["problem"] for p in (sub or {}).get("validation_report", []) if p["level"] == "error"]
+                return f"202 then {status}", (errors[0] if errors else "")
+            time.sleep(0.2)
+        return "202 then still validating", f"not checked within {patience:.0f} s"
+    finally:
+        connection.close()
 
 
 def read_samples(path: Path) -> list[tuple[float, str, float]]:
@@ -444,7 +493,8 @@ def upload_rounds(args, locust: Path, port: int, pages_file: Path, out: Path, us
     codes = ", ".join(sorted({str(a["code"]) for a in done}))
     seconds = [a["answered"] - a["sent"] for a in done]
     lines = [
-        f"\nupload: {users} visitors; {args.upload_rounds} rounds of {args.duration} s browsing alternate with "
+        f"\nupload (checked by the {args.upload_validation}): {users} visitors; {args.upload_rounds} rounds of "
+        f"{args.duration} s browsing alternate with "
         f"{args.upload_rounds} rounds in which {len(done)} distinct 100-step archives "
         f"({min(a['bytes'] for a in done) / 1e6:.0f}-{max(a['bytes'] for a in done) / 1e6:.0f} MB) were uploaded "
         f"one after the other (answers {codes}; {min(seconds):.1f}-{max(seconds):.1f} s each, {in_flight:.0f} s "
@@ -469,7 +519,7 @@ def upload_rounds(args, locust: Path, port: int, pages_file: Path, out: Path, us
         )
         if name != "all pages" and ratio > worst[1]:
             worst = (name, ratio, low, high)
-    refused = [a["text"] for a in done if a["code"] not in (200, 201)]
+    refused = [a["text"] for a in done if a["code"] not in (200, 201, "202 then awaiting_review", "202 then judging")]
     if refused:
         lines.append(f"upload refused: {refused[0]}")
     if worst[0]:
@@ -512,6 +562,10 @@ def main():
         "--upload-rounds", type=int, default=3, help="browse rounds and upload rounds the upload scenario alternates"
     )
     parser.add_argument(
+        "--upload-validation", choices=("worker", "web"), default="worker",
+        help="who checks and stores uploads: a media worker started here (the topology's way) or the web processes",
+    )  # fmt: skip
+    parser.add_argument(
         "--scenarios", default="upload,judging", help="after browse, comma-separated: upload, judging (default: both)"
     )
     args = parser.parse_args()
@@ -530,6 +584,9 @@ def main():
     pages_file.write_text(json.dumps(pages))
     port = free_port()
     server = start_server(args, var_dir, port)
+    upload_worker = None
+    if "upload" in args.scenarios and args.upload_validation == "worker":
+        upload_worker = start_upload_worker(var_dir)
     out = var_dir / "locust"
     lines = []
     try:
@@ -553,8 +610,10 @@ def main():
                 rows,
             )
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        for process in (server, upload_worker):
+            if process is not None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
     print("\n".join(lines))
 
 

@@ -42,6 +42,22 @@ def upstream_dir():
     return need_upstream("all_tasks_with_grading.json")
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Under mutation testing (mutmut sets MUTANT_UNDER_TEST in each forked child that tests a mutant),
+    each child gets a test database of its own, named by its process id, so children running side by
+    side never share one (on SQLite the test database is a file, for the worker tests' sake)."""
+    if "MUTANT_UNDER_TEST" not in os.environ:
+        return
+    from django.conf import settings
+
+    for db in settings.DATABASES.values():
+        test = db.setdefault("TEST", {})
+        name = test.get("NAME") or ("" if db["ENGINE"].endswith("sqlite3") else f"test_{db['NAME']}")
+        if name and name != ":memory:":
+            test["NAME"] = f"{name}_mutant{os.getpid()}"
+
+
 @pytest.fixture(autouse=True)
 def fresh_caches():
     """Every test starts with empty caches: Django's cache (rate-limit counters live there, and user

@@ -12,7 +12,8 @@ from leaderboard.catalog.backup import media_names
 from tests import run_page_data as data
 
 # transaction=True: the drill empties the database with flush, which PostgreSQL refuses inside a test's transaction
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("quiet_runs")]
+# isolated_media: media files another test left in the shared media folder are no part of this site
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("quiet_runs", "isolated_media")]
 
 
 def _site(client) -> dict:

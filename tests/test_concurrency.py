@@ -102,13 +102,14 @@ def test_two_identical_archives_received_at_once_wait_as_one_submission(tmp_path
     sent = []
     monkeypatch.setattr(uploads.queue, "enqueue", lambda name, *args, **kwargs: sent.append(args))
     barrier = threading.Barrier(2, timeout=30)
-    real_keep = uploads._keep_archive
+    real_measure = uploads._measure_upload
 
-    def keep(*args, **kwargs):
+    def measure(*args, **kwargs):  # both have read the archive and found no submission of it before either saves
+        measured = real_measure(*args, **kwargs)
         barrier.wait()
-        return real_keep(*args, **kwargs)
+        return measured
 
-    monkeypatch.setattr(uploads, "_keep_archive", keep)
+    monkeypatch.setattr(uploads, "_measure_upload", measure)
     results = together(2, lambda i: uploads.receive_archive(author, upload(archive, f"run-{i}.zip"), METADATA))
 
     assert not [r for r in results if isinstance(r, Exception)], results

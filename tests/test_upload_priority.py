@@ -48,3 +48,19 @@ def test_an_upload_is_validated_at_a_lower_priority_with_the_same_answers(client
     assert again.status_code == 200 and again.json()["id"] == accepted.json()["id"]
     refused = post(b"not a zip at all", "broken.zip")
     assert refused.status_code == 422 and "not a zip or gzip-compressed tar archive" in refused.json()["detail"]
+
+
+def test_a_worker_checks_uploads_in_the_idle_scheduling_class(settings):
+    """The worker's part (validate_submission) runs with idle=True: Linux's idle class, besides the nice
+    value; the caller's thread keeps its own policy."""
+    settings.MYPCBENCH_UPLOAD_NICE = 5
+    from trajectories.submissions.low_priority import at_low_priority
+
+    def policy():
+        tid = threading.get_native_id()
+        return os.sched_getscheduler(tid), os.getpriority(os.PRIO_PROCESS, tid)
+
+    caller = policy()
+    assert at_low_priority(policy, idle=True) == (os.SCHED_IDLE, min(caller[1] + 5, 19))
+    assert at_low_priority(policy) == (caller[0], min(caller[1] + 5, 19)), "a web request's upload: niced only"
+    assert policy() == caller

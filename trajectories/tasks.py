@@ -71,9 +71,10 @@ def make_derivatives(self, trajectory_id: int, force: bool = False) -> dict | No
 @shared_task(bind=True, acks_late=True, queue="media", ignore_result=True, max_retries=None)
 def validate_submission(self, submission_id: int) -> str | None:
     """Check and store an upload the web process received (MYPCBENCH_UPLOAD_VALIDATION=worker), at the
-    upload priority (MYPCBENCH_UPLOAD_NICE). Idempotent: a submission no longer validating is left alone."""
+    upload priority (MYPCBENCH_UPLOAD_NICE) and in Linux's idle scheduling class. Idempotent: a
+    submission no longer validating is left alone."""
     try:
-        return at_low_priority(uploads.validate_received, submission_id)
+        return at_low_priority(uploads.validate_received, submission_id, idle=True)
     except SERVICE_UNAVAILABLE as exc:
         raise _retry_outage(self, exc) from exc
 

@@ -125,7 +125,7 @@ def create_submission(request, response: HttpResponse, archive: File[UploadedFil
     by_worker = uploads.upload_validation() == "worker"
     try:
         if by_worker:
-            result = uploads.receive_archive(request.auth, archive, metadata)
+            result = at_low_priority(uploads.receive_archive, request.auth, archive, metadata)
         else:
             result = at_low_priority(uploads.submit_archive, request.auth, archive, metadata)
     except validation.SubmissionRejected as exc:

@@ -10,10 +10,12 @@ from django.conf import settings
 from django.db import connections
 
 
-def at_low_priority(work, *args, **kwargs):
+def at_low_priority(work, *args, idle: bool = False, **kwargs):
     """``work(*args, **kwargs)`` in a thread niced by MYPCBENCH_UPLOAD_NICE, waited for; its result
     or its exception, as if called here. The thread's database connection is closed when it ends
-    (a thread's own transaction: the caller must not be inside one that the work needs to see)."""
+    (a thread's own transaction: the caller must not be inside one that the work needs to see).
+    ``idle``: lower still, Linux's idle scheduling class (the thread runs only on CPU time nothing
+    else wants): for a worker, where nobody waits on the answer."""
     nice = settings.MYPCBENCH_UPLOAD_NICE
     if nice <= 0 or not hasattr(os, "setpriority"):
         return work(*args, **kwargs)
@@ -22,6 +24,8 @@ def at_low_priority(work, *args, **kwargs):
     def run():
         try:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)  # this thread only (Linux)
+            if idle and hasattr(os, "SCHED_IDLE"):
+                os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
         except OSError:
             pass  # not allowed here: the work still runs, at the usual priority
         try:

@@ -121,6 +121,27 @@ def _save_upload(upload, target: Path, limits: ArchiveLimits) -> tuple[str, int]
     return digest.hexdigest(), size
 
 
+def _measure_upload(upload, limits: ArchiveLimits) -> tuple[str, int]:
+    """The sha256 and size of ``upload`` read where it is (Django spooled it already), with the same
+    size refusal as _save_upload."""
+    digest, size = hashlib.sha256(), 0
+    upload.seek(0)
+    for chunk in iter(lambda: upload.read(1 << 20), b""):
+        size += len(chunk)
+        if size > limits.max_archive_bytes:
+            raise SubmissionRejected(
+                [
+                    Problem(
+                        _archive_name(upload),
+                        f"more than {limits.max_archive_bytes} bytes (expected an archive of at most "
+                        f"{limits.max_archive_bytes} bytes; split large runs into several submissions)",
+                    )
+                ]
+            )
+        digest.update(chunk)
+    return digest.hexdigest(), size
+
+
 def _archive_name(upload) -> str:
     return Path(getattr(upload, "name", "") or "upload").name[:300]
 
@@ -197,34 +218,33 @@ def receive_archive(author, upload, metadata) -> SubmitResult:
     meta, problems = parse_metadata(metadata)
     if problems or meta is None:
         raise SubmissionRejected(problems)
-    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=upload_tmp_dir()))
-    try:
-        archive_path = workdir / "archive"
-        sha256, size = _save_upload(upload, archive_path, limits)
-        existing = _already_submitted(author, name, sha256)
-        if existing is not None:
-            if not (existing.status == Submission.Status.REJECTED and existing.run_id is None):
-                return SubmitResult(existing, created=False)
-            existing.delete()  # a worker refused this archive before: this is a new try
-        try:
-            with all_or_nothing() as written:
-                kept = _keep_archive(sha256, archive_path, written)
-                submission = Submission.objects.create(
-                    author=author,
-                    status=Submission.Status.VALIDATING,
-                    archive_name=name,
-                    archive_sha256=sha256,
-                    archive_size=size,
-                    metadata={**meta.as_dict(), "archive_file": kept},
-                    validation_report=[Problem("", VALIDATING_NOTE, NOTE).as_dict()],
-                )
-        except IntegrityError:  # the same archive received a moment ago by a concurrent request
-            existing = _already_submitted(author, name, sha256)
-            if existing is None:
-                raise
+    sha256, size = _measure_upload(upload, limits)
+    existing = _already_submitted(author, name, sha256)
+    if existing is not None:
+        if not (existing.status == Submission.Status.REJECTED and existing.run_id is None):
             return SubmitResult(existing, created=False)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        existing.delete()  # a worker refused this archive before: this is a new try
+    try:
+        with all_or_nothing() as written:
+            upload.seek(0)
+            magic = upload.read(4)
+            upload.seek(0)
+            saved = default_storage.save(f"{ARCHIVE_FOLDER}/{sha256[:2]}/{sha256}{_extension(magic)}", File(upload))
+            written.add(saved)
+            submission = Submission.objects.create(
+                author=author,
+                status=Submission.Status.VALIDATING,
+                archive_name=name,
+                archive_sha256=sha256,
+                archive_size=size,
+                metadata={**meta.as_dict(), "archive_file": saved},
+                validation_report=[Problem("", VALIDATING_NOTE, NOTE).as_dict()],
+            )
+    except IntegrityError:  # the same archive received a moment ago by a concurrent request
+        existing = _already_submitted(author, name, sha256)
+        if existing is None:
+            raise
+        return SubmitResult(existing, created=False)
     transaction.on_commit(lambda: queue.enqueue(queue.VALIDATE_SUBMISSION, submission.pk))
     return SubmitResult(submission, created=True)
 
@@ -342,8 +362,11 @@ def archive_storage_name(sha256: str, archive_path: Path) -> str:
     """Where the original archive is kept: named by its content hash, so one archive is one file."""
     with open(archive_path, "rb") as f:
         magic = f.read(4)
-    ext = ".zip" if magic.startswith(b"PK") else ".tar.gz" if magic.startswith(b"\x1f\x8b") else ".bin"
-    return f"{ARCHIVE_FOLDER}/{sha256[:2]}/{sha256}{ext}"
+    return f"{ARCHIVE_FOLDER}/{sha256[:2]}/{sha256}{_extension(magic)}"
+
+
+def _extension(magic: bytes) -> str:
+    return ".zip" if magic.startswith(b"PK") else ".tar.gz" if magic.startswith(b"\x1f\x8b") else ".bin"
 
 
 def _keep_archive(sha256: str, archive_path: Path, written) -> str:

@@ -184,7 +184,9 @@ def submission_new(request):
         if form.is_valid():
             try:
                 if uploads.upload_validation() == "worker":
-                    result = uploads.receive_archive(request.user, form.cleaned_data["archive"], form.metadata())
+                    result = at_low_priority(
+                        uploads.receive_archive, request.user, form.cleaned_data["archive"], form.metadata()
+                    )
                 else:
                     result = at_low_priority(
                         uploads.submit_archive, request.user, form.cleaned_data["archive"], form.metadata()
