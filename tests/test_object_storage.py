@@ -109,12 +109,12 @@ def keys(client) -> list[str]:
     return sorted(item["Key"] for item in client.list_objects_v2(Bucket=BUCKET).get("Contents", []))
 
 
-def derivatives_on_another_host(tmp_path: Path, endpoint: str, run_slug: str) -> subprocess.CompletedProcess:
-    """`manage.py make_derivatives` in a process whose working, var, media and temp folders are its
-    own: it reaches the rows through the database and the pictures through the bucket only."""
+def on_another_host(tmp_path: Path, endpoint: str, *argv: str) -> subprocess.CompletedProcess:
+    """`manage.py ARGV` in a process whose working, var, media and temp folders are its own: it
+    reaches the rows through the database and the files through the bucket only."""
     host = tmp_path / "worker-host"
     for folder in ("var", "media", "tmp"):
-        (host / folder).mkdir(parents=True)
+        (host / folder).mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
         **KEYS,
@@ -125,16 +125,16 @@ def derivatives_on_another_host(tmp_path: Path, endpoint: str, run_slug: str) ->
         "TMPDIR": str(host / "tmp"),
         "MYPCBENCH_S3_BUCKET": BUCKET,
         "AWS_S3_ENDPOINT_URL": endpoint,
+        "MYPCBENCH_DERIVATIVES": "off",
     }
     manage = Path(settings.BASE_DIR) / "manage.py"
     return subprocess.run(
-        [sys.executable, str(manage), "make_derivatives", "--run", run_slug],
-        cwd=host,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [sys.executable, str(manage), *argv], cwd=host, env=env, capture_output=True, text=True, timeout=120
     )
+
+
+def derivatives_on_another_host(tmp_path: Path, endpoint: str, run_slug: str) -> subprocess.CompletedProcess:
+    return on_another_host(tmp_path, endpoint, "make_derivatives", "--run", run_slug)
 
 
 def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3_server, tmp_path, isolated_media):
@@ -283,3 +283,32 @@ def test_store_cut_off_during_an_import_imports_nothing_and_says_so(bucket, gate
     assert Run.objects.filter(name="Cut off").count() == 1
     names = {s.screenshot.name for s in Step.objects.filter(trajectory__run__name="Cut off").exclude(screenshot="")}
     assert names and names <= set(keys(bucket))
+
+
+def test_an_upload_received_by_the_web_is_checked_by_a_worker_on_another_host(bucket, s3_server, settings, tmp_path,
+                                                                               isolated_media):  # fmt: skip
+    """MYPCBENCH_UPLOAD_VALIDATION=worker, the topology's way: the web process keeps the archive in the
+    bucket and nothing on its disk; a process with folders of its own reads it back from the bucket,
+    checks and stores the run (screenshots into the bucket too)."""
+    from trajectories.models import Submission
+    from trajectories.submissions.uploads import receive_archive
+
+    settings.MYPCBENCH_UPLOAD_VALIDATION = "worker"
+    make_suite(TASK_IDS)
+    author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
+    sub = receive_archive(author, upload(zip_bytes(good_entries(tmp_path)), "pam-run.zip"), METADATA).submission
+    assert sub.status == Submission.Status.VALIDATING
+    assert keys(bucket) == [sub.metadata["archive_file"]] and list(isolated_media.rglob("*")) == []
+
+    done = on_another_host(
+        tmp_path, s3_server, "shell", "-c",
+        f"from trajectories.submissions.uploads import validate_received; print(validate_received({sub.pk}))",
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip().splitlines()[-1] == "accepted", done.stderr[-3000:]
+    sub.refresh_from_db()
+    assert sub.status in (Submission.Status.JUDGING, Submission.Status.AWAITING_REVIEW) and sub.run is not None
+    shots = set(
+        Step.objects.filter(trajectory__run=sub.run).exclude(screenshot="").values_list("screenshot", flat=True)
+    )
+    assert shots and shots <= set(keys(bucket)) and sub.metadata["archive_file"] in keys(bucket)
+    assert [p for p in (tmp_path / "worker-host").rglob("*") if p.is_file()] == [], "the worker kept nothing on disk"
