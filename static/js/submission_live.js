@@ -1,6 +1,7 @@
 // Submission page: while the submission is validating or being judged, asks the server for its
 // progress (a small JSON view) and updates the status, the run's badge, the progress bar, the
-// counts and each task's score in place; stops once the status is final. Without JavaScript the
+// counts and each task's score in place; stops once the status is final (a submission a worker was
+// checking is loaded again once checked). Without JavaScript the
 // page is complete as served and shows the latest state when reloaded.
 (function () {
   "use strict";
@@ -16,6 +17,11 @@
     var failures = 0;
 
     function one(selector) { return document.querySelector(selector); }
+
+    // A submission a worker is checking: once checked, the page has new parts (the report, the run,
+    // its trajectories) that live updates do not carry, so it is loaded again, once.
+    var shown = one('[data-live="status"] .status');
+    var wasValidating = !!shown && shown.className.indexOf("status-validating") !== -1;
 
     function say(text) {
       indicator.hidden = !text;
@@ -89,6 +95,10 @@
           return response.json();
         })
         .then(function (data) {
+          if (wasValidating && data.status !== "validating") {
+            window.location.reload();
+            return;
+          }
           failures = 0;
           var seen = JSON.stringify(data);
           delay = seen === lastSeen ? Math.min(MAX_DELAY, Math.round(delay * 1.5)) : FIRST_DELAY;

@@ -143,3 +143,29 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
     assert "verified by rerun opus-rerun" in page.locator("h1 + p").inner_text()
     shot(page, "submissions-run-verified")
     assert page.console_errors == []
+
+
+def test_a_submission_checked_by_a_worker_loads_its_outcome_when_checked(page, live_server, author, tmp_path,
+                                                                         settings, shot):  # fmt: skip
+    """MYPCBENCH_UPLOAD_VALIDATION=worker: the page says a worker is checking it; when the worker's part
+    runs (here in the test, as the worker would), the page loads again by itself and lists the problems."""
+    from playwright.sync_api import expect
+
+    from tests.submission_data import METADATA, upload
+    from trajectories.submissions import uploads
+
+    settings.MYPCBENCH_UPLOAD_VALIDATION = "worker"
+    archive = zip_bytes(good_entries(tmp_path, task_ids=["no-such-task-1"]))
+    sub = uploads.receive_archive(author, upload(archive, "opus.zip"), METADATA).submission
+
+    log_in(page, live_server)
+    page.goto(f"{live_server.url}/submissions/{sub.pk}/")
+    status = page.locator("[data-live=status] .status")
+    assert status.inner_text() == "Validating"
+    expect(page.locator("main")).to_contain_text("a worker is checking it")
+    shot(page, "submissions-validating")
+
+    assert uploads.validate_received(sub.pk) == "refused"
+    expect(status).to_have_text("Rejected", timeout=20_000)
+    expect(page.locator("main")).to_contain_text("no-such-task-1")
+    assert "a worker is checking it" not in page.locator("main").inner_text()
