@@ -96,7 +96,7 @@ class _Budget:
         self.archive_bytes = max(archive_bytes, 1)
         self.total = 0
         self.entries = 0  # every entry: files, folders, skipped and refused ones
-        self.files = 0
+        self.holds_files = False  # any regular file (folders alone are no submission)
         self.file_names: set[str] = set()  # casefolded: a case-insensitive disk would merge them
         self.folder_names: set[str] = set()  # folders named by an entry or by a path through them
 
@@ -138,7 +138,7 @@ class _Budget:
                     expected="each name used for a file or a folder, not both",
                 )
             self.file_names.add(key)
-            self.files += 1
+            self.holds_files = True
         self.folder_names.update("/".join(parts[:i]).casefold() for i in range(1, len(parts) + is_dir))
         depth = len(rel.parts) - (0 if is_dir else 1)
         if depth > limits.max_depth:
@@ -481,7 +481,7 @@ def extract_archive(path, dest, limits: ArchiveLimits | None = None) -> str:
     budget = _Budget(limits, size)
     try:
         (_zip_entries if kind == "zip" else _tar_entries)(path, dest, budget)
-        if budget.files == 0:
+        if not budget.holds_files:
             raise ArchiveError("the archive holds no files", expected="one or more task folders")
     except BaseException:
         clear_folder(dest)  # pragma: no mutate (a mutant here empties the mutation run's own folder)

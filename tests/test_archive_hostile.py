@@ -198,6 +198,32 @@ def test_eight_extended_headers_in_a_row_are_read_and_nine_refused(tmp_path):
     assert "more than 8 extended headers in a row" in refusal(write(tmp_path, "nine.tgz", nine), tmp_path / "n")
 
 
+def test_extended_headers_in_a_row_are_counted_afresh_after_each_entry(tmp_path):
+    data = tar_gz(
+        *[pax({"comment": "x"})] * 8,
+        member("task/a.txt", b"a"),
+        *[pax({"comment": "y"})] * 8,
+        member("task/b.txt", b"b"),
+    )
+    extract_archive(write(tmp_path, "twice.tgz", data), tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out" / "task").iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_an_extended_header_at_exactly_its_limits_is_read_and_one_byte_less_of_limit_refuses_it(tmp_path):
+    body = b"4096 comment=" + b"x" * 4082 + b"\n"  # one pax record of 4096 bytes, its length counting itself
+    assert len(body) == 4096
+    data = tar_gz(member("././@PaxHeader", body, tarfile.XHDTYPE), member("task/a.txt", b"a"))
+    exact = ArchiveLimits(max_header_bytes=4096, max_total_header_bytes=4096)
+    extract_archive(write(tmp_path, "exact.tgz", data), tmp_path / "out", exact)
+    assert (tmp_path / "out" / "task" / "a.txt").read_bytes() == b"a"
+    assert refusal(write(tmp_path, "one.tgz", data), tmp_path / "one", ArchiveLimits(max_header_bytes=4095)) == (
+        "././@PaxHeader: a pax extended header of 4096 bytes (at byte 0 of the tar) "
+        "(expected at most 4095 bytes per header)"
+    )
+    total = refusal(write(tmp_path, "all.tgz", data), tmp_path / "all", ArchiveLimits(max_total_header_bytes=4095))
+    assert total.startswith("the tar's extended headers (pax, long names) add up to more than 4095 bytes"), total
+
+
 def test_small_pax_headers_as_gnu_tar_writes_them_are_read(tmp_path):
     data = tar_gz(
         pax({"path": "task/" + "long-name-" * 20 + ".json", "mtime": "1700000000.5"}),
@@ -374,4 +400,5 @@ def test_corrupt_compressed_data_is_a_refusal(tmp_path):
     middle = len(good) // 2
     broken = good[:middle] + bytes(b ^ 0x5A for b in good[middle : middle + 200]) + good[middle + 200 :]
     message = refusal(write(tmp_path, "broken.tgz", broken), tmp_path)
-    assert message.startswith("broken.tgz: cannot be read")
+    # zlib's own words inside the brackets (a CRC or a data error, as the corrupted bytes decode)
+    assert re.fullmatch(r"broken\.tgz: cannot be read \(.+\) \(expected an intact \.tar\.gz\)", message), message

@@ -152,6 +152,19 @@ def test_a_file_at_the_size_limit_passes_and_one_byte_more_is_refused(tmp_path):
     assert refusal(tmp_path, zip_of([("task/big.txt", big)]), name="big.zip", limits=limits) == message
     big_tar = tar_gz_bytes([(tar_info("task/big.txt"), big)])
     assert refusal(tmp_path, big_tar, name="big.tar.gz", limits=limits) == message
+    ten_tar = tar_gz_bytes([(tar_info("task/ten.txt"), b"0123456789")])
+    (tmp_path / "tar").mkdir()
+    assert extracts(tmp_path / "tar", ten_tar, name="ten.tar.gz", limits=limits) == "tar.gz"
+
+
+def test_the_size_limit_counts_every_chunk_of_a_file(tmp_path):
+    # a file longer than one read of the copy (1 MiB): its size is the sum of the chunks, not the last one
+    limits = ArchiveLimits(max_file_bytes=1024 * 1024 + 1)
+    message = "task/big.bin: larger than the 1048577-byte limit per file (expected files of at most 1048577 bytes)"
+    data = zip_of([("task/big.bin", b"\x01" * (1024 * 1024 + 2))])
+    assert refusal(tmp_path, data, limits=limits) == message
+    just = zip_of([("task/ok.bin", b"\x01" * (1024 * 1024 + 1))])
+    assert extracts(tmp_path, just, name="just.zip", limits=limits) == "zip"
 
 
 def test_a_zip_bomb_is_refused_by_its_ratio_and_plain_data_is_not(tmp_path):
@@ -207,6 +220,10 @@ def test_each_tar_refusal_word_for_word(tmp_path, members, message):
         ("./", "./: names the archive root itself (expected a file or folder name)"),
         # a byte tarfile could not decode: shown as the byte it was
         ("task/\udcff.txt", "task/\\xff.txt: the name is not valid UTF-8 (expected UTF-8 file names)"),
+        # the first and the last surrogate: never a character of valid UTF-8
+        ("task/\ud800.txt", "task/\\ud800.txt: the name is not valid UTF-8 (expected UTF-8 file names)"),
+        ("task/\udfff.txt", "task/\\udfff.txt: the name is not valid UTF-8 (expected UTF-8 file names)"),
+        ("C:", "C:: is an absolute path (expected a path relative to the archive root)"),
     ],
 )
 def test_each_unsafe_entry_name_is_refused_word_for_word(name, message):
