@@ -1,0 +1,141 @@
+"""The judge limiter's rules traced step by step on a fake clock (harness/judge/limiter.py's docstring):
+the additive increase after slow start, the first 429 halving the calls in flight once per round,
+measuring the request quota from the calls accepted in the trailing window (the refused call's own
+round left out), pausing everyone until the retry time, then pacing to that quota; and the stated
+quota of rate-limit headers (requests left, less the calls still in flight, until the stated reset).
+Every expected number is worked out in the comments from those rules, not read from the code."""
+
+import pytest
+
+from harness.judge.limiter import AdaptiveLimiter
+from harness.judge.providers import RateLimits
+
+WINDOW = 60.0 * 1.01 + 0.1  # a 60 s quota window, with the margin for our clock against the provider's
+
+
+class Clock:
+    def __init__(self, now: float = 0.0):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+def sleeper(clock: Clock, waits: list):
+    def sleep(seconds):
+        waits.append(seconds)
+        clock.now += seconds
+
+    return sleep
+
+
+def test_a_429_halves_once_per_round_measures_the_quota_pauses_everyone_then_paces_to_it():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    limit = 2.0
+    for second in range(6):  # six calls, one after the other, all answered
+        clock.now = float(second)
+        with limiter.slot() as started:
+            pass
+        limiter.succeeded(started)
+        limit += 1.0 if limit < 4 else 1 / limit  # slow start doubles up to 4 without a stated quota, then +1/limit
+    assert limiter.state()["limit"] == round(limit, 2) == 4.92
+
+    clock.now = 6.0  # two calls start together; the provider refuses both
+    with limiter.slot() as first, limiter.slot() as second:
+        pass
+    clock.now = 6.5
+    limiter.rate_limited(first, retry_after=2.0)
+    clock.now = 6.6
+    limiter.rate_limited(second, retry_after=None)  # the same round: no second halving
+    assert limiter.state() == {
+        "limit": round(limit / 2, 2),  # halved once
+        "maximum": 16,
+        "quota_per_window": 6,  # accepted before the refused call in the window: the six at 0-5, not its twin at 6
+        "window_s": 60.0,
+        "calls": 8,
+        "rate_limited": 2,
+        "peak_in_flight": 2,
+        "stated_quota": None,
+    }
+
+    # At 7.0 the next caller waits out the pause (until 6.5 + 2.0), then for the quota: eight calls
+    # started in the window (0-5, 6, 6) and six are allowed, so it waits until the call at 0 leaves the
+    # window (at WINDOW), then the one at 1, then the one at 2: six left in the window, it may start.
+    waits = []
+    clock.now = 7.0
+    with limiter.slot(sleep=sleeper(clock, waits)) as started:
+        pass
+    assert waits == pytest.approx([1.5, WINDOW - 8.5, 1.0, 1.0])
+    assert started == pytest.approx(2.0 + WINDOW)
+
+
+def test_a_later_429_after_the_pause_halves_again_and_lowers_a_quota_it_was_paced_at():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, initial=8, clock=clock, window_s=60.0)
+    for second in range(4):
+        clock.now = float(second)
+        with limiter.slot():
+            pass
+    clock.now = 4.0
+    with limiter.slot() as refused:
+        pass
+    limiter.rate_limited(refused, retry_after=None)  # quota measured: the 4 calls at 0-3; limit 8 -> 4
+    assert (limiter.state()["quota_per_window"], limiter.state()["limit"]) == (4, 4.0)
+    waits = []
+    clock.now = 4.5
+    with limiter.slot(sleep=sleeper(clock, waits)) as paced:  # pause until 4 + 1 s (no retry time given)
+        pass
+    assert waits[0] == pytest.approx(0.5)
+    clock.now = paced + 0.25
+    limiter.rate_limited(paced, retry_after=None)  # paced at the cap (4 accepted) and refused: the quota drops by one
+    assert (limiter.state()["quota_per_window"], limiter.state()["limit"]) == (3, 2.0)
+
+
+def test_headers_pace_to_the_requests_left_less_the_calls_in_flight_until_the_stated_reset():
+    clock = Clock(10.0)
+    limiter = AdaptiveLimiter(64, clock=clock, window_s=60.0)
+    with limiter.slot():  # a call still in flight while another is answered
+        with limiter.slot() as answered:
+            pass
+        # of the 10 requests left, the call in flight may already hold one, so 9 remain for new
+        # calls, until the window frees in 60 s (no reset stated: the quota window)
+        limiter.succeeded(answered, RateLimits(limit=50, remaining=10, reset_s=None))
+    assert limiter.state()["stated_quota"] == 50 and limiter.state()["quota_per_window"] == 50
+    waits = []
+    for _ in range(9):
+        with limiter.slot(sleep=sleeper(clock, waits)):
+            pass
+    assert waits == [] and clock.now == 10.0
+    with limiter.slot(sleep=sleeper(clock, waits)) as tenth:
+        pass
+    assert waits == [pytest.approx(60.0)] and tenth == pytest.approx(70.0)
+
+
+def test_a_stated_reset_of_zero_frees_the_window_at_once():
+    clock = Clock(10.0)
+    limiter = AdaptiveLimiter(64, clock=clock, window_s=60.0)
+    with limiter.slot() as answered:
+        pass
+    limiter.succeeded(answered, RateLimits(limit=50, remaining=0, reset_s=0.0))
+    waits = []
+    with limiter.slot(sleep=sleeper(clock, waits)) as started:
+        pass
+    assert waits == [] and started == 10.0
+
+
+def test_a_first_call_refused_sets_a_quota_of_one_ends_slow_start_and_halving_stops_at_one_call():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, initial=4, clock=clock, window_s=60.0)
+    with limiter.slot() as first, limiter.slot() as twin:  # two calls start together at 0, both refused at 0
+        pass
+    limiter.rate_limited(first, retry_after=0.0)  # nothing accepted before it: a quota of one, never zero; 4 -> 2
+    limiter.rate_limited(twin, retry_after=0.0)  # started when the decrease came, not after it: no second halving
+    assert (limiter.state()["quota_per_window"], limiter.state()["limit"]) == (1, 2.0)
+    clock.now = 0.5
+    limiter.succeeded(first)
+    assert limiter.state()["limit"] == 2.5, "after a 429 a success adds 1/limit: slow start is over"
+    for moment in (1.0, 2.0):  # refusals of later rounds: 2.5 -> 1.25 -> 1 (not 0.625: one call at least)
+        clock.now = moment
+        limiter.rate_limited(moment, retry_after=0.0)
+    assert limiter.state()["limit"] == 1.0
