@@ -379,11 +379,8 @@ class _TarStream:
         except tarfile.HeaderError:
             return  # not a header to tarfile either: it stops there, or refuses the archive
         kind = _EXTENDED_HEADERS.get(header.type)
-        if kind is None:
-            self.in_a_row = 0
-            if header.type == tarfile.GNUTYPE_SPARSE:
-                raise ArchiveError("is a sparse file", entry=header.name, expected="regular files only")
-            return
+        if kind is None:  # the one other watched type: a GNU sparse file
+            raise ArchiveError("is a sparse file", entry=header.name, expected="regular files only")
         limits = self.limits
         offset = self.raw.tell() - tarfile.BLOCKSIZE
         if header.size > limits.max_header_bytes:

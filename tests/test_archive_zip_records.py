@@ -6,6 +6,7 @@ record; a name flagged UTF-8 must be UTF-8, and one not flagged is read as the z
 Finder's litter before the files is skipped without stopping the reading; a file and a folder of
 one name at the top level. Expectations are the zip format's (APPNOTE) and zipfile's own reading."""
 
+import errno
 import io
 import struct
 import zipfile
@@ -140,4 +141,15 @@ def test_a_file_and_a_folder_of_one_name_at_the_top_level(tmp_path, entries, mes
 def test_folders_alone_are_no_files(tmp_path):
     assert refusal(tmp_path, zip_of([("task/", b""), ("task/inner/", b"")])) == (
         "the archive holds no files (expected one or more task folders)"
+    )
+
+
+def test_an_input_output_error_while_reading_an_entry_is_a_refusal_naming_it(tmp_path, monkeypatch):
+    # The one fault injected here: the disk failing under the upload (EIO), which cannot be made to happen.
+    def failing_read(self, n=-1):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", failing_read)
+    assert refusal(tmp_path, zip_of([("task/a.txt", b"a")])) == (
+        "task/a.txt: cannot be read (Input/output error) (expected an intact zip entry)"
     )
