@@ -49,10 +49,13 @@ def server_error(retry_after=None):
     return ProviderError("500 overloaded", transient=True, status=500, retry_after=retry_after)
 
 
-def test_5xx_back_off_doubling_capped_then_answer():
+def test_5xx_back_off_doubling_capped_then_answer(caplog):
     made, slept = judge(attempts=4, base_delay=1.0, max_delay=3.0)
     assert made._with_retries("item", failing(server_error(), server_error(), server_error())) == ("answered", 4)
     assert slept == pytest.approx([1.05, 2.1, 3.15])  # 1, 2, then 4 capped at 3; each times 1.05
+    assert [r.getMessage() for r in caplog.records] == [
+        f"item: 500 overloaded; retry {n}/3 in {delay:.1f}s" for n, delay in ((1, 1.0 * 1.05), (2, 2.0 * 1.05), (3, 3.0 * 1.05))
+    ]
 
 
 def test_a_longer_retry_after_wins_over_the_backoff_and_a_shorter_one_does_not():
@@ -73,12 +76,34 @@ def rate_limited(retry_after=None):
     return ProviderError("429 slow down", transient=True, status=429, retry_after=retry_after)
 
 
-def test_429s_wait_their_retry_time_within_the_budget_without_using_up_attempts():
-    made, _ = judge(attempts=1, base_delay=1.0, rate_limit_budget=5.0)
+def test_429s_wait_their_retry_time_within_the_budget_without_using_up_attempts(caplog):
+    made, slept = judge(attempts=1, base_delay=1.0, rate_limit_budget=5.0)
     # three 429s (retry times 2, then none: the backoff of try 2 is 2.1, then 0.5): 4.6 s of the 5 s budget
     fn = failing(rate_limited(2.0), rate_limited(), rate_limited(0.5))
     assert made._with_retries("item", fn) == ("answered", 4)
     assert made.limiter.state()["rate_limited"] == 3
+    # the limiter holds the next call until the server's retry time: 2 s; the recorded sleeps pass no
+    # time, so that pause still holds the two calls after it (each later pause ends sooner)
+    assert slept == pytest.approx([2.0, 2.0, 2.0], abs=0.2)
+    assert [r.getMessage() for r in caplog.records] == [
+        "item: 429 slow down; retry 1 after 2.0s (rate limited)",
+        "item: 429 slow down; retry 2 after 2.1s (rate limited)",
+        "item: 429 slow down; retry 3 after 0.5s (rate limited)",
+    ]
+
+
+def test_the_429_budget_adds_up_every_wait():
+    made, _ = judge(rate_limit_budget=5.0)
+    with pytest.raises(ProviderError) as raised:  # 2 + 2 = 4, then 6 > 5
+        made._with_retries("item", failing(rate_limited(2.0), rate_limited(2.0), rate_limited(2.0)))
+    assert raised.value.tries == 3
+
+
+def test_calls_outside_the_request_quota_are_not_paced():
+    made, _ = judge()
+    made._with_retries("cache", failing(), count=False)  # creating a provider cache
+    made._with_retries("item", failing())
+    assert len(made.limiter.started) == 1, "only the counted call is in the quota window"
 
 
 def test_a_429_beyond_the_budget_is_raised_with_its_tries():
@@ -91,7 +116,7 @@ def test_a_429_beyond_the_budget_is_raised_with_its_tries():
     assert made._with_retries("item", failing(rate_limited(2.0), rate_limited(3.0)))[1] == 3, "2 + 3 = 5: within"
 
 
-def test_a_permanent_failure_is_raised_at_once_and_three_alike_stop_the_run():
+def test_a_permanent_failure_is_raised_at_once_and_three_alike_stop_the_run(caplog):
     made, slept = judge()
     refused = [ProviderError("400 bad request: image too large", transient=False, status=400) for _ in range(3)]
     for n, error in enumerate(refused, start=1):
@@ -102,6 +127,7 @@ def test_a_permanent_failure_is_raised_at_once_and_three_alike_stop_the_run():
     assert made.stopped == (
         "stopped after 3 calls failed the same way and none succeeded: 400 bad request: image too large"
     )
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == [f"judge model-x: {made.stopped}"]
     with pytest.raises(JudgeStopped) as stopped:
         made._with_retries("item", failing())
     assert str(stopped.value) == f"not sent: the judge {made.stopped}"
@@ -117,9 +143,9 @@ def test_permanent_failures_do_not_stop_a_run_that_had_an_answer_or_failed_in_di
     assert made.stopped == ""
 
     made, _ = judge()
-    for text in ("400 bad image", "401 no key", "400 bad image", "400 bad image"):
+    for text in ("400 bad image", "400 too many images", "400 bad image", "400 bad image"):
         with pytest.raises(ProviderError):
-            made._with_retries("item", failing(ProviderError(text, transient=False, status=int(text[:3]))))
+            made._with_retries("item", failing(ProviderError(text, transient=False, status=400)))
     assert made.stopped == "", "three alike, but the calls also failed another way: not every call the same way"
 
 
