@@ -139,3 +139,72 @@ def test_a_first_call_refused_sets_a_quota_of_one_ends_slow_start_and_halving_st
         clock.now = moment
         limiter.rate_limited(moment, retry_after=0.0)
     assert limiter.state()["limit"] == 1.0
+
+
+def test_after_three_quiet_windows_the_measured_quota_is_probed_one_higher():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    for second in range(4):
+        clock.now = float(second)
+        with limiter.slot():
+            pass
+    clock.now = 4.0
+    limiter.rate_limited(4.0, retry_after=0.0)  # quota 4 measured at 4.0
+    for moment, quota in ((100.0, 4), (4.0 + 180.0 - 0.5, 4), (4.0 + 180.0, 5), (200.0, 5), (4.0 + 360.0, 6)):
+        clock.now = moment
+        limiter.succeeded(moment)
+        assert limiter.state()["quota_per_window"] == quota, moment  # one more only after 3 windows of 60 s
+
+
+def test_a_stated_quota_below_the_calls_already_accepted_is_lowered_by_a_refusal():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, initial=8, clock=clock, window_s=60.0)
+    for second in range(3):
+        clock.now = float(second)
+        with limiter.slot():
+            pass
+    limiter.succeeded(2.0, RateLimits(limit=3))  # the headers state 3 a window: paced at 3 from now on
+    clock.now = 2.5
+    limiter.rate_limited(2.5, retry_after=0.0)  # 3 accepted before it, at the stated cap: lowered to 2
+    assert limiter.state()["quota_per_window"] == 2
+
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    with limiter.slot():
+        pass
+    limiter.succeeded(0.0, RateLimits(limit=1))
+    clock.now = 0.5
+    limiter.rate_limited(0.5, retry_after=0.0)  # 1 accepted at a cap of 1: never lowered below one
+    assert limiter.state()["quota_per_window"] == 1
+
+
+def test_one_limiter_is_shared_per_key_and_maximum():
+    first = AdaptiveLimiter.shared(("anthropic", "", "model-x"), 1)
+    assert AdaptiveLimiter.shared(("anthropic", "", "model-x"), 1) is first and first.state()["maximum"] == 1
+    assert AdaptiveLimiter.shared(("anthropic", "", "model-y"), 1) is not first
+    wider = AdaptiveLimiter.shared(("anthropic", "", "model-x"), 4)
+    assert wider is not first and wider.state()["maximum"] == 4
+    AdaptiveLimiter.forget_all()
+
+
+def test_a_fresh_limiter_starts_at_one_call_at_least_and_has_run_nothing():
+    assert AdaptiveLimiter(8, initial=0).state() == {
+        "limit": 1.0,
+        "maximum": 8,
+        "quota_per_window": None,
+        "window_s": 60.0,
+        "calls": 0,
+        "rate_limited": 0,
+        "peak_in_flight": 0,
+        "stated_quota": None,
+    }
+    assert AdaptiveLimiter(0).state()["maximum"] == 1
+
+
+def test_at_one_call_a_success_adds_a_whole_call():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, initial=2, clock=clock, window_s=60.0)
+    limiter.rate_limited(0.0, retry_after=0.0)  # 2 -> 1, slow start over
+    clock.now = 1.0
+    limiter.succeeded(1.0)
+    assert limiter.state()["limit"] == 2.0  # + 1/1

@@ -54,7 +54,8 @@ def test_5xx_back_off_doubling_capped_then_answer(caplog):
     assert made._with_retries("item", failing(server_error(), server_error(), server_error())) == ("answered", 4)
     assert slept == pytest.approx([1.05, 2.1, 3.15])  # 1, 2, then 4 capped at 3; each times 1.05
     assert [r.getMessage() for r in caplog.records] == [
-        f"item: 500 overloaded; retry {n}/3 in {delay:.1f}s" for n, delay in ((1, 1.0 * 1.05), (2, 2.0 * 1.05), (3, 3.0 * 1.05))
+        f"item: 500 overloaded; retry {n}/3 in {delay:.1f}s"
+        for n, delay in ((1, 1.0 * 1.05), (2, 2.0 * 1.05), (3, 3.0 * 1.05))
     ]
 
 
