@@ -96,6 +96,16 @@ def extracts(tmp_path, data: bytes, name: str = "upload.zip", limits: ArchiveLim
             id="a file named as a folder",
         ),
         pytest.param(
+            [("a", b"a"), ("a/b.txt", b"b")],
+            f"a/b.txt: is inside 'a', which the archive also holds as a file ({BOTH})",
+            id="a file under a top-level file",
+        ),
+        pytest.param(
+            [("a/b.txt", b"b"), ("a", b"a")],
+            f"a: is a file, and the archive also holds a folder of that name ({BOTH})",
+            id="a top-level file named as a folder",
+        ),
+        pytest.param(
             [("task/a", b"a"), ("task/a/", b"")],
             f"task/a: is a folder, and the archive also holds a file of that name ({BOTH})",
             id="a folder named as a file",

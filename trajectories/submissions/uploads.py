@@ -107,39 +107,35 @@ def _save_upload(upload, target: Path, limits: ArchiveLimits) -> tuple[str, int]
         for chunk in upload.chunks() if hasattr(upload, "chunks") else iter(lambda: upload.read(1 << 20), b""):
             size += len(chunk)
             if size > limits.max_archive_bytes:
-                raise SubmissionRejected(
-                    [
-                        Problem(
-                            _archive_name(upload),
-                            f"more than {limits.max_archive_bytes} bytes (expected an archive of at most "
-                            f"{limits.max_archive_bytes} bytes; split large runs into several submissions)",
-                        )
-                    ]
-                )
+                raise _too_large(upload, limits)
             digest.update(chunk)
             out.write(chunk)
     return digest.hexdigest(), size
 
 
 def _measure_upload(upload, limits: ArchiveLimits) -> tuple[str, int]:
-    """The sha256 and size of ``upload`` read where it is (Django spooled it already), with the same
-    size refusal as _save_upload."""
+    """The sha256 and size of ``upload`` read where it is (Django spooled it already), refused when
+    too large as _save_upload refuses it."""
     digest, size = hashlib.sha256(), 0
     upload.seek(0)
     for chunk in iter(lambda: upload.read(1 << 20), b""):
         size += len(chunk)
         if size > limits.max_archive_bytes:
-            raise SubmissionRejected(
-                [
-                    Problem(
-                        _archive_name(upload),
-                        f"more than {limits.max_archive_bytes} bytes (expected an archive of at most "
-                        f"{limits.max_archive_bytes} bytes; split large runs into several submissions)",
-                    )
-                ]
-            )
+            raise _too_large(upload, limits)
         digest.update(chunk)
     return digest.hexdigest(), size
+
+
+def _too_large(upload, limits: ArchiveLimits) -> SubmissionRejected:
+    return SubmissionRejected(
+        [
+            Problem(
+                _archive_name(upload),
+                f"more than {limits.max_archive_bytes} bytes (expected an archive of at most "
+                f"{limits.max_archive_bytes} bytes; split large runs into several submissions)",
+            )
+        ]
+    )
 
 
 def _archive_name(upload) -> str:
