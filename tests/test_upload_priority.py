@@ -64,3 +64,16 @@ def test_a_worker_checks_uploads_in_the_idle_scheduling_class(settings):
     assert at_low_priority(policy, idle=True) == (os.SCHED_IDLE, min(caller[1] + 5, 19))
     assert at_low_priority(policy) == (caller[0], min(caller[1] + 5, 19)), "a web request's upload: niced only"
     assert policy() == caller
+
+
+def test_the_validate_submission_task_checks_in_the_idle_class(settings, monkeypatch):
+    """The task itself, called in-process (Celery runs a task object's body when it is called)."""
+    settings.MYPCBENCH_UPLOAD_NICE = 5
+    from trajectories import tasks
+
+    def policy(submission_id):
+        tid = threading.get_native_id()
+        return submission_id, os.sched_getscheduler(tid), os.getpriority(os.PRIO_PROCESS, tid)
+
+    monkeypatch.setattr(uploads, "validate_received", policy)
+    assert tasks.validate_submission(7) == (7, os.SCHED_IDLE, 5)

@@ -1,6 +1,6 @@
 """Celery tasks of trajectories: thin wrappers calling the services (media derivatives, our judge,
-running a launched trajectory, checking a received upload). Nothing imports this module: work is asked for by task name
-through trajectories.queue, and Celery's autodiscovery registers these tasks. Every task
+running a launched trajectory, checking a received upload). Nothing imports this module: work is
+asked for by task name through trajectories.queue, and Celery's autodiscovery registers these tasks. Every task
 acknowledges late (a killed worker's message is delivered again) and is idempotent; one that meets
 the database or the object store not answering is retried with backoff instead of failing, so an
 outage of either loses no work."""

@@ -11,7 +11,6 @@ from ninja.security import HttpBearer, SessionAuth
 
 from trajectories.models import Submission
 from trajectories.submissions import review, uploads, validation
-from trajectories.submissions.low_priority import at_low_priority
 from trajectories.submissions.ratelimits import RateLimited, count_api_call
 from trajectories.submissions.tokens import authenticate_token
 
@@ -122,18 +121,17 @@ def _out(request, sub: Submission) -> dict:
     ),
 )
 def create_submission(request, response: HttpResponse, archive: File[UploadedFile], metadata: Form[str] = "{}"):
-    by_worker = uploads.upload_validation() == "worker"
     try:
-        if by_worker:
-            result = at_low_priority(uploads.receive_archive, request.auth, archive, metadata)
-        else:
-            result = at_low_priority(uploads.submit_archive, request.auth, archive, metadata)
+        result = uploads.take_upload(request.auth, archive, metadata)
     except validation.SubmissionRejected as exc:
         if exc.retry_after is not None:
             response["Retry-After"] = str(exc.retry_after)
         return Status(exc.status_code, {"detail": str(exc), "problems": exc.report_dicts})
-    created = 202 if by_worker else 201
-    return Status(created if result.created else 200, _out(request, result.submission))
+    if not result.created:
+        return Status(200, _out(request, result.submission))
+    return Status(
+        202 if result.submission.status == Submission.Status.VALIDATING else 201, _out(request, result.submission)
+    )
 
 
 @router.get(

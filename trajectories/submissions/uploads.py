@@ -37,6 +37,7 @@ from trajectories.recording.ingest import (
     rubric_version_for,
 )
 from trajectories.submissions import ratelimits
+from trajectories.submissions.low_priority import at_low_priority
 from trajectories.submissions.review import queue_judging, self_reported_key
 from trajectories.submissions.validation import (
     METADATA_FIELDS,
@@ -150,6 +151,14 @@ def upload_validation() -> str:
     return where
 
 
+def take_upload(author, upload, metadata) -> SubmitResult:
+    """What the API and the upload form call: submit_archive, or receive_archive where workers check
+    uploads (MYPCBENCH_UPLOAD_VALIDATION), at the upload priority (submissions/low_priority.py). A
+    received archive's submission is still "validating"."""
+    work = receive_archive if upload_validation() == "worker" else submit_archive
+    return at_low_priority(work, author, upload, metadata)
+
+
 def submit_archive(author, upload, metadata) -> SubmitResult:
     """Validate ``upload`` (a zip or tar.gz file object) with ``metadata`` and, only if everything
     passes, store it as a draft run of provenance "upload" with a Submission. The same archive
@@ -223,10 +232,7 @@ def receive_archive(author, upload, metadata) -> SubmitResult:
     try:
         with all_or_nothing() as written:
             upload.seek(0)
-            magic = upload.read(4)
-            upload.seek(0)
-            saved = default_storage.save(f"{ARCHIVE_FOLDER}/{sha256[:2]}/{sha256}{_extension(magic)}", File(upload))
-            written.add(saved)
+            saved = _keep_archive(sha256, upload, written)
             submission = Submission.objects.create(
                 author=author,
                 status=Submission.Status.VALIDATING,
@@ -354,23 +360,15 @@ def self_reported_judge(author, record: JudgeRecord) -> JudgeConfig:
 ARCHIVE_FOLDER = "submissions"
 
 
-def archive_storage_name(sha256: str, archive_path: Path) -> str:
-    """Where the original archive is kept: named by its content hash, so one archive is one file."""
-    with open(archive_path, "rb") as f:
-        magic = f.read(4)
-    return f"{ARCHIVE_FOLDER}/{sha256[:2]}/{sha256}{_extension(magic)}"
-
-
-def _extension(magic: bytes) -> str:
-    return ".zip" if magic.startswith(b"PK") else ".tar.gz" if magic.startswith(b"\x1f\x8b") else ".bin"
-
-
-def _keep_archive(sha256: str, archive_path: Path, written) -> str:
-    """Copy the uploaded archive into media storage (inside the ingest, so a failure removes it). Always
-    a file of this request's own: when a concurrent request of the same archive saves it too, the
-    storage gives the second a new name, so the one whose transaction fails removes only its copy."""
-    with open(archive_path, "rb") as f:
-        saved = default_storage.save(archive_storage_name(sha256, archive_path), File(f))
+def _keep_archive(sha256: str, source, written) -> str:
+    """Copy the archive (``source``, a file object at its start) into media storage, named by its content
+    hash, inside the ingest's transaction so a failure removes it. Always a file of this request's own:
+    when a concurrent request of the same archive saves it too, the storage gives the second a new name,
+    so the one whose transaction fails removes only its copy."""
+    magic = source.read(4)
+    source.seek(0)
+    ext = ".zip" if magic.startswith(b"PK") else ".tar.gz" if magic.startswith(b"\x1f\x8b") else ".bin"
+    saved = default_storage.save(f"{ARCHIVE_FOLDER}/{sha256[:2]}/{sha256}{ext}", File(source))
     written.add(saved)
     return saved
 
@@ -390,14 +388,14 @@ def _store(
     self_reported: dict[str, float] = {}
     try:
         with all_or_nothing() as written:
-            if received is not None:
+            if received is not None:  # a worker's: the archive was kept when it was received
                 received = Submission.objects.select_for_update().filter(pk=received.pk).first()
                 if received is None or received.status != Submission.Status.VALIDATING:
                     raise _NotValidating()
-            if received is not None:  # kept when it was received
-                kept = received.metadata.get("archive_file") or _keep_archive(sha256, archive_path, written)
+                kept = received.metadata["archive_file"]
             else:
-                kept = _keep_archive(sha256, archive_path, written)
+                with open(archive_path, "rb") as source:
+                    kept = _keep_archive(sha256, source, written)
             run_name = f"{meta.model} (upload by {author.get_username()}, {timezone.now():%Y-%m-%d %H:%M})"
             run_fields = dict(
                 name=run_name[:200],

@@ -23,7 +23,6 @@ from leaderboard.models import Run, Suite
 from trajectories.models import Submission
 from trajectories.submissions import ratelimits, review, tokens, uploads, validation
 from trajectories.submissions import words as submission_words
-from trajectories.submissions.low_priority import at_low_priority
 from trajectories.submissions.validation import MAX_TURN_BUDGET
 
 
@@ -183,14 +182,7 @@ def submission_new(request):
     if request.method == "POST":
         if form.is_valid():
             try:
-                if uploads.upload_validation() == "worker":
-                    result = at_low_priority(
-                        uploads.receive_archive, request.user, form.cleaned_data["archive"], form.metadata()
-                    )
-                else:
-                    result = at_low_priority(
-                        uploads.submit_archive, request.user, form.cleaned_data["archive"], form.metadata()
-                    )
+                result = uploads.take_upload(request.user, form.cleaned_data["archive"], form.metadata())
             except validation.SubmissionRejected as exc:
                 problems = exc.report_dicts
                 status, retry_after = exc.status_code, exc.retry_after
