@@ -112,6 +112,7 @@ def test_refused_by_the_worker_with_every_problem_and_sent_again(client, author,
     client.force_login(author)
     page = client.get(reverse("trajectories:submission_detail", args=[pk])).content.decode()
     assert "no-such-task-1" in page
+    assert "Not judged: no run was stored from this archive" in page and "trajectories judged" not in page
     client.logout()
 
     # the same archive again is a new try (with other metadata, say), not "already submitted"
@@ -165,6 +166,9 @@ def test_web_form_redirects_to_the_validating_submission(client, author, sent, t
         "trajectories:submission_detail", args=[sub.pk]
     )
     assert sub.status == Submission.Status.VALIDATING
+    page = client.get(response["Location"]).content.decode()
+    assert "Judging starts once the archive has been checked and accepted." in page
+    assert "trajectories judged" not in page, "no '0 of 0 trajectories judged' before there is a run"
 
 
 def test_an_unknown_setting_is_named(settings):
