@@ -5,6 +5,7 @@ task ids the suite lacks, step numbers going back or past the budget, turns over
 screenshots, JSON files that do not parse) and the replay suspicions at their thresholds. The
 expected texts are written out here, not taken from the code."""
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -230,6 +231,7 @@ def test_file_names_are_relative_to_the_archive(tmp_path):
     link.symlink_to(root)
     assert v.relative_text(f"{root}/a/b.json and {root}", root) == "a/b.json and ."
     assert v.relative_text(f"{root}/a/b.json", link) == "a/b.json"  # the resolved path too
+    assert v.relative_text(f"{link}/a/b.json and {link}", link) == "a/b.json and ."  # and as given
     assert v.relative_path(root / "a" / "b.json", root) == "a/b.json"
     assert v.relative_path(link / "a", root) == "a"
     assert v.relative_path(tmp_path / "elsewhere", root) == str(tmp_path / "elsewhere")
@@ -450,7 +452,7 @@ def test_action_signatures():
     assert sig({"type": "type", "text": "a" * 100}) == "type:" + "a" * 80
     assert sig({"type": "hotkey", "keys": ["ctrl", "c"], "key": "Enter"}) == "hotkey:['ctrl', 'c']:enter"
     assert sig({"x": 40}) == "other:2"
-    assert sig("click") == "other" and sig(None, "x") == "other"
+    assert sig("click") == "other" and sig(None) == "other"
     assert sig({"type": "type", "text": ""}) == "type"
 
 
@@ -459,37 +461,100 @@ def steps_folder(root: Path, task_id: str, xs: list[int]) -> Path:
     return write_task_dir(root, task_id, actions=actions)
 
 
-def test_replay_suspicion_at_its_thresholds(tmp_path, suite, settings, isolated_media):
-    from django.contrib.auth import get_user_model
+def clicks(xs) -> list[dict]:
+    return [{"type": "click", "x": x, "y": 300} for x in xs]
 
-    from tests.submission_data import METADATA, folder_entries, upload, zip_bytes
-    from trajectories.submissions.uploads import submit_archive
 
-    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    stored = [100 * i for i in range(1, 10)]  # nine clicks and DONE: ten actions
-    steps_folder(tmp_path / "stored", "retrieval-f016", stored)
-    author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
-    submit_archive(author, upload(zip_bytes(folder_entries(tmp_path / "stored"))), METADATA)
-    tasks = {"retrieval-f016": suite.tasks.get(task_id="retrieval-f016")}
+@pytest.fixture
+def stored_run(suite):
+    from leaderboard.models import Model, Run
 
-    def suspicions(name, xs, task_id="retrieval-f016"):
-        bundle = read_task_dir(steps_folder(tmp_path / name, task_id, xs))
-        return [p.problem for p in v.replay_suspicions([bundle], tasks)]
+    model = Model.objects.create(name="Alpha", slug="alpha")
+    return Run.objects.create(name="Alpha run", slug="alpha-run", suite=suite, model=model, provenance="harness")
 
-    nudged = [x + 3 for x in stored]  # a replay moves clicks by a pixel or two
-    assert suspicions("same", nudged) == [
-        "replay suspicion: its 10 actions are 100% identical (rounded to 20 px) to run "
-        f"{suite.runs.get().slug!r} attempt 0 (10 actions, uploaded by an author)"
+
+def store(run, task_id: str, actions: list[dict], attempt: int = 0):
+    from trajectories.models import Step, Trajectory
+
+    trajectory = Trajectory.objects.create(run=run, task=run.suite.tasks.get(task_id=task_id), attempt=attempt)
+    Step.objects.bulk_create(
+        Step(trajectory=trajectory, index=i, turn=i, action=a, action_text=f"row {i}")
+        for i, a in enumerate(actions, start=1)
+    )
+    return trajectory
+
+
+def sent(task_id: str, actions: list[dict]):
+    """What replay_suspicions reads of an uploaded attempt: its task id and its steps' actions."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(task_id=task_id, steps=[SimpleNamespace(action=a, action_text="") for a in actions])
+
+
+STORED = [100 * i for i in range(1, 11)]  # ten clicks
+
+
+def test_replay_suspicion_is_a_warning_with_its_evidence(suite, stored_run, django_assert_max_num_queries):
+    store(stored_run, "retrieval-f016", clicks(STORED))
+    tasks = {t.task_id: t for t in suite.tasks.all()}
+    nudged = clicks([x + 3 for x in STORED])  # a replay moves clicks by a pixel or two
+    with django_assert_max_num_queries(2):  # the trajectories with their runs and tasks, then the steps
+        found = v.replay_suspicions([sent("retrieval-f016", nudged)], tasks)
+    assert said(found) == [
+        (
+            "retrieval-f016",
+            "replay suspicion: its 10 actions are 100% identical (rounded to 20 px) to run 'alpha-run' attempt 0 "
+            "(10 actions, run by our harness)",
+            "warning",
+        )
     ]
-    one_off = [*stored[:8], 5000]  # 9 of 10 alike: exactly the threshold
-    assert [s.split(" identical")[0] for s in suspicions("one-off", one_off)] == [
-        "replay suspicion: its 10 actions are 90%"
-    ]
-    assert suspicions("two-off", [*stored[:7], 5000, 6000]) == []  # 8 of 10
-    assert suspicions("other-task", nudged, task_id="writing-a001") == []
-    few = read_task_dir(steps_folder(tmp_path / "few", "retrieval-f016", stored[:3]))  # 4 actions: too few
-    assert v.replay_suspicions([few], tasks) == []
+
+
+def test_replay_suspicion_at_its_thresholds(suite, stored_run):
+    store(stored_run, "retrieval-f016", clicks(STORED))
+    tasks = {t.task_id: t for t in suite.tasks.all()}
+
+    def similarity(actions) -> list[str]:
+        return [p.problem.split(" identical")[0] for p in v.replay_suspicions([sent("retrieval-f016", actions)], tasks)]
+
+    assert similarity(clicks([*STORED[:9], 5000])) == ["replay suspicion: its 10 actions are 90%"]  # 9 of 10
+    assert similarity(clicks([*STORED[:8], 5000, 6000])) == []  # 8 of 10
+    # 9 actions against 10: at most 18/19 alike, and 9 found in order is 94.7%
+    assert similarity(clicks(STORED[:9])) == ["replay suspicion: its 9 actions are 95%"]
+    # lengths 9 and 11 can at best be 90% alike (18/20): that bound is reached, not ruled out
+    store(stored_run, "writing-a001", clicks(STORED + [1100]))
+    found = v.replay_suspicions([sent("writing-a001", clicks(STORED[:9]))], tasks)
+    assert [p.problem.split(" identical")[0] for p in found] == ["replay suspicion: its 9 actions are 90%"]
+
+
+def test_replay_needs_five_actions(suite, stored_run):
+    tasks = {t.task_id: t for t in suite.tasks.all()}
+    store(stored_run, "retrieval-f016", clicks(STORED[:5]))
+    store(stored_run, "writing-a001", clicks(STORED[:4]))
+    assert len(v.replay_suspicions([sent("retrieval-f016", clicks(STORED[:5]))], tasks)) == 1
+    assert v.replay_suspicions([sent("writing-a001", clicks(STORED[:4]))], tasks) == []
+
+
+def test_replay_is_looked_for_in_the_same_task_only_and_in_every_stored_attempt(suite, stored_run):
+    tasks = {t.task_id: t for t in suite.tasks.all()}
+    store(stored_run, "retrieval-f016", clicks(STORED))  # listed first (the suite's first task)
+    store(stored_run, "writing-a001", clicks([7000 + 40 * i for i in range(10)]), attempt=0)  # unlike
+    store(stored_run, "writing-a001", clicks(STORED), attempt=1)
+    found = v.replay_suspicions([sent("writing-a001", clicks(STORED))], tasks)
+    assert [p.problem.split("'alpha-run' ")[1].split(" (")[0] for p in found] == ["attempt 1"]
+    store(stored_run, "writing-a001", [], attempt=2)  # a stored attempt with no steps is no evidence
+    assert len(v.replay_suspicions([sent("writing-a001", clicks(STORED))], tasks)) == 1
+    assert v.replay_suspicions([sent("writing-a001", clicks(STORED))], {}) == []  # a task the suite lacks
+
+
+def test_long_repetitive_attempts_are_compared_in_full(suite, stored_run):
+    # 300 actions, mostly one repeated scroll: difflib's automatic junk heuristic would treat the
+    # scroll as noise and find these barely alike; compared in full they are a replay
+    actions = [{"type": "scroll", "y": 400} if i % 4 else {"type": "click", "x": 10 * i, "y": 5} for i in range(300)]
+    store(stored_run, "retrieval-f016", actions)
+    tasks = {t.task_id: t for t in suite.tasks.all()}
+    found = v.replay_suspicions([sent("retrieval-f016", actions)], tasks)
+    assert [p.problem.split(" identical")[0] for p in found] == ["replay suspicion: its 300 actions are 100%"]
 
 
 def test_identical_attempts(tmp_path):
@@ -500,18 +565,107 @@ def test_identical_attempts(tmp_path):
 
     five = [10, 20, 30, 40]  # and DONE: five actions
     found = v.identical_attempts(
-        [bundle("a", 2, five), bundle("b", 0, five), bundle("c", 1, [11, 20, 30, 40]), bundle("d", 3, five[:3])]
+        [
+            bundle("short", 0, five[:3]),  # too short to tell, and first in order
+            bundle("unique", 1, [11, 20, 30, 40]),  # a group of one, before the pair
+            bundle("a", 3, five),
+            bundle("b", 2, five),
+        ]
     )
+    text = "\n".join(s.action_text for s in bundle("e", 0, five).steps)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     assert said(found) == [
         (
             "retrieval-f016",
-            "replay suspicion: attempts 0, 2 of retrieval-f016 have byte-identical action sequences (5 actions "
-            f"each, sha256 {found[0].problem.split('sha256 ')[1][:12]}); independent attempts are expected to differ",
+            f"replay suspicion: attempts 2, 3 of retrieval-f016 have byte-identical action sequences (5 actions "
+            f"each, sha256 {digest}); independent attempts are expected to differ",
             "warning",
         )
     ]
-    import hashlib
-
-    text = "\n".join(s.action_text for s in bundle("e", 0, five).steps)
-    assert hashlib.sha256(text.encode()).hexdigest()[:12] in found[0].problem
     assert v.identical_attempts([bundle("f", 0, five), bundle("g", 0, five, task_id="writing-a001")]) == []
+
+
+def test_a_broken_task_folder_is_named_and_the_rest_still_checked(tmp_path, suite):
+    broken = write_task_dir(tmp_path, "retrieval-f016")
+    with (broken / "traj.jsonl").open("a") as rows:
+        rows.write('{"step_num": "three", "action": "DONE"}\n')
+    write_task_dir(tmp_path, "writing-a001")
+    result = v.validate_tree(tmp_path, meta_for(suite))
+    assert errors(result) == [
+        ("retrieval-f016/traj.jsonl", "line 4: step_num: is 'three' (expected an integer from 0 to 1000000)")
+    ]
+    assert [b.task_id for b in result.bundles] == ["writing-a001"]
+
+
+def test_after_an_attempt_twice_the_next_folders_are_read(tmp_path, suite):
+    attempt_folder(tmp_path, "retrieval-f016", "attempt-1")
+    attempt_folder(tmp_path, "retrieval-f016", "attempt_1")
+    attempt_folder(tmp_path, "retrieval-f016", "attempt_2")
+    result = v.validate_tree(tmp_path, meta_for(suite))
+    assert sorted(b.attempt for b in result.bundles) == [1, 2] and len(errors(result)) == 1
+
+
+def test_a_missing_screenshot_and_a_reader_warning(tmp_path, suite):
+    folder = write_task_dir(tmp_path, "retrieval-f016")
+    sorted(folder.glob("*.png"))[1].unlink()
+    bundle = json.loads((folder / "rubric_bundle.json").read_text())
+    bundle["task"]["id"] = "writing-a001"
+    (folder / "rubric_bundle.json").write_text(json.dumps(bundle))
+    shot = "step_2_20260411@123402000001.png"  # the second row's, removed above
+    assert said(v.validate_tree(tmp_path, meta_for(suite)).report) == [
+        (
+            "retrieval-f016/traj.jsonl",
+            f"retrieval-f016/traj.jsonl, line 2: {shot} is missing from the task folder",
+            "error",
+        ),
+        (
+            "retrieval-f016",
+            "retrieval-f016/rubric_bundle.json: task.id is 'writing-a001' but the folder is named 'retrieval-f016'",
+            "warning",
+        ),
+    ]
+
+
+def test_rows_over_the_bounds_are_named_and_not_decoded(tmp_path, suite):
+    folder = write_task_dir(tmp_path, "retrieval-f016")
+    rows = [json.loads(line) for line in (folder / "traj.jsonl").read_text().splitlines()]
+    first = rows[0]["screenshot_file"]
+    rows = [{**rows[0], "step_num": i, "screenshot_file": first} for i in range(1, 7)] + [{**rows[-1], "step_num": 7}]
+    (folder / "traj.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / first).write_bytes(b"not an image")  # not decoded: the rows already refuse the folder
+    assert said(v.validate_tree(tmp_path, meta_for(suite)).report) == [
+        (
+            f"retrieval-f016/{first}",
+            "named as the screenshot of 6 rows of traj.jsonl (rows 1, 2, 3, 4, 5 and 1 more; expected each "
+            "screenshot file named by at most 5 rows)",
+            "error",
+        )
+    ]
+
+
+def test_the_turn_budget_decides_whether_an_unfinished_attempt_ran_out(tmp_path, suite):
+    write_task_dir(tmp_path, "retrieval-f016", actions=[(1, "pyautogui.click(1, 1)"), (2, "pyautogui.click(2, 2)")])
+    assert [b.ended_by for b in v.validate_tree(tmp_path, meta_for(suite, turn_budget=2)).bundles] == ["budget"]
+    assert [b.ended_by for b in v.validate_tree(tmp_path, meta_for(suite, turn_budget=3)).bundles] != ["budget"]
+
+
+def test_going_back_and_past_the_budget_are_both_reported(tmp_path, suite):
+    actions = [(3, "pyautogui.click(1, 1)"), (2, "pyautogui.click(2, 2)"), (4, "DONE")]
+    write_task_dir(tmp_path, "retrieval-f016", actions=actions)
+    assert [text.split(":")[0] for _f, text in errors(v.validate_tree(tmp_path, meta_for(suite, turn_budget=3)))] == [
+        "step 2",  # step_num 2 after 3
+        "step 3",  # step_num 4 past the budget of 3
+    ]
+
+
+def test_a_bad_screenshot_named_by_two_rows_is_reported_once_after_a_row_without_one(tmp_path, suite):
+    folder = write_task_dir(tmp_path, "retrieval-f016")
+    rows = [json.loads(line) for line in (folder / "traj.jsonl").read_text().splitlines()]
+    second = rows[1]["screenshot_file"]
+    del rows[0]["screenshot_file"]  # a row with no screenshot comes first
+    rows[2]["screenshot_file"] = second
+    (folder / "traj.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / second).write_bytes(b"not an image at all")
+    assert errors(v.validate_tree(tmp_path, meta_for(suite))) == [
+        (f"retrieval-f016/{second}", "not an image (expected a PNG, JPEG or WebP screenshot)")
+    ]

@@ -5,7 +5,6 @@ named with its file, in plain words."""
 import difflib
 import hashlib
 import logging
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -287,7 +286,6 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
             files_with_errors.add(rel_file)
             report.append(Problem(rel_file, _bundle_problem(exc, root)))
             continue
-        _read_attempt(bundle, task_dir)
         key = (bundle.task_id, bundle.attempt)
         if key in seen:
             report.append(
@@ -329,23 +327,6 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
             _check_screenshots(bundle, root, report, files_with_errors, result.screenshots)
     _check_json_files(root, report, files_with_errors)
     return result
-
-
-ATTEMPT_FOLDER = re.compile(r"attempt[_-]?(\d{1,4})")
-
-
-def _read_attempt(bundle: TrajectoryBundle, task_dir: Path) -> None:
-    """Repeated attempts of one task sit in <task_id>/attempt_<n>/ folders: the task id is then the
-    parent folder's name and the attempt index n (a plain <task_id>/ folder is attempt 0)."""
-    match = ATTEMPT_FOLDER.fullmatch(task_dir.name)
-    if match is None:
-        return
-    bundle.task_id = task_dir.parent.name
-    bundle.attempt = int(match.group(1))
-    # the reader compared task.id with the attempt folder's name; the task folder is one level up
-    bundle.warnings = [
-        w for w in bundle.warnings if not (f"but the folder is named {task_dir.name!r}" in w and bundle.task_id in w)
-    ]
 
 
 def _check_steps(bundle: TrajectoryBundle, rel_dir: str, budget: int, report: list[Problem]) -> None:
@@ -434,7 +415,7 @@ REPLAY_MIN_STEPS = 5
 REPLAY_GRID_PX = 20  # coordinates rounded to this grid: a replay moves clicks by a pixel or two
 
 
-def action_signature(action: dict, action_text: str = "") -> str:
+def action_signature(action: dict) -> str:
     """One step as a short token: the action type, its rounded coordinates, its typed text."""
     kind = action.get("type", "other") if isinstance(action, dict) else "other"
     parts = [str(kind)]
@@ -464,14 +445,14 @@ def replay_suspicions(bundles: list[TrajectoryBundle], tasks: dict[str, Task]) -
     for t in trajectories:
         meta[t.pk] = t
         others[t.pk] = []
-    for trajectory_id, action, text in (
+    for trajectory_id, action in (
         Step.objects.filter(trajectory_id__in=list(meta))
         .order_by("trajectory_id", "index")
-        .values_list("trajectory_id", "action", "action_text")
+        .values_list("trajectory_id", "action")
     ):
-        others[trajectory_id].append(action_signature(action or {}, text))
+        others[trajectory_id].append(action_signature(action or {}))
     for bundle in candidates:
-        mine = [action_signature(s.action, s.action_text) for s in bundle.steps]
+        mine = [action_signature(s.action) for s in bundle.steps]
         for pk, theirs in others.items():
             other = meta[pk]
             if other.task.task_id != bundle.task_id or not theirs:
