@@ -548,12 +548,14 @@ def test_replay_is_looked_for_in_the_same_task_only_and_in_every_stored_attempt(
 
 
 def test_long_repetitive_attempts_are_compared_in_full(suite, stored_run):
-    # 300 actions, mostly one repeated scroll: difflib's automatic junk heuristic would treat the
-    # scroll as noise and find these barely alike; compared in full they are a replay
-    actions = [{"type": "scroll", "y": 400} if i % 4 else {"type": "click", "x": 10 * i, "y": 5} for i in range(300)]
+    # 300 actions cycling through three: difflib's automatic junk heuristic treats actions this
+    # common as noise and would find one changed action leaving these only 50% alike
+    cycle = [{"type": "scroll", "y": 400}, {"type": "click", "x": 600, "y": 20}, {"type": "type", "text": "next"}]
+    actions = cycle * 100
     store(stored_run, "retrieval-f016", actions)
+    replayed = [*actions[:150], {"type": "key", "key": "Escape"}, *actions[151:]]
     tasks = {t.task_id: t for t in suite.tasks.all()}
-    found = v.replay_suspicions([sent("retrieval-f016", actions)], tasks)
+    found = v.replay_suspicions([sent("retrieval-f016", replayed)], tasks)
     assert [p.problem.split(" identical")[0] for p in found] == ["replay suspicion: its 300 actions are 100%"]
 
 
