@@ -151,12 +151,21 @@ def test_rerun_one_task_from_the_rerun_form(admin_client, world, queued):
     admin_client.post(reverse(LAUNCH), form_data(world))
     run = Run.objects.get()
     url = reverse("admin:run_rerun", args=[run.pk])
-    assert "A rerun is always a new run" in admin_client.get(url).content.decode()
+    page = admin_client.get(url).content.decode()
+    assert "A rerun is always a new run" in page and f"<title>Rerun {run.name} |" in page
+    assert "This run: 2 trajectories — 0 done, 0 errored," in page and 'name="csrfmiddlewaretoken"' in page
     missing = admin_client.post(url, {"which": "task"})
     assert "choose the task to rerun" in missing.content.decode()
-    response = admin_client.post(url, {"which": "task", "task": world["tasks"][0].pk})
+    # nothing failed yet: refused on the form, with what was wrong, and nothing queued
+    refused = admin_client.post(url, {"which": "failed"}).content.decode()
+    assert '<ul class="errorlist nonfield"><li>Nothing was queued:</li>' in refused
+    assert f"<li>run &#x27;{run.slug}&#x27; has no failed or errored trajectories to rerun</li>" in refused
+    assert Run.objects.count() == 1
+    response = admin_client.post(url, {"which": "task", "task": world["tasks"][0].pk}, follow=True)
     new = Run.objects.exclude(pk=run.pk).get()
-    assert response.status_code == 302 and new.parent == run
+    assert response.redirect_chain[0][1] == 302 and new.parent == run
+    assert f"Rerun queued as a new run: {new.name}." in response.content.decode()
+    assert new.launched_by == User.objects.get(username="admin")
     assert list(new.trajectories.values_list("task__task_id", flat=True)) == ["action-e001"]
 
 
@@ -193,3 +202,13 @@ def test_the_run_page_shows_live_progress_from_a_static_script(admin_client, cli
     }
     assert progress["steps"] == Trajectory.objects.get(run=run, status="finished").n_steps
     assert client.get(reverse("api-1:run_progress", args=[run.slug])).status_code == 404, "a draft run is not public"
+
+
+def test_a_trajectorys_steps_and_judgments_are_read_only_in_the_admin(admin_client, world, queued):
+    admin_client.post(reverse(LAUNCH), form_data(world))
+    trajectory = Trajectory.objects.order_by("pk").first()
+    page = admin_client.get(reverse("admin:trajectories_trajectory_change", args=[trajectory.pk])).content.decode()
+    assert "Steps" in page and "Judgments" in page
+    # recorded evidence is never added or edited by hand: no empty forms to fill in, no add links
+    assert 'name="steps-0-action_text"' not in page
+    assert 'name="steps-MAX_NUM_FORMS" value="0"' in page and 'name="judgments-MAX_NUM_FORMS" value="0"' in page

@@ -161,3 +161,30 @@ def test_a_step_saved_under_a_taken_name_is_judged_by_its_own_rows(client, world
     other.screenshot.save(step.screenshot.name.rsplit("/", 1)[-1], ContentFile(png_bytes()), save=True)
     assert other.screenshot.name != step.screenshot.name
     assert get_as(client, world, "author", "/media/" + other.screenshot.name).status_code == 200
+
+
+def test_an_archive_is_found_by_its_hash_in_one_query(world, django_assert_num_queries):
+    from trajectories.recording.media_access import media_owners
+
+    sub = world["submission"]
+    name = sub.metadata["archive_file"]
+    with django_assert_num_queries(1):  # the unique hash index, not a scan of every row's metadata
+        owners = media_owners(name)
+        assert owners.readers == frozenset({world["users"]["author"].pk})
+    assert owners.owned and owners.public is False
+
+
+def test_an_archive_kept_under_another_name_is_still_its_authors(world):
+    from trajectories.models import Submission
+    from trajectories.recording.media_access import media_owners
+
+    sub = world["submission"]
+    other = Submission.objects.create(
+        author=world["users"]["other"],
+        archive_name="renamed.zip",
+        archive_sha256="f" * 64,
+        metadata={**sub.metadata, "archive_file": f"submissions/ab/{sub.archive_sha256}-copy.zip"},
+    )
+    owners = media_owners(other.metadata["archive_file"])  # not named <sha256>.zip: found by the name
+    assert owners.owned and owners.readers == frozenset({world["users"]["other"].pk})
+    assert media_owners(f"submissions/ab/{'e' * 64}.zip").owned is False  # no row names it

@@ -193,6 +193,25 @@ def test_a_task_file_that_edits_only_a_weight_makes_a_new_current_version(tmp_pa
     assert import_tasks(write(tmp_path / "d.json", [weighted(0.4)])).new_rubric_versions == {}
 
 
+def test_a_task_files_state_checks_are_stored_with_each_version(tmp_path):
+    from leaderboard.catalog.task_import import import_tasks
+    from tests.test_taskfile import make_task, write
+
+    task = make_task()
+    task["grading"]["rubrics"][1]["state_check"] = {"command": "cat ~/sent.txt", "expected": "Jan"}
+    import_tasks(write(tmp_path / "a.json", [task]))
+    stored = RubricItem.objects.filter(task__task_id="retrieval-f901").order_by("position")
+    assert [i.state_check for i in stored] == [{}, {"command": "cat ~/sent.txt", "expected": "Jan", "match": "exact"}]
+    assert all(i.is_current for i in stored)
+
+
+def test_a_one_item_rubric_is_matched_too(task):
+    RubricItem.objects.filter(task=task, position__gt=1).delete()
+    report = IngestReport()
+    found = rubric_version_for(task, entries(RUBRIC[:1]), report)
+    assert {i.version for i in found.values()} == {1} and report.new_rubric_versions == []
+
+
 def make_task_rows(task_id: str) -> list[tuple[int, bool, int, float]]:
     return [
         (i.version, i.is_current, i.position, round(i.weight, 9))

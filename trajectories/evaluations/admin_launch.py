@@ -303,7 +303,6 @@ def rerun_view(model_admin, request, object_id):
         **model_admin.admin_site.each_context(request),
         "title": f"Rerun {run.name}",
         "opts": model_admin.model._meta,
-        "original": run,
         "run": run,
         "form": form,
         "progress": evaluations.progress(run),
