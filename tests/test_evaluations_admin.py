@@ -93,9 +93,13 @@ def test_the_launch_form_preselects_a_suite_with_tasks(admin_client, world):
 
 def test_launching_from_the_admin_queues_the_picked_tasks_and_opens_the_run_page(admin_client, admin_user, world,
                                                                                   queued):  # fmt: skip
+    form = admin_client.get(reverse(LAUNCH)).content.decode()
+    assert "<title>Launch an evaluation |" in form and 'name="csrfmiddlewaretoken"' in form
     response = admin_client.post(reverse(LAUNCH), form_data(world, tasks=[world["tasks"][1].pk], attempts=2))
     run = Run.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("leaderboard:run_detail", args=[run.slug])
+    shown = admin_client.get(response["Location"]).content.decode()
+    assert f"Launched {run.name}: 2 trajectories queued." in shown
     assert run.launched_by == admin_user and run.provenance == "harness" and run.status == "queued"
     assert run.turn_budget == 10 and run.screenshot_window == 5
     assert list(run.trajectories.values_list("task__task_id", "attempt")) == [("action-e002", 0), ("action-e002", 1)]
@@ -137,8 +141,13 @@ def test_a_missing_judge_key_is_refused_on_the_form_and_nothing_is_queued(admin_
     response = admin_client.post(reverse(LAUNCH), form_data(world, judge_provider="google"))
     page = response.content.decode()
     assert response.status_code == 200
-    assert "Nothing was queued" in page and "GEMINI_API_KEY" in page
+    assert '<ul class="errorlist nonfield"><li>Nothing was queued:</li>' in page and "GEMINI_API_KEY" in page
     assert not Run.objects.exists() and queued == []
+
+
+def test_one_trajectory_launched_is_said_in_the_singular(admin_client, world, queued):
+    response = admin_client.post(reverse(LAUNCH), form_data(world, tasks=[world["tasks"][0].pk]), follow=True)
+    assert f"Launched {Run.objects.get().name}: 1 trajectory queued." in response.content.decode()
 
 
 def test_a_plan_that_is_not_json_names_the_field(admin_client, world, queued):

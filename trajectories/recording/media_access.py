@@ -41,8 +41,7 @@ def clean_name(name: str) -> str | None:
     """The storage name asked for, or None when it cannot be one (absolute, climbing, empty)."""
     if not name or "\\" in name or "\x00" in name or name.startswith("/"):
         return None
-    parts = PurePosixPath(name).parts
-    if any(part in ("", ".", "..") for part in parts):
+    if ".." in PurePosixPath(name).parts:  # pathlib already drops empty and "." parts
         return None
     return name
 
