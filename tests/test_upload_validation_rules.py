@@ -540,8 +540,12 @@ def test_replay_is_looked_for_in_the_same_task_only_and_in_every_stored_attempt(
     store(stored_run, "retrieval-f016", clicks(STORED))  # listed first (the suite's first task)
     store(stored_run, "writing-a001", clicks([7000 + 40 * i for i in range(10)]), attempt=0)  # unlike
     store(stored_run, "writing-a001", clicks(STORED), attempt=1)
-    found = v.replay_suspicions([sent("writing-a001", clicks(STORED))], tasks)
-    assert [p.problem.split("'alpha-run' ")[1].split(" (")[0] for p in found] == ["attempt 1"]
+    unlike = clicks([3000 + 40 * i for i in range(10)])
+    # two tasks sent at once: each is compared with its own task's stored attempts, never the other's
+    found = v.replay_suspicions([sent("retrieval-f016", unlike), sent("writing-a001", clicks(STORED))], tasks)
+    assert [(p.file, p.problem.split("'alpha-run' ")[1].split(" (")[0]) for p in found] == [
+        ("writing-a001", "attempt 1")
+    ]
     store(stored_run, "writing-a001", [], attempt=2)  # a stored attempt with no steps is no evidence
     assert len(v.replay_suspicions([sent("writing-a001", clicks(STORED))], tasks)) == 1
     assert v.replay_suspicions([sent("writing-a001", clicks(STORED))], {}) == []  # a task the suite lacks
@@ -660,14 +664,15 @@ def test_going_back_and_past_the_budget_are_both_reported(tmp_path, suite):
     ]
 
 
-def test_a_bad_screenshot_named_by_two_rows_is_reported_once_after_a_row_without_one(tmp_path, suite):
+def test_a_bad_screenshot_named_by_two_rows_is_reported_once_and_the_next_one_too(tmp_path, suite):
     folder = write_task_dir(tmp_path, "retrieval-f016")
     rows = [json.loads(line) for line in (folder / "traj.jsonl").read_text().splitlines()]
-    second = rows[1]["screenshot_file"]
-    del rows[0]["screenshot_file"]  # a row with no screenshot comes first
-    rows[2]["screenshot_file"] = second
+    first, last = rows[0]["screenshot_file"], rows[2]["screenshot_file"]
+    rows[1]["screenshot_file"] = first  # named twice: decoded and reported once
     (folder / "traj.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / second).write_bytes(b"not an image at all")
+    (folder / first).write_bytes(b"not an image at all")
+    (folder / last).write_bytes(b"nor this")
     assert errors(v.validate_tree(tmp_path, meta_for(suite))) == [
-        (f"retrieval-f016/{second}", "not an image (expected a PNG, JPEG or WebP screenshot)")
+        (f"retrieval-f016/{first}", "not an image (expected a PNG, JPEG or WebP screenshot)"),
+        (f"retrieval-f016/{last}", "not an image (expected a PNG, JPEG or WebP screenshot)"),
     ]
