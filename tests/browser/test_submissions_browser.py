@@ -163,9 +163,14 @@ def test_a_submission_checked_by_a_worker_loads_its_outcome_when_checked(page, l
     status = page.locator("[data-live=status] .status")
     assert status.inner_text() == "Validating"
     expect(page.locator("main")).to_contain_text("a worker is checking it")
+    expect(page.locator("#judging")).to_contain_text("Judging starts once the archive has been checked and accepted.")
     shot(page, "submissions-validating")
 
     assert uploads.validate_received(sub.pk) == "refused"
     expect(status).to_have_text("Rejected", timeout=20_000)
     expect(page.locator("main")).to_contain_text("no-such-task-1")
     assert "a worker is checking it" not in page.locator("main").inner_text()
+    expect(page.locator("#judging")).to_contain_text("Not judged: no run was stored from this archive.")
+    assert "trajectories judged" not in page.locator("#judging").inner_text()
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, "submissions-rejected-phone")
