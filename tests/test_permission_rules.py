@@ -77,6 +77,8 @@ def step_with(run, shot: str, task_id="retrieval-f016", attempt=0):
 
 
 def test_an_unpublished_screenshot_is_read_by_its_launcher_and_its_uploading_author(runs, people):
+    for n in range(3):  # submissions of other runs first: their ids are not the author's id
+        Submission.objects.create(author=people["other"], archive_name=f"{n}.zip", archive_sha256=f"{n}" * 64)
     step_with(runs["draft"], "steps/aa/shared.png")
     step_with(runs["uploaded"], "steps/aa/shared.png")  # content-addressed: one file, two runs
     Submission.objects.create(author=people["author"], archive_name="a.zip", archive_sha256="a" * 64,

@@ -138,6 +138,8 @@ def test_drift_from_the_current_rubric_is_said_once_per_task(task, run):
         "retrieval-f016: rubric_bundle.json (2 items) differs from the suite's current rubric (version 1, 3 items); "
         "kept as rubric version 2 of this run"
     ]
+    kept = RubricItem.objects.filter(task=task, version=2)
+    assert [(i.is_current, i.source_run) for i in kept] == [(False, run), (False, run)]
     ingest._record_rubric_drift(run, task, bundle_with(two), report)  # a second attempt: not said again
     assert len(report.rubric_drift) == 1 and len(versions(task)) == 2
 
