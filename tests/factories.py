@@ -138,3 +138,13 @@ def make_suite(task_ids, *, slug="mypcbench-eval-round0", rubric=RUBRIC, is_demo
                 content_hash=f"{task_id}-R{i}",
             )
     return suite
+
+
+def make_run(suite, *, slug="alpha-run", name="Alpha run", model="Alpha", **fields):
+    """A run of ``suite`` by the model named ``model`` (made once), with any other Run fields given."""
+    from django.utils.text import slugify
+
+    from leaderboard.models import Model, Run
+
+    row, _ = Model.objects.get_or_create(name=model, defaults={"slug": slugify(model)})
+    return Run.objects.create(name=name, slug=slug, suite=suite, model=row, **fields)

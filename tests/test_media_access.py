@@ -163,12 +163,12 @@ def test_a_step_saved_under_a_taken_name_is_judged_by_its_own_rows(client, world
     assert get_as(client, world, "author", "/media/" + other.screenshot.name).status_code == 200
 
 
-def test_an_archive_is_found_by_its_hash_in_one_query(world, django_assert_num_queries):
+def test_an_archive_is_its_authors_in_one_query(world, django_assert_num_queries):
     from trajectories.recording.media_access import media_owners
 
     sub = world["submission"]
     name = sub.metadata["archive_file"]
-    with django_assert_num_queries(1):  # the unique hash index, not a scan of every row's metadata
+    with django_assert_num_queries(1):  # the row named by the file's hash; its author comes with it
         owners = media_owners(name)
         assert owners.readers == frozenset({world["users"]["author"].pk})
     assert owners.owned and owners.public is False

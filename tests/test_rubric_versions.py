@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from harness.taskfile import RubricSpec
-from leaderboard.models import Model, RubricItem, Run
-from tests.factories import RUBRIC, make_suite
+from leaderboard.models import RubricItem
+from tests.factories import RUBRIC, make_run, make_suite
 from trajectories.recording import ingest
 from trajectories.recording.ingest import IngestReport, rubric_version_for
 
@@ -25,8 +25,7 @@ def task():
 
 @pytest.fixture
 def run(task):
-    model = Model.objects.create(name="Alpha", slug="alpha")
-    return Run.objects.create(name="Alpha run", slug="alpha-run", suite=task.suite, model=model)
+    return make_run(task.suite)
 
 
 def entries(rubric=RUBRIC) -> list[RubricSpec]:

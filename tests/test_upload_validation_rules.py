@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.bundle import BundleError, read_task_dir
-from tests.factories import make_suite, write_task_dir
+from tests.factories import make_run, make_suite, write_task_dir
 from trajectories.submissions import validation as v
 from trajectories.submissions.validation import Problem, parse_metadata
 
@@ -467,10 +467,7 @@ def clicks(xs) -> list[dict]:
 
 @pytest.fixture
 def stored_run(suite):
-    from leaderboard.models import Model, Run
-
-    model = Model.objects.create(name="Alpha", slug="alpha")
-    return Run.objects.create(name="Alpha run", slug="alpha-run", suite=suite, model=model, provenance="harness")
+    return make_run(suite, provenance="harness")
 
 
 def store(run, task_id: str, actions: list[dict], attempt: int = 0):
@@ -488,7 +485,7 @@ def sent(task_id: str, actions: list[dict]):
     """What replay_suspicions reads of an uploaded attempt: its task id and its steps' actions."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(task_id=task_id, steps=[SimpleNamespace(action=a, action_text="") for a in actions])
+    return SimpleNamespace(task_id=task_id, steps=[SimpleNamespace(action=a) for a in actions])
 
 
 STORED = [100 * i for i in range(1, 11)]  # ten clicks
