@@ -134,7 +134,6 @@ def trajectory_page_version(pk: int) -> str:
     judgment of another trajectory leaves it alone, so pages of trajectories nobody is judging stay
     cached while a run is judged. One query, plus the run's scoring state once per refresh window."""
     t, j, s, k, r = (m._meta.db_table for m in (Trajectory, Judgment, Step, Task, RubricItem))
-    true = "TRUE" if connection.vendor == "postgresql" else "1"
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT t.updated_at, t.run_id,"
@@ -145,7 +144,7 @@ def trajectory_page_version(pk: int) -> str:
             f" (SELECT COUNT(*) FROM {s} WHERE trajectory_id = t.id),"
             f" (SELECT MAX(updated_at) FROM {s} WHERE trajectory_id = t.id GROUP BY trajectory_id),"
             f" (SELECT updated_at FROM {k} WHERE id = t.task_id),"
-            f" (SELECT COUNT(*) FROM {r} WHERE task_id = t.task_id AND is_current = {true}),"
+            f" (SELECT COUNT(*) FROM {r} WHERE task_id = t.task_id AND is_current),"
             f" (SELECT MAX(id) FROM {r} WHERE task_id = t.task_id)"
             f" FROM {t} t WHERE t.id = %s",
             [pk],
@@ -154,4 +153,4 @@ def trajectory_page_version(pk: int) -> str:
     if row is None:
         return "missing"
     parts = [*row, catalog_version(), _run_scoring_state(row[1])]
-    return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p).replace(" ", "_") for p in parts)
+    return "-".join(str(p).replace(" ", "_") for p in parts)  # no spaces: a cache key on every backend

@@ -263,17 +263,16 @@ def data_version() -> str:
     a counter through signals; a rubric edit changes the count of current items; task edits move
     the tasks' max(updated_at)."""
     j, t, r, k = (m._meta.db_table for m in (Judgment, Trajectory, RubricItem, Task))
-    true = "TRUE" if connection.vendor == "postgresql" else "1"
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT MAX(id) FROM {j}), (SELECT MAX(updated_at) FROM {j}),"
             f" (SELECT MAX(id) FROM {t}), (SELECT MAX(updated_at) FROM {t}),"
-            f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current = {true}),"
+            f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current),"
             f" (SELECT MAX(id) FROM {k}), (SELECT MAX(updated_at) FROM {k})"
         )
         parts = list(cursor.fetchone())
     parts.append(cache.get(_SIGNAL_VERSION_KEY, 0))
-    return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p).replace(" ", "_") for p in parts)
+    return "-".join(str(p).replace(" ", "_") for p in parts)  # no spaces: a cache key on every backend
 
 
 def catalog_version() -> int:

@@ -67,7 +67,6 @@ def published_data_version() -> str:
     and current rubric items, and which runs are published; then the signal counter (deletes, which
     send a signal each, move it)."""
     j, t, r, k, runs = (m._meta.db_table for m in (Judgment, Trajectory, RubricItem, Task, Run))
-    true = "TRUE" if connection.vendor == "postgresql" else "1"
     published = f"SELECT id FROM {runs} WHERE publication = %s"
     public_judgments = f"FROM {j} jj JOIN {t} tt ON tt.id = jj.trajectory_id WHERE tt.run_id IN ({published})"
     public_trajectories = f"FROM {t} WHERE run_id IN ({published})"
@@ -77,14 +76,14 @@ def published_data_version() -> str:
             f" (SELECT jj.updated_at {public_judgments} ORDER BY jj.updated_at DESC LIMIT 1),"
             f" (SELECT id {public_trajectories} ORDER BY id DESC LIMIT 1),"
             f" (SELECT updated_at {public_trajectories} ORDER BY updated_at DESC LIMIT 1),"
-            f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current = {true}),"
+            f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current),"
             f" (SELECT MAX(id) FROM {k}), (SELECT MAX(updated_at) FROM {k}),"
             f" (SELECT COUNT(*) FROM ({published}) p), (SELECT MAX(id) FROM ({published}) p)",
             [Run.Publication.PUBLISHED] * 6,
         )
         parts = list(cursor.fetchone())
     parts.append(counter())
-    return "-".join(str(p.timestamp() if hasattr(p, "timestamp") else p).replace(" ", "_") for p in parts)
+    return "-".join(str(p).replace(" ", "_") for p in parts)  # no spaces: a cache key on every backend
 
 
 def run_is_public(run_id: int | None) -> bool:
