@@ -117,6 +117,29 @@ def test_paired_bootstrap_separates_what_overlapping_intervals_cannot():
     assert diff.p_b_greater > 0.95
 
 
+def test_the_bootstrap_defaults_are_the_published_ones_and_shapes_are_checked():
+    """B = 1000 replicates and seed 0 unless asked otherwise (the figures a reader reproduces)."""
+    scores = np.random.default_rng(1).random((2, 12))
+    strata = ["a"] * 6 + ["b"] * 6
+    default = metrics.stratified_bootstrap(scores, strata)
+    assert default.shape == (2, 1000)
+    assert np.array_equal(default, metrics.stratified_bootstrap(scores, strata, B=1000, seed=0))
+    assert not np.array_equal(default, metrics.stratified_bootstrap(scores, strata, B=1000, seed=1))
+    with pytest.raises(ValueError, match=r"^scores must have shape \(runs, tasks\) or \(runs, tasks, attempts\)$"):
+        metrics.stratified_bootstrap(np.zeros(5), ["a"] * 5)
+    with pytest.raises(ValueError, match=r"^4 strata labels for 5 tasks$"):
+        metrics.stratified_bootstrap(np.zeros((1, 5)), ["a"] * 4)
+
+
+def test_the_paired_difference_draws_as_many_replicates_as_asked():
+    rng = np.random.default_rng(4)
+    a, b = rng.random(20), rng.random(20)
+    for replicates in (3, 7):
+        share = metrics.paired_difference(a, b, ["s"] * 20, B=replicates, seed=0).p_b_greater
+        assert share * replicates == pytest.approx(round(share * replicates))  # a share of that many
+    assert metrics.paired_difference(a, b, ["s"] * 20) == metrics.paired_difference(a, b, ["s"] * 20, B=1000, seed=0)
+
+
 def test_rank_intervals_and_tied_groups():
     rng = np.random.default_rng(9)
     strata = ["t"] * 100

@@ -131,6 +131,29 @@ def test_attempts_numbered_from_1_score_as_the_runs_attempts(board):
     assert any("attempt numbers 1–3" in n for n in o.notes)
 
 
+def test_attempt_numbers_with_gaps_are_named_in_the_runs_note(board):
+    w = new_run(board, "Run-G")
+    for attempt in (0, 2, 5):
+        judge(traj(w, board.tasks["t1"], 5, attempt=attempt), board.items["t1"], [S], board.ours)
+    o = scoring.run_outcomes([w])[w.pk]
+    assert o.attempts == 3
+    assert "attempt numbers 0, 2, 5 are not numbered from 0 without gaps: scored in order as attempts 1 to 3" in o.notes
+
+
+@pytest.mark.parametrize(
+    "numbers, text",
+    [
+        ([1, 2], "1, 2"),  # two in a row are listed, not a range
+        ([1, 2, 3], "1–3"),
+        ([1, 3, 4], "1, 3, 4"),  # a gap: listed
+        ([1, 2, 3, 5, 6, 7], "1, 2, 3, 5, 6, 7"),  # six listed in full
+        ([1, 2, 3, 5, 6, 7, 9], "1, 2, 3, 5, 6, 7, …"),  # the seventh and on elided
+    ],
+)
+def test_attempt_numbers_are_written_as_a_range_or_the_first_six(numbers, text):
+    assert scoring._numbers_text(numbers) == text
+
+
 def test_the_declared_number_of_attempts_is_the_grid(board):
     v = new_run(board, "Run-V", attempts_per_task=2)
     judge(traj(v, board.tasks["t1"], 5), board.items["t1"], [S], board.ours)
