@@ -132,3 +132,31 @@ def test_declared_attempts_count_only_this_runs_attempts_at_its_suites_tasks():
             Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=ours, verdict="success")
     assert outcomes.graded_scores(run)[1] == {first.pk: 1.0}
     assert trajectory_scores([first, beyond]) == {first.pk: 1.0}
+
+
+def _one_task_run(n: int):
+    """A run of one task (a two-item current rubric, version 2) with one finished trajectory."""
+    suite = Suite.objects.create(name=f"S{n}", version="v1", slug=f"s-{n}")
+    task = make_task(suite, f"one-{n}", "bounded_action", [], position=0)
+    judge = JudgeConfig.objects.create(name=f"judge-{n}", origin=JudgeConfig.Origin.OURS)
+    model = Model.objects.create(name=f"M{n}", slug=f"m-{n}")
+    run = Run.objects.create(name=f"R{n}", slug=f"r-{n}", suite=suite, model=model, judge_config=judge)
+    trajectory = Trajectory.objects.create(run=run, task=task, attempt=0, status="finished", n_steps=2)
+    add_rubric(task, [1.0, 1.0], version=2)
+    return run, task, judge, trajectory
+
+
+def test_a_trajectory_scored_only_by_its_imported_score_keeps_it_alone_as_in_its_run():
+    run, _, judge, trajectory = _one_task_run(1)
+    Trajectory.objects.filter(pk=trajectory.pk).update(imported_score=0.5, imported_score_judge=judge)
+    trajectory.refresh_from_db()
+    assert outcomes.graded_scores(run)[1] == {trajectory.pk: 0.5}
+    assert trajectory_score(trajectory) == 0.5
+
+
+def test_a_trajectory_judged_only_against_an_older_rubric_is_not_graded_alone_or_in_its_run():
+    run, task, judge, trajectory = _one_task_run(2)
+    for item in add_rubric(task, [1.0, 1.0], version=1, current=False):
+        Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=judge, verdict="success")
+    assert outcomes.graded_scores(run)[1] == {}
+    assert trajectory_score(trajectory) is None
