@@ -238,6 +238,37 @@ def test_while_results_stream_in_visitors_get_the_last_page_within_the_window(cl
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("33.3")
 
 
+def test_pages_rebuilt_within_one_window_share_one_scoring_while_results_stream_in(
+    client, board, settings, monkeypatch
+):
+    """While a run is judged, every page past the window is rebuilt at the version taken when that
+    window began, so pages rebuilt in it score the runs once between them, not once each at each new
+    judgment; a verdict saved within the window shows once the next window begins."""
+    from leaderboard.scoring import outcomes
+
+    now, error = _page_built_then_a_verdict_saved(client, board, settings, monkeypatch)
+    by_cost = "/leaderboard/?sort=cost"
+    assert cell(client.get(by_cost), "run-a", "perfect").startswith("40.0")
+    scorings = []
+    real = outcomes._compute
+    monkeypatch.setattr(outcomes, "_compute", lambda *a: scorings.append(1) or real(*a))
+    now[0] += 11
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")  # rebuilt once sent
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("50.0")
+    scored_once = len(scorings)
+    assert scored_once > 0
+    error.verdict = "failure"
+    error.save()  # the next judgment arrives within the window
+    now[0] += 1
+    assert cell(client.get(by_cost), "run-a", "perfect").startswith("40.0")  # rebuilt once sent
+    assert cell(client.get(by_cost), "run-a", "perfect").startswith("50.0"), "built at the window's version"
+    assert len(scorings) == scored_once, "the second page reused the first page's scoring"
+    now[0] += 10  # the next window: the latest verdict shows
+    client.get(by_cost)
+    assert cell(client.get(by_cost), "run-a", "perfect").startswith("33.3")
+    assert len(scorings) > scored_once
+
+
 def test_anonymous_page_cache_follows_the_data(client, board):
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
     # a verdict edited in place (signal) and a run published (signal) both show at once
