@@ -269,6 +269,34 @@ def test_pages_rebuilt_within_one_window_share_one_scoring_while_results_stream_
     assert len(scorings) > scored_once
 
 
+def test_task_and_run_pages_rebuilt_in_one_window_share_their_scorings(client, board, settings, monkeypatch):
+    """The scorings a page asks for through any helper (a task's solve rates, a run's headline rows) are
+    cached at the version the page is built at, so task and run pages rebuilt in one window score the
+    runs once between them while further judgments arrive."""
+    from leaderboard.scoring import outcomes
+
+    now, error = _page_built_then_a_verdict_saved(client, board, settings, monkeypatch)
+    suite = board.a.suite.slug
+    pages = [f"/tasks/{suite}/t1/", f"/tasks/{suite}/t2/", "/runs/run-a/", "/runs/run-b/"]
+    for url in pages:
+        assert client.get(url).status_code == 200
+    scorings = []
+    real = outcomes._compute
+    monkeypatch.setattr(
+        outcomes, "_compute", lambda *a: scorings.append((tuple(r["pk"] for r in a[0]), *a[1:])) or real(*a)
+    )
+    now[0] += 11
+    client.get(pages[0])  # the last page; rebuilt once sent, at the new window's version
+    first = list(scorings)
+    assert first, "the first rebuild in the window scores the runs"
+    for url in pages[1:]:
+        error.verdict = "failure" if error.verdict == "success" else "success"
+        error.save()  # a judgment arrives between every two pages
+        client.get(url)
+    runs_scored_again = [a for a in scorings[len(first) :] if a in first]
+    assert runs_scored_again == [], "later pages reused the scorings of the first"
+
+
 def test_anonymous_page_cache_follows_the_data(client, board):
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
     # a verdict edited in place (signal) and a run published (signal) both show at once

@@ -59,7 +59,7 @@ def per_version(name: str, user, version: str | None, filters: RunFilters, build
     state (the bootstrap per cell is the costly part; staff pages are not cached whole, so this
     spares them)."""
     state = urlencode(sorted(filters.as_query().items()))
-    key = f"analysis:{name}:{version or scoring.data_version()}:{sees_unpublished(user)}:{state}"
+    key = f"analysis:{name}:{version or scoring.cache_version()}:{sees_unpublished(user)}:{state}"
     found = cache.get(key)
     if found is None:
         found = build()

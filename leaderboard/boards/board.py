@@ -274,7 +274,7 @@ def _base_row(run: Run, reported: bool) -> BoardRow:
 def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -> tuple[list[BoardRow], int]:
     if not runs:
         return [], suite.tasks.count()
-    version = version or scoring.data_version()
+    version = version or scoring.cache_version()
     outcomes = scored_slice(runs, filters, version, every_judge=True)  # a row per (run, judge)
     task_count = outcomes[0].n_tasks if outcomes else suite.tasks.count()
     by_slug = {r.slug: r for r in runs}

@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -380,6 +382,29 @@ def judged_outcomes(
     return _outcomes(runs, "all", weighting, include_stale, version)
 
 
+# The version of the public data an anonymous page is being built at (leaderboard/scoring/page_cache.py):
+# every scoring asked for while it renders, by whichever helper, is cached at that version, so the pages
+# built at one version share their scorings.
+_page_built_at: ContextVar[str | None] = ContextVar("page_built_at", default=None)
+
+
+@contextmanager
+def scored_at(version: str) -> Iterator[None]:
+    """Scorings asked for without a version within this block are cached at ``version``: for a page of
+    published runs built at the public data version, which moves with everything those runs show."""
+    token = _page_built_at.set(version)
+    try:
+        yield
+    finally:
+        _page_built_at.reset(token)
+
+
+def cache_version() -> str:
+    """The version figures are cached at when the caller names none: the one the page being built is
+    built at (:func:`scored_at`), else the data version now."""
+    return _page_built_at.get() or data_version()
+
+
 def _outcomes(runs, mode: str, weighting: str, include_stale: bool, version: str | None) -> list[RunOutcomes]:
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, not {weighting!r}")
@@ -387,7 +412,8 @@ def _outcomes(runs, mode: str, weighting: str, include_stale: bool, version: str
     if not run_rows:
         return []
     ids = ",".join(str(r["pk"]) for r in run_rows)
-    cache_key = f"{CACHE_PREFIX}:{version or data_version()}:{mode}:{weighting}:{int(include_stale)}:{ids}"
+    version = version or cache_version()
+    cache_key = f"{CACHE_PREFIX}:{version}:{mode}:{weighting}:{int(include_stale)}:{ids}"
     found = cache.get(cache_key)
     if found is None:
         found = _compute(run_rows, mode, weighting, include_stale)

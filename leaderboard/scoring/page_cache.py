@@ -154,7 +154,11 @@ def anonymous_page_cache(prefix: str, page_version=None):
 
             def build():
                 """Render the page for ``version`` and keep it: (the view's response, the cached body)."""
-                response = view(request, version, *args, **kwargs)
+                if page_version is None:
+                    with scoring.scored_at(version):  # every page built at this version shares its scorings
+                        response = view(request, version, *args, **kwargs)
+                else:
+                    response = view(request, version, *args, **kwargs)
                 if response.status_code != 200:
                     return response, None
                 headers = {k: v for k, v in response.items() if k in ("Content-Type", "Content-Disposition")}
