@@ -297,6 +297,19 @@ def test_task_and_run_pages_rebuilt_in_one_window_share_their_scorings(client, b
     assert runs_scored_again == [], "later pages reused the scorings of the first"
 
 
+def test_one_page_is_rebuilt_at_a_time_across_the_site(client, board, settings, monkeypatch):
+    """When the version moves every page goes stale at once; while any page is being rebuilt, a
+    visitor past the window of another gets its last page and leaves it for the next visitor."""
+    now, _ = _page_built_then_a_verdict_saved(client, board, settings, monkeypatch)
+    now[0] += 11
+    assert cache.add("page-cache:rebuilding-any", 1, 60)  # another page is being rebuilt
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0"), "not rebuilt meanwhile"
+    cache.delete("page-cache:rebuilding-any")  # that rebuild ended
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")  # rebuilt once sent
+    assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("50.0")
+
+
 def test_anonymous_page_cache_follows_the_data(client, board):
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0")
     # a verdict edited in place (signal) and a run published (signal) both show at once

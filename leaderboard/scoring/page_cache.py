@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 _RUNS_EPOCH_KEY = "page-cache:runs-epoch"
 # (data version, when it was taken, runs epoch): the version every page is built at for one refresh window
 _GENERATION_KEY = "page-cache:generation"
+# Held while any page is rebuilt after its answer was sent: one such rebuild at a time, site-wide.
+_REBUILDING_ANY_KEY = "page-cache:rebuilding-any"
 # How long one process trusts the data version it read for anonymous pages while no save or delete
 # moved the signal counter (only writes that send no signal, such as bulk inserts from another
 # process, can go unseen, and for at most this long, within the refresh window anyway).
@@ -180,14 +182,20 @@ def anonymous_page_cache(prefix: str, page_version=None):
                 return _anonymous_response(request, *stale)
             if window > 0:
                 # This visitor gets the last complete page at once; this process rebuilds it after
-                # sending it, so no visitor waits for a rebuild while results stream in.
+                # sending it, so no visitor waits for a rebuild while results stream in. One page is
+                # rebuilt at a time across the site: when the version moves, every page goes stale
+                # at once, and rebuilding them all at once took every web process for seconds.
+                if not cache.add(_REBUILDING_ANY_KEY, 1, REBUILD_LOCK_SECONDS):
+                    cache.delete(lock_key)  # the next visitor past this one tries again
+                    return _anonymous_response(request, *stale)
+
                 def rebuild_after_sending():
                     try:
                         build()
                     except Exception:
                         logger.exception("rebuilding the cached page %s failed", page)
                     finally:
-                        cache.delete(lock_key)
+                        cache.delete_many([lock_key, _REBUILDING_ANY_KEY])
 
                 return _anonymous_response(request, *stale, after=rebuild_after_sending)
             try:
