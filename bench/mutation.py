@@ -45,6 +45,7 @@ GROUPS: dict[str, list[str]] = {
         "trajectories.recording.ingest.x__provider*",
         "leaderboard.catalog.task_import.x__rubric_rows*",
     ],
+    "ingest": ["trajectories.recording.ingest.*"],
     "permissions": [
         "leaderboard.catalog.selectors.x_sees_unpublished*",
         "leaderboard.catalog.selectors.x_visible_runs*",
