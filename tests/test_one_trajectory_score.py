@@ -160,3 +160,62 @@ def test_a_trajectory_judged_only_against_an_older_rubric_is_not_graded_alone_or
         Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=judge, verdict="success")
     assert outcomes.graded_scores(run)[1] == {}
     assert trajectory_score(trajectory) is None
+
+
+# -- the judge a run is scored by, rule by rule (outcomes._compute chooses the same; checked above) --
+
+
+def _judged_run(n: int, configured=None, *, judged=(), imported=()):
+    """A run of a fresh world with one finished trajectory per task; ``judged`` lists (judge index,
+    trajectory count) pairs whose judge judges that many trajectories in full; ``imported`` the same
+    for imported task scores. Returns the run and the world's judges (ours, second, own)."""
+    rng = random.Random(n)
+    suite, tasks, judges = _world(rng, n)
+    model = Model.objects.create(name=f"Model {n}", slug=f"model-{n}")
+    run = Run.objects.create(
+        name=f"R{n}",
+        slug=f"r-{n}",
+        suite=suite,
+        model=model,
+        judge_config=None if configured is None else judges[configured],
+    )
+    trajectories = [
+        Trajectory.objects.create(run=run, task=task, attempt=0, status="finished", n_steps=2) for task in tasks[:4]
+    ]
+    for judge, count in judged:
+        for trajectory in trajectories[:count]:
+            for item in trajectory.task.rubric_items.filter(is_current=True):
+                Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=judges[judge], verdict="success")
+    for judge, count in imported:
+        for trajectory in trajectories[-count:]:
+            Trajectory.objects.filter(pk=trajectory.pk).update(imported_score=1.0, imported_score_judge=judges[judge])
+    return run, judges
+
+
+def test_the_configured_judge_scores_its_run_even_when_another_judged_more():
+    run, (ours, second, _) = _judged_run(101, configured=0, judged=[(0, 1), (1, 3)])
+    assert default_judge_id(run) == ours.pk
+
+
+def test_a_configured_judge_known_in_the_run_by_imported_scores_only_scores_it():
+    run, (ours, second, _) = _judged_run(102, configured=0, judged=[(1, 3)], imported=[(0, 1)])
+    assert default_judge_id(run) == ours.pk
+
+
+def test_a_configured_judge_that_never_judged_the_run_leaves_it_to_the_judge_that_did():
+    run, (ours, second, _) = _judged_run(103, configured=0, judged=[(1, 1)])
+    other, _ = _judged_run(104, configured=0, judged=[(0, 2)], imported=[(0, 1)])
+    # ours judged the other run (judgments and imported scores) but not this one
+    Judgment.objects.filter(trajectory__run=other).update(judge=ours)
+    Trajectory.objects.filter(run=other, imported_score__isnull=False).update(imported_score_judge=ours)
+    assert default_judge_id(run) == second.pk
+
+
+def test_another_judges_imported_scores_do_not_make_the_configured_judge_count():
+    run, (ours, second, _) = _judged_run(105, configured=0, imported=[(1, 2)])
+    assert default_judge_id(run) == second.pk
+
+
+def test_a_judge_known_by_imported_scores_only_counts_each_trajectory_it_scored():
+    run, (ours, second, _) = _judged_run(106, judged=[(0, 1)], imported=[(1, 2)])
+    assert default_judge_id(run) == second.pk
