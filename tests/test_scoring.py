@@ -240,3 +240,28 @@ def test_bootstrap_with_attempts_equals_metrics_and_a_brute_force_nan_mean():
     for m, s in enumerate(runs):
         brute = [np.nanmean([s[t, a] for t, a in cells[b]]) for b in range(50)]
         np.testing.assert_allclose(got[m], brute)
+
+
+def test_bootstrap_refuses_runs_over_other_tasks_and_names_them():
+    same = _outcomes(np.full((4, 1), 0.5), ["a"] * 4, "r0")
+    other = _outcomes(np.full((4, 1), 0.5), ["a"] * 4, "r1")
+    other.task_pks = np.arange(4) + 10  # as many tasks, not the same ones
+    with pytest.raises(ValueError, match=r"^runs r0 and r1 do not cover the same tasks$"):
+        bootstrap.bootstrap_many([same, other, _outcomes(np.full((4, 1), 0.5), ["a"] * 4, "r2")], ["score"], B=5)
+    assert bootstrap.bootstrap_many([], ["score", "perfect"], B=5)["perfect"].shape == (0, 5)
+
+
+def test_a_replicate_is_the_mean_of_its_known_cells_and_undefined_without_any():
+    # two tasks, one known at 0.7: a replicate drawing it at least once is 0.7; one drawing only the
+    # unknown task twice (a chance of one in four) has no value
+    reps = bootstrap.bootstrap_replicates([_outcomes(np.array([[0.7], [np.nan]]), ["a", "a"], "r")], B=4000)[0]
+    assert set(np.unique(reps[~np.isnan(reps)])) == {0.7}
+    assert np.isnan(reps).mean() == pytest.approx(0.25, abs=0.03)
+
+
+def test_bootstrap_defaults_are_the_published_ones():
+    """The score metric, B = 1000 replicates and seed 0 unless asked otherwise."""
+    outs = [_outcomes(np.random.default_rng(i).random((6, 2)), ["a"] * 3 + ["b"] * 3, f"r{i}") for i in range(2)]
+    explicit = bootstrap.bootstrap_replicates(outs, "score", B=1000, seed=0)
+    np.testing.assert_array_equal(bootstrap.bootstrap_replicates(outs), explicit)
+    np.testing.assert_array_equal(bootstrap.bootstrap_many(outs, ["score"])["score"], explicit)
