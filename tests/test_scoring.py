@@ -265,3 +265,9 @@ def test_bootstrap_defaults_are_the_published_ones():
     explicit = bootstrap.bootstrap_replicates(outs, "score", B=1000, seed=0)
     np.testing.assert_array_equal(bootstrap.bootstrap_replicates(outs), explicit)
     np.testing.assert_array_equal(bootstrap.bootstrap_many(outs, ["score"])["score"], explicit)
+
+
+def test_a_run_with_nothing_known_has_no_mean_and_no_efficiency():
+    unknown = _outcomes(np.full((3, 2), np.nan), ["a"] * 3, "r")
+    assert math.isnan(unknown.mean_score()) and math.isnan(unknown.efficiency())
+    assert unknown.counts()["incomplete"] == 6 and unknown.perfect_k_n() == (0, 0)
