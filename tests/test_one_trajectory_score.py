@@ -40,15 +40,18 @@ def _world(rng: random.Random, n: int):
     return suite, tasks + [stray], judges
 
 
+def _run_of(suite, n: int, **fields) -> Run:
+    """A run of ``suite`` by a model of its own."""
+    model = Model.objects.create(name=f"Model {n}", slug=f"model-{n}")
+    return Run.objects.create(name=f"Run {n}", slug=f"run-{n}", suite=suite, model=model, **fields)
+
+
 def _random_run(seed: int) -> Run:
     rng = random.Random(seed)
     suite, tasks, judges = _world(rng, seed)
-    model = Model.objects.create(name=f"Model {seed}", slug=f"model-{seed}")
-    run = Run.objects.create(
-        name=f"Run {seed}",
-        slug=f"run-{seed}",
-        suite=suite,
-        model=model,
+    run = _run_of(
+        suite,
+        seed,
         provenance=rng.choice([Run.Provenance.HARNESS, Run.Provenance.UPLOAD, Run.Provenance.IMPORTED]),
         judge_config=rng.choice([None, *judges]),
         attempts_per_task=rng.choice([None, 1, 2, 3]),
@@ -171,14 +174,7 @@ def _judged_run(n: int, configured=None, *, judged=(), imported=()):
     for imported task scores. Returns the run and the world's judges (ours, second, own)."""
     rng = random.Random(n)
     suite, tasks, judges = _world(rng, n)
-    model = Model.objects.create(name=f"Model {n}", slug=f"model-{n}")
-    run = Run.objects.create(
-        name=f"R{n}",
-        slug=f"r-{n}",
-        suite=suite,
-        model=model,
-        judge_config=None if configured is None else judges[configured],
-    )
+    run = _run_of(suite, n, judge_config=None if configured is None else judges[configured])
     trajectories = [
         Trajectory.objects.create(run=run, task=task, attempt=0, status="finished", n_steps=2) for task in tasks[:4]
     ]

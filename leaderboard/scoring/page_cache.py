@@ -3,11 +3,12 @@ published data (leaderboard/scoring/public_version.py: a draft run's rows never 
 string, kept gzipped, and, while results arrive faster than pages can be rebuilt (a run
 being judged moves the data version several times a second), pages are built at one version per
 MYPCBENCH_PAGE_REFRESH_SECONDS and the last complete page is served while one request at a time
-rebuilds it; never across a change
-of which runs are published (a withdrawn run leaves every page at once). A page served from the cache
-costs no SQL query: each process reads the data version's aggregates at most once a second while the
-counter that saves move stands still (see :func:`_anonymous_version`)."""
+rebuilds it; never across a change of which runs are published (a withdrawn run leaves every page at
+once). A page served from the cache costs no SQL query: each process reads the data version's
+aggregates at most once a second while the counter that saves move stands still (see
+:func:`_anonymous_version`)."""
 
+import contextlib
 import functools
 import gzip
 import logging
@@ -156,10 +157,8 @@ def anonymous_page_cache(prefix: str, page_version=None):
 
             def build():
                 """Render the page for ``version`` and keep it: (the view's response, the cached body)."""
-                if page_version is None:
-                    with scoring.scored_at(version):  # every page built at this version shares its scorings
-                        response = view(request, version, *args, **kwargs)
-                else:
+                # every page of the data version built at this version shares its scorings
+                with scoring.scored_at(version) if page_version is None else contextlib.nullcontext():
                     response = view(request, version, *args, **kwargs)
                 if response.status_code != 200:
                     return response, None
