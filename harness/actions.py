@@ -8,6 +8,8 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 
+from harness import safejson
+
 # Longest snippet we try to parse; anything longer is shown verbatim as "other".
 MAX_SOURCE_CHARS = 50_000
 
@@ -44,7 +46,7 @@ def parse_action(source) -> dict:
     if text.startswith("{") and "action_type" in text:
         # a computer_13 dict written as JSON, or str()'d by a runner (Python literal): read, never run
         try:
-            value = json.loads(text)
+            value = safejson.loads(text)  # bounded: a deep document is refused, not recursed into
         except ValueError:
             try:
                 value = ast.literal_eval(text)

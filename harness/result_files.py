@@ -3,11 +3,12 @@ Git LFS pointer files), problems collected over a whole tree and reported groupe
 counters summed by kind from usage.json, and the tool calls (command, output, exit status) that
 messages.json records for the runner's TOOL_CALL rows. Django-free."""
 
-import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness import safejson
 
 LFS_SPEC = b"version https://git-lfs.github.com/spec/v1"
 LFS_PROBLEM = "Git LFS pointer, not the file: run `git lfs pull` in the clone it came from"
@@ -257,7 +258,7 @@ def tool_rounds(messages) -> list[list[ToolCall]]:
                 has_gui = True
             elif kind == "function_call":
                 try:
-                    args = json.loads(message.get("arguments") or "{}")
+                    args = safejson.loads(message.get("arguments") or "{}")
                 except ValueError:
                     args = {}
                 call = _call_from(str(message.get("name")), args)
@@ -276,7 +277,7 @@ def tool_rounds(messages) -> list[list[ToolCall]]:
             for tool_call in message.get("tool_calls") or []:
                 function = (tool_call or {}).get("function") or {}
                 try:
-                    args = json.loads(function.get("arguments") or "{}")
+                    args = safejson.loads(function.get("arguments") or "{}")
                 except ValueError:
                     args = {}
                 if function.get("name") == "computer_use":

@@ -63,19 +63,20 @@ def _parse_float(text: str) -> float:
     return value
 
 
-# A JSON string literal, matched without backtracking (possessive); only run on text json.loads
-# accepted, so every string is terminated.
-_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+# A JSON string literal, matched without backtracking (possessive). An unterminated one (text that
+# is not JSON) runs to the end of the text, so every quote starts a match and the scan stays linear.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
 _SQUARE = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def nests_deeper_than(text: str, max_depth: int) -> bool:
-    """Whether arrays and objects in ``text`` (valid JSON) nest more than ``max_depth`` deep;
-    brackets inside strings do not count. Each round removes every innermost ``[]`` pair, so the
-    rounds needed to empty the brackets are the depth; all work is in C, at most max_depth
-    passes over the brackets (which the value count bounds)."""
+    """Whether arrays and objects in ``text`` nest more than ``max_depth`` deep; brackets inside
+    strings do not count (exact for JSON; text that is not JSON gets an answer, in linear time).
+    Each round removes every innermost ``[]`` pair, so the rounds needed to empty the brackets
+    are the depth; all work is in C, at most max_depth passes over the brackets (which the value
+    count bounds)."""
     brackets = _STRING.sub("", text).encode("utf-8", "surrogatepass").translate(_SQUARE, _NOT_BRACKETS)
     for _ in range(max_depth):
         if not brackets:
@@ -117,6 +118,11 @@ def loads(
     values = data.count(",") + data.count("[") + data.count("{")
     if values > max_values:
         raise JSONRefused(f"about {values} values in one JSON document (at most {max_values} are accepted)")
+    # Measured before parsing: the C parser nests one call per level, and a deep document would run
+    # it to the recursion limit, where a finaliser the garbage collector happens to call fails too.
+    # A document with few brackets cannot nest deeply: counting them is cheap, measuring is not.
+    if data.count("[") + data.count("{") > max_depth and nests_deeper_than(data, max_depth):
+        raise JSONRefused(f"arrays or objects nested more than {max_depth} levels deep")
     try:
         value = json.loads(
             data,
@@ -130,11 +136,8 @@ def loads(
         line, column = _position(data, exc.token)
         raise JSONRefused(exc.problem, line=line, column=column)
     except RecursionError:
-        # The C parser nests one call per level; deep documents end here before the depth count runs.
+        # Only when max_depth is set beyond what the parser can nest.
         raise JSONRefused(f"arrays or objects nested more than {max_depth} levels deep (too deep to parse)")
-    # A document with few brackets cannot nest deeply: counting them is cheap, measuring is not.
-    if data.count("[") + data.count("{") > max_depth and nests_deeper_than(data, max_depth):
-        raise JSONRefused(f"arrays or objects nested more than {max_depth} levels deep")
     if _SURROGATE_ESCAPE.search(data):
         # Pairs (escaped emoji) are fine; a lone half is not a character and cannot be stored.
         try:

@@ -115,3 +115,11 @@ def test_a_computer_13_lookalike_string_is_never_run(tmp_path):
     marker = tmp_path / "ran"
     text = f"{{'action_type': __import__('pathlib').Path({str(marker)!r}).touch()}}"
     assert parse_action(text)["type"] == "other" and not marker.exists()
+
+
+@pytest.mark.parametrize("depth", [1_000, 20_000])
+def test_a_deeply_nested_computer_13_text_is_other_not_a_crash(depth):
+    # As an uploaded traj.jsonl can hold it: a string that reads as JSON 20,000 levels deep used to
+    # take the standard parser to Python's recursion limit and out of the upload's validation.
+    text = '{"action_type": "CLICK", "parameters": ' + "[" * depth + "]" * depth + "}"
+    assert parse_action(text) == {"type": "other", "text": text}

@@ -152,7 +152,11 @@ def test_one_trajectory_launched_is_said_in_the_singular(admin_client, world, qu
 
 def test_a_plan_that_is_not_json_names_the_field(admin_client, world, queued):
     response = admin_client.post(reverse(LAUNCH), form_data(world, plan="{turns: []"))
-    assert "not JSON" in response.content.decode()
+    assert "line 1, column 2: not valid JSON" in response.content.decode()
+    assert not Run.objects.exists()
+    deep = "[" * 10_000 + "]" * 10_000
+    response = admin_client.post(reverse(LAUNCH), form_data(world, plan=deep))
+    assert response.status_code == 200 and "nested more than 64 levels deep" in response.content.decode()
     assert not Run.objects.exists()
 
 

@@ -49,6 +49,20 @@ def test_qwen_tool_call_text_and_tool_response():
     assert round_[0].command == "ls ~" and round_[0].output == "Documents\nDownloads"
 
 
+def test_tool_arguments_nested_deep_are_left_out_not_a_crash():
+    # Arguments are JSON inside a string of the result file; 20,000 levels deep used to take the
+    # standard parser to Python's recursion limit and the import with it.
+    deep = '{"command": "ls", "x": ' + "[" * 20_000 + "]" * 20_000 + "}"
+    shallow = '{"command": "ls"}'
+    for arguments in (deep, shallow):
+        items = [{"type": "function_call", "name": "bash", "call_id": "c1", "arguments": arguments}]
+        chat = [
+            {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "bash", "arguments": arguments}}]}
+        ]
+        commands = [r[0].command for r in result_files.tool_rounds(items) + result_files.tool_rounds(chat)]
+        assert commands == (["", ""] if arguments is deep else ["ls", "ls"])  # the call kept, unread
+
+
 def test_usage_by_kind_in_each_naming():
     anthropic = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 100,
                  "cache_read_input_tokens": 1000}  # fmt: skip

@@ -21,7 +21,7 @@ HUGE_INT = "9" * 5_000
 @pytest.mark.parametrize(
     "text, words",
     [
-        (DEEP, "nested more than 64 levels deep (too deep to parse)"),
+        (DEEP, "nested more than 64 levels deep"),
         ('{"a": ' + "[" * 80 + "]" * 80 + "}", "nested more than 64 levels deep"),
         ('{"step_num": ' + HUGE_INT + "}", "an integer of 5000 digits (at most 20"),
         ('{"step_num": -' + "1" * 21 + "}", "an integer of 21 digits"),
@@ -92,6 +92,27 @@ def test_a_large_document_nested_too_deep_is_measured():
         safejson.loads("[" + text.replace("][", "],[") + "]")
 
 
+def test_a_deep_document_is_refused_before_the_parser_recurses(monkeypatch):
+    # The C parser recursing to Python's limit can take a finaliser down with it (CI saw one fail
+    # while formatting its own traceback), so depth is refused before json.loads is called.
+    called = []
+    monkeypatch.setattr(safejson.json, "loads", lambda *a, **k: called.append(1))
+    with pytest.raises(safejson.JSONRefused, match=r"nested more than 64 levels deep$"):
+        safejson.loads(DEEP)
+    assert called == []
+
+
+def test_depth_is_measured_in_linear_time_on_text_that_is_not_json():
+    # 65 brackets opened, then one string never closed: if it had to end in a quote, every quote
+    # after an escape would start a scan to the end of the text, 10^11 steps for this megabyte.
+    text = "[" * 65 + '"' + '\\"' * 400_000
+    with pytest.raises(safejson.JSONRefused, match=r"nested more than 64 levels deep$"):
+        safejson.loads(text)
+    # The unclosed string holds the closing brackets, so they do not count.
+    assert safejson.nests_deeper_than("[" * 3 + '"' + "]" * 3, 2)
+    assert not safejson.nests_deeper_than("[" * 3 + '"]"' + "]" * 3, 3)
+
+
 def test_the_number_of_values_is_bounded_before_parsing():
     # 1.5 MB of "[]," would be 500k list objects (about 30 MB); counted, not parsed.
     text = "[" + "[]," * 500_000 + "0]"
@@ -124,10 +145,10 @@ ROW = '{"step_num": 1, "action": "pyautogui.click(10, 20)", "response": "clickin
 @pytest.mark.parametrize(
     "rows, files, where, words",
     [
-        ([ROW, DEEP], {}, "traj.jsonl, line 2", "nested more than 64 levels deep (too deep to parse)"),
+        ([ROW, DEEP], {}, "traj.jsonl, line 2", "nested more than 64 levels deep"),
         ([ROW, '{"step_num": ' + HUGE_INT + "}"], {}, "traj.jsonl, line 2", "an integer of 5000 digits"),
         ([ROW, '{"step_num": 1, "action": NaN}'], {}, "traj.jsonl, line 2", "NaN is not a JSON number"),
-        ([ROW], {"usage_dot_json": '{"total": ' + DEEP + "}"}, "usage.json", "too deep to parse"),
+        ([ROW], {"usage_dot_json": '{"total": ' + DEEP + "}"}, "usage.json", "nested more than 64 levels deep"),
         ([ROW], {"usage_dot_json": '{"input_tokens": Infinity}'}, "usage.json, line 1", "Infinity is not"),
         (
             [ROW],
@@ -199,7 +220,7 @@ def test_printable_escapes_what_could_hide_or_reorder_a_name(name, shown):
 @pytest.mark.parametrize(
     "text, words",
     [
-        (DEEP, "nested more than 64 levels deep (too deep to parse)"),
+        (DEEP, "nested more than 64 levels deep"),
         ('[{"id": "retrieval-f901", "time_limit_seconds": ' + HUGE_INT + "}]", "an integer of 5000 digits"),
         ('[{"id": "retrieval-f901", "weight": Infinity}]', "Infinity is not a JSON number"),
     ],

@@ -14,6 +14,7 @@ agent parses them); the README's agents section gives the full launch line."""
 import json
 import re
 
+from harness import safejson
 from harness.agents.base import AgentError
 from harness.agents.common import ProviderAgent, ProviderCallError, b64, images_to_drop, png_at, strip_images
 from harness.translate import (
@@ -113,7 +114,7 @@ def parse_tool_calls(text: str) -> tuple[str, list[tuple[str, dict]]]:
         block = block.strip()
         if block.startswith("{"):
             try:
-                data = json.loads(block)
+                data = safejson.loads(block)
                 calls.append((str(data["name"]), dict(data.get("arguments") or {})))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise AgentError(f"unreadable JSON tool call {block[:200]!r}: {exc}") from exc
@@ -125,8 +126,8 @@ def parse_tool_calls(text: str) -> tuple[str, list[tuple[str, dict]]]:
         for key, raw in _PARAMETER.findall(function.group(2)):
             raw = raw.strip()
             try:
-                args[key] = json.loads(raw)
-            except json.JSONDecodeError:
+                args[key] = safejson.loads(raw)
+            except ValueError:
                 args[key] = raw
         calls.append((function.group(1), args))
     return _TOOL_CALL.sub("", text).strip(), calls

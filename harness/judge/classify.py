@@ -7,6 +7,7 @@ import re
 import time
 from dataclasses import asdict, dataclass
 
+from harness import safejson
 from harness.judge.failure_modes import FAILURE_MODES, classify_failure
 from harness.judge.prompt import neutralise
 from harness.judge.providers import PROVIDERS, Provider, ProviderError
@@ -94,7 +95,7 @@ def parse_mode(text: str) -> tuple[str, str] | None:
     """(mode, reason) from the last JSON object in the answer naming a known mode, else None."""
     for raw in reversed(_JSON.findall(text or "")):
         try:
-            data = json.loads(raw)
+            data = safejson.loads(raw)
         except ValueError:
             continue
         mode = str(data.get("failure_mode", "")).strip().lower() if isinstance(data, dict) else ""

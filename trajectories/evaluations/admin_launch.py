@@ -2,8 +2,6 @@
 the Run list actions (rerun whole, rerun failed or errored, cancel). Thin: trajectories/evaluations/lifecycle.py
 does the work."""
 
-import json
-
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -11,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from harness import safejson
 from harness.envs import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.providers import PROVIDERS
@@ -204,9 +203,9 @@ class LaunchForm(forms.Form):
         if not text:
             return None
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+            return safejson.loads(text)
+        except safejson.JSONRefused as exc:
+            raise forms.ValidationError(str(exc)) from exc  # "line 1, column 2: not valid JSON: ..."
 
     def spec(self) -> LaunchSpec:
         data = self.cleaned_data
