@@ -186,7 +186,10 @@ def test_the_budget_counts_every_distinct_image_once_and_says_when_it_is_spent()
     assert (cache.pixels, cache.decoded, cache.over_budget) == (3 * 64 * 40, 3, True)
 
 
-def test_a_bad_image_seen_again_is_refused_under_its_new_name_with_the_same_problem():
+def test_a_bad_image_seen_again_is_refused_under_its_new_name_with_the_same_problem(monkeypatch):
+    decoded = []
+    real = ingest.inspect_screenshot
+    monkeypatch.setattr(ingest, "inspect_screenshot", lambda *a, **k: decoded.append(a[1]) or real(*a, **k))
     cache = ScreenshotCache()
     with pytest.raises(IngestError) as first:
         cache.inspect(b"not an image", "traj/step_1.png")
@@ -194,6 +197,7 @@ def test_a_bad_image_seen_again_is_refused_under_its_new_name_with_the_same_prob
         cache.inspect(b"not an image", "traj/step_9.png")
     assert str(first.value) == "traj/step_1.png: not an image (expected a PNG, JPEG or WebP screenshot)"
     assert str(again.value) == "traj/step_9.png: not an image (expected a PNG, JPEG or WebP screenshot)"
+    assert decoded == ["traj/step_1.png"]  # read once
 
 
 # ---------------------------------------------------------------- rows
@@ -411,12 +415,9 @@ def test_every_row_bound_a_bundle_breaks_is_said_at_once(run, tmp_path):
     rows += [StepRecord(index=i, turn=2, tool="computer", action={}, action_text="") for i in range(7, 58)]
     with pytest.raises(IngestError) as caught:
         ingest.ingest_bundle(run, bundle_of(tmp_path, steps=rows))
-    message = str(caught.value)
-    assert (
-        "; " in message
-        and message.count("traj.jsonl: ") == 1
-        and f"{shot}: named as the screenshot of 6 rows" in message
-    )
+    first, second = str(caught.value).split(f"; {shot}: ")  # each problem after its file, "; " between
+    assert first.startswith(f"{tmp_path / 'pam-run' / 'retrieval-f016' / 'traj.jsonl'}: 51 rows have step_num 2")
+    assert second.startswith("named as the screenshot of 6 rows")
 
 
 def judged(rubric, verdicts, **fields) -> JudgeRecord:
