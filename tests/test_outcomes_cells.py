@@ -84,3 +84,45 @@ def test_percentile_and_rank_intervals_cut_the_level_evenly_from_both_tails():
     # the tails are the 40th and 60th percentiles (nearest rank): A [2, 2], B [1, 1].
     a = np.array([1.0] * 3 + [0.0] * 7)
     assert metrics.rank_intervals(np.stack([a, 1 - a]), level=0.2).tolist() == [[2, 2], [1, 1]]
+
+
+def test_a_subset_keeps_everything_about_the_run_and_only_its_tasks_rows():
+    whole = scoring.RunOutcomes(
+        run_id=4, run_slug="pam", suite_id=9, judge_id=2, judge_name="ours", judge_origin="ours",
+        weighting="equal", include_stale=True, task_pks=np.array([11, 12, 13]), task_ids=["a", "b", "c"],
+        behavioural_types=np.array(["lookup", "action", "lookup"], dtype=object),
+        apps_touched_bins=np.array(["1", "2", "3+"], dtype=object),
+        task_apps=[frozenset({"mail"}), frozenset({"calendar"}), frozenset({"mail", "docs"})],
+        scores=np.array([[1.0], [0.0], [0.5]]), perfect=np.array([[1.0], [0.0], [0.0]]),
+        status=np.full((3, 1), scoring.GRADED, dtype=object), steps=np.array([[3.0], [4.0], [5.0]]),
+        trajectory_ids=np.array([[21], [22], [23]]), input_tokens=900, output_tokens=80, cost_usd=1.25,
+        from_imported_score=2, notes=["attempts 1 and 3 only"], judge_protocol="paper-v1",
+    )  # fmt: skip
+    part = whole.subset([1, 0, 1])  # 0s and 1s read as a mask, not as positions
+    assert part.task_ids == ["a", "c"] and part.apps_touched_bins.tolist() == ["1", "3+"]
+    assert part.trajectory_ids.ravel().tolist() == [21, 23] and part.task_apps == [
+        whole.task_apps[0],
+        whole.task_apps[2],
+    ]
+    kept = ("run_id", "run_slug", "suite_id", "judge_id", "judge_name", "judge_origin", "weighting", "include_stale",
+            "input_tokens", "output_tokens", "cost_usd", "from_imported_score", "notes", "judge_protocol")  # fmt: skip
+    assert {name: getattr(part, name) for name in kept} == {name: getattr(whole, name) for name in kept}
+    with pytest.raises(ValueError) as caught:
+        whole.subset([True, False])
+    assert str(caught.value) == "mask has 2 entries for 3 tasks"
+
+
+def test_task_filters_are_combined_every_one_narrowing_the_last():
+    whole = scoring.RunOutcomes(
+        run_id=4, run_slug="pam", suite_id=9, judge_id=None, judge_name="", judge_origin="", weighting="authored",
+        include_stale=False, task_pks=np.arange(4), task_ids=["a", "b", "c", "d"],
+        behavioural_types=np.array(["lookup", "lookup", "action", "lookup"], dtype=object),
+        apps_touched_bins=np.array(["1", "2", "2", "2"], dtype=object),
+        task_apps=[frozenset({"mail"}), frozenset({"mail"}), frozenset({"mail"}), frozenset({"docs"})],
+        scores=np.zeros((4, 1)), perfect=np.zeros((4, 1)), status=np.full((4, 1), scoring.GRADED, dtype=object),
+        steps=np.zeros((4, 1)), trajectory_ids=np.zeros((4, 1), dtype=np.int64),
+    )  # fmt: skip
+    assert whole.task_mask().tolist() == [True] * 4
+    assert whole.task_mask(behavioural_type="lookup", apps_touched_bin="2").tolist() == [False, True, False, True]
+    assert whole.task_mask(apps_touched_bin="2", app="mail").tolist() == [False, True, True, False]
+    assert whole.task_mask(behavioural_type="lookup", app="mail").tolist() == [True, True, False, False]

@@ -171,6 +171,23 @@ def test_cache_invalidated_when_a_judgment_changes(board):
     assert scoring.run_outcomes([board.a])[board.a.pk].status[4, 0] == "errored"
 
 
+def test_scorings_asked_for_at_a_pages_version_are_kept_at_that_version(board):
+    # A page is built at the version its window began with: what it scores stays at that version
+    # while judgments arrive, for each way of asking, and the next version sees them.
+    error = Judgment.objects.get(trajectory__run=board.a, verdict="error")
+    rows = {row.judge_name: row for row in scoring.judged_outcomes([board.a], version="window-1")}
+    by_run = scoring.run_outcomes([board.a], version="window-1")[board.a.pk]
+    error.verdict = "success"
+    error.save()
+    again = {row.judge_name: row for row in scoring.judged_outcomes([board.a], version="window-1")}
+    assert [math.isnan(r.scores[3, 0]) for r in again.values()] == [math.isnan(r.scores[3, 0]) for r in rows.values()]
+    assert math.isnan(scoring.run_outcomes([board.a], version="window-1")[board.a.pk].scores[3, 0])
+    assert math.isnan(by_run.scores[3, 0])
+    assert scoring.run_outcomes([board.a], version="window-2")[board.a.pk].scores[3, 0] == 1.0
+    newer = scoring.judged_outcomes([board.a], version="window-2")
+    assert any(r.scores[3, 0] == 1.0 for r in newer)
+
+
 def test_constant_queries_whatever_the_number_of_judgments(board):
     def count():
         from django.core.cache import cache
