@@ -126,3 +126,31 @@ def test_task_filters_are_combined_every_one_narrowing_the_last():
     assert whole.task_mask(behavioural_type="lookup", apps_touched_bin="2").tolist() == [False, True, False, True]
     assert whole.task_mask(apps_touched_bin="2", app="mail").tolist() == [False, True, True, False]
     assert whole.task_mask(behavioural_type="lookup", app="mail").tolist() == [True, True, False, False]
+
+
+def test_a_runs_figures_count_graded_cells_and_perfect_ones_by_their_own_flags():
+    # A cell may score 0.9995 with one light item failed: not perfect. A counted failure (errored)
+    # is known but not graded.
+    run = _run(
+        [[0.9995, nan, 0.5], [1.0, 0.0, nan]],
+        [[0, nan, 0], [1, 0, nan]],
+        [[4, 9, 6], [3, 2, 0]],
+        [[1, 2, 3], [4, 5, 6]],
+    )
+    run.status = np.array([[scoring.GRADED, scoring.UNJUDGED, scoring.GRADED],
+                           [scoring.GRADED, scoring.ERRORED, scoring.UNFINISHED]], dtype=object)  # fmt: skip
+    figures = run.figures()
+    assert (figures.cells, figures.known, figures.graded, figures.perfect) == (6, 4, 3, 1)
+    assert figures.score_sum == pytest.approx(2.4995)
+
+
+def test_efficiency_is_score_per_step_times_100_and_0_for_a_known_cell_without_steps():
+    run = _run(
+        [[1.0, 0.5, nan], [0.0, 0.5, 1.0]], [[1, 0, nan], [0, 0, 1]], [[1, 4, 3], [0, 2, 5]], [[1, 2, 3], [4, 5, 6]]
+    )
+    values = run.values("efficiency")
+    assert values[~np.isnan(values)].tolist() == [100.0, 12.5, 0.0, 25.0, 20.0]
+    assert np.isnan(values[0, 2])
+    with pytest.raises(ValueError) as caught:
+        run.values("speed")
+    assert str(caught.value) == "metric must be 'score', 'perfect' or 'efficiency', not 'speed'"

@@ -188,6 +188,21 @@ def test_scorings_asked_for_at_a_pages_version_are_kept_at_that_version(board):
     assert any(r.scores[3, 0] == 1.0 for r in newer)
 
 
+def test_runs_may_be_named_by_pk_and_judges_by_name_and_an_unknown_weighting_is_refused(board):
+    by_row = scoring.run_outcomes([board.a])[board.a.pk]
+    by_pk = scoring.run_outcomes([board.a.pk], judge=by_row.judge_name)[board.a.pk]
+    assert by_pk.judge_id == by_row.judge_id and np.array_equal(by_pk.scores, by_row.scores, equal_nan=True)
+    with pytest.raises(ValueError) as caught:
+        scoring.run_outcomes([board.a], weighting="heavy")
+    assert str(caught.value) == "weighting must be one of authored, equal, not 'heavy'"
+
+
+def test_the_data_version_moves_with_the_signal_counter(board):
+    before = scoring.data_version()
+    scoring.bump_version()
+    assert scoring.data_version() != before
+
+
 def test_constant_queries_whatever_the_number_of_judgments(board):
     def count():
         from django.core.cache import cache
