@@ -8,10 +8,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from leaderboard.models import JudgeConfig, Run
 from leaderboard.scoring import bootstrap, metrics
 from leaderboard.scoring import outcomes as scoring
 from tests.board_data import build_board, judge, traj
-from trajectories.models import Judgment
+from trajectories.models import Judgment, Trajectory
 
 pytestmark = pytest.mark.django_db
 
@@ -201,6 +202,34 @@ def test_the_data_version_moves_with_the_signal_counter(board):
     before = scoring.data_version()
     scoring.bump_version()
     assert scoring.data_version() != before
+
+
+def test_judges_rows_are_ordered_by_name_not_by_when_the_judge_was_made(board):
+    another = JudgeConfig.objects.create(name="another judge (test)", origin="imported")
+    judge(Trajectory.objects.get(run=board.b, task=board.tasks["t1"]), board.items["t1"], ["success"], another)
+    rows = scoring.judged_outcomes([board.b])
+    assert [r.judge_name for r in rows] == ["another judge (test)", "our judge (test)", "upstream judge (test)"]
+
+
+def test_a_run_scored_by_a_judge_that_never_judged_it_is_labelled_with_that_judge(board):
+    chosen = scoring.run_outcomes([board.a], judge=board.upstream)[board.a.pk]
+    label = (chosen.judge_id, chosen.judge_name, chosen.judge_origin)
+    assert label == (board.upstream.pk, "upstream judge (test)", "imported")
+    assert list(chosen.status[:, 0]) == ["unjudged"] * 4 + ["missing", "unjudged"]
+    assert chosen.mean_score() == 0.0  # only the missing task is known: a failure
+
+
+def test_a_run_scored_only_by_imported_scores_is_labelled_with_their_judge(board):
+    run = Run.objects.create(name="Imported", slug="imported", suite=board.suite, model=board.a.model)
+    traj(run, board.tasks["t1"], 5, imported_score=0.5, imported_score_judge=board.upstream)
+    traj(run, board.tasks["t2"], 5, imported_score_judge=board.upstream)  # a judge named, no score
+    (row,) = scoring.judged_outcomes([run])
+    assert row.judge_name == "upstream judge (test)"
+    assert row.scores[0, 0] == 0.5 and list(row.status[:2, 0]) == ["graded", "unjudged"]
+    unscored = Run.objects.create(name="Unscored", slug="unscored", suite=board.suite, model=board.a.model)
+    traj(unscored, board.tasks["t1"], 5, imported_score_judge=board.upstream)
+    (row,) = scoring.judged_outcomes([unscored])
+    assert row.judge_name == "" and row.judge_id is None  # a judge with no score is no judge of the run
 
 
 def test_constant_queries_whatever_the_number_of_judgments(board):
