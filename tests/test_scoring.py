@@ -232,6 +232,23 @@ def test_a_run_scored_only_by_imported_scores_is_labelled_with_their_judge(board
     assert row.judge_name == "" and row.judge_id is None  # a judge with no score is no judge of the run
 
 
+def test_trajectories_of_tasks_outside_the_runs_suite_are_counted_in_a_note_not_scored(board):
+    other = build_board(suite_slug="other-suite", prefix="x")
+    for task in ("t1", "t2"):
+        traj(board.a, other.tasks[task], 3)
+    row = scoring.run_outcomes([board.a])[board.a.pk]
+    assert row.notes == ["2 trajectories are of tasks outside the run's suite and were not scored"]
+    assert row.n_tasks == 6 and row.trajectory_ids.size == 6
+
+
+def test_cells_scored_from_imported_scores_are_counted_over_the_run(board):
+    run = Run.objects.create(name="Imported", slug="imported", suite=board.suite, model=board.a.model)
+    for task, score in (("t1", 0.5), ("t2", 1.0), ("t3", 0.0)):
+        traj(run, board.tasks[task], 5, imported_score=score, imported_score_judge=board.upstream)
+    row = scoring.run_outcomes([run])[run.pk]
+    assert row.from_imported_score == 3 and row.mean_score() == 0.25  # (0.5 + 1 + 0 + three missing) / 6
+
+
 def test_constant_queries_whatever_the_number_of_judgments(board):
     def count():
         from django.core.cache import cache
