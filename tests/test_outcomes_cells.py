@@ -154,3 +154,38 @@ def test_efficiency_is_score_per_step_times_100_and_0_for_a_known_cell_without_s
     with pytest.raises(ValueError) as caught:
         run.values("speed")
     assert str(caught.value) == "metric must be 'score', 'perfect' or 'efficiency', not 'speed'"
+
+
+def _cell(**fields) -> dict:
+    row = {"pk": 1, "task_id": 10, "status": "finished", "n_steps": 5, "error": "", "imported_score": None,
+           "imported_score_judge_id": None}  # fmt: skip
+    return {**row, **fields}
+
+
+def _judged(n, ok, w_ok=None, err=0, w=None) -> dict:
+    return {"n": n, "ok": ok, "w_ok": w_ok, "err": err, "w": w}
+
+
+@pytest.mark.parametrize(
+    "cell, agg, rubric, expected",
+    [
+        (_cell(status="error", n_steps=0), {}, {}, (scoring.INFRASTRUCTURE, nan, nan, 0)),
+        (_cell(status="error", error="gave up after 3 tries"), {}, {}, (scoring.INFRASTRUCTURE, nan, nan, 0)),
+        (_cell(status="error", error="the app crashed"), {}, {}, (scoring.ERRORED, 0.0, 0.0, 0)),
+        (_cell(status="running"), {}, {}, (scoring.UNFINISHED, nan, nan, 0)),
+        (_cell(), {(1, 7): {True: _judged(2, 2, err=1)}}, {10: (2, 2.0)}, (scoring.INCOMPLETE, nan, nan, 0)),
+        (_cell(), {(1, 7): {True: _judged(1, 1)}}, {10: (2, 2.0)}, (scoring.INCOMPLETE, nan, nan, 0)),
+        # judged, but the task has no current rubric: nothing to be complete against
+        (_cell(), {(1, 7): {True: _judged(1, 1, w_ok=1.0)}}, {}, (scoring.INCOMPLETE, nan, nan, 0)),
+        (_cell(), {(1, 7): {True: _judged(2, 1, w_ok=3.0)}}, {10: (2, 4.0)}, (scoring.GRADED, 0.75, 0.0, 0)),
+        # every weight 0: items count equally
+        (_cell(), {(1, 7): {True: _judged(2, 1, w_ok=0.0)}}, {10: (2, 0.0)}, (scoring.GRADED, 0.5, 0.0, 0)),
+        (_cell(), {(1, 7): {False: _judged(2, 2, w_ok=2.0, w=2.0)}}, {10: (3, 3.0)}, (scoring.STALE, nan, nan, 0)),
+        (_cell(), {}, {10: (2, 2.0)}, (scoring.UNJUDGED, nan, nan, 0)),
+        (_cell(imported_score=0.4, imported_score_judge_id=7), {}, {10: (2, 2.0)}, (scoring.GRADED, 0.4, 0.0, 1)),
+    ],
+)
+def test_one_cell_by_each_rule_and_only_an_imported_score_counts_as_imported(cell, agg, rubric, expected):
+    status, score, perfect, imported = scoring.score_cell(cell, 7, rubric, agg, "authored", False)
+    assert (status, imported) == (expected[0], expected[3])
+    assert score == pytest.approx(expected[1], nan_ok=True) and perfect == pytest.approx(expected[2], nan_ok=True)

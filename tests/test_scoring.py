@@ -249,6 +249,14 @@ def test_cells_scored_from_imported_scores_are_counted_over_the_run(board):
     assert row.from_imported_score == 3 and row.mean_score() == 0.25  # (0.5 + 1 + 0 + three missing) / 6
 
 
+def test_a_runs_row_says_its_suite_and_how_it_was_scored(board):
+    board.tasks["t1"].apps_touched_bin = ""
+    board.tasks["t1"].save()
+    row = scoring.run_outcomes([board.a], weighting="equal", include_stale=True)[board.a.pk]
+    assert (row.suite_id, row.weighting, row.include_stale) == (board.suite.pk, "equal", True)
+    assert row.apps_touched_bins[0] == ""  # unknown stays empty
+
+
 def test_constant_queries_whatever_the_number_of_judgments(board):
     def count():
         from django.core.cache import cache
