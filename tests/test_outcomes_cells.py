@@ -189,3 +189,21 @@ def test_one_cell_by_each_rule_and_only_an_imported_score_counts_as_imported(cel
     status, score, perfect, imported = scoring.score_cell(cell, 7, rubric, agg, "authored", False)
     assert (status, imported) == (expected[0], expected[3])
     assert score == pytest.approx(expected[1], nan_ok=True) and perfect == pytest.approx(expected[2], nan_ok=True)
+
+
+@pytest.mark.parametrize(
+    "stale, weighting, expected",
+    [
+        (_judged(2, 1, w_ok=1.0, w=4.0), "authored", (0.25, 0.0)),
+        (_judged(2, 1, w_ok=1.0, w=4.0), "equal", (0.5, 0.0)),
+        (_judged(4, 1, w_ok=None, w=0.0), "authored", (0.25, 0.0)),  # no weights kept: items count equally
+        (_judged(3, 1, w_ok=None, w=3.0), "authored", (0.0, 0.0)),  # the passed items weigh nothing
+        (_judged(3, 3, w_ok=3.0, w=3.0), "authored", (1.0, 1.0)),
+    ],
+)
+def test_a_cell_judged_only_on_an_older_rubric_is_scored_on_it_when_asked(stale, weighting, expected):
+    cell = scoring.score_cell(_cell(), 7, {10: (5, 5.0)}, {(1, 7): {False: stale}}, weighting, True)
+    assert cell == (scoring.GRADED, pytest.approx(expected[0]), expected[1], 0)
+    assert (
+        scoring.score_cell(_cell(), 7, {10: (5, 5.0)}, {(1, 7): {False: stale}}, weighting, False)[0] == scoring.STALE
+    )
