@@ -12,6 +12,7 @@ from leaderboard.models import JudgeConfig, Run
 from leaderboard.scoring import bootstrap, metrics
 from leaderboard.scoring import outcomes as scoring
 from tests.board_data import build_board, judge, traj
+from tests.factories import make_run, make_suite
 from trajectories.models import Judgment, Trajectory
 
 pytestmark = pytest.mark.django_db
@@ -229,7 +230,7 @@ def test_a_run_scored_only_by_imported_scores_is_labelled_with_their_judge(board
     unscored = Run.objects.create(name="Unscored", slug="unscored", suite=board.suite, model=board.a.model)
     traj(unscored, board.tasks["t1"], 5, imported_score_judge=board.upstream)
     (row,) = scoring.judged_outcomes([unscored])
-    assert row.judge_name == "" and row.judge_id is None  # a judge with no score is no judge of the run
+    assert (row.judge_name, row.judge_id, row.judge_origin, row.judge_protocol) == ("", None, "", "")
 
 
 def test_trajectories_of_tasks_outside_the_runs_suite_are_counted_in_a_note_not_scored(board):
@@ -255,6 +256,14 @@ def test_a_runs_row_says_its_suite_and_how_it_was_scored(board):
     row = scoring.run_outcomes([board.a], weighting="equal", include_stale=True)[board.a.pk]
     assert (row.suite_id, row.weighting, row.include_stale) == (board.suite.pk, "equal", True)
     assert row.apps_touched_bins[0] == ""  # unknown stays empty
+
+
+def test_a_run_without_trajectories_has_every_task_missing_in_the_suites_order():
+    suite = make_suite(["zeta-last-by-name", "alpha-second"])
+    run = make_run(suite)
+    row = scoring.run_outcomes([run])[run.pk]
+    assert row.task_ids == ["zeta-last-by-name", "alpha-second"]  # by position, not by name
+    assert list(row.status[:, 0]) == ["missing", "missing"] and row.mean_score() == 0.0
 
 
 def test_constant_queries_whatever_the_number_of_judgments(board):
