@@ -5,7 +5,11 @@ URLs, each page reading and writing only the filters it offers; the choices the 
 import pytest
 
 from leaderboard.analysis.queries import HeatmapFilters, TaxonomyFilters
-from leaderboard.scoring.filters import BoardFilters, RunFilters, run_filter_options
+from leaderboard.models import App, JudgeConfig, Model, Run, Suite
+from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.filters import BoardFilters, RunFilters, filterable_judges, run_filter_options, scored_slice
+from tests.catalog_data import add_rubric, make_task
+from trajectories.models import Judgment, Trajectory
 
 
 def test_values_are_trimmed_and_empty_ones_take_the_default():
@@ -117,3 +121,81 @@ def test_the_filter_forms_offer_every_known_choice_in_plain_words():
     assert [value for value, _ in options["surfaces"]] == ["computer", "computer+bash", "native", "scripted"]
     assert [value for value, _ in options["provenances"]] == ["harness", "upload", "imported", "reported"]
     assert options["suites"] == options["judges"] == options["apps"] == []  # nothing stored yet
+
+
+@pytest.mark.django_db
+def test_the_suites_offered_come_benchmark_first_then_by_name_then_by_version():
+    """Written out of order on purpose: demo suites after the benchmark's, names A to Z, versions in
+    order within one name (the stored order would put v2 before v1)."""
+    Suite.objects.create(name="Zeta", version="v1", slug="zeta-v1")
+    Suite.objects.create(name="Alpha demo", version="v1", slug="alpha-demo", is_demo=True)
+    Suite.objects.create(name="MyPCBench", version="v2", slug="mypcbench-v2")
+    Suite.objects.create(name="MyPCBench", version="v1", slug="mypcbench-v1")
+    assert [slug for slug, _, _ in run_filter_options()["suites"]] == [
+        "mypcbench-v1", "mypcbench-v2", "zeta-v1", "alpha-demo",
+    ]  # fmt: skip
+    assert run_filter_options()["suites"][0] == ("mypcbench-v1", "MyPCBench", "v1")
+
+
+@pytest.mark.django_db
+def test_only_apps_some_task_touches_are_offered_each_once_by_name():
+    suite = Suite.objects.create(name="S", version="v1", slug="s")
+    mail = App.objects.create(name="HooliMail", slug="hoolimail", kind="web")
+    cal = App.objects.create(name="HooliCalendar", slug="hoolicalendar", kind="web")
+    App.objects.create(name="Unused", slug="unused", kind="web")
+    make_task(suite, "t1", "bounded_action", [mail, cal])
+    make_task(suite, "t2", "bounded_action", [mail], position=1)
+    assert run_filter_options()["apps"] == [("hoolicalendar", "HooliCalendar"), ("hoolimail", "HooliMail")]
+
+
+def _judged_once(judge: JudgeConfig, publication: str, n: int) -> None:
+    """One verdict by ``judge`` in a run of its own with the given publication."""
+    suite = Suite.objects.create(name=f"S{n}", version="v1", slug=f"s{n}")
+    task = make_task(suite, f"t{n}", "bounded_action", [])
+    [item] = add_rubric(task, [1.0])
+    model = Model.objects.create(name=f"M{n}", slug=f"m{n}")
+    run = Run.objects.create(name=f"R{n}", slug=f"r{n}", suite=suite, model=model, publication=publication)
+    trajectory = Trajectory.objects.create(run=run, task=task, attempt=0, status="finished", n_steps=1)
+    Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=judge, verdict="success")
+
+
+@pytest.mark.django_db
+def test_the_judge_filter_names_ours_and_imported_but_an_authors_own_only_once_published():
+    own = JudgeConfig.Origin.SELF_REPORTED
+    JudgeConfig.objects.create(name="b ours", origin=JudgeConfig.Origin.OURS)
+    JudgeConfig.objects.create(name="a imported", origin=JudgeConfig.Origin.IMPORTED)
+    published = JudgeConfig.objects.create(name="c alice's own (published)", origin=own)
+    draft = JudgeConfig.objects.create(name="d bob's own (draft)", origin=own)
+    JudgeConfig.objects.create(name="e carol's own (never used)", origin=own)
+    _judged_once(published, Run.Publication.PUBLISHED, 1)
+    _judged_once(published, Run.Publication.DRAFT, 2)
+    _judged_once(draft, Run.Publication.DRAFT, 3)
+    names = filterable_judges()
+    assert names == ["a imported", "b ours", "c alice's own (published)"]
+    assert run_filter_options()["judges"] == names
+
+
+def _scored_pair():
+    suite = Suite.objects.create(name="S", version="v1", slug="s")
+    add_rubric(make_task(suite, "t", "bounded_action", []), [1.0])
+    model = Model.objects.create(name="M", slug="m")
+    return [Run.objects.create(name=f"R{i}", slug=f"r{i}", suite=suite, model=model) for i in range(2)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query, every_judge", [({}, False), ({}, True), ({"judge": "j"}, False)])
+def test_a_slice_is_scored_at_the_pages_version_so_the_pages_scorings_are_shared(monkeypatch, query, every_judge):
+    """A page scores its runs once at its version; the slice asked for at that version reuses that
+    scoring instead of scoring them again at the data version of the moment."""
+    runs = _scored_pair()
+    computed = []
+    real = scoring._compute
+    monkeypatch.setattr(scoring, "_compute", lambda *a: computed.append(a[1]) or real(*a))
+    filters = RunFilters.from_query(query)
+    scoring.run_outcomes(runs, version="page-7")
+    scoring.judged_outcomes(runs, version="page-7")
+    assert computed == ["default", "all"]
+    scored_slice(runs, filters, version="page-7", every_judge=every_judge)
+    assert computed == ["default", "all"], "scored again, not shared with the page"
+    scored_slice(runs, filters, version="page-8", every_judge=every_judge)
+    assert len(computed) == 3, "another version is scored anew"
