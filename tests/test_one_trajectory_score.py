@@ -7,6 +7,8 @@ errored and unfinished trajectories, a task outside the suite and declared attem
 import random
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from leaderboard.models import JudgeConfig, Model, Run, Suite
 from leaderboard.scoring import outcomes
@@ -215,3 +217,39 @@ def test_another_judges_imported_scores_do_not_make_the_configured_judge_count()
 def test_a_judge_known_by_imported_scores_only_counts_each_trajectory_it_scored():
     run, (ours, second, _) = _judged_run(106, judged=[(0, 1)], imported=[(1, 2)])
     assert default_judge_id(run) == second.pk
+
+
+def test_a_judge_named_on_a_trajectory_without_an_imported_score_does_not_count():
+    """A judge's name left on a trajectory whose imported score is empty scored nothing there: the
+    configured judge has judged nothing in the run, so the judge that did scores it (and it would win
+    the tie otherwise, being the older judge)."""
+    run, (ours, second, _) = _judged_run(107, configured=0, judged=[(1, 1)])
+    Trajectory.objects.filter(run=run).exclude(judgments__isnull=False).update(imported_score_judge=ours)
+    assert default_judge_id(run) == second.pk
+    run.judge_config = None
+    assert default_judge_id(run) == second.pk
+
+
+def test_imported_scores_without_a_judge_count_for_no_judge():
+    run, (_, second, _) = _judged_run(108, judged=[(1, 1)])
+    Trajectory.objects.filter(run=run).exclude(judgments__isnull=False).update(imported_score=1.0)
+    assert default_judge_id(run) == second.pk
+
+
+def test_a_rubric_whose_weights_are_all_zero_counts_its_items_equally_alone_as_in_its_run():
+    run, task, judge, trajectory = _one_task_run(109)
+    task.rubric_items.update(weight=0.0, normalised_weight=0.0)
+    first, second = task.rubric_items.filter(is_current=True).order_by("position")
+    Judgment.objects.create(trajectory=trajectory, rubric_item=first, judge=judge, verdict="success")
+    Judgment.objects.create(trajectory=trajectory, rubric_item=second, judge=judge, verdict="failure")
+    assert outcomes.graded_scores(run)[1] == {trajectory.pk: 0.5}
+    assert trajectory_score(trajectory) == 0.5
+
+
+def test_the_authors_own_judges_are_read_once_for_trajectories_of_many_runs():
+    trajectories = [_one_task_run(110 + n)[3] for n in range(3)]
+    trajectories = list(Trajectory.objects.filter(pk__in=[t.pk for t in trajectories]).select_related("run", "task"))
+    with CaptureQueriesContext(connection) as ctx:
+        trajectory_scores(trajectories)
+    judge_queries = [q["sql"] for q in ctx.captured_queries if 'FROM "leaderboard_judgeconfig"' in q["sql"]]
+    assert len(judge_queries) == 1, judge_queries

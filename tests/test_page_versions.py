@@ -133,3 +133,19 @@ def test_each_page_with_a_version_of_its_own_keeps_its_own_memo(settings, monkey
     assert page_cache._own_version("player", version_of, (1,), {})[0] == "v1"
     assert page_cache._own_version("compare", version_of, (1,), {})[0] == "v1"
     assert read == [1, 2, 1], "the second read of page 1 came from the memo; another page's memo is its own"
+
+
+@pytest.mark.parametrize("window", [1, 10])
+def test_the_run_state_is_read_again_at_exactly_the_end_of_its_window(world, settings, monkeypatch, window):
+    settings.MYPCBENCH_PAGE_REFRESH_SECONDS = window
+    clock = [5_000.0]
+    monkeypatch.setattr(one_trajectory.time, "monotonic", lambda: clock[0])
+    run, _, _, _ = world
+    state = one_trajectory._run_scoring_state(run.pk)
+    clock[0] += window - 0.5
+    with CaptureQueriesContext(connection) as ctx:
+        assert one_trajectory._run_scoring_state(run.pk) == state
+    assert ctx.captured_queries == [], "remembered within the window, even a window of one second"
+    Run.objects.filter(pk=run.pk).update(attempts_per_task=1)
+    clock[0] += 0.5
+    assert one_trajectory._run_scoring_state(run.pk) != state, "read again at exactly the window's end"
