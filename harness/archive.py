@@ -19,6 +19,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from harness.pacing import pace
 from harness.printable import printable
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -196,6 +197,7 @@ def _copy(source, target: Path, rel: PurePosixPath, budget: _Budget) -> None:
             written += len(chunk)
             budget.add_bytes(rel, written, len(chunk))
             out.write(chunk)
+    pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
 
 
 # ---------------------------------------------------------------- zip

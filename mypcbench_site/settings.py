@@ -297,6 +297,18 @@ MYPCBENCH_UPLOAD_MAX_PIXELS = int(
 # How much lower the CPU priority of validating and storing an upload is than that of page views
 # (a nice value for the upload's own thread; 0: in the request's thread, as the tests run it).
 MYPCBENCH_UPLOAD_NICE = int(os.environ.get("MYPCBENCH_UPLOAD_NICE", 10))
+# The share of one CPU a worker's checking and storing of an upload may use (1: all it can get). On a
+# host shared with web processes, 0.1 keeps visitors' response times while an upload takes about 10x
+# longer (bench/README.md, uploads); on a worker host of its own, 1.
+_cpu_share = os.environ.get("MYPCBENCH_UPLOAD_CPU_SHARE", "1")
+try:
+    MYPCBENCH_UPLOAD_CPU_SHARE = float(_cpu_share)
+except ValueError:
+    MYPCBENCH_UPLOAD_CPU_SHARE = -1.0
+if not 0 < MYPCBENCH_UPLOAD_CPU_SHARE <= 1:
+    raise ImproperlyConfigured(
+        f"MYPCBENCH_UPLOAD_CPU_SHARE is {_cpu_share!r} (expected a share of one CPU above 0 and at most 1, e.g. 0.1)"
+    )
 # Where uploads are checked and stored: "web" (by the web process, before it answers) or "worker" (the
 # web process only receives the archive into media storage; a worker on the media queue checks it).
 MYPCBENCH_UPLOAD_VALIDATION = os.environ.get("MYPCBENCH_UPLOAD_VALIDATION", "web")

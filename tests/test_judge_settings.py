@@ -90,6 +90,9 @@ def test_a_bad_price_file_is_a_clear_error(tmp_path, content, problem):
     [
         ("MYPCBENCH_FAILURE_CLASSIFIER", "vertex", "MYPCBENCH_FAILURE_CLASSIFIER='vertex': expected 'off' or"),
         ("MYPCBENCH_JUDGE_PRICES", "/nowhere/prices.json", "MYPCBENCH_JUDGE_PRICES=/nowhere/prices.json: cannot read"),
+        ("MYPCBENCH_UPLOAD_CPU_SHARE", "0", "MYPCBENCH_UPLOAD_CPU_SHARE is '0' (expected a share of one CPU"),
+        ("MYPCBENCH_UPLOAD_CPU_SHARE", "1.5", "MYPCBENCH_UPLOAD_CPU_SHARE is '1.5' (expected a share of one CPU"),
+        ("MYPCBENCH_UPLOAD_CPU_SHARE", "a tenth", "MYPCBENCH_UPLOAD_CPU_SHARE is 'a tenth' (expected a share"),
     ],
 )
 def test_the_site_refuses_to_start_with_a_malformed_setting(tmp_path, variable, value, message):

@@ -21,6 +21,7 @@ from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
 
 from harness.bundle import FULL_TRAJ_RESULT, PER_STEP_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
+from harness.pacing import pace
 from harness.result_files import usage_by_kind
 from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
@@ -541,6 +542,7 @@ def ingest_bundle(
             report.steps += 1
             report.screenshots += data is not None
             report.missing_screenshots += bool(record.screenshot_gap)
+            pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
         finish_trajectory(
             trajectory,
             ended_by=bundle.ended_by,

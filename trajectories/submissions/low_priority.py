@@ -1,7 +1,8 @@
 """Uploads are validated and stored at a lower CPU priority than page views: the web process hands the
 work to a thread of its own whose nice value is raised (Linux keeps one per thread) and waits for it,
 so visitors browsing while an archive is decoded keep their response times (bench/bench_load.py,
-upload scenario). MYPCBENCH_UPLOAD_NICE sets how much lower (0: in the request's own thread)."""
+upload scenario). MYPCBENCH_UPLOAD_NICE sets how much lower (0: in the request's own thread). A worker
+(``idle``) may also be held to a share of one CPU, MYPCBENCH_UPLOAD_CPU_SHARE (harness/pacing.py)."""
 
 import os
 import threading
@@ -9,16 +10,21 @@ import threading
 from django.conf import settings
 from django.db import connections
 
+from harness.pacing import cpu_share
+
 
 def at_low_priority(work, *args, idle: bool = False, **kwargs):
     """``work(*args, **kwargs)`` in a thread niced by MYPCBENCH_UPLOAD_NICE, waited for; its result
     or its exception, as if called here. The thread's database connection is closed when it ends
     (a thread's own transaction: the caller must not be inside one that the work needs to see).
     ``idle``: lower still, Linux's idle scheduling class (the thread runs only on CPU time nothing
-    else wants): for a worker, where nobody waits on the answer."""
+    else wants), and at most MYPCBENCH_UPLOAD_CPU_SHARE of one CPU: for a worker, where nobody waits
+    on the answer."""
     nice = settings.MYPCBENCH_UPLOAD_NICE
+    share = settings.MYPCBENCH_UPLOAD_CPU_SHARE if idle else 1.0
     if nice <= 0 or not hasattr(os, "setpriority"):
-        return work(*args, **kwargs)
+        with cpu_share(share):
+            return work(*args, **kwargs)
     outcome = {}
 
     def run():
@@ -29,7 +35,8 @@ def at_low_priority(work, *args, idle: bool = False, **kwargs):
         except OSError:
             pass  # not allowed here: the work still runs, at the usual priority
         try:
-            outcome["value"] = work(*args, **kwargs)
+            with cpu_share(share):
+                outcome["value"] = work(*args, **kwargs)
         except BaseException as exc:  # handed to the caller's thread
             outcome["error"] = exc
         finally:

@@ -13,6 +13,7 @@ from django.conf import settings
 
 from harness.bundle import BundleError, TrajectoryBundle, find_task_dirs, read_task_dir
 from harness.layouts import classify
+from harness.pacing import pace
 from harness.printable import printable
 from harness.safejson import JSONRefused, loads
 from leaderboard.models import Run, Suite, Task
@@ -377,6 +378,7 @@ def _check_screenshots(
         except IngestError as exc:
             bad.add(rel)
             report.append(Problem(rel, str(exc).removeprefix(rel + ": ")))
+        pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
 
 
 def _check_json_files(root: Path, report: list[Problem], already: set[str]) -> None:
