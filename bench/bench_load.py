@@ -19,6 +19,10 @@ Scenarios, one after the other on the same server:
               recorded; each page's p95 over the requests sent while an upload was in flight is
               compared with its p95 over the browse rounds, with a bootstrap interval, beside the
               spread of the browse rounds' own p95. Goal (issue 19): no page's p95 moves by more than 20%.
+              Control (leave it out with --no-control): after each upload round, a third round in which
+              a do-nothing loop in the idle scheduling class spins for as long as each upload was in
+              flight, so the table shows what any CPU use at all beside the visitors costs them on this
+              machine, and what the uploads cost beyond that.
 
 Celery work the site asks for (derivatives, judging) goes to the queue, as to workers on other hosts;
 no worker takes it here, but for the upload worker (which makes no derivatives: MYPCBENCH_DERIVATIVES=off).
@@ -225,10 +229,14 @@ def build(args, var_dir: Path) -> dict:
     return pages
 
 
-def start_upload_worker(var_dir: Path) -> subprocess.Popen:
+def start_upload_worker(var_dir: Path, cpu_share: float = 1.0) -> subprocess.Popen:
     """A Celery worker on the media queue (as the topology's media worker), emptied of earlier messages
-    first; it checks and stores uploads and makes no derivatives."""
-    env = {**site_env(var_dir, "worker"), "MYPCBENCH_DERIVATIVES": "off"}
+    first; it checks and stores uploads at ``cpu_share`` of one CPU and makes no derivatives."""
+    env = {
+        **site_env(var_dir, "worker"),
+        "MYPCBENCH_DERIVATIVES": "off",
+        "MYPCBENCH_UPLOAD_CPU_SHARE": str(cpu_share),
+    }
     celery = str(ROOT / ".venv" / "bin" / "celery")
     subprocess.run([celery, "-A", "mypcbench_site", "purge", "-f", "-Q", "media"], cwd=ROOT, env=env,
                    capture_output=True, check=False)  # fmt: skip
@@ -406,6 +414,24 @@ def uploads_arrive(stop: threading.Event, port: int, token: str, archives: list[
         )
 
 
+def idle_loops_arrive(stop: threading.Event, durations: list[float], done: list) -> None:
+    """The control of the upload rounds: for each of a round's uploads, a process that only spins in
+    Linux's idle scheduling class (as the worker's checking runs) for as long as that upload was in
+    flight, one after the other; it reads no file and writes nothing. Recorded like an upload."""
+    stop.wait(VISITORS_START_SECONDS)
+    spin = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end: pass"
+    for seconds in durations:
+        if stop.is_set():
+            break
+        sent = time.time()
+        subprocess.run(
+            [sys.executable, "-c", spin, f"{seconds:.3f}"],
+            preexec_fn=lambda: os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)),
+            check=True,
+        )
+        done.append({"sent": sent, "answered": time.time()})
+
+
 def checked_by_worker(submission_id: int, patience: float = 900.0) -> tuple[str, str]:
     """Wait (reading the database, not the rate-limited API) until the worker has checked the
     submission; ("202 then <status>", its report's first error or '')."""
@@ -438,6 +464,15 @@ def read_samples(path: Path) -> list[tuple[float, str, float]]:
 
 
 PAGE_KINDS = ("leaderboard", "analysis", "task", "run", "player")
+
+
+def settled(samples):
+    """A browse round's requests after its first VISITORS_START_SECONDS, as the upload and control rounds
+    measure only after theirs (their work starts then): Locust's visitors arriving are left out of both."""
+    if not samples:
+        return samples
+    start = min(s[0] for s in samples)
+    return [s for s in samples if s[0] >= start + VISITORS_START_SECONDS]
 
 
 def by_page(samples) -> dict[str, list[float]]:
@@ -477,10 +512,10 @@ def upload_rounds(args, locust: Path, port: int, pages_file: Path, out: Path, us
     count = args.upload_rounds * args.uploads
     print(f"making {count} distinct 100-step archives ...", flush=True)
     archives = [upload_archive(task_id, seed + n, folder) for n in range(count)]
-    browse, during, done, browse_rounds = [], [], [], []
+    browse, during, done, browse_rounds, spinning = [], [], [], [], []
     for r in range(args.upload_rounds):
         run_locust(locust, port, users, args.duration, pages_file, out / f"upload-browse{r}")
-        samples = read_samples(out / f"upload-browse{r}" / f"u{users}.samples")
+        samples = settled(read_samples(out / f"upload-browse{r}" / f"u{users}.samples"))
         browse += samples
         browse_rounds.append(by_page(samples))
         answers: list[dict] = []
@@ -494,12 +529,23 @@ def upload_rounds(args, locust: Path, port: int, pages_file: Path, out: Path, us
         samples = read_samples(out / f"upload{r}" / f"u{users}.samples")
         during += [s for s in samples if any(start <= s[0] <= end for start, end in windows)]
         done += answers
+        if args.control:
+            spins: list[dict] = []
+            while_working(
+                idle_loops_arrive,
+                ([end - start for start, end in windows], spins),
+                lambda r=r: run_locust(locust, port, users, args.duration, pages_file, out / f"upload-control{r}"),
+            )
+            samples = read_samples(out / f"upload-control{r}" / f"u{users}.samples")
+            spinning += [s for s in samples if any(a["sent"] <= s[0] <= a["answered"] for a in spins)]
         print(f"upload round {r + 1} of {args.upload_rounds} done", flush=True)
     in_flight = sum(a["answered"] - a["sent"] for a in done)
     codes = ", ".join(sorted({str(a["code"]) for a in done}))
     seconds = [a["answered"] - a["sent"] for a in done]
     lines = [
-        f"\nupload (checked by the {args.upload_validation}): {users} visitors; {args.upload_rounds} rounds of "
+        f"\nupload (checked by the {args.upload_validation}"
+        + (f", at {args.upload_cpu_share:g} of a CPU" if args.upload_validation == "worker" else "")
+        + f"): {users} visitors; {args.upload_rounds} rounds of "
         f"{args.duration} s browsing alternate with "
         f"{args.upload_rounds} rounds in which {len(done)} distinct 100-step archives "
         f"({min(a['bytes'] for a in done) / 1e6:.0f}-{max(a['bytes'] for a in done) / 1e6:.0f} MB) were uploaded "
@@ -525,6 +571,8 @@ def upload_rounds(args, locust: Path, port: int, pages_file: Path, out: Path, us
         )
         if name != "all pages" and ratio > worst[1]:
             worst = (name, ratio, low, high)
+    if args.control:
+        lines += control_lines(before, now, by_page(spinning))
     refused = [a["text"] for a in done if a["code"] not in (200, 201, "202 then awaiting_review", "202 then judging")]
     if refused:
         lines.append(f"upload refused: {refused[0]}")
@@ -532,6 +580,31 @@ def upload_rounds(args, locust: Path, port: int, pages_file: Path, out: Path, us
         lines.append(
             f"worst page: {worst[0]} p95 moved {worst[1]:.2f}x (95% interval {worst[2]:.2f}-{worst[3]:.2f}); "
             f"goal at most {UPLOAD_GOAL:g}x"
+        )
+    return lines
+
+
+def control_lines(before: dict, uploading: dict, spinning: dict) -> list[str]:
+    """The control beside the uploads: each page's p95 while only an idle-class loop spun, moved against
+    the browse rounds (what any CPU use at all costs visitors on this machine), and the uploads' p95
+    against it (what an upload costs beyond that)."""
+    import numpy as np
+
+    lines = [
+        "control: in a third round per upload round, a do-nothing loop in the idle scheduling class spun "
+        "for as long as each upload had been in flight; requests sent while it spun",
+        f"{'page':<22}{'spinning n':>11}{'p95':>6}{'moved':>8}  95% interval{'uploads / spinning':>22}  95% interval",
+    ]
+    for name in ["all pages", *PAGE_KINDS, "screenshot (player)"]:
+        sides = (before.get(name, []), uploading.get(name, []), spinning.get(name, []))
+        if min(len(side) for side in sides) < 20:
+            lines.append(f"{name:<22}too few requests to compare")
+            continue
+        moved, low, high = p95_ratio(sides[0], sides[2])
+        beyond, b_low, b_high = p95_ratio(sides[2], sides[1])
+        lines.append(
+            f"{name:<22}{len(sides[2]):>11}{np.percentile(sides[2], 95):>6.0f}{moved:>7.2f}x  {low:.2f}-{high:.2f}"
+            f"{beyond:>21.2f}x  {b_low:.2f}-{b_high:.2f}"
         )
     return lines
 
@@ -572,6 +645,18 @@ def main():
         help="who checks and stores uploads: a media worker started here (the topology's way) or the web processes",
     )  # fmt: skip
     parser.add_argument(
+        "--upload-cpu-share",
+        type=float,
+        default=1.0,
+        help="the share of one CPU the media worker may use for an upload (MYPCBENCH_UPLOAD_CPU_SHARE)",
+    )
+    parser.add_argument(
+        "--no-control",
+        dest="control",
+        action="store_false",
+        help="leave out the upload scenario's control rounds (an idle-class loop as long as each upload)",
+    )
+    parser.add_argument(
         "--scenarios", default="upload,judging", help="after browse, comma-separated: upload, judging (default: both)"
     )
     args = parser.parse_args()
@@ -592,7 +677,7 @@ def main():
     server = start_server(args, var_dir, port)
     upload_worker = None
     if "upload" in args.scenarios and args.upload_validation == "worker":
-        upload_worker = start_upload_worker(var_dir)
+        upload_worker = start_upload_worker(var_dir, args.upload_cpu_share)
     out = var_dir / "locust"
     lines = []
     try:
