@@ -87,7 +87,9 @@ def test_a_workers_upload_rests_at_its_share_and_a_web_requests_never(settings, 
     settings.MYPCBENCH_UPLOAD_CPU_SHARE = 0.25
     started = time.monotonic()
     pacer, _ = low_priority.at_low_priority(_busy_with_pace_points, idle=True)
-    assert pacer.share == 0.25 and pacer.rested >= 0.15, "80 ms of CPU at a quarter: at least 240 ms in all"
+    assert pacer.share == 0.25
+    # 80 ms of CPU at a quarter of a CPU: at least 320 ms in all, however busy the machine (the rest
+    # shrinks when the work itself was slowed, so only the total is certain)
     assert time.monotonic() - started >= 0.3
     pacer, _ = low_priority.at_low_priority(_busy_with_pace_points)
     assert pacer is None, "a web request's upload: the author waits for it, so it never rests"
