@@ -298,7 +298,7 @@ MYPCBENCH_UPLOAD_MAX_PIXELS = int(
 # (a nice value for the upload's own thread; 0: in the request's thread, as the tests run it).
 MYPCBENCH_UPLOAD_NICE = int(os.environ.get("MYPCBENCH_UPLOAD_NICE", 10))
 # The share of one CPU a worker's checking and storing of an upload may use (1: all it can get). On a
-# host shared with web processes, 0.1 keeps visitors' response times while an upload takes about 10x
+# host shared with web processes, 0.1 keeps visitors' response times while an upload takes about 7x
 # longer (bench/README.md, uploads); on a worker host of its own, 1.
 _cpu_share = os.environ.get("MYPCBENCH_UPLOAD_CPU_SHARE", "1")
 try:
