@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from harness.judge import prices as _judge_prices
+from harness.judge import prices
 from harness.judge.classify import ClassifierSettingError, parse_classifier_setting
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -250,8 +250,8 @@ MYPCBENCH_JUDGE = {
 # MYPCBENCH_JUDGE_PRICES (environment): a JSON price file whose entries replace the shipped, unverified
 # estimates in harness/judge/prices.py; costs priced from the estimates are labelled "estimated".
 try:
-    MYPCBENCH_JUDGE_PRICES, MYPCBENCH_JUDGE_PRICES_CONFIGURED = _judge_prices.price_table()
-except _judge_prices.PriceFileError as exc:
+    MYPCBENCH_JUDGE_PRICES, MYPCBENCH_JUDGE_PRICES_CONFIGURED = prices.price_table()
+except prices.PriceFileError as exc:
     raise ImproperlyConfigured(str(exc)) from None
 # The LLM failure-mode classifier: "off" (the rules alone) or provider[:model][@base_url].
 try:

@@ -367,14 +367,14 @@ def test_a_draft_run_being_stored_and_judged_leaves_visitors_pages_cached(client
     """An author's upload is stored as a draft run, and a draft may be judged before review: nothing of
     it is visible to visitors, so their cached pages are not rebuilt for it (bench_load's upload
     round: every page was rebuilt while archives were stored). Publishing it shows it at once."""
-    from leaderboard.boards import board as board_module
+    import leaderboard.boards.board
     from leaderboard.models import Run
     from trajectories.models import Judgment, Step
 
     settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 0  # every change visitors could see shows at once
     builds = []
-    real = board_module.board
-    monkeypatch.setattr(board_module, "board", lambda *a, **k: builds.append(1) or real(*a, **k))
+    real = leaderboard.boards.board.board
+    monkeypatch.setattr(leaderboard.boards.board, "board", lambda *a, **k: builds.append(1) or real(*a, **k))
     assert ("run-c", "our judge (test)") not in rows(client.get("/leaderboard/"))
     assert len(builds) == 1
 
@@ -406,15 +406,15 @@ def test_a_rebuild_that_fails_after_sending_leaves_the_last_page_and_frees_the_n
 ):
     now, error = _page_built_then_a_verdict_saved(client, board, settings, monkeypatch)
     now[0] += 11
-    from leaderboard.boards import board as board_module
+    import leaderboard.boards.board
 
-    real = board_module.board
-    monkeypatch.setattr(board_module, "board", lambda *a, **k: 1 / 0)
+    real = leaderboard.boards.board.board
+    monkeypatch.setattr(leaderboard.boards.board, "board", lambda *a, **k: 1 / 0)
     response = client.get("/leaderboard/", HTTP_ACCEPT_ENCODING="gzip")
     assert response.status_code == 200 and response["Content-Encoding"] == "gzip", "the last page, as it was kept"
     unzipped = SimpleNamespace(content=gzip.decompress(response.content))
     assert cell(unzipped, "run-a", "perfect").startswith("40.0")
     assert "rebuilding the cached page" in caplog.text
-    monkeypatch.setattr(board_module, "board", real)
+    monkeypatch.setattr(leaderboard.boards.board, "board", real)
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0"), "rebuilt after this answer"
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("50.0")

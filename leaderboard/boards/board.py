@@ -18,8 +18,17 @@ from leaderboard.catalog.badges import Badge, run_badge
 from leaderboard.catalog.selectors import sees_unpublished, visible_runs
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
 from leaderboard.scoring import bootstrap, metrics
-from leaderboard.scoring import outcomes as scoring
 from leaderboard.scoring.filters import BoardFilters, filtered_runs, run_filter_options, scored_slice
+from leaderboard.scoring.outcomes import (
+    FAILURE_STATUSES,
+    GRADED,
+    STATUSES,
+    UNKNOWN_STATUSES,
+    WEIGHTINGS,
+    RunOutcomes,
+    cache_version,
+    run_outcomes,
+)
 
 B = 1000  # bootstrap replicates (statistics.md: B = 1,000 for final evaluations)
 SEED = 0
@@ -123,7 +132,7 @@ class BoardRow:
 
     @property
     def unknown_count(self) -> int:
-        return sum(self.counts.get(s, 0) for s in scoring.UNKNOWN_STATUSES)
+        return sum(self.counts.get(s, 0) for s in UNKNOWN_STATUSES)
 
     @property
     def protocol(self) -> str:
@@ -157,7 +166,7 @@ class BoardRow:
 
     @property
     def failure_count(self) -> int:
-        return sum(self.counts.get(s, 0) for s in scoring.FAILURE_STATUSES)
+        return sum(self.counts.get(s, 0) for s in FAILURE_STATUSES)
 
     @property
     def tokens(self) -> int | None:
@@ -274,7 +283,7 @@ def _base_row(run: Run, reported: bool) -> BoardRow:
 def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -> tuple[list[BoardRow], int]:
     if not runs:
         return [], suite.tasks.count()
-    version = version or scoring.cache_version()
+    version = version or cache_version()
     outcomes = scored_slice(runs, filters, version, every_judge=True)  # a row per (run, judge)
     task_count = outcomes[0].n_tasks if outcomes else suite.tasks.count()
     by_slug = {r.slug: r for r in runs}
@@ -304,7 +313,7 @@ RANKED_ON_COMPLETE = "complete results"
 RANKED_ON_LOWER_BOUND = "lower bound (unknown outcomes counted as failures)"
 
 
-def _statistics(outcomes: list[scoring.RunOutcomes], rank_metric: str) -> list[dict]:
+def _statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
     """Every interval of every row: for the perfect rate Wilson when each task has one attempt, else
     the task-level bootstrap; paired stratified bootstrap (B, strata = behavioural type, each run
     over its own attempts) for perfect, rubric and efficiency; bounds with the unknown cells as
@@ -379,7 +388,7 @@ def _pair(pair) -> tuple[float | None, float | None]:
     return _num(pair[0]), _num(pair[1])
 
 
-def _sort_value(row: BoardRow, key: str):
+def sort_value(row: BoardRow, key: str):
     if key == "rank":
         # rank intervals, then the headline position among rows with the same interval
         return None if row.rank_low is None else (row.rank_low, row.rank_high, row.rank)
@@ -396,7 +405,7 @@ def _sort_value(row: BoardRow, key: str):
     if key == "cost":
         return row.cost_usd
     if key == "graded":
-        return row.counts.get(scoring.GRADED)
+        return row.counts.get(GRADED)
     return row.run_name.lower()
 
 
@@ -414,10 +423,10 @@ def _sort(rows: list[BoardRow], filters: BoardFilters) -> None:
 
     for i, r in enumerate(sorted([r for r in rows if r.ranked], key=headline), start=1):
         r.rank = i
-    known = [r for r in rows if _sort_value(r, filters.sort) is not None]
-    unknown = [r for r in rows if _sort_value(r, filters.sort) is None]
+    known = [r for r in rows if sort_value(r, filters.sort) is not None]
+    unknown = [r for r in rows if sort_value(r, filters.sort) is None]
     known.sort(key=lambda r: r.run_name.lower())
-    known.sort(key=lambda r: _sort_value(r, filters.sort), reverse=desc)
+    known.sort(key=lambda r: sort_value(r, filters.sort), reverse=desc)
     rows[:] = known + unknown
 
 
@@ -461,7 +470,7 @@ EXPORT_COLUMNS = (
     "input_tokens",
     "output_tokens",
     "cost_usd",
-    *(f"n_{s}" for s in scoring.STATUSES),
+    *(f"n_{s}" for s in STATUSES),
     "source",
 )
 
@@ -513,7 +522,7 @@ def export_rows(b: Board) -> list[dict]:
                 "input_tokens": row.input_tokens,
                 "output_tokens": row.output_tokens,
                 "cost_usd": r(row.cost_usd, 2),
-                **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in scoring.STATUSES},
+                **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in STATUSES},
                 "source": row.source,
             }
         )
@@ -564,9 +573,9 @@ def comparison(user, slug_a: str, slug_b: str, weighting: str = "authored") -> C
     run_a, run_b = runs[slug_a], runs[slug_b]
     if run_a.suite_id != run_b.suite_id:
         raise Http404(f"{slug_a!r} and {slug_b!r} ran different suites ({run_a.suite} and {run_b.suite})")
-    if weighting not in scoring.WEIGHTINGS:
+    if weighting not in WEIGHTINGS:
         weighting = "authored"
-    outcomes = scoring.run_outcomes([run_a, run_b], weighting=weighting)
+    outcomes = run_outcomes([run_a, run_b], weighting=weighting)
     oa, ob = outcomes[run_a.pk], outcomes[run_b.pk]
     stats = _statistics([oa, ob], "perfect")
     rows = []
@@ -627,6 +636,6 @@ def _scaled(d: metrics.PairedDifference) -> metrics.PairedDifference:
     return metrics.PairedDifference(d.difference * 100, d.low * 100, d.high * 100, d.p_b_greater)
 
 
-def _task_status(o: scoring.RunOutcomes, i: int) -> str:
+def _task_status(o: RunOutcomes, i: int) -> str:
     statuses = sorted(set(o.status[i]))
     return statuses[0] if len(statuses) == 1 else ", ".join(statuses)

@@ -8,7 +8,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 
-from leaderboard.boards import board as leaderboard
+import leaderboard.boards.board
 from leaderboard.boards import board_display
 from leaderboard.boards.board import BoardFilters
 from leaderboard.scoring.page_cache import anonymous_page_cache
@@ -33,7 +33,7 @@ def board(request, version):
 
 def _board(request, version):
     filters = BoardFilters.from_query(request.GET)
-    b = leaderboard.board(request.user, filters, version=version)
+    b = leaderboard.boards.board.board(request.user, filters, version=version)
     fmt = request.GET.get("format", "")
     if fmt == "csv":
         return _csv(b)
@@ -43,7 +43,7 @@ def _board(request, version):
     headers = []
     for key, label in SORTABLE:
         active = filters.sort == key
-        natural = "asc" if key in leaderboard.ASCENDING_FIRST else "desc"
+        natural = "asc" if key in leaderboard.boards.board.ASCENDING_FIRST else "desc"
         current = filters.dir or natural
         flip = ("asc" if current == "desc" else "desc") if active else ""
         headers.append(
@@ -84,9 +84,9 @@ def _filename(b, ext: str) -> str:
 
 def _csv(b) -> HttpResponse:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=leaderboard.EXPORT_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=leaderboard.boards.board.EXPORT_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for row in leaderboard.export_rows(b):
+    for row in leaderboard.boards.board.export_rows(b):
         writer.writerow({k: "" if v is None else v for k, v in row.items()})
     response = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{_filename(b, "csv")}"'
@@ -99,7 +99,7 @@ def _json(b) -> JsonResponse:
         "filters": b.filters.as_query(),
         "tasks": b.task_count,
         "bootstrap_replicates": b.B,
-        "rows": leaderboard.export_rows(b),
+        "rows": leaderboard.boards.board.export_rows(b),
     }
     response = JsonResponse(payload, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="{_filename(b, "json")}"'
@@ -109,6 +109,6 @@ def _json(b) -> JsonResponse:
 def compare(request):
     a, b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
     weighting = request.GET.get("weighting", "authored")
-    runs = leaderboard.comparable_runs(request.user)
-    c = leaderboard.comparison(request.user, a, b, weighting=weighting) if a and b else None
+    runs = leaderboard.boards.board.comparable_runs(request.user)
+    c = leaderboard.boards.board.comparison(request.user, a, b, weighting=weighting) if a and b else None
     return render(request, "leaderboard/compare.html", {"c": c, "weighting": weighting, "runs": runs, "a": a, "b": b})

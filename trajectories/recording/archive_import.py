@@ -11,8 +11,7 @@ from harness.archive import ArchiveError
 from harness.archive_stream import iter_task_folders, list_archive
 from harness.bundle import BundleError, _read_scores, read_task_dir
 from leaderboard.models import Suite
-from trajectories.recording import import_notes
-from trajectories.recording import import_runs as services
+from trajectories.recording import import_notes, import_runs
 from trajectories.recording.import_notes import ImportResultsError
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 from trajectories.recording.outages import STORAGE_UNAVAILABLE
@@ -72,8 +71,8 @@ def import_archive(
     name = _archive_name(path)
     try:
         with all_or_nothing() as written:
-            first_model = model_name or (next(iter(models)) if len(models) == 1 else services.UNKNOWN_MODEL)
-            run = services.new_run(run_name, suite, first_model, publish, path.name, "")
+            first_model = model_name or (next(iter(models)) if len(models) == 1 else import_runs.UNKNOWN_MODEL)
+            run = import_runs.new_run(run_name, suite, first_model, publish, path.name, "")
             if progress:
                 progress(0, total, "")
             done = 0
@@ -103,7 +102,7 @@ def import_archive(
                     continue  # the import will be refused: stop writing, keep reading for the report
                 if bundle.model:
                     found_models.add(bundle.model)
-                services.add_scores_row(bundle, _Scores(scores))
+                import_runs.add_scores_row(bundle, _Scores(scores))
                 before = len(report.judge_errors), len(report.warnings)
                 try:
                     ingest_bundle(run, bundle, task=tasks[bundle.task_id], written=written, report=report,
@@ -117,14 +116,14 @@ def import_archive(
                 layouts_seen[bundle.layout] = layouts_seen.get(bundle.layout, 0) + 1
             import_notes.refuse_gaps(gaps, allow_missing_screenshots, path, problems)
             if not model_name and not models and len(found_models) == 1:
-                run.model = services.model(found_models.pop())  # named by our harness's bundle.json
+                run.model = import_runs.model(found_models.pop())  # named by our harness's bundle.json
             run.source_hash = hashlib.sha256("\n".join(sorted(hashes)).encode()).hexdigest()
-            services.finish_run(run, report, layouts_seen, path)
+            import_runs.finish_run(run, report, layouts_seen, path)
     except (ArchiveError, OSError) as exc:
         raise ImportResultsError(f"{path.name}: {exc}") from exc
     except STORAGE_UNAVAILABLE as exc:
         raise import_notes.store_outage(path.name, exc) from exc
-    return services.ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts_seen)
+    return import_runs.ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts_seen)
 
 
 class _Scores:

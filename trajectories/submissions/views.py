@@ -21,8 +21,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.models import Run, Suite
 from trajectories.models import Submission
-from trajectories.submissions import ratelimits, review, tokens, uploads, validation
-from trajectories.submissions import words as submission_words
+from trajectories.submissions import ratelimits, review, tokens, uploads, validation, words
 from trajectories.submissions.validation import MAX_TURN_BUDGET
 
 
@@ -233,10 +232,8 @@ def submission_detail(request, pk: int):
         request,
         "submissions/detail.html",
         {
-            "status_label": submission_words.status_label(
-                sub.status, sub.get_status_display(), judging.get("state", "")
-            ),
-            "awaiting_note": submission_words.judging_note(
+            "status_label": words.status_label(sub.status, sub.get_status_display(), judging.get("state", "")),
+            "awaiting_note": words.judging_note(
                 judging.get("note", ""), judging.get("state", ""), request.user.is_staff
             ),
             "submission": sub,
@@ -262,7 +259,7 @@ def submission_live(request, pk: int):
     """The submission page's progress as JSON, polled while it is validating or judging; seen by
     exactly who sees the page (the author and staff; 404 for anyone else)."""
     sub = review.sync_judging_status(_visible_or_404(request.user, pk))
-    return JsonResponse(submission_words.live_for(review.live_state(sub), request.user.is_staff))
+    return JsonResponse(words.live_for(review.live_state(sub), request.user.is_staff))
 
 
 @staff_member_required
