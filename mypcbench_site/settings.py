@@ -137,7 +137,7 @@ if DEBUG and COMPRESSED_STATIC:
     WHITENOISE_USE_FINDERS = False
     WHITENOISE_AUTOREFRESH = False
 # Public figure pages are rebuilt when results change; while they change faster than that (a run being
-# judged), the last complete page is served for at most this many seconds (leaderboard/scoring/page_cache.py).
+# judged), the last complete page is served for at most this many seconds (mypcbench_site/page_cache.py).
 # 0 shows every change at once, the default when developing.
 MYPCBENCH_PAGE_REFRESH_SECONDS = float(os.environ.get("MYPCBENCH_PAGE_REFRESH_SECONDS", "0" if DEBUG else "10"))
 # Media are served by Django itself only in DEBUG or when asked to (single-host demo).

@@ -112,7 +112,8 @@ def our_judge(settings, monkeypatch, reply: str = JUDGE_SUCCESS):
     """Our judge as settings configure it, answering through the real Anthropic SDK from the
     provider simulator on 127.0.0.1 (no network, no API key here; the simulator takes any key)."""
     from tests.simulators import ProviderSimulator
-    from trajectories.judging.our_judge import JudgeSpec, build_judge
+    from trajectories.judge_spec import JudgeSpec
+    from trajectories.judging.our_judge import build_judge
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     with ProviderSimulator(lambda request: reply) as sim:

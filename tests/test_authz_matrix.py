@@ -28,8 +28,8 @@ from tests import run_page_data
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
 from tests.test_seeding_world import SMALL
+from trajectories.accounts.tokens import create_token
 from trajectories.models import HumanLabel, Judgment, StateCheckResult, Step, Submission
-from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 from trajectories.tasks import run_trajectory
 from world.models import ReviewAudit, TaskReview

@@ -8,7 +8,7 @@ from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
-from leaderboard.catalog.backup import media_names
+from leaderboard.operations.backup import media_names
 from tests import run_page_data
 
 # transaction=True: the drill empties the database with flush, which PostgreSQL refuses inside a test's transaction

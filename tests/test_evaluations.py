@@ -17,7 +17,7 @@ from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from trajectories.evaluations import lifecycle, slots
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
-from trajectories.judging.our_judge import JudgeSpec
+from trajectories.judge_spec import JudgeSpec
 from trajectories.models import Step, Trajectory, VmSlot
 from trajectories.recording import live_ingest
 from trajectories.tasks import judge_trajectory_task, run_trajectory

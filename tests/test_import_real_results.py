@@ -18,7 +18,8 @@ from leaderboard.models import RubricItem, Run
 from tests.factories import RUBRIC, make_suite, png_bytes, write_task_dir
 from trajectories.models import Judgment, Step, Trajectory
 from trajectories.player import payloads
-from trajectories.recording.import_results import ImportResultsError, import_results
+from trajectories.recording.import_notes import ImportResultsError
+from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 

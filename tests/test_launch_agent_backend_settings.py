@@ -11,7 +11,7 @@ from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import qwen_call
-from trajectories.evaluations import lifecycle
+from trajectories.evaluations import agent_backend, lifecycle
 from trajectories.tasks import run_trajectory
 
 pytestmark = pytest.mark.django_db
@@ -93,10 +93,10 @@ def test_an_unknown_setup_part_and_a_setup_on_the_fake_guest_are_refused(admin_c
 
 
 def test_default_setup_is_all_on_vm_backends_and_none_elsewhere():
-    assert lifecycle.setup_parts("qemu") == lifecycle.setup_parts("docker", "all")
-    assert "xrandr" in lifecycle.setup_parts("qemu")
-    assert lifecycle.setup_parts("remote") == () and lifecycle.setup_parts("fake") == ()
-    assert lifecycle.setup_parts("remote", "dns, xrandr") == ("dns", "xrandr")
+    assert agent_backend.setup_parts("qemu") == agent_backend.setup_parts("docker", "all")
+    assert "xrandr" in agent_backend.setup_parts("qemu")
+    assert agent_backend.setup_parts("remote") == () and agent_backend.setup_parts("fake") == ()
+    assert agent_backend.setup_parts("remote", "dns, xrandr") == ("dns", "xrandr")
 
 
 def test_a_launched_run_records_its_settings_and_the_agent_and_backend_protocol(admin_client, world, queued):

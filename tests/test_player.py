@@ -302,7 +302,7 @@ def test_a_cached_player_costs_no_query_while_nothing_is_saved(client, imported,
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from leaderboard.scoring import page_cache
+    from mypcbench_site import page_cache
 
     settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 10
     clock = [2_000_000.0]

@@ -10,9 +10,9 @@ from django.core.cache import cache
 import leaderboard.boards.board
 from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_task_dir, scores_summary
 from harness.scoring import run_figures
-from leaderboard.boards.board import BoardFilters
 from leaderboard.models import Run
-from leaderboard.scoring import bootstrap, metrics, outcomes
+from leaderboard.scoring import bootstrap, data_version, metrics, outcomes
+from leaderboard.scoring.filters import BoardFilters
 from tests.board_data import build_board, judge, traj
 from trajectories.models import Trajectory
 
@@ -316,8 +316,8 @@ def test_scores_json_reuses_a_task_score_only_from_the_same_judge(tmp_path):
 
 def version_seen_elsewhere() -> str:
     """The data version as another process sees it: its cache never heard this process's signals."""
-    cache.delete(outcomes._SIGNAL_VERSION_KEY)
-    return outcomes.data_version()
+    cache.delete(data_version.signal_version_key())
+    return data_version.data_version()
 
 
 def test_a_bulk_status_update_is_seen_by_cached_scores(board):
@@ -442,7 +442,7 @@ def test_judgment_writes_from_another_process_move_the_data_version(board):
     after = version_seen_elsewhere()
     assert after != before
     assert outcomes.run_outcomes([board.a], version=after)[board.a.pk].status[3, 0] == "graded"
-    # failure modes written in bulk (trajectories.judging.failure_signals)
+    # failure modes written in bulk (trajectories.recording.failure_signals)
     failed = list(Judgment.objects.filter(verdict="failure")[:2])
     for j in failed:
         j.failure_mode = "premature_done"

@@ -280,7 +280,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     actions = ["approve", "reject", "request_changes", "queue_judging", "mark_verified"]
 
     @admin.display(description="Judging")
-    def our_judge(self, obj):
+    def judging(self, obj):
         state = review.judging_state(obj)
         return f"{state.get('state', 'not asked')}: {state.get('note', '')}" if state else "not asked yet"
 

@@ -13,10 +13,10 @@ from celery.exceptions import Reject, Retry
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
+from mypcbench_site.outages import SERVICE_UNAVAILABLE, retry_countdown
 from trajectories.evaluations import lifecycle
 from trajectories.judging import our_judge
 from trajectories.recording import media
-from trajectories.recording.outages import SERVICE_UNAVAILABLE, retry_countdown
 from trajectories.submissions import review, uploads
 from trajectories.submissions.low_priority import at_low_priority
 

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from trajectories.accounts.views import token_list, token_revoke
 from trajectories.evaluations.views import run_cancel, run_rerun
 from trajectories.judging.views import run_reliability_page, suite_reliability_page, task_reliability_page
 from trajectories.player.trajectory_pages import trajectory_detail, trajectory_list
@@ -13,8 +14,6 @@ from trajectories.submissions.views import (
     submission_live,
     submission_new,
     submission_withdraw,
-    token_list,
-    token_revoke,
 )
 
 app_name = "trajectories"

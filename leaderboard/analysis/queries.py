@@ -16,8 +16,9 @@ from django.utils.http import urlencode
 
 from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import BehaviouralType, Run
+from leaderboard.scoring.data_version import cache_version
 from leaderboard.scoring.filters import RunFilters, filtered_runs, scored_slice
-from leaderboard.scoring.outcomes import UNKNOWN_STATUSES, RunOutcomes, cache_version
+from leaderboard.scoring.outcomes import UNKNOWN_STATUSES, RunOutcomes
 from trajectories.models import FailureMode
 
 BOOTSTRAP_B = 1000

@@ -4,8 +4,9 @@ its interval, the rank interval, n, provenance and badge. Reads the same selecto
 from ninja import Field, Query, Router, Schema
 
 from leaderboard.boards.api_filters import WeightedRunFilterQuery, query_values
-from leaderboard.boards.board import BoardFilters, BoardRow, board
+from leaderboard.boards.board import BoardRow, board
 from leaderboard.catalog.badges import BADGE_KEYS
+from leaderboard.scoring.filters import BoardFilters
 
 router = Router(tags=["leaderboard"])
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Count, Max, Q
 
-from leaderboard.boards.board import ASCENDING_FIRST, Board, BoardFilters, BoardRow, board, sort_value
+from leaderboard.boards.board import ASCENDING_FIRST, Board, BoardRow, board, sort_value
 from leaderboard.models import Run, Suite
+from leaderboard.scoring.filters import BoardFilters
 
 PAPER_FILE = Path(__file__).resolve().parent / "data" / "paper_results.json"
 

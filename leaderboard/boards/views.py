@@ -6,9 +6,10 @@ from django.utils.http import urlencode
 
 from leaderboard.analysis import task_rates
 from leaderboard.boards import board_display, reported
-from leaderboard.boards.board import BoardFilters, board
+from leaderboard.boards.board import board
 from leaderboard.catalog import selectors
-from leaderboard.scoring.page_cache import anonymous_page_cache
+from leaderboard.scoring.filters import BoardFilters
+from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.evaluations import lifecycle, run_table
 from trajectories.evaluations.views import can_manage_runs
 from world.records.task_world import task_world

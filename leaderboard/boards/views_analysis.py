@@ -15,7 +15,7 @@ import leaderboard.analysis.scaling
 from leaderboard.analysis import charts, model_page, queries
 from leaderboard.analysis.taxonomy import FailureFilters, failure_judgments, filter_label, taxonomy_tables
 from leaderboard.scoring.filters import BoardFilters, run_filter_options
-from leaderboard.scoring.page_cache import anonymous_page_cache
+from mypcbench_site.page_cache import anonymous_page_cache
 
 TABS = (
     ("heatmaps", "leaderboard:analysis_heatmaps", queries.HeatmapFilters),

@@ -1,5 +1,5 @@
 """Thin views of the scored leaderboard (with CSV/JSON export of exactly what is shown) and the
-two-run comparison; everything is computed by leaderboard/boards/board.py."""
+two-run comparison; everything is computed by leaderboard/boards/board.py and comparison.py."""
 
 import csv
 import io
@@ -10,8 +10,9 @@ from django.utils.http import urlencode
 
 import leaderboard.boards.board
 from leaderboard.boards import board_display
-from leaderboard.boards.board import BoardFilters
-from leaderboard.scoring.page_cache import anonymous_page_cache
+from leaderboard.boards.comparison import comparable_runs, comparison
+from leaderboard.scoring.filters import BoardFilters
+from mypcbench_site.page_cache import anonymous_page_cache
 
 SORTABLE = (
     ("rank", "Rank"),
@@ -109,6 +110,6 @@ def _json(b) -> JsonResponse:
 def compare(request):
     a, b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
     weighting = request.GET.get("weighting", "authored")
-    runs = leaderboard.boards.board.comparable_runs(request.user)
-    c = leaderboard.boards.board.comparison(request.user, a, b, weighting=weighting) if a and b else None
+    runs = comparable_runs(request.user)
+    c = comparison(request.user, a, b, weighting=weighting) if a and b else None
     return render(request, "leaderboard/compare.html", {"c": c, "weighting": weighting, "runs": runs, "a": a, "b": b})

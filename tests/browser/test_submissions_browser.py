@@ -76,7 +76,8 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
 
     from leaderboard.models import Run
     from tests.submission_data import METADATA, our_judge, upload
-    from trajectories.judging.our_judge import JudgeSpec, run_trajectories
+    from trajectories.judge_spec import JudgeSpec
+    from trajectories.judging.our_judge import run_trajectories
     from trajectories.submissions import review, uploads
     from trajectories.tasks import judge_trajectory_task
 

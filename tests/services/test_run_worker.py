@@ -12,7 +12,7 @@ from tests.services.test_worker import wait_for
 from tests.simulators import ProviderSimulator
 from trajectories.evaluations import lifecycle
 from trajectories.evaluations.lifecycle import LaunchSpec
-from trajectories.judging.our_judge import JudgeSpec
+from trajectories.judge_spec import JudgeSpec
 from trajectories.models import Judgment, Step, Trajectory, VmSlot
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]

@@ -14,9 +14,9 @@ from harness.envs import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.providers import PROVIDERS
 from leaderboard.models import Model, Run, Suite, Task
-from trajectories.evaluations import lifecycle
+from trajectories.evaluations import agent_backend, lifecycle
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
-from trajectories.judging.our_judge import JudgeSpec
+from trajectories.judge_spec import JudgeSpec
 
 BACKEND_HELP = {
     "fake": "fake guest on loopback (smoke tests, demos)",
@@ -188,7 +188,7 @@ class LaunchForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["agent_type"].choices = [(name, name) for name in lifecycle.agent_choices()]
+        self.fields["agent_type"].choices = [(name, name) for name in agent_backend.agent_choices()]
         self.fields["tasks"].label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"
         for name in ("suite", "model"):  # the usual case: one real suite, preselected
             queryset = self.fields[name].queryset

@@ -3,7 +3,7 @@
 from django.shortcuts import render
 
 from leaderboard.scoring.one_trajectory import trajectory_page_version, trajectory_score
-from leaderboard.scoring.page_cache import anonymous_page_cache
+from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.player import payloads
 from trajectories.recording import selectors
 

@@ -11,10 +11,10 @@ from harness.archive import ArchiveError
 from harness.archive_stream import iter_task_folders, list_archive
 from harness.bundle import BundleError, _read_scores, read_task_dir
 from leaderboard.models import Suite
+from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.recording import import_notes, import_runs
 from trajectories.recording.import_notes import ImportResultsError
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
-from trajectories.recording.outages import STORAGE_UNAVAILABLE
 
 
 def _archive_name(path: Path) -> str:
@@ -38,18 +38,7 @@ def import_archive(
     allow_missing_screenshots: bool = False,
 ):
     path = Path(path)
-    if suite_slug and layout is None:  # a named suite settles how result.txt reads
-        layout = Suite.objects.filter(slug=suite_slug).values_list("kind", flat=True).first()
-    try:
-        listing = list_archive(path)
-        folders = layouts.detect(
-            [d.as_posix() for d in listing.task_dirs],
-            layout=layout,
-            attempts_from_folders=attempts_from_folders,
-            root_name=_archive_name(path),
-        )
-    except (ArchiveError, layouts.LayoutError) as exc:
-        raise ImportResultsError(f"{path.name}: {exc}") from exc
+    listing, folders = _listing_and_folders(path, suite_slug, layout, attempts_from_folders)
     by_rel = {PurePosixPath(f.rel): f for f in folders}
     suite = import_notes.pick_suite(suite_slug, [f.task_id for f in folders])
     tasks = import_notes.suite_tasks(suite, [(f.task_id, f.rel) for f in folders])
@@ -103,15 +92,7 @@ def import_archive(
                 if bundle.model:
                     found_models.add(bundle.model)
                 import_runs.add_scores_row(bundle, _Scores(scores))
-                before = len(report.judge_errors), len(report.warnings)
-                try:
-                    ingest_bundle(run, bundle, task=tasks[bundle.task_id], written=written, report=report,
-                                  source_path=f"{name}/{rel}")  # fmt: skip
-                except IngestError as exc:
-                    problems.add(f"{name}/{rel}", _in_archive(str(exc), copy, rel))
-                for attr, start in zip(("judge_errors", "warnings"), before, strict=True):
-                    items = getattr(report, attr)
-                    items[start:] = [_in_archive(t, copy, rel) for t in items[start:]]
+                _ingest_member(run, bundle, tasks[bundle.task_id], written, report, problems, name, rel, copy)
                 hashes.append(f"{bundle.task_id}#{bundle.attempt}:{bundle.traj_sha256}")
                 layouts_seen[bundle.layout] = layouts_seen.get(bundle.layout, 0) + 1
             import_notes.refuse_gaps(gaps, allow_missing_screenshots, path, problems)
@@ -126,8 +107,39 @@ def import_archive(
     return import_runs.ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts_seen)
 
 
+def _listing_and_folders(path: Path, suite_slug: str | None, layout: str | None, attempts_from_folders: bool):
+    """The archive's listing and its task folders as the layout reads them (a named suite settles
+    how result.txt reads when no layout is given)."""
+    if suite_slug and layout is None:
+        layout = Suite.objects.filter(slug=suite_slug).values_list("kind", flat=True).first()
+    try:
+        listing = list_archive(path)
+        folders = layouts.detect(
+            [d.as_posix() for d in listing.task_dirs],
+            layout=layout,
+            attempts_from_folders=attempts_from_folders,
+            root_name=_archive_name(path),
+        )
+    except (ArchiveError, layouts.LayoutError) as exc:
+        raise ImportResultsError(f"{path.name}: {exc}") from exc
+    return listing, folders
+
+
+def _ingest_member(run, bundle, task, written, report: IngestReport, problems, name: str, rel, copy: Path) -> None:
+    """One task folder of the archive through the ingest path; its problems, judge errors and warnings
+    name the member in the archive, not the scratch copy."""
+    before = len(report.judge_errors), len(report.warnings)
+    try:
+        ingest_bundle(run, bundle, task=task, written=written, report=report, source_path=f"{name}/{rel}")
+    except IngestError as exc:
+        problems.add(f"{name}/{rel}", _in_archive(str(exc), copy, rel))
+    for attr, start in zip(("judge_errors", "warnings"), before, strict=True):
+        items = getattr(report, attr)
+        items[start:] = [_in_archive(t, copy, rel) for t in items[start:]]
+
+
 class _Scores:
-    """The shape services.add_scores_row reads (a tree's scores.json rows by task id)."""
+    """The shape import_runs.add_scores_row reads (a tree's scores.json rows by task id)."""
 
     def __init__(self, scores: dict):
         self.scores = scores
