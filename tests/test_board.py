@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from mypcbench_site import page_cache
 from tests.board_data import build_board, judge, traj
-from tests.html_text import visible_text as text
+from tests.html_text import visible_text
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +34,7 @@ def rows(response) -> list[tuple[str, str]]:
 def cell(response, run: str, col: str, judge: str = "our judge (test)") -> str:
     html = response.content.decode()
     row = re.search(rf'<tr data-run="{run}" data-judge="{re.escape(judge)}".*?</tr>', html, flags=re.S).group(0)
-    return text(re.search(rf'<td[^>]*data-col="{col}"[^>]*>(.*?)</td>', row, flags=re.S).group(1))
+    return visible_text(re.search(rf'<td[^>]*data-col="{col}"[^>]*>(.*?)</td>', row, flags=re.S).group(1))
 
 
 def test_board_shows_figures_with_intervals_and_denominators(client, board):
@@ -55,11 +55,11 @@ def test_board_shows_figures_with_intervals_and_denominators(client, board):
     assert cell(r, "run-b", "tokens") == "—"
     up = cell(r, "run-b", "perfect", judge="upstream judge (test)")
     assert up.startswith("33.3 [6.1, 79.2] 1 of 3 tasks")
-    page = text(r.content.decode())
+    page = visible_text(r.content.decode())
     assert "source's judge" in page
     # the reported run is in the same table, labelled as reported and by whose judge, without an interval
     reported = re.search(r'<tr data-kind="reported" data-run="reported-alpha".*?</tr>', r.content.decode(), flags=re.S)
-    reported = text(reported.group(0))
+    reported = visible_text(reported.group(0))
     assert "Reported-Alpha" in reported and "reported" in reported and "paper's judge" in reported
     assert "40.0" in reported and "[" not in reported
 
@@ -166,7 +166,7 @@ def test_compare_page_pairs_two_runs(client, board):
     assert c.rubric_diff.difference == pytest.approx(6.25)
     assert c.rubric_diff.low <= 6.25 <= c.rubric_diff.high
     assert 0 <= c.rubric_diff.p_b_greater <= 1
-    page = text(r.content.decode())
+    page = visible_text(r.content.decode())
     assert "Only A solved (2)" in page and "Only B solved (2)" in page and "P(A > B)" in page
     assert client.get("/compare/?a=run-a&b=reported-alpha").status_code == 404
     assert client.get("/compare/?a=run-a&b=run-c").status_code == 404  # a draft, hidden from visitors
