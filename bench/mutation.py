@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Mutant names are <module>.x_<function>__mutmut_<n>, or <module>.xǁ<Class>ǁ<method>__mutmut_<n>.
 GROUPS: dict[str, list[str]] = {
-    "scoring": ["leaderboard.scoring.*", "harness.scoring.*"],
+    "scoring": ["leaderboard.scoring.*", "mypcbench_site.page_cache.*", "harness.scoring.*"],
     # one trajectory's score and page version (the player, task pages) and what visitors' pages are cached at
     "trajectory": ["leaderboard.scoring.one_trajectory.*", "leaderboard.scoring.public_version.*"],
     "parser": ["harness.judge.parse.*"],
