@@ -265,7 +265,7 @@ class Rig:
 
     def launch(self, name: str):
         from trajectories.evaluations import lifecycle
-        from trajectories.judging.our_judge import JudgeSpec
+        from trajectories.judge_spec import JudgeSpec
 
         judge = JudgeSpec(provider="anthropic", base_url=self.sim.url, concurrency=2, attempts=3)
         spec = lifecycle.LaunchSpec(suite=self.suite, model=self.model, agent_type="scripted", plan=self.plan(),

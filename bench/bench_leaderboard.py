@@ -71,9 +71,9 @@ def main():
     from django.urls import path
     from django.views.static import serve
 
-    from leaderboard.boards import board as leaderboard
-    from leaderboard.boards.board import BoardFilters
-    from leaderboard.scoring import outcomes as scoring
+    from leaderboard.boards import board
+    from leaderboard.scoring.filters import BoardFilters
+    from leaderboard.scoring.outcomes import judged_outcomes
     from tests.board_data import build_synthetic
     from trajectories.models import Judgment, Step, Trajectory
 
@@ -184,9 +184,9 @@ def main():
 
     runs = list(Run.objects.filter(suite__slug="big"))
     cache.clear()
-    scoring_time, outcomes = best_of(lambda: (cache.clear(), scoring.judged_outcomes(runs))[1], repeat=3)
-    stats_time, _ = best_of(lambda: leaderboard._statistics(outcomes, "perfect"), repeat=3)
-    board_rows = leaderboard.board(None, BoardFilters.from_query({"suite": "big"})).rows
+    scoring_time, outcomes = best_of(lambda: (cache.clear(), judged_outcomes(runs))[1], repeat=3)
+    stats_time, _ = best_of(lambda: board.run_statistics(outcomes, "perfect"), repeat=3)
+    board_rows = board.board(None, BoardFilters.from_query({"suite": "big"})).rows
 
     # the scaling page's action shapes: the counts ingest stores per trajectory, summed per run,
     # against grouping every step of the runs (what the page did before the counts were stored);

@@ -377,7 +377,7 @@ def uploader_token() -> tuple[str, str]:
     from django.contrib.auth import get_user_model
 
     from leaderboard.models import Task
-    from trajectories.submissions.tokens import create_token
+    from trajectories.accounts.tokens import create_token
 
     author, _ = get_user_model().objects.get_or_create(username=f"bench-uploader-{time.time_ns()}")
     task_id = Task.objects.filter(suite__slug="big").order_by("position").values_list("task_id", flat=True)[0]

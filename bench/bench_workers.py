@@ -69,7 +69,7 @@ def stop_workers(procs) -> None:
 
 def timed_run(n_workers: int, args, suite, model, var_dir: Path) -> tuple[float, int]:
     from leaderboard.models import Run
-    from trajectories.evaluations import lifecycle as evaluations
+    from trajectories.evaluations import lifecycle
     from trajectories.evaluations.lifecycle import LaunchSpec
 
     plan = {
@@ -79,7 +79,7 @@ def timed_run(n_workers: int, args, suite, model, var_dir: Path) -> tuple[float,
     procs = start_workers(n_workers, var_dir)
     try:
         start = time.monotonic()
-        run = evaluations.launch_run(
+        run = lifecycle.launch_run(
             LaunchSpec(
                 suite=suite,
                 model=model,

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Mutant names are <module>.x_<function>__mutmut_<n>, or <module>.xǁ<Class>ǁ<method>__mutmut_<n>.
 GROUPS: dict[str, list[str]] = {
-    "scoring": ["leaderboard.scoring.*", "harness.scoring.*"],
+    "scoring": ["leaderboard.scoring.*", "mypcbench_site.page_cache.*", "harness.scoring.*"],
     # one trajectory's score and page version (the player, task pages) and what visitors' pages are cached at
     "trajectory": ["leaderboard.scoring.one_trajectory.*", "leaderboard.scoring.public_version.*"],
     "parser": ["harness.judge.parse.*"],
@@ -41,13 +41,14 @@ GROUPS: dict[str, list[str]] = {
     "translate": ["harness.translate.*"],
     "validation": ["trajectories.submissions.validation.*"],
     "rubrics": [
-        "trajectories.recording.ingest.x_rubric_version_for*",
-        "trajectories.recording.ingest.x__same_*",
-        "trajectories.recording.ingest.x__record_rubric_drift*",
-        "trajectories.recording.ingest.x__provider*",
+        "trajectories.recording.rubric_versions.x_rubric_version_for*",
+        "trajectories.recording.rubric_versions.x__same_*",
+        "trajectories.recording.rubric_versions.x_same_entries*",
+        "trajectories.recording.rubric_versions.x_record_rubric_drift*",
+        "trajectories.recording.rubric_versions.x__provider*",
         "leaderboard.catalog.task_import.x__rubric_rows*",
     ],
-    "ingest": ["trajectories.recording.ingest.*"],
+    "ingest": ["trajectories.recording.ingest.*", "trajectories.recording.rubric_versions.x_imported_judge*"],
     "permissions": [
         "leaderboard.catalog.selectors.x_sees_unpublished*",
         "leaderboard.catalog.selectors.x_visible_runs*",

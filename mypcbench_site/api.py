@@ -6,11 +6,11 @@ from ninja import NinjaAPI
 from leaderboard.boards.api_analysis import router as analysis_router
 from leaderboard.boards.api_board import router as board_router
 from leaderboard.boards.api_catalog import router as catalog_router
+from trajectories.accounts.ratelimits import RateLimited
 from trajectories.evaluations.api import router as evaluations_router
 from trajectories.player.api import router as player_router
 from trajectories.submissions.api import rate_limited_response
 from trajectories.submissions.api import router as submissions_router
-from trajectories.submissions.ratelimits import RateLimited
 
 api = NinjaAPI(
     title="MyPCBench API", version="1", description="Read-only access to suites, tasks, runs and trajectories."

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from trajectories.recording.outages import SERVICE_UNAVAILABLE
+from mypcbench_site.outages import SERVICE_UNAVAILABLE
 from trajectories.submissions.upload_gate import check_upload_request
 
 logger = logging.getLogger(__name__)

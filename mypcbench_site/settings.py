@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from harness.judge import prices as _judge_prices
+from harness.judge import prices
 from harness.judge.classify import ClassifierSettingError, parse_classifier_setting
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -137,7 +137,7 @@ if DEBUG and COMPRESSED_STATIC:
     WHITENOISE_USE_FINDERS = False
     WHITENOISE_AUTOREFRESH = False
 # Public figure pages are rebuilt when results change; while they change faster than that (a run being
-# judged), the last complete page is served for at most this many seconds (leaderboard/scoring/page_cache.py).
+# judged), the last complete page is served for at most this many seconds (mypcbench_site/page_cache.py).
 # 0 shows every change at once, the default when developing.
 MYPCBENCH_PAGE_REFRESH_SECONDS = float(os.environ.get("MYPCBENCH_PAGE_REFRESH_SECONDS", "0" if DEBUG else "10"))
 # Media are served by Django itself only in DEBUG or when asked to (single-host demo).
@@ -250,8 +250,8 @@ MYPCBENCH_JUDGE = {
 # MYPCBENCH_JUDGE_PRICES (environment): a JSON price file whose entries replace the shipped, unverified
 # estimates in harness/judge/prices.py; costs priced from the estimates are labelled "estimated".
 try:
-    MYPCBENCH_JUDGE_PRICES, MYPCBENCH_JUDGE_PRICES_CONFIGURED = _judge_prices.price_table()
-except _judge_prices.PriceFileError as exc:
+    MYPCBENCH_JUDGE_PRICES, MYPCBENCH_JUDGE_PRICES_CONFIGURED = prices.price_table()
+except prices.PriceFileError as exc:
     raise ImproperlyConfigured(str(exc)) from None
 # The LLM failure-mode classifier: "off" (the rules alone) or provider[:model][@base_url].
 try:

@@ -8,7 +8,7 @@ from django.views.generic import RedirectView
 
 from mypcbench_site.api import api
 from mypcbench_site.media import media
-from trajectories.submissions.views import LoginView, ThrottledAdminAuthenticationForm, signup
+from trajectories.accounts.views import LoginView, ThrottledAdminAuthenticationForm, signup
 
 admin.site.login_form = ThrottledAdminAuthenticationForm  # failed log-ins throttled there too
 

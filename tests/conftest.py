@@ -66,7 +66,8 @@ def fresh_caches():
 
     from harness.judge.images import _encoded
     from leaderboard.boards.board_display import paper_facts
-    from leaderboard.scoring import one_trajectory, page_cache, public_version
+    from leaderboard.scoring import one_trajectory, public_version
+    from mypcbench_site import page_cache
 
     cache.clear()
     paper_facts.cache_clear()

@@ -9,8 +9,7 @@ from django.utils import timezone
 from leaderboard.models import JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task, png_bytes
 from tests.evaluation_data import PLAN
-from trajectories.evaluations import lifecycle as evaluations
-from trajectories.evaluations import slots
+from trajectories.evaluations import lifecycle, slots
 from trajectories.evaluations.lifecycle import LaunchSpec
 from trajectories.models import Judgment, Trajectory, VmSlot
 from trajectories.recording import live_ingest
@@ -34,7 +33,7 @@ def launch(n_tasks: int = 2, *, attempts: int = 1, user=None):
     suite, tasks = make_suite(n_tasks)
     model, _ = Model.objects.get_or_create(slug="scripted-player", defaults={"name": "Scripted player"})
     with mock.patch.object(run_trajectory, "apply_async"):
-        run = evaluations.launch_run(
+        run = lifecycle.launch_run(
             LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN, attempts=attempts), user
         )
     return run, tasks
@@ -65,7 +64,7 @@ def finish(trajectory: Trajectory, steps: int, *, ended_by: str = "done", status
     lease = VmSlot.objects.filter(trajectory=trajectory).first()
     if lease is not None:
         slots.release(lease)
-    evaluations.refresh_run_status(trajectory.run_id)
+    lifecycle.refresh_run_status(trajectory.run_id)
 
 
 def judge(trajectory: Trajectory, verdicts: list[str | None], name: str = "test-judge") -> JudgeConfig:

@@ -112,9 +112,10 @@ def our_judge(settings, monkeypatch, reply: str = JUDGE_SUCCESS):
     """Our judge as settings configure it, answering through the real Anthropic SDK from the
     provider simulator on 127.0.0.1 (no network, no API key here; the simulator takes any key)."""
     from tests.simulators import ProviderSimulator
-    from trajectories.judging import our_judge as judging
+    from trajectories.judge_spec import JudgeSpec
+    from trajectories.judging.our_judge import build_judge
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     with ProviderSimulator(lambda request: reply) as sim:
         settings.MYPCBENCH_JUDGE = {"provider": "anthropic", "base_url": sim.url, "attempts": 1, "concurrency": 2}
-        yield judging.build_judge(judging.JudgeSpec.from_settings())
+        yield build_judge(JudgeSpec.from_settings())

@@ -14,7 +14,7 @@ from django.urls import reverse
 from leaderboard.analysis import scaling
 from leaderboard.catalog.reported import load_reported
 from tests.analysis_data import judge_all
-from tests.html_text import visible_text as text
+from tests.html_text import visible_text
 from trajectories.models import Step, Trajectory
 from trajectories.recording import action_counts
 
@@ -53,7 +53,7 @@ def test_rubric_heatmap_by_type_matches_hand_computed_cells(client, analysis_wor
     # Beta personal lookup: t1 = 1, t3 = 0 -> 50, with a bootstrap interval around it
     b = cell(hm, "Beta run", "personal_lookup")
     assert b.value == pytest.approx(50.0) and b.low <= 50 <= b.high and b.high - b.low > 0
-    page = text(response)
+    page = visible_text(response)
     assert "87.5" in page and "1 incomplete" in page
 
 
@@ -78,7 +78,7 @@ def test_app_heatmap_and_cell_links_open_the_trajectories_behind_them(client, an
     listing = client.get(c.url)
     shown = {(t.run.slug, t.task.task_id) for t in listing.context["page"].object_list}
     assert shown == {("alpha-run", "lookup-1"), ("alpha-run", "action-2")}
-    assert "run alpha-run" in text(listing) and "app hoolimail" in text(listing)
+    assert "run alpha-run" in visible_text(listing) and "app hoolimail" in visible_text(listing)
     type_cell = cell(heatmap(response, "graded-type-rubric"), "Beta run", "bounded_action")
     shown = {t.task.task_id for t in client.get(type_cell.url).context["page"].object_list}
     assert shown == {"action-2", "action-4"}
@@ -109,7 +109,7 @@ def test_reported_heatmaps_are_labelled_and_have_no_intervals(client):
     assert maps and all(hm.reported for hm in maps)
     by_type = next(hm for hm in maps if hm.id.endswith("task_type-rubric"))
     assert all(c.low is None and c.url == "" for row in by_type.cells for c in row)
-    page = text(response)
+    page = visible_text(response)
     assert "No graded runs yet" in page and "reported" in page and "not computed by us" in page
 
 
@@ -152,7 +152,7 @@ def test_reported_failure_counts_shown_with_their_source_until_runs_carry_modes(
     assert tables and all(t.reported for t in tables)
     totals = next(t for t in tables if t.row_labels == ["All models"] and t.source == "arXiv 5.4 / Table 8")
     assert dict(zip(totals.modes, totals.counts[0], strict=True))["premature_done"] == 354
-    page = text(response)
+    page = visible_text(response)
     assert "arXiv 5.4 / Table 8" in page and "figures as published" in page
 
 
@@ -202,19 +202,19 @@ def test_model_page_lists_graded_and_reported_runs_and_per_type_scores(client, a
     assert lookup["graded"][0]["rubric"] == pytest.approx(87.5)
     assert client.get(reverse("leaderboard:model_detail", args=["nobody"])).status_code == 404
     opus = client.get(reverse("leaderboard:model_detail", args=["claude-opus-46"]))
-    assert opus.status_code == 200 and len(opus.context["reported_rows"]) == 2 and "reported" in text(opus)
+    assert opus.status_code == 200 and len(opus.context["reported_rows"]) == 2 and "reported" in visible_text(opus)
 
 
 def test_task_page_shows_every_runs_outcome_linked_to_its_trajectory(client, analysis_world):
     t4 = analysis_world.tasks[3]
     response = client.get(reverse("leaderboard:task_detail", args=[analysis_world.suite.slug, t4.task_id]))
-    page = text(response)
+    page = visible_text(response)
     assert "Outcome in every run" in page
     assert "missing (counts as failed)" in page  # Alpha has no trajectory of t4
     assert "errored (counts as failed)" in page
     assert f'href="/trajectories/{analysis_world.b4.pk}/"' in response.content.decode()
     t2 = analysis_world.tasks[1]
-    page = text(client.get(reverse("leaderboard:task_detail", args=[analysis_world.suite.slug, t2.task_id])))
+    page = visible_text(client.get(reverse("leaderboard:task_detail", args=[analysis_world.suite.slug, t2.task_id])))
     assert "perfect" in page and "incomplete (left out)" in page
 
 
@@ -222,7 +222,7 @@ def test_unpublished_runs_stay_hidden_from_analysis(client, analysis_world):
     analysis_world.run_b.publication = "draft"
     analysis_world.run_b.save()
     response = client.get(reverse("leaderboard:analysis_heatmaps"))
-    assert "Beta run" not in text(response)
+    assert "Beta run" not in visible_text(response)
     per_model = client.get(reverse("leaderboard:analysis_taxonomy")).context["items"][0]["table"]
     assert per_model.row_labels == ["Alpha"]
     hidden = client.get(reverse("leaderboard:analysis_failures"), {"model": "beta"})

@@ -14,7 +14,7 @@ from leaderboard.analysis import charts
 from leaderboard.analysis.heatmaps import Cell, Heatmap
 from leaderboard.catalog.reported import load_reported
 from tests.analysis_data import judge_all
-from tests.html_text import visible_text as text
+from tests.html_text import visible_text
 from trajectories.models import Judgment, Trajectory
 
 pytestmark = pytest.mark.django_db
@@ -109,7 +109,7 @@ def test_perfect_rate_by_exact_apps_touched(client, analysis_world):
     assert (beta["2"]["value"], beta["2"]["incomplete"]) == (None, 1)
     page = client.get(reverse("leaderboard:analysis_scaling"))
     assert 'data-chart="chart-apps-count"' in page.content.decode()
-    table = text(page).split("Perfect rate against the number of apps touched")[1]
+    table = visible_text(page).split("Perfect rate against the number of apps touched")[1]
     assert "1 app 2 apps 5 apps" in table and "100.0" in table
 
 
@@ -126,12 +126,12 @@ def test_tokens_on_the_scaling_page_and_api(client, analysis_world):
     page = client.get(reverse("leaderboard:analysis_scaling"))
     assert page.context["token_points"] == [("Alpha run", 1750, pytest.approx(68.75))]
     assert 'data-chart="chart-tokens"' in page.content.decode()
-    assert "Rubric score against tokens" in text(page) and "Alpha run 1,500 250 68.8%" in text(page)
+    assert "Rubric score against tokens" in visible_text(page) and "Alpha run 1,500 250 68.8%" in visible_text(page)
 
 
 def test_one_attempt_runs_show_no_best_of_k(client, analysis_world):
     page = client.get(reverse("leaderboard:analysis_scaling"))
-    assert "Perfect %" in text(page) and "upper bound" not in text(page).lower()
+    assert "Perfect %" in visible_text(page) and "upper bound" not in visible_text(page).lower()
     runs = client.get("/api/analysis/scaling").json()["runs"]
     assert all(r["attempts"] == 1 and r["best_of_k_upper_bound_pct"] is None for r in runs)
     alpha = next(r for r in runs if r["run"] == "alpha-run")["single_attempt_success_pct"]
@@ -146,7 +146,7 @@ def test_several_attempts_show_best_of_k_labelled_as_an_upper_bound(client, anal
     assert alpha["single_attempt_success_pct"]["value"] == 50.0  # 4 of 8 (task, attempt) cells
     assert alpha["best_of_k_upper_bound_pct"] == 62.5
     assert runs["beta-run"]["best_of_k_upper_bound_pct"] is None  # one attempt
-    page = text(client.get(reverse("leaderboard:analysis_scaling")))
+    page = visible_text(client.get(reverse("leaderboard:analysis_scaling")))
     assert "Best-of-k / replay-equivalent upper bound" in page
     assert "≤ 62.5% (k = 2, upper bound)" in page and "— (one attempt)" in page
 
@@ -252,19 +252,19 @@ def test_staff_pages_are_not_served_from_the_anonymous_cache(client, analysis_wo
     analysis_world.run_b.publication = "draft"
     analysis_world.run_b.save()
     url = reverse("leaderboard:analysis_heatmaps")
-    assert "Beta run" not in text(client.get(url))
+    assert "Beta run" not in visible_text(client.get(url))
     staff = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
     client.force_login(staff)
-    assert "Beta run" in text(client.get(url))
+    assert "Beta run" in visible_text(client.get(url))
     client.logout()
-    assert "Beta run" not in text(client.get(url))
+    assert "Beta run" not in visible_text(client.get(url))
 
 
 def test_model_page_shows_best_of_k_under_single_attempt_success(client, analysis_world):
-    page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
+    page = visible_text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
     assert "Perfect %" in page and "upper bound" not in page
     second_attempts(analysis_world)
-    page = text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
+    page = visible_text(client.get(reverse("leaderboard:model_detail", args=["alpha"])))
     assert "50.0% best-of-2 / replay-equivalent upper bound ≤ 62.5%" in page
 
 
@@ -277,7 +277,7 @@ def test_staff_pages_and_the_api_reuse_the_figures_computed_for_this_data_versio
     with CaptureQueriesContext(connection) as second:
         page = client.get(url)
     assert len(second) < len(first)  # no scoring, no bootstrap: only the session, user and version
-    assert "Beta run" in text(page)
+    assert "Beta run" in visible_text(page)
     j = Judgment.objects.get(trajectory=analysis_world.b3, judge=analysis_world.judge)
     j.verdict = "success"
     j.save()

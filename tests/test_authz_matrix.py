@@ -24,17 +24,17 @@ from django.urls import URLPattern, URLResolver, get_resolver, path, reverse
 
 from leaderboard.models import App, ReportedFigure, Run
 from seeding.world.build import build as build_world
-from tests import run_page_data as data
+from tests import run_page_data
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
 from tests.test_seeding_world import SMALL
+from trajectories.accounts.tokens import create_token
 from trajectories.models import HumanLabel, Judgment, StateCheckResult, Step, Submission
-from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 from trajectories.tasks import run_trajectory
 from world.models import ReviewAudit, TaskReview
 from world.records.loading import load_world
-from world.review import services as review
+from world.review import services
 
 ROLES = ["anonymous", "author", "other_author", "staff", "staff_with", "superuser"]
 
@@ -80,14 +80,14 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory, small_world_buil
         entries = good_entries(root / "upload")
         submission = submit_archive(people["author"], upload(zip_bytes(entries), "pam-run.zip"), METADATA).submission
         hidden_run = submission.run
-        run, tasks = data.launch(2)
+        run, tasks = run_page_data.launch(2)
         Run.objects.filter(pk=run.pk).update(publication=Run.Publication.PUBLISHED)
         run.refresh_from_db()
-        trajectory = data.trajectories(run)[0]
-        data.start(trajectory)
-        data.record_step(trajectory, 1)
-        data.finish(trajectory, 1)
-        judge = data.judge(trajectory, ["success", "failure"])
+        trajectory = run_page_data.trajectories(run)[0]
+        run_page_data.start(trajectory)
+        run_page_data.record_step(trajectory, 1)
+        run_page_data.finish(trajectory, 1)
+        judge = run_page_data.judge(trajectory, ["success", "failure"])
         judgment = Judgment.objects.filter(trajectory=trajectory).order_by("rubric_item__position").first()
         label = HumanLabel.objects.create(judgment=judgment, verdict="success", labeller=people["superuser"])
         check = StateCheckResult.objects.create(
@@ -98,7 +98,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory, small_world_buil
         revocable, _ = create_token(people["author"], "to revoke")
         bearer = {who: create_token(people[who], f"{who} api")[1] for who in people}
         persona_world = load_world(small_world_build)["world"]
-        review.set_verdict(tasks[0], people["superuser"], "approved", "reads well")
+        services.set_verdict(tasks[0], people["superuser"], "approved", "reads well")
         event = persona_world.events.order_by("pk").first()
         record = persona_world.records.order_by("pk").first()
         yield World(

@@ -8,7 +8,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from leaderboard.models import Run
-from tests import run_page_data as data
+from tests import run_page_data
 from trajectories.tasks import run_trajectory
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ def world(settings, monkeypatch):
         "staff_without_permission": users.create_user("toby", password="pw", is_staff=True),
         "maintainer": maintainer,
     }
-    run, tasks = data.launch(2)
+    run, tasks = run_page_data.launch(2)
     Run.objects.filter(pk=run.pk).update(publication=Run.Publication.PUBLISHED)
     return {"users": people, "run": Run.objects.get(pk=run.pk), "tasks": tasks}
 
@@ -71,9 +71,9 @@ def test_cancelling(client, world, who, expected):
                                            ("maintainer", 302)])  # fmt: skip
 def test_rerunning(client, world, who, expected, which):
     if which == "failed":  # something to rerun: the first trajectory errored
-        first = data.trajectories(world["run"])[0]
-        data.start(first)
-        data.finish(first, 0, ended_by="error", status="error")
+        first = run_page_data.trajectories(world["run"])[0]
+        run_page_data.start(first)
+        run_page_data.finish(first, 0, ended_by="error", status="error")
     form = {"which": which, "task": world["tasks"][0].pk}
     response = as_who(client, world, who).post(reverse("trajectories:run_rerun", args=[world["run"].slug]), form)
     assert response.status_code == expected

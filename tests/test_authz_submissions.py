@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
+from trajectories.accounts.tokens import create_token
 from trajectories.models import ApiToken, Submission
-from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
-from leaderboard.catalog.backup import media_names
-from tests import run_page_data as data
+from leaderboard.operations.backup import media_names
+from tests import run_page_data
 
 # transaction=True: the drill empties the database with flush, which PostgreSQL refuses inside a test's transaction
 # isolated_media: media files another test left in the shared media folder are no part of this site
@@ -22,13 +22,13 @@ def _site(client) -> dict:
 
 
 def test_a_backup_restored_into_an_empty_site_gives_the_same_figures_and_files(client, analysis_world, tmp_path):
-    run, _ = data.launch(2)
-    first, _second = data.trajectories(run)
-    data.start(first)
-    data.record_step(first, 1)
-    data.record_step(first, 2)
-    data.finish(first, 2)
-    data.judge(first, ["success", "failure"])
+    run, _ = run_page_data.launch(2)
+    first, _second = run_page_data.trajectories(run)
+    run_page_data.start(first)
+    run_page_data.record_step(first, 1)
+    run_page_data.record_step(first, 2)
+    run_page_data.finish(first, 2)
+    run_page_data.judge(first, ["success", "failure"])
     before = _site(client)
     assert before["/api/leaderboard"]["rows"], "something to compare"
     files = {name: default_storage.open(name).read() for name in media_names()}

@@ -18,7 +18,7 @@ from leaderboard.catalog.badges import run_badge
 from leaderboard.models import Model, Run
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, our_judge, upload, zip_bytes
-from trajectories.judging import our_judge as judging
+from trajectories.judging.our_judge import judge_run_inline, judge_trajectory, run_trajectories
 from trajectories.submissions import review, uploads
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +85,7 @@ def runs(people, settings, monkeypatch, tmp_path):
     suite, author, staff = people
     sub = uploads.submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
     with our_judge(settings, monkeypatch) as judge:
-        judging.judge_run_inline(sub.run, judge)
+        judge_run_inline(sub.run, judge)
     sub = review.sync_judging_status(sub)
     review.decide(sub, staff, "approve")
     model = sub.run.model
@@ -246,14 +246,14 @@ def test_an_upload_is_re_judged_only_once_our_judge_has_judged_it_never_scored_f
         assert badge_after(html, f'data-run="{slug}"') == "badge-judging:being judged"
         assert row["badge"] == "judging"
 
-        first, second = judging.run_trajectories(sub.run)
-        judging.judge_trajectory(first, judge)
+        first, second = run_trajectories(sub.run)
+        judge_trajectory(first, judge)
         review.after_trajectory_judged(first.pk)
         html, row = board()
         assert row["badge"] == "judging", "half judged is not re-judged"
         assert row["judge_origin"] == "ours" and row["counts"]["unjudged"] == 1
 
-        judging.judge_trajectory(second, judge)
+        judge_trajectory(second, judge)
         review.after_trajectory_judged(second.pk)
     html, row = board()
     assert badge_after(html, f'data-run="{slug}"') == "badge-rejudged:re-judged"

@@ -13,9 +13,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard.scoring import page_cache
+from mypcbench_site import page_cache
 from tests.board_data import build_board, judge, traj
-from tests.html_text import visible_text as text
+from tests.html_text import visible_text
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +34,7 @@ def rows(response) -> list[tuple[str, str]]:
 def cell(response, run: str, col: str, judge: str = "our judge (test)") -> str:
     html = response.content.decode()
     row = re.search(rf'<tr data-run="{run}" data-judge="{re.escape(judge)}".*?</tr>', html, flags=re.S).group(0)
-    return text(re.search(rf'<td[^>]*data-col="{col}"[^>]*>(.*?)</td>', row, flags=re.S).group(1))
+    return visible_text(re.search(rf'<td[^>]*data-col="{col}"[^>]*>(.*?)</td>', row, flags=re.S).group(1))
 
 
 def test_board_shows_figures_with_intervals_and_denominators(client, board):
@@ -55,11 +55,11 @@ def test_board_shows_figures_with_intervals_and_denominators(client, board):
     assert cell(r, "run-b", "tokens") == "—"
     up = cell(r, "run-b", "perfect", judge="upstream judge (test)")
     assert up.startswith("33.3 [6.1, 79.2] 1 of 3 tasks")
-    page = text(r.content.decode())
+    page = visible_text(r.content.decode())
     assert "source's judge" in page
     # the reported run is in the same table, labelled as reported and by whose judge, without an interval
     reported = re.search(r'<tr data-kind="reported" data-run="reported-alpha".*?</tr>', r.content.decode(), flags=re.S)
-    reported = text(reported.group(0))
+    reported = visible_text(reported.group(0))
     assert "Reported-Alpha" in reported and "reported" in reported and "paper's judge" in reported
     assert "40.0" in reported and "[" not in reported
 
@@ -166,7 +166,7 @@ def test_compare_page_pairs_two_runs(client, board):
     assert c.rubric_diff.difference == pytest.approx(6.25)
     assert c.rubric_diff.low <= 6.25 <= c.rubric_diff.high
     assert 0 <= c.rubric_diff.p_b_greater <= 1
-    page = text(r.content.decode())
+    page = visible_text(r.content.decode())
     assert "Only A solved (2)" in page and "Only B solved (2)" in page and "P(A > B)" in page
     assert client.get("/compare/?a=run-a&b=reported-alpha").status_code == 404
     assert client.get("/compare/?a=run-a&b=run-c").status_code == 404  # a draft, hidden from visitors
@@ -367,14 +367,14 @@ def test_a_draft_run_being_stored_and_judged_leaves_visitors_pages_cached(client
     """An author's upload is stored as a draft run, and a draft may be judged before review: nothing of
     it is visible to visitors, so their cached pages are not rebuilt for it (bench_load's upload
     round: every page was rebuilt while archives were stored). Publishing it shows it at once."""
-    from leaderboard.boards import board as board_module
+    import leaderboard.boards.board
     from leaderboard.models import Run
     from trajectories.models import Judgment, Step
 
     settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 0  # every change visitors could see shows at once
     builds = []
-    real = board_module.board
-    monkeypatch.setattr(board_module, "board", lambda *a, **k: builds.append(1) or real(*a, **k))
+    real = leaderboard.boards.board.board
+    monkeypatch.setattr(leaderboard.boards.board, "board", lambda *a, **k: builds.append(1) or real(*a, **k))
     assert ("run-c", "our judge (test)") not in rows(client.get("/leaderboard/"))
     assert len(builds) == 1
 
@@ -406,15 +406,15 @@ def test_a_rebuild_that_fails_after_sending_leaves_the_last_page_and_frees_the_n
 ):
     now, error = _page_built_then_a_verdict_saved(client, board, settings, monkeypatch)
     now[0] += 11
-    from leaderboard.boards import board as board_module
+    import leaderboard.boards.board
 
-    real = board_module.board
-    monkeypatch.setattr(board_module, "board", lambda *a, **k: 1 / 0)
+    real = leaderboard.boards.board.board
+    monkeypatch.setattr(leaderboard.boards.board, "board", lambda *a, **k: 1 / 0)
     response = client.get("/leaderboard/", HTTP_ACCEPT_ENCODING="gzip")
     assert response.status_code == 200 and response["Content-Encoding"] == "gzip", "the last page, as it was kept"
     unzipped = SimpleNamespace(content=gzip.decompress(response.content))
     assert cell(unzipped, "run-a", "perfect").startswith("40.0")
     assert "rebuilding the cached page" in caplog.text
-    monkeypatch.setattr(board_module, "board", real)
+    monkeypatch.setattr(leaderboard.boards.board, "board", real)
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("40.0"), "rebuilt after this answer"
     assert cell(client.get("/leaderboard/"), "run-a", "perfect").startswith("50.0")

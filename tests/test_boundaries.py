@@ -17,8 +17,8 @@ from django.utils import timezone
 from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from leaderboard.scoring import metrics
 from tests.submission_data import tar_gz_bytes, zip_bytes
-from trajectories.submissions import ratelimits
-from trajectories.submissions.ratelimits import RateLimited
+from trajectories.accounts import ratelimits
+from trajectories.accounts.ratelimits import RateLimited
 
 # ------------------------------------------------------------------------- perfect and tiers
 

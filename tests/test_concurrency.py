@@ -16,7 +16,7 @@ from django.core.files.storage import default_storage
 from django.db import connection
 
 from leaderboard.models import Run
-from tests import run_page_data as data
+from tests import run_page_data
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, files_under, good_entries, upload, zip_bytes
 from trajectories.evaluations import slots
@@ -124,8 +124,8 @@ def test_two_identical_archives_received_at_once_wait_as_one_submission(tmp_path
 
 
 def test_workers_claiming_slots_at_once_never_share_one():
-    run, _ = data.launch(8)
-    trajectories = data.trajectories(run)
+    run, _ = run_page_data.launch(8)
+    trajectories = run_page_data.trajectories(run)
     barrier = threading.Barrier(len(trajectories), timeout=30)
 
     def claim(i):

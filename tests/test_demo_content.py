@@ -22,7 +22,7 @@ from harness.apps import normalise_app
 from harness.bundle import read_results
 from harness.task_types import TYPES, resolve_type
 from harness.taskfile import load_tasks
-from leaderboard.management.commands import load_demo as load_demo_module
+from leaderboard.management.commands import load_demo
 from leaderboard.models import APPS_TOUCHED_BINS, Model, ReportedFigure, RubricItem, Run, Suite, Task, apps_touched_bin
 from seeding import record_demo
 from tests.conftest import need_upstream
@@ -274,7 +274,7 @@ def test_load_demo_completes_a_database_loaded_before_the_second_run(tmp_path, m
     old = tmp_path / "demo_results"
     for task_id in ("demo-d001", "demo-d002", "demo-d003", "demo-d009"):
         shutil.copytree(RESULTS / task_id, old / task_id)
-    monkeypatch.setattr(load_demo_module, "DEMO_RUNS", [dataclasses.replace(load_demo_module.DEMO_RUNS[0], folder=old)])
+    monkeypatch.setattr(load_demo, "DEMO_RUNS", [dataclasses.replace(load_demo.DEMO_RUNS[0], folder=old)])
     call_command("load_demo", verbosity=0, stdout=io.StringIO())
     assert Run.objects.get(name="Scripted demo agent").trajectories.count() == 4
     assert not Run.objects.filter(name="Scripted demo agent (hasty plan)").exists()

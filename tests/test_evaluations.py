@@ -15,10 +15,9 @@ from django.utils import timezone
 
 from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
-from trajectories.evaluations import lifecycle as evaluations
-from trajectories.evaluations import slots
+from trajectories.evaluations import lifecycle, slots
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
-from trajectories.judging.our_judge import JudgeSpec
+from trajectories.judge_spec import JudgeSpec
 from trajectories.models import Step, Trajectory, VmSlot
 from trajectories.recording import live_ingest
 from trajectories.tasks import judge_trajectory_task, run_trajectory
@@ -50,7 +49,7 @@ def world(db):
 
 def launch(world, user=None, **overrides):
     spec = LaunchSpec(suite=world["suite"], model=world["model"], agent_type="scripted", plan=PLAN, **overrides)
-    return evaluations.launch_run(spec, user)
+    return lifecycle.launch_run(spec, user)
 
 
 def test_launch_creates_a_queued_harness_run_with_one_message_per_task_and_attempt(world, queued, admin_user):
@@ -67,7 +66,7 @@ def test_launch_creates_a_queued_harness_run_with_one_message_per_task_and_attem
     ]
     assert sorted(pk for pk, _ in queued) == sorted(run.trajectories.values_list("pk", flat=True))
     assert set(run.metadata["celery_ids"].values()) == {task_id for _, task_id in queued}
-    counts = evaluations.progress(run)
+    counts = lifecycle.progress(run)
     assert (counts["total"], counts["queued"], counts["running"], counts["done"], counts["live"]) == (4, 4, 0, 0, True)
 
 
@@ -120,7 +119,7 @@ def test_a_provider_agent_without_its_key_is_refused(world, queued, monkeypatch,
     for name in variables:
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(LaunchRefused, match=f"agent {agent}: no API key for the {agent} agent: set {variables[0]}"):
-        evaluations.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type=agent))
+        lifecycle.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type=agent))
     assert not Run.objects.exists() and queued == []
 
 
@@ -128,16 +127,14 @@ def test_a_provider_agent_with_its_key_launches_with_the_models_api_name(world, 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     world["model"].api_model = "claude-sonnet-4-6"
     world["model"].save()
-    run = evaluations.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type="anthropic"))
+    run = lifecycle.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], agent_type="anthropic"))
     assert run.agent_type == "anthropic" and run.metadata["launch"]["api_model"] == "claude-sonnet-4-6"
     assert len(queued) == 2
 
 
 def test_a_bad_plan_names_the_field(world, queued):
     with pytest.raises(LaunchRefused, match=r"plan.turns\[0\].actions\[0\]"):
-        evaluations.launch_run(
-            LaunchSpec(suite=world["suite"], model=world["model"], plan={"turns": [{"actions": [3]}]})
-        )
+        lifecycle.launch_run(LaunchSpec(suite=world["suite"], model=world["model"], plan={"turns": [{"actions": [3]}]}))
 
 
 def test_the_runs_judge_is_asked_as_each_trajectory_finishes(world, queued, monkeypatch):
@@ -195,7 +192,7 @@ def test_a_redelivered_task_restarts_an_interrupted_trajectory_without_duplicati
         row = {"step_num": index, "action": "pyautogui.click(1, 1)", "response": "old", "done": False, "info": {}}
         live_ingest.write_step(trajectory, live_ingest.step_record(row, index), None)
     VmSlot.objects.create(worker="dead-host", slot=0, trajectory=trajectory, expires_at=timezone.now())
-    assert evaluations.progress(run)["interrupted"] == 1
+    assert lifecycle.progress(run)["interrupted"] == 1
     assert run_trajectory.run(trajectory.pk) == "done"
     trajectory.refresh_from_db()
     assert trajectory.status == "finished"
@@ -222,7 +219,7 @@ def test_a_message_redelivered_while_another_host_holds_the_lease_is_asked_again
     _running_with_lease(trajectory, holder="another-host|4242|99|abc", seconds=120)
     with pytest.raises(Retry):
         run_trajectory.run(trajectory.pk)
-    assert 119 < evaluations.retry_after(trajectory.pk) <= 121, "asked again once the lease could have lapsed"
+    assert 119 < lifecycle.retry_after(trajectory.pk) <= 121, "asked again once the lease could have lapsed"
     trajectory.refresh_from_db()
     assert trajectory.status == "running" and trajectory.steps.count() == 2, "the other host's work is untouched"
     VmSlot.objects.filter(trajectory=trajectory).update(expires_at=timezone.now())  # the other host is gone
@@ -241,7 +238,7 @@ def test_a_lease_whose_holder_on_this_host_died_is_taken_back_at_once(world, que
     assert slots.holder_gone(f"{socket.gethostname()}|{dead.pid}||abc")
     assert not slots.holder_gone(f"{socket.gethostname()}|{os.getppid()}||abc"), "a live process keeps its lease"
     assert not slots.holder_gone(f"another-host|{dead.pid}||abc"), "another host's process cannot be checked"
-    evaluations.refresh_run_status(run.pk)
+    lifecycle.refresh_run_status(run.pk)
     assert run_trajectory.run(trajectory.pk) == "done", "no wait for the five-minute lease"
     trajectory.refresh_from_db()
     assert (trajectory.status, trajectory.n_steps) == ("finished", 4)
@@ -262,16 +259,16 @@ def test_a_rerun_after_the_reaper_closed_the_run_opens_it_again(world, queued, m
     run = launch(world, tasks=[world["tasks"][0]])
     trajectory = run.trajectories.get()
     _running_with_lease(trajectory, holder="another-host|1|1|x", seconds=-1)
-    assert evaluations.progress(run)["interrupted"] == 1
+    assert lifecycle.progress(run)["interrupted"] == 1
     assert Run.objects.get(pk=run.pk).status == "finished", "nothing left running or queued"
     seen = []
-    real = evaluations._run_in_slot
+    real = lifecycle._run_in_slot
 
     def watching(trajectory, slot, heartbeat):
         seen.append(Run.objects.get(pk=run.pk).status)
         return real(trajectory, slot, heartbeat)
 
-    monkeypatch.setattr(evaluations, "_run_in_slot", watching)
+    monkeypatch.setattr(lifecycle, "_run_in_slot", watching)
     assert run_trajectory.run(trajectory.pk) == "done"
     assert seen == ["running"]
     assert Run.objects.get(pk=run.pk).status == "finished"
@@ -289,7 +286,7 @@ def test_the_database_or_store_not_answering_leaves_the_trajectory_for_a_retry(w
         raise outage
 
     with monkeypatch.context() as patched:
-        patched.setattr(evaluations, "_run_in_slot", outage_mid_trajectory)
+        patched.setattr(lifecycle, "_run_in_slot", outage_mid_trajectory)
         with pytest.raises(type(outage)):
             run_trajectory.run(trajectory.pk)  # a worker retries it; called directly the error comes out
     trajectory.refresh_from_db()
@@ -340,17 +337,17 @@ def test_rerun_failed_makes_a_new_run_and_leaves_the_old_one_alone(world, queued
     ok, bad = run.trajectories.order_by("task__position")
     run_trajectory.run(ok.pk)
     Trajectory.objects.filter(pk=bad.pk).update(status="error", ended_by="error", error="guest died")
-    evaluations.refresh_run_status(run.pk)
+    lifecycle.refresh_run_status(run.pk)
     queued.clear()
-    new = evaluations.rerun(run, "failed", user=admin_user)
+    new = lifecycle.rerun(run, "failed", user=admin_user)
     assert new.pk != run.pk and new.parent == run and new.status == "queued"
     assert list(new.trajectories.values_list("task__task_id", "attempt", "status")) == [("action-e002", 0, "queued")]
     assert [pk for pk, _ in queued] == [new.trajectories.get().pk]
     assert Trajectory.objects.get(pk=bad.pk).error == "guest died", "the old run is not overwritten"
     assert run_trajectory.run(new.trajectories.get().pk) == "done"
-    whole = evaluations.rerun(run, "all")
+    whole = lifecycle.rerun(run, "all")
     assert whole.trajectories.count() == 2 and "rerun 2" in whole.name
-    one = evaluations.rerun(run, "task", task=world["tasks"][0])
+    one = lifecycle.rerun(run, "task", task=world["tasks"][0])
     assert list(one.trajectories.values_list("task__task_id", flat=True)) == ["action-e001"]
 
 
@@ -358,7 +355,7 @@ def test_rerun_of_nothing_failed_is_refused(world, queued):
     run = launch(world, tasks=[world["tasks"][0]])
     run_trajectory.run(run.trajectories.get().pk)
     with pytest.raises(LaunchRefused, match="no failed or errored trajectories to rerun"):
-        evaluations.rerun(run, "failed")
+        lifecycle.rerun(run, "failed")
 
 
 def test_cancel_revokes_queued_work_and_stops_a_running_trajectory_at_its_next_step(world, queued, monkeypatch):
@@ -375,7 +372,7 @@ def test_cancel_revokes_queued_work_and_stops_a_running_trajectory_at_its_next_s
     def write_then_cancel(trajectory, record, screenshot, name=""):
         step = real_write(trajectory, record, screenshot, name)
         if record.index == 1:
-            evaluations.cancel(Run.objects.get(pk=run.pk))
+            lifecycle.cancel(Run.objects.get(pk=run.pk))
         return step
 
     monkeypatch.setattr(live_ingest, "write_step", write_then_cancel)
@@ -391,4 +388,4 @@ def test_cancel_revokes_queued_work_and_stops_a_running_trajectory_at_its_next_s
     run.refresh_from_db()
     assert run.status == "cancelled"
     with pytest.raises(LaunchRefused, match="not queued or running"):
-        evaluations.cancel(run)
+        lifecycle.cancel(run)

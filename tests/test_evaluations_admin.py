@@ -11,7 +11,7 @@ from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import qwen_call
-from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import lifecycle
 from trajectories.models import Trajectory
 from trajectories.tasks import run_trajectory
 
@@ -125,7 +125,7 @@ def test_a_qwen25_model_launched_from_the_form_clicks_at_the_scaled_back_pixel(a
     # the fake guest's screen is 1280x800: the model's (630, 392) is its centre
     assert [s.action_text for s in trajectory.steps.order_by("index")] == ["pyautogui.click(640, 400)", "DONE"]
     assert "The screen's resolution is 1260x784" in sim.requests[0].body["messages"][0]["content"]
-    rerun = evaluations.rerun(run, "all")
+    rerun = lifecycle.rerun(run, "all")
     assert rerun.metadata["launch"]["coordinate_type"] == "absolute", "a rerun keeps the coordinate convention"
 
 

@@ -9,7 +9,7 @@ import threading
 import pytest
 from PIL import Image
 
-import harness.control as control
+from harness import control
 from harness.control import ControlClient, ControlError, fix_less_than, pyautogui_command, snippet_from_command
 from harness.guest.fake import start_fake_guest
 from harness.guest.server import BindRefused, ControlServer

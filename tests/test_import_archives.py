@@ -15,7 +15,8 @@ from leaderboard.models import Run
 from tests.factories import make_suite, write_task_dir
 from tests.test_import_real_results import UUID_A, UUID_B, osworld_task_dir
 from trajectories.models import Step, Trajectory
-from trajectories.recording.import_results import ImportResultsError, import_results
+from trajectories.recording.import_notes import ImportResultsError
+from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from harness.taskfile import TaskFileError
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import Suite, Task
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import outcomes
 from tests.conftest import need_upstream
 from tests.factories import png_bytes
 from trajectories.recording.import_results import import_results
@@ -94,7 +94,7 @@ def test_a_run_is_scored_by_result_txt_over_the_suite_and_every_page_shows_it(tm
     run = summary.run
     assert summary.suite.kind == "osworld" and run.model.name == "openai/gpt-4o-mini"
 
-    outcome = scoring.run_outcomes([run])[run.pk]
+    outcome = outcomes.run_outcomes([run])[run.pk]
     assert outcome.n_tasks == 3  # the denominator is the suite, not the folders found
     assert outcome.mean_score() == pytest.approx(1 / 3)
     chrome = outcome.subset([t.category == "chrome" for t in Task.objects.order_by("position")])

@@ -17,8 +17,9 @@ from harness.layouts import LayoutError, classify
 from leaderboard.models import RubricItem, Run
 from tests.factories import RUBRIC, make_suite, png_bytes, write_task_dir
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.player import payloads as player
-from trajectories.recording.import_results import ImportResultsError, import_results
+from trajectories.player import payloads
+from trajectories.recording.import_notes import ImportResultsError
+from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 
@@ -122,7 +123,7 @@ def test_every_gap_is_reported_grouped_and_the_flag_imports_without_them(tmp_pat
     assert summary.report.missing_screenshots == 3 and summary.report.screenshots == 6
     assert "screenshots: 6 imported, 3 missing" in "\n".join(summary.lines())
     traj = Trajectory.objects.get(task__task_id="aggregation-f002")
-    payload = player.step_payloads(traj.steps.all())
+    payload = payloads.step_payloads(traj.steps.all())
     assert payload[0]["problem"] == "" and payload[0]["image"]
     assert payload[2]["image"] == "" and "Git LFS pointer" in payload[2]["problem"]
     page = client.get(reverse("leaderboard:run_detail", args=[summary.run.slug])).content.decode()

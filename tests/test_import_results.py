@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 from leaderboard.models import JudgeConfig, Model, RubricItem, Run
 from tests.factories import JUDGE_MODEL, RUBRIC, make_suite, png_bytes, write_legacy_task_dir, write_task_dir
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.recording.import_results import ImportResultsError, import_results
+from trajectories.recording.import_notes import ImportResultsError
+from trajectories.recording.import_results import import_results
 from trajectories.recording.ingest import IngestError, inspect_screenshot
 
 pytestmark = pytest.mark.django_db

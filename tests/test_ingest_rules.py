@@ -21,7 +21,7 @@ from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem
 from tests.factories import RUBRIC, make_run, make_suite, png_bytes
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.recording import ingest
+from trajectories.recording import ingest, rubric_versions
 from trajectories.recording.ingest import IngestError, IngestReport, ScreenshotCache
 
 pytestmark = pytest.mark.django_db
@@ -315,14 +315,14 @@ def test_weights_are_compared_as_numbers_relative_and_absolute(task):
         )
     items = list(task.rubric_items.order_by("position"))
     noise = specs(weights=(1_000_000.0 + 1e-4, 1e-13, 1.0), criteria=criteria)
-    assert ingest._same_rubric(items, noise)  # float noise is no new rubric version
-    assert not ingest._same_rubric(items, specs(weights=(1_000_000.0, 1e-6, 1.0), criteria=criteria))
+    assert rubric_versions._same_rubric(items, noise)  # float noise is no new rubric version
+    assert not rubric_versions._same_rubric(items, specs(weights=(1_000_000.0, 1e-6, 1.0), criteria=criteria))
 
 
 def test_a_judges_rubric_is_compared_with_rubric_bundle_json_by_numbers_too():
     ours = specs(weights=(1_000_000.0, 0.0, 1.0))
-    assert ingest._same_entries(ours, specs(weights=(1_000_000.0 + 1e-4, 1e-13, 1.0)))
-    assert not ingest._same_entries(ours, specs(weights=(1_000_000.0, 1e-6, 1.0)))
+    assert rubric_versions.same_entries(ours, specs(weights=(1_000_000.0 + 1e-4, 1e-13, 1.0)))
+    assert not rubric_versions.same_entries(ours, specs(weights=(1_000_000.0, 1e-6, 1.0)))
 
 
 def test_a_stored_version_matches_whatever_order_its_items_were_written_in(task):
@@ -330,7 +330,7 @@ def test_a_stored_version_matches_whatever_order_its_items_were_written_in(task)
     for entry in reversed(entries):  # written last position first
         RubricItem.objects.create(task=task, version=2, is_current=False, **RubricItem.spec_fields(entry))
     report = IngestReport()
-    found = ingest.rubric_version_for(task, entries, report)
+    found = rubric_versions.rubric_version_for(task, entries, report)
     assert {item.version for item in found.values()} == {2} and report.new_rubric_versions == []
 
 
@@ -344,7 +344,7 @@ def test_a_stored_version_matches_whatever_order_its_items_were_written_in(task)
     ],
 )
 def test_imported_judges_are_named_by_their_source_and_keep_their_settings(source, model, name):
-    judge = ingest.imported_judge(
+    judge = rubric_versions.imported_judge(
         JudgeRecord(source_file=source, model=model, settings={"max_images": 12, "mode": "x"})
     )
     assert judge.name == name and judge.origin == JudgeConfig.Origin.IMPORTED
@@ -352,7 +352,7 @@ def test_imported_judges_are_named_by_their_source_and_keep_their_settings(sourc
 
 
 def test_an_imported_judge_whose_image_count_is_not_a_number_has_none():
-    judge = ingest.imported_judge(
+    judge = rubric_versions.imported_judge(
         JudgeRecord(source_file="judge_results.json", model="m", settings={"max_images": "all"})
     )
     assert judge.max_images is None

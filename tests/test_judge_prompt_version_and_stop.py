@@ -12,8 +12,8 @@ from leaderboard.models import JudgeConfig, RubricItem, Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator, Reply
-from trajectories.evaluations import lifecycle as evaluations
-from trajectories.judging import our_judge as judging
+from trajectories.evaluations import lifecycle
+from trajectories.judging import our_judge
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results
 from trajectories.tasks import run_trajectory
@@ -56,8 +56,8 @@ def test_choosing_the_papers_prompt_records_paper_v1_in_the_judge_configuration(
 
 
 def test_an_unknown_prompt_version_or_persona_file_is_refused_before_any_call(imported_run, tmp_path):
-    with pytest.raises(judging.JudgingError, match="unknown prompt version 'paper-v9'"):
-        judging.build_judge(judging.JudgeSpec(provider="anthropic", prompt_version="paper-v9"))
+    with pytest.raises(our_judge.JudgingError, match="unknown prompt version 'paper-v9'"):
+        our_judge.build_judge(our_judge.JudgeSpec(provider="anthropic", prompt_version="paper-v9"))
     with ProviderSimulator(lambda request: GOOD) as sim:
         with pytest.raises(CommandError, match="invalid choice: 'v9'"):
             judge_cmd(imported_run, sim, "--prompt-version", "v9")
@@ -85,7 +85,7 @@ def test_a_stopped_judge_records_one_error_and_leaves_the_unsent_items_unjudged(
     imported_run.refresh_from_db()
     (reason,) = imported_run.metadata["judge_stopped"].values()
     assert reason.startswith("stopped after 3 calls failed the same way and none succeeded")
-    assert evaluations.progress(imported_run)["judge_stopped"] == imported_run.metadata["judge_stopped"]
+    assert lifecycle.progress(imported_run)["judge_stopped"] == imported_run.metadata["judge_stopped"]
     with ProviderSimulator(lambda request: GOOD) as sim:
         judge_cmd(imported_run, sim)
     imported_run.refresh_from_db()
@@ -95,14 +95,14 @@ def test_a_stopped_judge_records_one_error_and_leaves_the_unsent_items_unjudged(
 
 def test_the_celery_task_reports_the_stop_and_the_task_score(imported_run):
     trajectory = imported_run.trajectories.order_by("pk").first()
-    spec = judging.JudgeSpec(provider="anthropic", concurrency=1)
+    spec = our_judge.JudgeSpec(provider="anthropic", concurrency=1)
     with ProviderSimulator(lambda request: GOOD) as sim:
         spec.base_url = sim.url
-        result = judging.judge_trajectory_by_id(trajectory.pk, spec.as_dict())
+        result = our_judge.judge_trajectory_by_id(trajectory.pk, spec.as_dict())
     assert result["score"] == 100 and result["complete"] is True and "stopped" not in result
     with ProviderSimulator(lambda request: Reply(status=401)) as sim:
         spec.base_url = sim.url
-        result = judging.judge_trajectory_by_id(trajectory.pk, spec.as_dict(), force=True)
+        result = our_judge.judge_trajectory_by_id(trajectory.pk, spec.as_dict(), force=True)
     assert result["stopped"].startswith("stopped after 3 calls")
     assert result["complete"] is False and result["score"] == 0
 
@@ -112,7 +112,7 @@ def test_a_rubric_weight_the_harness_cannot_use_is_an_error_naming_the_item(impo
     item = RubricItem.objects.filter(task=trajectory.task, is_current=True).order_by("position").first()
     RubricItem.objects.filter(pk=item.pk).update(weight=-1)
     config = JudgeConfig.objects.create(name="ours: test", origin=JudgeConfig.Origin.OURS, provider="anthropic")
-    result = judging.trajectory_score(trajectory, config)
+    result = our_judge.trajectory_score(trajectory, config)
     assert f"rubric item {item.rubric_id} (position {item.position}) has weight -1" in result["score_error"]
     assert trajectory.task.task_id in result["score_error"]
 
@@ -152,6 +152,6 @@ def test_the_papers_protocol_is_the_default_beside_published_figures(imported_ru
     assert JudgeConfig.objects.filter(origin="ours", prompt_version="mypc-judge-1").exists()
     # a suite without published figures keeps our prompt: with_protocol_for leaves the spec alone
     other = make_eval_suite(1)[0]
-    spec = judging.JudgeSpec(provider="anthropic")
-    assert judging.with_protocol_for(spec, other.pk).prompt_version == ""
-    assert judging.with_protocol_for(spec, imported_run.suite_id).prompt_version == "paper-v1"
+    spec = our_judge.JudgeSpec(provider="anthropic")
+    assert our_judge.with_protocol_for(spec, other.pk).prompt_version == ""
+    assert our_judge.with_protocol_for(spec, imported_run.suite_id).prompt_version == "paper-v1"

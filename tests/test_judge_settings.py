@@ -18,7 +18,7 @@ from harness.judge.providers import Usage
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
 from tests.test_settings import manage
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results
 
@@ -124,7 +124,7 @@ def test_manage_py_judge_says_estimated_unless_the_price_was_configured(imported
     judged = Judgment.objects.filter(judge__origin="ours").first()
     # every token at $1 per million (cached and cache-write tokens default to the input price)
     assert float(judged.cost_usd) == pytest.approx((judged.input_tokens + judged.output_tokens) / 1e6, abs=1e-6)
-    assert judging.describe_judge_cost(0, "some-new-model").startswith("unknown (no price for some-new-model")
+    assert our_judge.describe_judge_cost(0, "some-new-model").startswith("unknown (no price for some-new-model")
 
 
 @pytest.mark.django_db
@@ -163,9 +163,9 @@ def test_a_classifier_that_cannot_start_refuses_before_any_call(imported_run, se
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     settings.MYPCBENCH_FAILURE_CLASSIFIER = parse_classifier_setting("openai:gpt-5-mini")
     with ProviderSimulator(lambda r: GOOD) as sim:
-        spec = judging.JudgeSpec(provider="anthropic", base_url=sim.url, attempts=1)
-        with pytest.raises(judging.JudgingError, match="MYPCBENCH_FAILURE_CLASSIFIER \\(openai\\): no API key"):
-            judging.build_judge(spec)
+        spec = our_judge.JudgeSpec(provider="anthropic", base_url=sim.url, attempts=1)
+        with pytest.raises(our_judge.JudgingError, match="MYPCBENCH_FAILURE_CLASSIFIER \\(openai\\): no API key"):
+            our_judge.build_judge(spec)
     assert sim.requests == []
 
 

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator, Reply
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results
 
@@ -56,13 +56,13 @@ def test_manage_py_judge_stores_one_judgment_per_item_with_tokens_and_cost(impor
     assert rows[0].signals["judge_notes"]["cited_steps_not_in_trajectory"] == [40]
     assert all(r.input_tokens > 0 and r.output_tokens > 0 and r.cost_usd > 0 for r in rows)
     assert rows[1].cached_tokens > 0  # the second item read the cached prefix
-    usage = judging.run_judge_usage(imported_run, config)
+    usage = our_judge.run_judge_usage(imported_run, config)
     assert usage["judgments"] == 6 and usage["cost_usd"] == sum((r.cost_usd for r in rows), Decimal(0))
     per_trajectory = [
-        judging.trajectory_judge_usage(t, config)["input_tokens"] for t in imported_run.trajectories.all()
+        our_judge.trajectory_judge_usage(t, config)["input_tokens"] for t in imported_run.trajectories.all()
     ]
     assert sum(per_trajectory) == usage["input_tokens"]
-    assert judging.judging_progress(imported_run, config)["done"] == 2
+    assert our_judge.judging_progress(imported_run, config)["done"] == 2
     assert "2/2 trajectories fully judged" in capsys.readouterr().out
 
 
@@ -116,8 +116,8 @@ def test_judge_run_as_a_celery_group_on_the_judging_queue(imported_run, settings
     app.conf.task_always_eager = True
     try:
         with ProviderSimulator(answer) as sim:
-            spec = judging.JudgeSpec.from_settings(provider="anthropic", base_url=sim.url)
-            judging.judge_run(imported_run, spec)
+            spec = our_judge.JudgeSpec.from_settings(provider="anthropic", base_url=sim.url)
+            our_judge.judge_run(imported_run, spec)
             # a redelivered message judges nothing new
             judge_trajectory_task.delay(imported_run.trajectories.first().pk, spec.as_dict())
     finally:

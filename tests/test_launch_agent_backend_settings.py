@@ -11,7 +11,7 @@ from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import qwen_call
-from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import agent_backend, lifecycle
 from trajectories.tasks import run_trajectory
 
 pytestmark = pytest.mark.django_db
@@ -93,10 +93,10 @@ def test_an_unknown_setup_part_and_a_setup_on_the_fake_guest_are_refused(admin_c
 
 
 def test_default_setup_is_all_on_vm_backends_and_none_elsewhere():
-    assert evaluations.setup_parts("qemu") == evaluations.setup_parts("docker", "all")
-    assert "xrandr" in evaluations.setup_parts("qemu")
-    assert evaluations.setup_parts("remote") == () and evaluations.setup_parts("fake") == ()
-    assert evaluations.setup_parts("remote", "dns, xrandr") == ("dns", "xrandr")
+    assert agent_backend.setup_parts("qemu") == agent_backend.setup_parts("docker", "all")
+    assert "xrandr" in agent_backend.setup_parts("qemu")
+    assert agent_backend.setup_parts("remote") == () and agent_backend.setup_parts("fake") == ()
+    assert agent_backend.setup_parts("remote", "dns, xrandr") == ("dns", "xrandr")
 
 
 def test_a_launched_run_records_its_settings_and_the_agent_and_backend_protocol(admin_client, world, queued):
@@ -123,7 +123,7 @@ def test_a_launched_run_records_its_settings_and_the_agent_and_backend_protocol(
     backend = run.metadata["backend_protocol"]
     assert backend["screen_size"] == [1280, 800]
     assert backend["post_boot"] == {"status": "off"} and backend["reset"]
-    rerun = evaluations.rerun(run, "all")
+    rerun = lifecycle.rerun(run, "all")
     assert rerun.metadata["launch"]["agent_settings"]["max_output_tokens"] == 777, "a rerun keeps the settings"
 
 

@@ -38,9 +38,9 @@ from tests.submission_data import (
     upload,
     zip_bytes,
 )
+from trajectories.accounts.tokens import create_token
 from trajectories.judging.our_judge import trajectory_for_judge
 from trajectories.models import Step
-from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,21 +11,20 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.scoring import metrics
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import metrics, outcomes
 
 nan = float("nan")
 
 
-def _run(scores, perfect, steps, ids) -> scoring.RunOutcomes:
+def _run(scores, perfect, steps, ids) -> outcomes.RunOutcomes:
     n = len(scores)
-    return scoring.RunOutcomes(
+    return outcomes.RunOutcomes(
         run_id=1, run_slug="hand", suite_id=1, judge_id=None, judge_name="", judge_origin="",
         weighting="authored", include_stale=False, task_pks=np.arange(n), task_ids=[f"t{i}" for i in range(n)],
         behavioural_types=np.full(n, "personal_lookup", dtype=object),
         apps_touched_bins=np.full(n, "1", dtype=object), task_apps=[frozenset()] * n,
         scores=np.array(scores, dtype=float), perfect=np.array(perfect, dtype=float),
-        status=np.full(np.shape(scores), scoring.GRADED, dtype=object),
+        status=np.full(np.shape(scores), outcomes.GRADED, dtype=object),
         steps=np.array(steps, dtype=float), trajectory_ids=np.array(ids, dtype=np.int64),
     )  # fmt: skip
 
@@ -87,14 +86,14 @@ def test_percentile_and_rank_intervals_cut_the_level_evenly_from_both_tails():
 
 
 def test_a_subset_keeps_everything_about_the_run_and_only_its_tasks_rows():
-    whole = scoring.RunOutcomes(
+    whole = outcomes.RunOutcomes(
         run_id=4, run_slug="pam", suite_id=9, judge_id=2, judge_name="ours", judge_origin="ours",
         weighting="equal", include_stale=True, task_pks=np.array([11, 12, 13]), task_ids=["a", "b", "c"],
         behavioural_types=np.array(["lookup", "action", "lookup"], dtype=object),
         apps_touched_bins=np.array(["1", "2", "3+"], dtype=object),
         task_apps=[frozenset({"mail"}), frozenset({"calendar"}), frozenset({"mail", "docs"})],
         scores=np.array([[1.0], [0.0], [0.5]]), perfect=np.array([[1.0], [0.0], [0.0]]),
-        status=np.full((3, 1), scoring.GRADED, dtype=object), steps=np.array([[3.0], [4.0], [5.0]]),
+        status=np.full((3, 1), outcomes.GRADED, dtype=object), steps=np.array([[3.0], [4.0], [5.0]]),
         trajectory_ids=np.array([[21], [22], [23]]), input_tokens=900, output_tokens=80, cost_usd=1.25,
         from_imported_score=2, notes=["attempts 1 and 3 only"], judge_protocol="paper-v1",
     )  # fmt: skip
@@ -113,13 +112,13 @@ def test_a_subset_keeps_everything_about_the_run_and_only_its_tasks_rows():
 
 
 def test_task_filters_are_combined_every_one_narrowing_the_last():
-    whole = scoring.RunOutcomes(
+    whole = outcomes.RunOutcomes(
         run_id=4, run_slug="pam", suite_id=9, judge_id=None, judge_name="", judge_origin="", weighting="authored",
         include_stale=False, task_pks=np.arange(4), task_ids=["a", "b", "c", "d"],
         behavioural_types=np.array(["lookup", "lookup", "action", "lookup"], dtype=object),
         apps_touched_bins=np.array(["1", "2", "2", "2"], dtype=object),
         task_apps=[frozenset({"mail"}), frozenset({"mail"}), frozenset({"mail"}), frozenset({"docs"})],
-        scores=np.zeros((4, 1)), perfect=np.zeros((4, 1)), status=np.full((4, 1), scoring.GRADED, dtype=object),
+        scores=np.zeros((4, 1)), perfect=np.zeros((4, 1)), status=np.full((4, 1), outcomes.GRADED, dtype=object),
         steps=np.zeros((4, 1)), trajectory_ids=np.zeros((4, 1), dtype=np.int64),
     )  # fmt: skip
     assert whole.task_mask().tolist() == [True] * 4
@@ -137,8 +136,8 @@ def test_a_runs_figures_count_graded_cells_and_perfect_ones_by_their_own_flags()
         [[4, 9, 6], [3, 2, 0]],
         [[1, 2, 3], [4, 5, 6]],
     )
-    run.status = np.array([[scoring.GRADED, scoring.UNJUDGED, scoring.GRADED],
-                           [scoring.GRADED, scoring.ERRORED, scoring.UNFINISHED]], dtype=object)  # fmt: skip
+    run.status = np.array([[outcomes.GRADED, outcomes.UNJUDGED, outcomes.GRADED],
+                           [outcomes.GRADED, outcomes.ERRORED, outcomes.UNFINISHED]], dtype=object)  # fmt: skip
     figures = run.figures()
     assert (figures.cells, figures.known, figures.graded, figures.perfect) == (6, 4, 3, 1)
     assert figures.score_sum == pytest.approx(2.4995)
@@ -169,24 +168,24 @@ def _judged(n, ok, w_ok=None, err=0, w=None) -> dict:
 @pytest.mark.parametrize(
     "cell, agg, rubric, expected",
     [
-        (_cell(status="error", n_steps=0), {}, {}, (scoring.INFRASTRUCTURE, nan, nan, 0)),
-        (_cell(status="error", error="gave up after 3 tries"), {}, {}, (scoring.INFRASTRUCTURE, nan, nan, 0)),
-        (_cell(status="error", error="the app crashed"), {}, {}, (scoring.ERRORED, 0.0, 0.0, 0)),
-        (_cell(status="running"), {}, {}, (scoring.UNFINISHED, nan, nan, 0)),
-        (_cell(), {(1, 7): {True: _judged(2, 2, err=1)}}, {10: (2, 2.0)}, (scoring.INCOMPLETE, nan, nan, 0)),
-        (_cell(), {(1, 7): {True: _judged(1, 1)}}, {10: (2, 2.0)}, (scoring.INCOMPLETE, nan, nan, 0)),
+        (_cell(status="error", n_steps=0), {}, {}, (outcomes.INFRASTRUCTURE, nan, nan, 0)),
+        (_cell(status="error", error="gave up after 3 tries"), {}, {}, (outcomes.INFRASTRUCTURE, nan, nan, 0)),
+        (_cell(status="error", error="the app crashed"), {}, {}, (outcomes.ERRORED, 0.0, 0.0, 0)),
+        (_cell(status="running"), {}, {}, (outcomes.UNFINISHED, nan, nan, 0)),
+        (_cell(), {(1, 7): {True: _judged(2, 2, err=1)}}, {10: (2, 2.0)}, (outcomes.INCOMPLETE, nan, nan, 0)),
+        (_cell(), {(1, 7): {True: _judged(1, 1)}}, {10: (2, 2.0)}, (outcomes.INCOMPLETE, nan, nan, 0)),
         # judged, but the task has no current rubric: nothing to be complete against
-        (_cell(), {(1, 7): {True: _judged(1, 1, w_ok=1.0)}}, {}, (scoring.INCOMPLETE, nan, nan, 0)),
-        (_cell(), {(1, 7): {True: _judged(2, 1, w_ok=3.0)}}, {10: (2, 4.0)}, (scoring.GRADED, 0.75, 0.0, 0)),
+        (_cell(), {(1, 7): {True: _judged(1, 1, w_ok=1.0)}}, {}, (outcomes.INCOMPLETE, nan, nan, 0)),
+        (_cell(), {(1, 7): {True: _judged(2, 1, w_ok=3.0)}}, {10: (2, 4.0)}, (outcomes.GRADED, 0.75, 0.0, 0)),
         # every weight 0: items count equally
-        (_cell(), {(1, 7): {True: _judged(2, 1, w_ok=0.0)}}, {10: (2, 0.0)}, (scoring.GRADED, 0.5, 0.0, 0)),
-        (_cell(), {(1, 7): {False: _judged(2, 2, w_ok=2.0, w=2.0)}}, {10: (3, 3.0)}, (scoring.STALE, nan, nan, 0)),
-        (_cell(), {}, {10: (2, 2.0)}, (scoring.UNJUDGED, nan, nan, 0)),
-        (_cell(imported_score=0.4, imported_score_judge_id=7), {}, {10: (2, 2.0)}, (scoring.GRADED, 0.4, 0.0, 1)),
+        (_cell(), {(1, 7): {True: _judged(2, 1, w_ok=0.0)}}, {10: (2, 0.0)}, (outcomes.GRADED, 0.5, 0.0, 0)),
+        (_cell(), {(1, 7): {False: _judged(2, 2, w_ok=2.0, w=2.0)}}, {10: (3, 3.0)}, (outcomes.STALE, nan, nan, 0)),
+        (_cell(), {}, {10: (2, 2.0)}, (outcomes.UNJUDGED, nan, nan, 0)),
+        (_cell(imported_score=0.4, imported_score_judge_id=7), {}, {10: (2, 2.0)}, (outcomes.GRADED, 0.4, 0.0, 1)),
     ],
 )
 def test_one_cell_by_each_rule_and_only_an_imported_score_counts_as_imported(cell, agg, rubric, expected):
-    status, score, perfect, imported = scoring.score_cell(cell, 7, rubric, agg, "authored", False)
+    status, score, perfect, imported = outcomes.score_cell(cell, 7, rubric, agg, "authored", False)
     assert (status, imported) == (expected[0], expected[3])
     assert score == pytest.approx(expected[1], nan_ok=True) and perfect == pytest.approx(expected[2], nan_ok=True)
 
@@ -202,8 +201,8 @@ def test_one_cell_by_each_rule_and_only_an_imported_score_counts_as_imported(cel
     ],
 )
 def test_a_cell_judged_only_on_an_older_rubric_is_scored_on_it_when_asked(stale, weighting, expected):
-    cell = scoring.score_cell(_cell(), 7, {10: (5, 5.0)}, {(1, 7): {False: stale}}, weighting, True)
-    assert cell == (scoring.GRADED, pytest.approx(expected[0]), expected[1], 0)
+    cell = outcomes.score_cell(_cell(), 7, {10: (5, 5.0)}, {(1, 7): {False: stale}}, weighting, True)
+    assert cell == (outcomes.GRADED, pytest.approx(expected[0]), expected[1], 0)
     assert (
-        scoring.score_cell(_cell(), 7, {10: (5, 5.0)}, {(1, 7): {False: stale}}, weighting, False)[0] == scoring.STALE
+        outcomes.score_cell(_cell(), 7, {10: (5, 5.0)}, {(1, 7): {False: stale}}, weighting, False)[0] == outcomes.STALE
     )

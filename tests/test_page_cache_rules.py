@@ -4,13 +4,14 @@ memo of the data version and of a page's own version (read again once the signal
 at exactly the memo's age; bounded in size), a save that changes which runs are published leaving
 every page of its own version at once, and the cached page's answer (its bytes and type whether
 small or gzipped, and a Vary of exactly Accept-Encoding). Written from the surviving mutants of
-``leaderboard/scoring/page_cache.py`` (bench/README.md, mutation testing)."""
+``mypcbench_site/page_cache.py`` (bench/README.md, mutation testing)."""
 
 import pytest
 from django.core.cache import cache
 from django.test import RequestFactory
 
-from leaderboard.scoring import page_cache, public_version
+from leaderboard.scoring import public_version
+from mypcbench_site import page_cache
 
 NOW = 1_800_000_000.0
 

@@ -12,7 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard.models import JudgeConfig, Run
-from leaderboard.scoring import one_trajectory, outcomes, page_cache, public_version
+from leaderboard.scoring import data_version, one_trajectory, public_version
+from mypcbench_site import page_cache
 from tests.factories import make_run, make_suite
 from trajectories.models import Judgment, Trajectory
 
@@ -108,7 +109,7 @@ def test_every_page_version_is_a_valid_cache_key_on_every_backend(world, setting
     settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 0
     _, (mine, *_), _, _ = world
     versions = [
-        outcomes.data_version(),
+        data_version.data_version(),
         public_version.published_data_version(),
         one_trajectory.trajectory_page_version(mine.pk),
     ]

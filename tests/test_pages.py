@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from leaderboard.catalog.reported import load_reported
 from tests.catalog_data import HOSTILE, add_rubric, build_catalog, make_task
-from tests.html_text import visible_text as text
+from tests.html_text import visible_text
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +30,7 @@ def test_home_leads_to_one_leaderboard_best_first_with_paper_link_and_citation(c
     load_reported()
     response = client.get("/")
     assert response.status_code == 200
-    page = text(response)
+    page = visible_text(response)
     # The headline chart: published figures, best first, each labelled by its protocol and judge.
     values = [bar.value for bar in response.context["chart"]]
     assert values == sorted(values, reverse=True) and values[0] == 55.4
@@ -46,7 +46,7 @@ def test_home_leads_to_one_leaderboard_best_first_with_paper_link_and_citation(c
     assert shown[0] == ("Claude Opus 4.6", 55.4) and shown[-1] == ("Qwen 3.5 9B", 2.7)
     assert [v for _, v in shown] == sorted((v for _, v in shown), reverse=True)
     assert all(r.reported and not r.perfect.has_interval for r in board.context["rows"])
-    assert text(board).replace("&#x27;", "'").count("judged by the paper's judge") == 12
+    assert visible_text(board).replace("&#x27;", "'").count("judged by the paper's judge") == 12
 
 
 def test_home_links_to_suites_tasks_runs_and_trajectories(client):
@@ -63,7 +63,7 @@ def test_home_hides_a_withdrawn_reported_run(client):
     from leaderboard.models import Run
 
     Run.objects.filter(slug="reported-arxiv-computer-bash-gpt-55").update(publication="withdrawn")
-    assert "GPT-5.5" not in text(client.get("/"))
+    assert "GPT-5.5" not in visible_text(client.get("/"))
 
 
 # -- suites ---------------------------------------------------------------------------------
@@ -77,7 +77,7 @@ def test_suite_page_counts_tasks_rubric_items_types_and_bins(client, catalog):
     assert stats.rubric_item_count == 6  # 2 + 3 + 1 current; the stale version-1 items are not counted
     assert stats.by_type["personal_lookup"] == 1 and stats.by_type["pattern_inference"] == 0
     assert stats.by_apps_touched_bin == {"1": 1, "2-3": 1, "4-6": 0, "7+": 1}
-    page = text(response)
+    page = visible_text(response)
     assert "Tasks 3" in page and "Rubric items (current) 6" in page
     assert "Multi-step orchestration 1" in page
 
@@ -85,7 +85,7 @@ def test_suite_page_counts_tasks_rubric_items_types_and_bins(client, catalog):
 def test_suite_list_shows_every_suite_and_unknown_suite_is_404(client, catalog):
     response = client.get(reverse("leaderboard:suite_list"))
     assert [s.suite.slug for s in response.context["suites"]] == ["mypcbench-eval-round0", "demo-v1"]
-    assert "demo" in text(response)
+    assert "demo" in visible_text(response)
     assert client.get("/suites/nope/").status_code == 404
 
 
@@ -100,14 +100,14 @@ def test_task_list_filters_by_type_app_difficulty_and_suite(client, catalog):
     assert task_ids(client.get(url, {"app": "hoolicalendar"})) == ["action-b002", "orchestration-c003"]
     assert task_ids(client.get(url, {"difficulty": "easy", "suite": "mypcbench-eval-round0"})) == ["retrieval-f016"]
     response = client.get(url, {"app": "libreoffice-calc", "difficulty": "hard"})
-    assert task_ids(response) == [] and "No task matches these filters." in text(response)
+    assert task_ids(response) == [] and "No task matches these filters." in visible_text(response)
 
 
 def test_task_list_keeps_filters_selected_and_ignores_unknown_values(client, catalog):
     url = reverse("leaderboard:task_list")
     html = client.get(url, {"type": "bounded_action"}).content.decode()
     assert '<option value="bounded_action" selected>' in html
-    assert "2 tasks match the filters." in text(client.get(url, {"type": "bounded_action"}))
+    assert "2 tasks match the filters." in visible_text(client.get(url, {"type": "bounded_action"}))
     assert len(task_ids(client.get(url, {"type": "no-such-type", "difficulty": "impossible"}))) == 4
 
 
@@ -144,7 +144,7 @@ def test_task_page_shows_trimmed_instruction_rubric_weights_and_assignment(clien
     assert '<blockquote class="instruction">Find Jan\'s   birthday in HooliMail.</blockquote>' in html.replace(
         "&#x27;", "'"
     )
-    page = text(response)
+    page = visible_text(response)
     assert "Criterion 1 of retrieval-f016 (v2)" in page and "(v1)" not in page
     assert "25.0%" in page and "75.0%" in page
     assert "version 2, 1 earlier version kept" in page
@@ -165,15 +165,15 @@ def test_unknown_task_is_404(client, catalog):
 
 
 def test_anonymous_visitors_see_only_published_runs(client, catalog):
-    page = text(client.get(reverse("leaderboard:run_list")))
+    page = visible_text(client.get(reverse("leaderboard:run_list")))
     assert "Published harness run" in page and "Secret draft upload" not in page
     assert client.get(reverse("leaderboard:run_detail", args=["draft-run"])).status_code == 404
     assert client.get(reverse("trajectories:trajectory_detail", args=[catalog.draft_traj.pk])).status_code == 404
-    assert "Secret draft upload" not in text(client.get(reverse("trajectories:trajectory_list")))
+    assert "Secret draft upload" not in visible_text(client.get(reverse("trajectories:trajectory_list")))
 
 
 def test_staff_see_unpublished_runs_marked_as_such(staff_client, catalog):
-    page = text(staff_client.get(reverse("leaderboard:run_list")))
+    page = visible_text(staff_client.get(reverse("leaderboard:run_list")))
     assert "Secret draft upload" in page and "Draft" in page
     assert staff_client.get(reverse("leaderboard:run_detail", args=["draft-run"])).status_code == 200
     assert staff_client.get(reverse("trajectories:trajectory_detail", args=[catalog.draft_traj.pk])).status_code == 200
@@ -181,7 +181,7 @@ def test_staff_see_unpublished_runs_marked_as_such(staff_client, catalog):
 
 def test_run_page_shows_protocol_and_per_trajectory_judgments(client, catalog):
     response = client.get(reverse("leaderboard:run_detail", args=["published-run"]))
-    page = text(response)
+    page = visible_text(response)
     assert "Run by our harness" in page
     assert "Agent type anthropic-cua" in page and "Image tag mypcbench:1.0" in page
     assert "our-judge-v1 (Our judge)" in page
@@ -193,7 +193,7 @@ def test_run_page_shows_protocol_and_per_trajectory_judgments(client, catalog):
 def test_reported_run_page_lists_its_published_figures(client):
     load_reported()
     response = client.get(reverse("leaderboard:run_detail", args=["reported-submission-native-cua-gpt-54"]))
-    page = text(response)
+    page = visible_text(response)
     assert "Reported (published figures, not recomputed)" in page
     assert "By behavioural type" in page and "Pattern inference 41.3" in page
     assert "Rubric % 7+ apps 29.9 " in page
@@ -216,7 +216,7 @@ def test_trajectory_page_lists_steps_screenshots_and_judgments(client, catalog):
         in html
     )
     assert f'<img src="{step2.display_image.url}"' in html and f'href="{step2.screenshot.url}"' in html
-    page = text(response)
+    page = visible_text(response)
     assert "Step 1 turn 1 computer" in page and "Step 2 turn 2 bash" in page
     assert "Error (not a failure)" in page and "Judge API timed out." in page
     assert "stale" in page and "Premature done" in page
@@ -305,11 +305,11 @@ def test_admin_lists_and_opens_every_model(client, catalog, django_user_model):
 def test_a_suite_without_tasks_says_so_in_plain_words_and_only_staff_see_the_command(client, django_user_model):
     load_reported()  # reported figures create the MyPCBench eval-round0 suite before its tasks exist
     url = reverse("leaderboard:suite_detail", args=["mypcbench-eval-round0"])
-    page = text(client.get(url))
+    page = visible_text(client.get(url))
     assert "This suite's tasks are not on this site yet" in page
     assert "manage.py" not in page
     client.force_login(django_user_model.objects.create_user("staff", password="pw", is_staff=True))
-    page = text(client.get(url))
+    page = visible_text(client.get(url))
     assert 'import_tasks all_tasks_with_grading.json --task-types task_types.json --suite "MyPCBench"' in page
 
 
@@ -317,5 +317,5 @@ def test_run_page_shows_an_imported_folder_by_name_not_the_servers_path(client, 
     run = catalog.published
     run.source = "/srv/mypcbench/imports/results-2026-04"
     run.save(update_fields=["source"])
-    page = text(client.get(reverse("leaderboard:run_detail", args=[run.slug])))
+    page = visible_text(client.get(reverse("leaderboard:run_detail", args=[run.slug])))
     assert "Source results-2026-04" in page and "/srv/mypcbench" not in page

@@ -10,7 +10,7 @@ from harness.bundle import StepRecord
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.player import payloads as player
+from trajectories.player import payloads
 from trajectories.recording import ingest, media, selectors
 from trajectories.recording.import_results import import_results
 
@@ -41,7 +41,7 @@ def imported(tmp_path):
 def payload_for(trajectory):
     from django.contrib.auth.models import AnonymousUser
 
-    return player.player_payload(selectors.trajectory_detail(AnonymousUser(), trajectory.pk))
+    return payloads.player_payload(selectors.trajectory_detail(AnonymousUser(), trajectory.pk))
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def first_trajectory(run, task_id="retrieval-f016"):
 
 def test_payload_has_every_step_with_derivative_urls_and_parsed_actions(imported, anonymous):
     t = first_trajectory(imported)
-    data = player.player_payload(selectors.trajectory_detail(anonymous, t.pk))
+    data = payloads.player_payload(selectors.trajectory_detail(anonymous, t.pk))
     steps = data["steps"]
     assert [s["index"] for s in steps] == [1, 2, 3, 4, 5]
     first = steps[0]
@@ -85,7 +85,7 @@ def test_cited_steps_map_to_rubric_items_per_judge(imported, anonymous):
     items = {j.rubric_item.position: j.rubric_item for j in t.judgments.all()}
     Judgment.objects.create(trajectory=t, rubric_item=items[1], judge=judge, verdict="success", cited_steps=[4, 1, 99])
     Judgment.objects.create(trajectory=t, rubric_item=items[2], judge=judge, verdict="error", explanation="API 503")
-    data = player.player_payload(selectors.trajectory_detail(anonymous, t.pk))
+    data = payloads.player_payload(selectors.trajectory_detail(anonymous, t.pk))
     judges = data["judges"]
     # Ours first, then the imported judge from the result folder.
     assert [j["origin"] for j in judges] == ["ours", "imported"]
@@ -120,21 +120,21 @@ def test_missing_derivatives_fall_back_to_the_original_and_media_errors_give_a_p
     assert steps[1]["image"].endswith(".png") and steps[1]["problem"] == ""
     assert steps[2]["image"] == "" and "truncated" in steps[2]["problem"]
     assert steps[2]["original"].endswith(".png")  # still downloadable
-    assert steps[3]["image"] == "" and steps[3]["problem"] == player.NO_SCREENSHOT
+    assert steps[3]["image"] == "" and steps[3]["problem"] == payloads.NO_SCREENSHOT
 
 
 def test_app_is_read_from_ports_then_names():
     def step(**kw):
         return Step(action_text=kw.get("action", ""), model_text=kw.get("text", ""), tool_output=kw.get("out", ""))
 
-    assert player.step_app(step(action="pyautogui.typewrite('localhost:3016/inbox')")) == "HooliMail"
-    assert player.step_app(step(out="curl http://127.0.0.1:3001/api")) == "Gringotts"
+    assert payloads.step_app(step(action="pyautogui.typewrite('localhost:3016/inbox')")) == "HooliMail"
+    assert payloads.step_app(step(out="curl http://127.0.0.1:3001/api")) == "Gringotts"
     # The model's prose never labels a step (issue 13 item 9): only what the agent touched.
-    assert player.step_app(step(text="Now I open hoolicalendar to check")) == ""
-    assert player.step_app(step(action="pyautogui.click(5, 5)", text="Back in HooliMail"), "HooliWork") == "HooliWork"
-    assert player.step_app(step(action="pyautogui.click(1, 2)", text="Thinking")) == ""
+    assert payloads.step_app(step(text="Now I open hoolicalendar to check")) == ""
+    assert payloads.step_app(step(action="pyautogui.click(5, 5)", text="Back in HooliMail"), "HooliWork") == "HooliWork"
+    assert payloads.step_app(step(action="pyautogui.click(1, 2)", text="Thinking")) == ""
     # An unknown port names no app.
-    assert player.step_app(step(action="localhost:8080")) == ""
+    assert payloads.step_app(step(action="localhost:8080")) == ""
 
 
 def test_player_page_embeds_the_payload_as_json_without_inline_script(client, imported):
@@ -186,7 +186,7 @@ def test_a_running_trajectory_polls_and_sees_steps_added_by_ingest(client, impor
     body = client.get(f"/api/trajectories/{live.pk}/steps?since=0").json()
     assert body["running"] is True
     assert [s["index"] for s in body["steps"]] == [1]
-    assert body["steps"][0]["problem"] == player.NO_SCREENSHOT
+    assert body["steps"][0]["problem"] == payloads.NO_SCREENSHOT
 
 
 def test_compare_two_trajectories_of_one_task(client, imported, tmp_path, anonymous):
@@ -194,7 +194,7 @@ def test_compare_two_trajectories_of_one_task(client, imported, tmp_path, anonym
     write_task_dir(make_results, "retrieval-f016", full_judge=[True, True, False])
     second = import_results(make_results, "Second run", model_name="GPT-5.4", publish=True).run
     a, b = first_trajectory(imported), first_trajectory(second)
-    data = player.compare_payload(anonymous, a.pk, b.pk)
+    data = payloads.compare_payload(anonymous, a.pk, b.pk)
     assert data["differing"] == ["R2", "R3"]
     response = client.get(reverse("trajectories:trajectory_compare") + f"?a={a.pk}&b={b.pk}")
     assert response.status_code == 200
@@ -260,8 +260,8 @@ def test_a_visitors_cached_player_is_rebuilt_for_its_own_changes_only(client, im
     # (a run being judged used to rebuild every player page it touched).
     settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 0
     builds = []
-    real = player.player_payload
-    monkeypatch.setattr(player, "player_payload", lambda t: builds.append(t.pk) or real(t))
+    real = payloads.player_payload
+    monkeypatch.setattr(payloads, "player_payload", lambda t: builds.append(t.pk) or real(t))
     t, other = first_trajectory(imported), first_trajectory(imported, "retrieval-f017")
     url = reverse("trajectories:trajectory_player", args=[t.pk])
     judge = JudgeConfig.objects.filter(judgments__trajectory=t).distinct().first()
@@ -302,7 +302,7 @@ def test_a_cached_player_costs_no_query_while_nothing_is_saved(client, imported,
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from leaderboard.scoring import page_cache
+    from mypcbench_site import page_cache
 
     settings.MYPCBENCH_PAGE_REFRESH_SECONDS = 10
     clock = [2_000_000.0]

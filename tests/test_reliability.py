@@ -11,7 +11,7 @@ from leaderboard.models import JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 from trajectories.judging.reliability import cohen_kappa, run_reliability
 from trajectories.models import HumanLabel, Judgment, JudgmentHistory, StateCheckResult, Trajectory
 from trajectories.recording.import_results import import_results
@@ -159,13 +159,13 @@ def test_a_forced_rejudging_keeps_the_replaced_verdicts(tmp_path, monkeypatch, s
     make_suite(["retrieval-f001"])
     write_task_dir(tmp_path / "results", "retrieval-f001")
     run = import_results(tmp_path / "results", "Opus upstream", publish=True).run
-    spec = judging.JudgeSpec(provider="anthropic", model="", base_url="", attempts=1)
+    spec = our_judge.JudgeSpec(provider="anthropic", model="", base_url="", attempts=1)
     with ProviderSimulator(lambda request: GOOD) as sim:
         spec.base_url = sim.url
-        judging.judge_run_inline(run, judging.build_judge(spec))
+        our_judge.judge_run_inline(run, our_judge.build_judge(spec))
     with ProviderSimulator(lambda request: BAD if "Replies to the sender" in request.last_text else GOOD) as sim:
         spec.base_url = sim.url
-        judging.judge_run_inline(run, judging.build_judge(spec), force=True)
+        our_judge.judge_run_inline(run, our_judge.build_judge(spec), force=True)
     ours = Judgment.objects.filter(judge__origin="ours")
     assert ours.count() == 3  # still one judgment per key
     assert JudgmentHistory.objects.filter(judgment__in=ours).count() == 3

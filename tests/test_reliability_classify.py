@@ -9,7 +9,7 @@ from harness.judge.failure_modes import OTHER, PARTIAL_ARTIFACT, PREMATURE_DONE,
 from harness.judge.providers import make_provider
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator, Reply
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results
 
@@ -85,8 +85,8 @@ def run(tmp_path, keys, settings):
 
 
 def judge(run, sim, force=False):
-    spec = judging.JudgeSpec(provider="anthropic", base_url=sim.url, attempts=1)
-    judging.judge_run_inline(run, judging.build_judge(spec), force=force)
+    spec = our_judge.JudgeSpec(provider="anthropic", base_url=sim.url, attempts=1)
+    our_judge.judge_run_inline(run, our_judge.build_judge(spec), force=force)
     return Judgment.objects.get(judge__origin="ours", verdict="failure")
 
 

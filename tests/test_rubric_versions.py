@@ -12,8 +12,9 @@ import pytest
 from harness.taskfile import RubricSpec
 from leaderboard.models import RubricItem
 from tests.factories import RUBRIC, make_run, make_suite
-from trajectories.recording import ingest
-from trajectories.recording.ingest import IngestReport, rubric_version_for
+from trajectories.recording import rubric_versions
+from trajectories.recording.ingest import IngestReport
+from trajectories.recording.rubric_versions import rubric_version_for
 
 pytestmark = pytest.mark.django_db
 
@@ -127,23 +128,23 @@ def bundle_with(rubric):
 
 def test_drift_from_the_current_rubric_is_said_once_per_task(task, run):
     report = IngestReport()
-    ingest._record_rubric_drift(run, task, bundle_with(RUBRIC), report)
-    ingest._record_rubric_drift(run, task, bundle_with(None), report)
+    rubric_versions.record_rubric_drift(run, task, bundle_with(RUBRIC), report)
+    rubric_versions.record_rubric_drift(run, task, bundle_with(None), report)
     assert report.rubric_drift == [] and report.new_rubric_versions == []
 
     two = RUBRIC[:2]
-    ingest._record_rubric_drift(run, task, bundle_with(two), report)
+    rubric_versions.record_rubric_drift(run, task, bundle_with(two), report)
     assert report.rubric_drift == [
         "retrieval-f016: rubric_bundle.json (2 items) differs from the suite's current rubric (version 1, 3 items); "
         "kept as rubric version 2 of this run"
     ]
     kept = RubricItem.objects.filter(task=task, version=2)
     assert [(i.is_current, i.source_run) for i in kept] == [(False, run), (False, run)]
-    ingest._record_rubric_drift(run, task, bundle_with(two), report)  # a second attempt: not said again
+    rubric_versions.record_rubric_drift(run, task, bundle_with(two), report)  # a second attempt: not said again
     assert len(report.rubric_drift) == 1 and len(versions(task)) == 2
 
     later = IngestReport()  # another import of the same rubric finds the stored version
-    ingest._record_rubric_drift(run, task, bundle_with(two), later)
+    rubric_versions.record_rubric_drift(run, task, bundle_with(two), later)
     assert later.rubric_drift == [
         "retrieval-f016: rubric_bundle.json (2 items) differs from the suite's current rubric (version 1, 3 items); "
         "the same as stored rubric version 2"
@@ -152,7 +153,7 @@ def test_drift_from_the_current_rubric_is_said_once_per_task(task, run):
 
 
 def test_a_judges_rubric_compared_with_the_bundles():
-    same = ingest._same_entries
+    same = rubric_versions.same_entries
     assert same(entries(), [replace(e, verification="other", content_hash="x") for e in entries()])
     assert same(entries(), [replace(e, criterion=f" {e.criterion}\t") for e in entries()])
     assert not same(entries(), [replace(entries()[0], weight=0.51), *entries()[1:]])
@@ -162,7 +163,7 @@ def test_a_judges_rubric_compared_with_the_bundles():
 
 
 def test_judges_named_for_their_provider():
-    assert [ingest._provider(m) for m in ["Gemini-3.1-flash", "claude-opus-4-6", "GPT-5", "qwen3-vl", ""]] == [
+    assert [rubric_versions._provider(m) for m in ["Gemini-3.1-flash", "claude-opus-4-6", "GPT-5", "qwen3-vl", ""]] == [
         "google",
         "anthropic",
         "openai",

@@ -6,7 +6,7 @@ import pytest
 
 from leaderboard.analysis.queries import HeatmapFilters, TaxonomyFilters
 from leaderboard.models import App, JudgeConfig, Model, Run, Suite
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import outcomes
 from leaderboard.scoring.filters import BoardFilters, RunFilters, filterable_judges, run_filter_options, scored_slice
 from tests.catalog_data import add_rubric, make_task
 from trajectories.models import Judgment, Trajectory
@@ -189,11 +189,11 @@ def test_a_slice_is_scored_at_the_pages_version_so_the_pages_scorings_are_shared
     scoring instead of scoring them again at the data version of the moment."""
     runs = _scored_pair()
     computed = []
-    real = scoring._compute
-    monkeypatch.setattr(scoring, "_compute", lambda *a: computed.append(a[1]) or real(*a))
+    real = outcomes._compute
+    monkeypatch.setattr(outcomes, "_compute", lambda *a: computed.append(a[1]) or real(*a))
     filters = RunFilters.from_query(query)
-    scoring.run_outcomes(runs, version="page-7")
-    scoring.judged_outcomes(runs, version="page-7")
+    outcomes.run_outcomes(runs, version="page-7")
+    outcomes.judged_outcomes(runs, version="page-7")
     assert computed == ["default", "all"]
     scored_slice(runs, filters, version="page-7", every_judge=every_judge)
     assert computed == ["default", "all"], "scored again, not shared with the page"

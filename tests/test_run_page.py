@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from leaderboard.models import Run
-from tests import run_page_data as data
-from trajectories.evaluations import lifecycle as evaluations
+from tests import run_page_data
+from trajectories.evaluations import lifecycle
 from trajectories.recording import live_ingest
 from trajectories.tasks import run_trajectory
 
@@ -37,20 +37,20 @@ def rows_by_task(progress) -> dict:
 
 
 def test_each_row_follows_its_trajectory_from_queued_to_judged():
-    run, _ = data.launch(3)
-    first, second, third = data.trajectories(run)
-    rows = rows_by_task(evaluations.progress(run))
+    run, _ = run_page_data.launch(3)
+    first, second, third = run_page_data.trajectories(run)
+    rows = rows_by_task(lifecycle.progress(run))
     assert [rows[t.task.task_id]["status"] for t in (first, second, third)] == ["queued"] * 3
     assert rows["action-e001"]["player_url"] is None, "nothing to play before the first step"
 
-    data.start(first)
-    data.record_step(first, 1)
-    data.record_step(first, 2)
-    data.start(second)
+    run_page_data.start(first)
+    run_page_data.record_step(first, 1)
+    run_page_data.record_step(first, 2)
+    run_page_data.start(second)
     for index in range(1, 5):
-        data.record_step(second, index)
-    data.finish(second, 4)
-    progress = evaluations.progress(Run.objects.get(pk=run.pk))
+        run_page_data.record_step(second, index)
+    run_page_data.finish(second, 4)
+    progress = lifecycle.progress(Run.objects.get(pk=run.pk))
     rows = rows_by_task(progress)
     running, finished, queued = rows["action-e001"], rows["action-e002"], rows["action-e003"]
     assert (running["status_display"], running["steps"], running["ended_by_display"]) == ("Running", 2, "")
@@ -62,24 +62,24 @@ def test_each_row_follows_its_trajectory_from_queued_to_judged():
         "queued": 1, "running": 1, "done": 1, "judged": 0, "steps": 6, "live": True,
     }  # fmt: skip
 
-    data.judge(second, ["success"])  # one of two rubric items so far
-    row = rows_by_task(evaluations.progress(run))["action-e002"]
+    run_page_data.judge(second, ["success"])  # one of two rubric items so far
+    row = rows_by_task(lifecycle.progress(run))["action-e002"]
     assert (row["judging"], row["score"], row["passed"], row["judged"]) == ("judging", None, 1, 1)
-    data.judge(second, [None, "failure"])
-    row = rows_by_task(evaluations.progress(run))["action-e002"]
+    run_page_data.judge(second, [None, "failure"])
+    row = rows_by_task(lifecycle.progress(run))["action-e002"]
     assert (row["judging"], row["score"], row["passed"], row["judged"]) == ("graded", 0.5, 1, 2)
 
 
 def test_a_graded_trajectory_shows_its_rubric_score_and_a_judge_error_is_unknown_not_a_failure():
-    run, _ = data.launch(2)
-    graded, errored = data.trajectories(run)
+    run, _ = run_page_data.launch(2)
+    graded, errored = run_page_data.trajectories(run)
     for trajectory in (graded, errored):
-        data.start(trajectory)
-        data.record_step(trajectory, 1)
-        data.finish(trajectory, 1)
-    data.judge(graded, ["success", "failure"])
-    data.judge(errored, ["success", "error"])
-    progress = evaluations.progress(Run.objects.get(pk=run.pk))
+        run_page_data.start(trajectory)
+        run_page_data.record_step(trajectory, 1)
+        run_page_data.finish(trajectory, 1)
+    run_page_data.judge(graded, ["success", "failure"])
+    run_page_data.judge(errored, ["success", "error"])
+    progress = lifecycle.progress(Run.objects.get(pk=run.pk))
     rows = rows_by_task(progress)
     assert (rows["action-e001"]["judging"], rows["action-e001"]["score"]) == ("graded", 0.5)
     assert (rows["action-e001"]["passed"], rows["action-e001"]["judged"]) == (1, 2)
@@ -89,32 +89,32 @@ def test_a_graded_trajectory_shows_its_rubric_score_and_a_judge_error_is_unknown
 
 
 def test_an_interrupted_trajectory_shows_the_steps_it_recorded():
-    run, _ = data.launch(1)
-    (trajectory,) = data.trajectories(run)
-    data.start(trajectory)
-    data.record_step(trajectory, 1)
-    data.record_step(trajectory, 2)
-    data.record_step(trajectory, 3)
+    run, _ = run_page_data.launch(1)
+    (trajectory,) = run_page_data.trajectories(run)
+    run_page_data.start(trajectory)
+    run_page_data.record_step(trajectory, 1)
+    run_page_data.record_step(trajectory, 2)
+    run_page_data.record_step(trajectory, 3)
     from trajectories.models import VmSlot
 
     VmSlot.objects.filter(trajectory=trajectory).update(expires_at="2000-01-01T00:00:00Z")  # the worker died
-    row = evaluations.progress(Run.objects.get(pk=run.pk))["trajectories"][0]
+    row = lifecycle.progress(Run.objects.get(pk=run.pk))["trajectories"][0]
     assert (row["status"], row["steps"], row["judging"]) == ("interrupted", 3, "")
     assert row["player_url"], "the recorded steps can be played"
 
 
 def test_a_cancelled_run_is_followed_until_its_running_trajectory_stops(no_broker):
-    run, _ = data.launch(2)
-    running, queued = data.trajectories(run)
-    data.start(running)
-    evaluations.cancel(Run.objects.get(pk=run.pk))
-    progress = evaluations.progress(Run.objects.get(pk=run.pk))
+    run, _ = run_page_data.launch(2)
+    running, queued = run_page_data.trajectories(run)
+    run_page_data.start(running)
+    lifecycle.cancel(Run.objects.get(pk=run.pk))
+    progress = lifecycle.progress(Run.objects.get(pk=run.pk))
     assert (progress["status"], progress["live"], progress["cancellable"]) == ("cancelled", True, False)
     row = rows_by_task(progress)["action-e002"]
     assert (row["status"], row["ended_by_display"]) == ("interrupted", "")
     assert row["note"].startswith("run cancelled by a maintainer before this trajectory started")
     live_ingest.close(running, steps=0, ended_by="unknown", status="interrupted", error="run cancelled")
-    assert evaluations.progress(Run.objects.get(pk=run.pk))["live"] is False
+    assert lifecycle.progress(Run.objects.get(pk=run.pk))["live"] is False
 
 
 # ---------------------------------------------------------------- a constant number of queries
@@ -122,16 +122,16 @@ def test_a_cancelled_run_is_followed_until_its_running_trajectory_stops(no_broke
 
 def _run_in_every_state(n_tasks: int) -> Run:
     """A third of the trajectories running with steps, a third finished and judged, the rest queued."""
-    run, _ = data.launch(n_tasks)
-    for i, trajectory in enumerate(data.trajectories(run)):
+    run, _ = run_page_data.launch(n_tasks)
+    for i, trajectory in enumerate(run_page_data.trajectories(run)):
         if i % 3 == 2:
             continue
-        data.start(trajectory)
+        run_page_data.start(trajectory)
         for index in (1, 2):
-            data.record_step(trajectory, index)
+            run_page_data.record_step(trajectory, index)
         if i % 3 == 1:
-            data.finish(trajectory, 2)
-            data.judge(trajectory, ["success", "failure"])
+            run_page_data.finish(trajectory, 2)
+            run_page_data.judge(trajectory, ["success", "failure"])
     return run
 
 
@@ -159,10 +159,10 @@ def test_the_progress_endpoint_answers_in_the_same_number_of_queries_for_3_or_30
 
 
 def test_the_table_is_rendered_from_the_same_rows_the_page_polls(admin_client):
-    run, _ = data.launch(2)
-    running, queued = data.trajectories(run)
-    data.start(running)
-    data.record_step(running, 1)
+    run, _ = run_page_data.launch(2)
+    running, queued = run_page_data.trajectories(run)
+    run_page_data.start(running)
+    run_page_data.record_step(running, 1)
     page = admin_client.get(reverse("leaderboard:run_detail", args=[run.slug])).content.decode()
     assert f'<tr data-trajectory="{running.pk}" data-status="running">' in page
     assert f'<tr data-trajectory="{queued.pk}" data-status="queued">' in page
@@ -173,10 +173,10 @@ def test_the_table_is_rendered_from_the_same_rows_the_page_polls(admin_client):
 
 
 def test_a_finished_run_page_does_not_poll():
-    run, _ = data.launch(1)
-    (trajectory,) = data.trajectories(run)
-    data.start(trajectory)
-    data.finish(trajectory, 0, ended_by="error", status="error")
+    run, _ = run_page_data.launch(1)
+    (trajectory,) = run_page_data.trajectories(run)
+    run_page_data.start(trajectory)
+    run_page_data.finish(trajectory, 0, ended_by="error", status="error")
     admin = User.objects.create_superuser("boss", password="pw")
     client = Client()
     client.force_login(admin)
@@ -189,9 +189,9 @@ def test_a_finished_run_page_does_not_poll():
 
 
 def test_cancel_asks_first_then_cancels_and_says_so(admin_client, no_broker):
-    run, _ = data.launch(3)
-    running, *_ = data.trajectories(run)
-    data.start(running)
+    run, _ = run_page_data.launch(3)
+    running, *_ = run_page_data.trajectories(run)
+    run_page_data.start(running)
     page_url = reverse("leaderboard:run_detail", args=[run.slug])
     cancel_url = reverse("trajectories:run_cancel", args=[run.slug])
     assert f'href="{cancel_url}"' in admin_client.get(page_url).content.decode()
@@ -211,10 +211,10 @@ def test_cancel_asks_first_then_cancels_and_says_so(admin_client, no_broker):
 
 
 def test_cancelling_a_finished_run_is_refused_with_the_reason(admin_client, no_broker):
-    run, _ = data.launch(1)
-    (trajectory,) = data.trajectories(run)
-    data.start(trajectory)
-    data.finish(trajectory, 0)
+    run, _ = run_page_data.launch(1)
+    (trajectory,) = run_page_data.trajectories(run)
+    run_page_data.start(trajectory)
+    run_page_data.finish(trajectory, 0)
     url = reverse("trajectories:run_cancel", args=[run.slug])
     assert "there is nothing to cancel" in admin_client.get(url).content.decode()
     page = admin_client.post(url, follow=True).content.decode()
@@ -223,12 +223,12 @@ def test_cancelling_a_finished_run_is_refused_with_the_reason(admin_client, no_b
 
 
 def test_rerun_failed_from_the_run_page_links_the_new_run(admin_client, no_broker):
-    run, _ = data.launch(3)
-    done, failed, errored = data.trajectories(run)
+    run, _ = run_page_data.launch(3)
+    done, failed, errored = run_page_data.trajectories(run)
     for trajectory, ended_by, status in ((done, "done", "finished"), (failed, "fail", "finished"),
                                          (errored, "error", "error")):  # fmt: skip
-        data.start(trajectory)
-        data.finish(trajectory, 0, ended_by=ended_by, status=status)
+        run_page_data.start(trajectory)
+        run_page_data.finish(trajectory, 0, ended_by=ended_by, status=status)
     response = admin_client.post(reverse("trajectories:run_rerun", args=[run.slug]), {"which": "failed"}, follow=True)
     new = Run.objects.get(parent=run)
     assert response.redirect_chain == [(reverse("leaderboard:run_detail", args=[run.slug]), 302)]
@@ -240,7 +240,7 @@ def test_rerun_failed_from_the_run_page_links_the_new_run(admin_client, no_broke
 
 
 def test_rerun_the_whole_run_or_one_task(admin_client, no_broker):
-    run, tasks = data.launch(2)
+    run, tasks = run_page_data.launch(2)
     url = reverse("trajectories:run_rerun", args=[run.slug])
     admin_client.post(url, {"which": "all"})
     admin_client.post(url, {"which": "task", "task": tasks[1].pk})
@@ -250,8 +250,8 @@ def test_rerun_the_whole_run_or_one_task(admin_client, no_broker):
 
 
 def test_a_bad_rerun_request_names_what_was_wrong_and_queues_nothing(admin_client, no_broker):
-    run, _ = data.launch(1)
-    other_run, other_tasks = data.launch(1)
+    run, _ = run_page_data.launch(1)
+    other_run, other_tasks = run_page_data.launch(1)
     url = reverse("trajectories:run_rerun", args=[run.slug])
     page = admin_client.post(url, {"which": "task"}, follow=True).content.decode()
     assert "Nothing was queued: task: choose the task to rerun" in page
@@ -265,7 +265,7 @@ def test_a_bad_rerun_request_names_what_was_wrong_and_queues_nothing(admin_clien
 
 
 def test_staff_actions_need_the_csrf_token(no_broker):
-    run, _ = data.launch(1)
+    run, _ = run_page_data.launch(1)
     client = Client(enforce_csrf_checks=True)
     client.force_login(User.objects.create_superuser("boss", password="pw"))
     assert client.post(reverse("trajectories:run_cancel", args=[run.slug])).status_code == 403

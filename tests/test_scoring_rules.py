@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 from django.core.cache import cache
 
+import leaderboard.boards.board
 from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_task_dir, scores_summary
 from harness.scoring import run_figures
-from leaderboard.boards import board as leaderboard
-from leaderboard.boards.board import BoardFilters
 from leaderboard.models import Run
-from leaderboard.scoring import bootstrap, metrics
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import bootstrap, data_version, metrics, outcomes
+from leaderboard.scoring.filters import BoardFilters
 from tests.board_data import build_board, judge, traj
 from trajectories.models import Trajectory
 
@@ -36,7 +35,7 @@ def new_run(board, name, **kw):
 def board_rows(user=None):
     from django.contrib.auth.models import AnonymousUser
 
-    b = leaderboard.board(user or AnonymousUser(), BoardFilters.from_query({}))
+    b = leaderboard.boards.board.board(user or AnonymousUser(), BoardFilters.from_query({}))
     return {(r.run_slug, r.judge_name): r for r in b.rows}, b
 
 
@@ -44,7 +43,7 @@ def board_rows(user=None):
 
 
 def test_bounds_beside_each_figure(board, client):
-    a = scoring.run_outcomes([board.a])[board.a.pk].figures()
+    a = outcomes.run_outcomes([board.a])[board.a.pk].figures()
     # run A: 6 cells; t1 1, t2 0.5, t3 0.75, t6 1 graded, t5 missing 0, t4 unknown (error verdict)
     assert (a.cells, a.known, a.unknown, a.perfect) == (6, 5, 1, 2)
     assert a.score_bounds == (pytest.approx(3.25 / 6), pytest.approx(4.25 / 6))
@@ -82,7 +81,10 @@ def test_a_run_whose_outcomes_are_mostly_unknown_does_not_outrank_a_complete_one
     assert rx.perfect.value == 100.0  # the point estimate over known tasks is still shown
     assert rx.rank_value == pytest.approx(100 / 3) and ry.rank_value == pytest.approx(200 / 3)
     assert ry.rank == 1 and rx.rank > 1
-    assert rx.ranked_on == leaderboard.RANKED_ON_LOWER_BOUND and ry.ranked_on == leaderboard.RANKED_ON_COMPLETE
+    assert (
+        rx.ranked_on == leaderboard.boards.board.RANKED_ON_LOWER_BOUND
+        and ry.ranked_on == leaderboard.boards.board.RANKED_ON_COMPLETE
+    )
     exported = {r["run"]: r for r in json.loads(client.get("/leaderboard/?format=json").content)["rows"]}
     assert exported["run-x"]["ranked_on"].startswith("lower bound")
     assert exported["run-x"]["perfect_lower_bound"] == 33.3 and exported["run-x"]["perfect_upper_bound"] == 100.0
@@ -99,14 +101,14 @@ def test_a_vm_that_never_started_and_a_queued_trajectory_are_unknown_not_failure
     traj(z, board.tasks["t3"], 0, status="queued")
     for tid in ("t4", "t5", "t6"):
         judge(traj(z, board.tasks[tid], 4), board.items[tid], [F] * len(board.items[tid]), board.ours)
-    o = scoring.run_outcomes([z])[z.pk]
+    o = outcomes.run_outcomes([z])[z.pk]
     assert list(o.status[:, 0]) == ["graded", "infrastructure", "unfinished", "graded", "graded", "graded"]
     # known: t1 perfect, t4-t6 failed -> 1 of 4; unknown 2, so bounds 1/6 .. 3/6
     assert o.perfect_k_n() == (1, 4)
     assert o.mean_score() == pytest.approx(0.25)
     assert o.counts()["infrastructure"] == 1 and o.counts()["unfinished"] == 1
     # an agent that acted and then errored is still the agent's failure (run B's t3, 30 steps)
-    assert scoring.run_outcomes([board.b])[board.b.pk].status[2, 0] == "errored"
+    assert outcomes.run_outcomes([board.b])[board.b.pk].status[2, 0] == "errored"
     html = client.get("/leaderboard/").content.decode()
     row = html[html.index('data-run="run-z"') :]
     row = row[: row.index("</tr>")]
@@ -124,7 +126,7 @@ def test_attempts_numbered_from_1_score_as_the_runs_attempts(board):
             continue
         for attempt in (1, 2, 3):
             judge(traj(w, board.tasks[tid], 5, attempt=attempt), items, [S] * len(items), board.ours)
-    o = scoring.run_outcomes([w])[w.pk]
+    o = outcomes.run_outcomes([w])[w.pk]
     assert o.attempts == 3
     assert o.perfect_k_n() == (18, 18)  # not 18 of 24 with an "attempt 0" counted missing
     assert o.counts()["missing"] == 0
@@ -135,7 +137,7 @@ def test_attempt_numbers_with_gaps_are_named_in_the_runs_note(board):
     w = new_run(board, "Run-G")
     for attempt in (0, 2, 5):
         judge(traj(w, board.tasks["t1"], 5, attempt=attempt), board.items["t1"], [S], board.ours)
-    o = scoring.run_outcomes([w])[w.pk]
+    o = outcomes.run_outcomes([w])[w.pk]
     assert o.attempts == 3
     assert "attempt numbers 0, 2, 5 are not numbered from 0 without gaps: scored in order as attempts 1 to 3" in o.notes
 
@@ -151,19 +153,19 @@ def test_attempt_numbers_with_gaps_are_named_in_the_runs_note(board):
     ],
 )
 def test_attempt_numbers_are_written_as_a_range_or_the_first_six(numbers, text):
-    assert scoring._numbers_text(numbers) == text
+    assert outcomes._numbers_text(numbers) == text
 
 
 def test_the_declared_number_of_attempts_is_the_grid(board):
     v = new_run(board, "Run-V", attempts_per_task=2)
     judge(traj(v, board.tasks["t1"], 5), board.items["t1"], [S], board.ours)
-    o = scoring.run_outcomes([v])[v.pk]
+    o = outcomes.run_outcomes([v])[v.pk]
     # 6 tasks x 2 declared attempts; only t1's first exists: 1 perfect of 12, 11 missing (failures)
     assert o.attempts == 2 and o.perfect_k_n() == (1, 12) and o.counts()["missing"] == 11
     one = new_run(board, "Run-U1", attempts_per_task=1)
     judge(traj(one, board.tasks["t1"], 5, attempt=0), board.items["t1"], [F], board.ours)
     judge(traj(one, board.tasks["t1"], 5, attempt=1), board.items["t1"], [S], board.ours)
-    o = scoring.run_outcomes([one])[one.pk]
+    o = outcomes.run_outcomes([one])[one.pk]
     assert o.attempts == 1 and o.perfect_k_n() == (0, 6)
     assert "1 trajectories are attempts beyond the 1 declared per task and were not scored" in o.notes
 
@@ -173,7 +175,7 @@ def test_the_declared_number_of_attempts_is_the_grid(board):
 
 def _outcomes(scores, strata, slug):
     n, r = scores.shape
-    return scoring.RunOutcomes(
+    return outcomes.RunOutcomes(
         run_id=0,
         run_slug=slug,
         suite_id=0,
@@ -267,7 +269,7 @@ def test_scores_json_and_the_site_share_one_rule(board):
         s["perfect_rate"],
         tuple(s["avg_score_bounds"]),
     )
-    a = scoring.run_outcomes([board.a])[board.a.pk]
+    a = outcomes.run_outcomes([board.a])[board.a.pk]
     assert a.mean_score() == run_figures([1, 0.5, 0.75, None, 0.0, 1]).mean_score
 
 
@@ -314,18 +316,18 @@ def test_scores_json_reuses_a_task_score_only_from_the_same_judge(tmp_path):
 
 def version_seen_elsewhere() -> str:
     """The data version as another process sees it: its cache never heard this process's signals."""
-    cache.delete(scoring._SIGNAL_VERSION_KEY)
-    return scoring.data_version()
+    cache.delete(data_version.signal_version_key())
+    return data_version.data_version()
 
 
 def test_a_bulk_status_update_is_seen_by_cached_scores(board):
     running = board.c.trajectories.get()
     running.n_steps = 3
     running.save()
-    before = scoring.run_outcomes([board.c], version=version_seen_elsewhere())[board.c.pk]
+    before = outcomes.run_outcomes([board.c], version=version_seen_elsewhere())[board.c.pk]
     assert before.status[0, 0] == "unfinished"
     Trajectory.objects.filter(pk=running.pk).update(status="error")  # as a worker's failure path does
-    after = scoring.run_outcomes([board.c], version=version_seen_elsewhere())[board.c.pk]
+    after = outcomes.run_outcomes([board.c], version=version_seen_elsewhere())[board.c.pk]
     assert after.status[0, 0] == "errored"
 
 
@@ -439,8 +441,8 @@ def test_judgment_writes_from_another_process_move_the_data_version(board):
     )
     after = version_seen_elsewhere()
     assert after != before
-    assert scoring.run_outcomes([board.a], version=after)[board.a.pk].status[3, 0] == "graded"
-    # failure modes written in bulk (trajectories.judging.failure_signals)
+    assert outcomes.run_outcomes([board.a], version=after)[board.a.pk].status[3, 0] == "graded"
+    # failure modes written in bulk (trajectories.recording.failure_signals)
     failed = list(Judgment.objects.filter(verdict="failure")[:2])
     for j in failed:
         j.failure_mode = "premature_done"
@@ -461,6 +463,6 @@ def test_a_worker_failure_mid_run_is_infrastructure_not_the_agents_failure(harne
         lifecycle.execute_trajectory(t.pk)
     t.refresh_from_db()
     assert t.status == "error" and t.n_steps == 4 and t.error.startswith("the worker failed")
-    o = scoring.run_outcomes([harness_run], version=version_seen_elsewhere())[harness_run.pk]
+    o = outcomes.run_outcomes([harness_run], version=version_seen_elsewhere())[harness_run.pk]
     task = list(o.task_ids).index(t.task.task_id)
     assert o.status[task, 0] == "infrastructure" and np.isnan(o.scores[task, 0])

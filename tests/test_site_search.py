@@ -4,16 +4,16 @@ runs and their trajectories), every word must match, pages of results, and hosti
 import pytest
 
 from leaderboard.models import Run
-from tests import run_page_data as data
+from tests import run_page_data
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def site():
-    run, tasks = data.launch(2)
+    run, tasks = run_page_data.launch(2)
     Run.objects.filter(pk=run.pk).update(publication=Run.Publication.PUBLISHED, name="Careful opus run")
-    hidden, _ = data.launch(1)
+    hidden, _ = run_page_data.launch(1)
     Run.objects.filter(pk=hidden.pk).update(publication=Run.Publication.DRAFT, name="Secret draft run")
     run.refresh_from_db()
     hidden.refresh_from_db()

@@ -20,7 +20,7 @@ from harness.taskfile import TaskFileError, load_tasks
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import JudgeConfig, RubricItem
 from trajectories.models import Judgment, StateCheckResult, Trajectory
-from trajectories.player import payloads as player
+from trajectories.player import payloads
 from trajectories.recording import selectors
 from trajectories.recording.import_results import import_results
 
@@ -102,7 +102,7 @@ def test_imported_checks_show_beside_the_verdict(tmp_path, env, client):
         verdict = "success" if item.position in (1, 4) else "failure"
         Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=judge, verdict=verdict)
 
-    data = player.player_payload(selectors.trajectory_detail(AnonymousUser(), trajectory.pk))
+    data = payloads.player_payload(selectors.trajectory_detail(AnonymousUser(), trajectory.pk))
     shown = {it["rubric_id"]: (it["verdict"], it["state_check"]) for it in data["judges"][0]["items"]}
     assert shown["R1"][1]["label"] == "passed"
     assert shown["R2"][1]["status"] == "failed" and "7 /home/user/list.csv" in shown["R2"][1]["detail"]
@@ -192,7 +192,7 @@ def test_a_malformed_state_checks_file_is_a_clear_error(tmp_path, env):
 @pytest.mark.django_db
 def test_runs_launched_from_the_site_store_their_checks(monkeypatch, settings):
     from tests.evaluation_data import PLAN, make_eval_suite
-    from trajectories.evaluations import lifecycle as evaluations
+    from trajectories.evaluations import lifecycle
     from trajectories.tasks import run_trajectory
 
     settings.MYPCBENCH_DERIVATIVES = "off"
@@ -204,8 +204,8 @@ def test_runs_launched_from_the_site_store_their_checks(monkeypatch, settings):
     # The fake guest runs no shell: it prints nothing and exits 0, so "" passes and "done" fails.
     RubricItem.objects.filter(pk=first.pk).update(state_check={"command": "test -f /tmp/r", "expected": ""})
     RubricItem.objects.filter(pk=second.pk).update(state_check={"command": "cat /tmp/r", "expected": "done"})
-    spec = evaluations.LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN, tasks=[tasks[0]])
-    evaluations.launch_run(spec, None)
+    spec = lifecycle.LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN, tasks=[tasks[0]])
+    lifecycle.launch_run(spec, None)
     assert run_trajectory.run(queued[0]) == "done"
     stored = StateCheckResult.objects.filter(trajectory_id=queued[0]).order_by("rubric_item__position")
     assert [(r.rubric_item_id, r.status) for r in stored] == [(first.pk, "passed"), (second.pk, "failed")]

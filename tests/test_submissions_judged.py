@@ -16,7 +16,7 @@ from leaderboard.models import JudgeConfig, Run
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
 from tests.submission_data import METADATA, TASK_IDS, files_under, folder_entries, good_entries, upload, zip_bytes
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 from trajectories.models import Judgment, Submission
 from trajectories.submissions import review, uploads, validation
 from trajectories.tasks import judge_trajectory_task
@@ -135,16 +135,16 @@ def test_judging_progress_on_the_submission_page_and_status_after_the_last_item(
 
     client.force_login(author)
     url = reverse("trajectories:submission_detail", args=[sub.pk])
-    judge = judging.build_judge(judging.JudgeSpec.from_settings())
-    first, second = judging.run_trajectories(sub.run)
-    judging.judge_trajectory(first, judge)
+    judge = our_judge.build_judge(our_judge.JudgeSpec.from_settings())
+    first, second = our_judge.run_trajectories(sub.run)
+    our_judge.judge_trajectory(first, judge)
     page = client.get(url).content.decode()
     assert "1 of 2 trajectories fully judged · 3 of 6 rubric items judged · 0 in error" in page
     assert 'value="50"' in page and "Judging" in page
     assert Submission.objects.get(pk=sub.pk).status == Submission.Status.JUDGING
 
     # the worker's task: once the last trajectory is judged the submission moves on by itself
-    judge_trajectory_task(second.pk, judging.JudgeSpec.from_settings().as_dict())
+    judge_trajectory_task(second.pk, our_judge.JudgeSpec.from_settings().as_dict())
     assert Submission.objects.get(pk=sub.pk).status == Submission.Status.AWAITING_REVIEW
     page = client.get(url).content.decode()
     assert "2 of 2 trajectories fully judged · 6 of 6 rubric items judged" in page
@@ -170,8 +170,8 @@ def test_progress_json_follows_judging_then_says_stop(
     assert body["badge"]["key"] == "judging" and body["badge"]["label"] == "being judged"
     assert [(r["task"], r["score_text"]) for r in body["rows"]] == [("retrieval-f016", ""), ("writing-a001", "")]
 
-    first, second = judging.run_trajectories(sub.run)
-    judge_trajectory_task(first.pk, judging.JudgeSpec.from_settings().as_dict())
+    first, second = our_judge.run_trajectories(sub.run)
+    judge_trajectory_task(first.pk, our_judge.JudgeSpec.from_settings().as_dict())
     body = client.get(url).json()
     assert body["live"] and body["judged_trajectories"] == 1
     assert {k: body["judge_progress"][k] for k in ("done", "judged_items", "items", "percent")} == {
@@ -183,7 +183,7 @@ def test_progress_json_follows_judging_then_says_stop(
     assert [r["score_text"] for r in body["rows"]] == ["100%", ""]
     assert body["judging"]["note"].startswith("Being judged by ours: anthropic")
 
-    judge_trajectory_task(second.pk, judging.JudgeSpec.from_settings().as_dict())
+    judge_trajectory_task(second.pk, our_judge.JudgeSpec.from_settings().as_dict())
     body = client.get(url).json()
     assert (body["status"], body["status_label"], body["live"]) == ("awaiting_review", "Awaiting review", False)
     assert body["badge"]["key"] == "rejudged" and "6 of 6 rubric items" in body["badge"]["title"]
@@ -199,7 +199,7 @@ def test_items_in_error_still_end_judging_and_are_named(client, people, settings
     with ProviderSimulator(lambda request: "no verdict here") as sim:
         settings.MYPCBENCH_JUDGE = {"provider": "anthropic", "base_url": sim.url, "attempts": 1}
         Submission.objects.filter(pk=sub.pk).update(status=Submission.Status.JUDGING)
-        judging.judge_run_inline(sub.run, judging.build_judge(judging.JudgeSpec.from_settings()))
+        our_judge.judge_run_inline(sub.run, our_judge.build_judge(our_judge.JudgeSpec.from_settings()))
     sub = review.sync_judging_status(Submission.objects.get(pk=sub.pk))
     assert sub.status == Submission.Status.AWAITING_REVIEW
     assert "6 ended in error (an API error, never a failure" in sub.metadata["judging"]["note"]

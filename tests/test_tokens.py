@@ -1,4 +1,4 @@
-"""API tokens (trajectories/submissions/tokens.py): shown once, stored as a sha256 hash only, recognised by
+"""API tokens (trajectories/accounts/tokens.py): shown once, stored as a sha256 hash only, recognised by
 prefix, revocable, and the only way to authenticate API uploads."""
 
 import hashlib
@@ -6,8 +6,8 @@ import hashlib
 import pytest
 from django.contrib.auth import get_user_model
 
+from trajectories.accounts.tokens import TokenError, authenticate_token, create_token, revoke_token
 from trajectories.models import ApiToken
-from trajectories.submissions.tokens import TokenError, authenticate_token, create_token, revoke_token
 
 pytestmark = pytest.mark.django_db
 

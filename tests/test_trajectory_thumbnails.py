@@ -8,8 +8,8 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from tests import run_page_data as data
-from trajectories.evaluations import lifecycle as evaluations
+from tests import run_page_data
+from trajectories.evaluations import lifecycle
 from trajectories.models import Step
 from trajectories.recording import selectors
 
@@ -21,18 +21,18 @@ def _screenshot_url(trajectory, index) -> str:
 
 
 def test_a_running_trajectory_shows_its_latest_screen_and_a_finished_one_its_last():
-    run, _ = data.launch(3)
-    running, finished, queued = data.trajectories(run)
-    data.start(running)
-    data.record_step(running, 1)
-    rows = {row["id"]: row for row in evaluations.progress(run)["trajectories"]}
+    run, _ = run_page_data.launch(3)
+    running, finished, queued = run_page_data.trajectories(run)
+    run_page_data.start(running)
+    run_page_data.record_step(running, 1)
+    rows = {row["id"]: row for row in lifecycle.progress(run)["trajectories"]}
     assert rows[running.pk]["thumbnail"] == _screenshot_url(running, 1)
-    data.record_step(running, 2)
-    data.start(finished)
+    run_page_data.record_step(running, 2)
+    run_page_data.start(finished)
     for index in (1, 2, 3):
-        data.record_step(finished, index)
-    data.finish(finished, 3)
-    rows = {row["id"]: row for row in evaluations.progress(run)["trajectories"]}
+        run_page_data.record_step(finished, index)
+    run_page_data.finish(finished, 3)
+    rows = {row["id"]: row for row in lifecycle.progress(run)["trajectories"]}
     assert rows[running.pk]["thumbnail"] == _screenshot_url(running, 2), "the thumbnail follows the latest step"
     assert rows[finished.pk]["thumbnail"] == _screenshot_url(finished, 3)
     assert rows[queued.pk]["thumbnail"] == "", "nothing recorded yet, no thumbnail"
@@ -40,11 +40,11 @@ def test_a_running_trajectory_shows_its_latest_screen_and_a_finished_one_its_las
 
 
 def test_the_smallest_image_is_used_and_a_last_step_without_screenshot_is_passed_over():
-    run, _ = data.launch(1)
-    (trajectory,) = data.trajectories(run)
-    data.start(trajectory)
-    data.record_step(trajectory, 1)
-    data.record_step(trajectory, 2)
+    run, _ = run_page_data.launch(1)
+    (trajectory,) = run_page_data.trajectories(run)
+    run_page_data.start(trajectory)
+    run_page_data.record_step(trajectory, 1)
+    run_page_data.record_step(trajectory, 2)
     Step.objects.filter(trajectory=trajectory, index=1).update(thumbnail="derived/one-thumb.webp")
     # a last step whose screenshot is missing (an import with --allow-missing-screenshots)
     Step.objects.filter(trajectory=trajectory, index=2).update(screenshot="", thumbnail="")
@@ -55,12 +55,12 @@ def test_the_smallest_image_is_used_and_a_last_step_without_screenshot_is_passed
 
 
 def test_the_run_page_table_shows_each_last_screen_linked_to_the_player(admin_client):
-    run, _ = data.launch(2)
-    played, queued = data.trajectories(run)
-    data.start(played)
-    data.record_step(played, 1)
-    data.record_step(played, 2)
-    data.finish(played, 2)
+    run, _ = run_page_data.launch(2)
+    played, queued = run_page_data.trajectories(run)
+    run_page_data.start(played)
+    run_page_data.record_step(played, 1)
+    run_page_data.record_step(played, 2)
+    run_page_data.finish(played, 2)
     html = admin_client.get(reverse("leaderboard:run_detail", args=[run.slug])).content.decode()
     player = reverse("trajectories:trajectory_player", args=[played.pk])
     assert re.search(
@@ -72,13 +72,13 @@ def test_the_run_page_table_shows_each_last_screen_linked_to_the_player(admin_cl
 
 
 def test_the_trajectory_list_shows_last_screens_and_scores(admin_client):
-    run, _ = data.launch(3)
-    graded, unjudged, queued = data.trajectories(run)
+    run, _ = run_page_data.launch(3)
+    graded, unjudged, queued = run_page_data.trajectories(run)
     for trajectory in (graded, unjudged):
-        data.start(trajectory)
-        data.record_step(trajectory, 1)
-        data.finish(trajectory, 1)
-    data.judge(graded, ["success", "failure"])  # one of two equal-weight items: 0.50
+        run_page_data.start(trajectory)
+        run_page_data.record_step(trajectory, 1)
+        run_page_data.finish(trajectory, 1)
+    run_page_data.judge(graded, ["success", "failure"])  # one of two equal-weight items: 0.50
     cache.clear()
     response = admin_client.get(reverse("trajectories:trajectory_list"), {"run": run.slug})
     html = response.content.decode()
@@ -98,12 +98,12 @@ def test_the_trajectory_list_answers_in_the_same_number_of_queries_for_3_or_30(
 ):
     counts = {}
     for n in (3, 30):
-        run, _ = data.launch(n)
-        for trajectory in data.trajectories(run):
-            data.start(trajectory)
-            data.record_step(trajectory, 1)
-            data.finish(trajectory, 1)
-            data.judge(trajectory, ["success", "success"])
+        run, _ = run_page_data.launch(n)
+        for trajectory in run_page_data.trajectories(run):
+            run_page_data.start(trajectory)
+            run_page_data.record_step(trajectory, 1)
+            run_page_data.finish(trajectory, 1)
+            run_page_data.judge(trajectory, ["success", "success"])
         cache.clear()
         with django_assert_max_num_queries(40) as captured:
             response = admin_client.get(reverse("trajectories:trajectory_list"), {"run": run.slug})

@@ -11,9 +11,9 @@ from django.contrib.auth import get_user_model
 
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
+from trajectories.accounts.tokens import create_token
 from trajectories.models import Submission
 from trajectories.submissions import uploads
-from trajectories.submissions.tokens import create_token
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,7 +13,7 @@ import pytest
 
 from harness.bundle import BundleError, read_task_dir
 from tests.factories import make_run, make_suite, write_task_dir
-from trajectories.submissions import validation as v
+from trajectories.submissions import validation
 from trajectories.submissions.validation import Problem, parse_metadata
 
 pytestmark = pytest.mark.django_db
@@ -195,13 +195,13 @@ def test_the_refusal_counts_errors_and_lists_the_first_twenty():
         Problem("w", "only a warning", "warning"),
         *[Problem(f"f{i}", "x") for i in range(25)],
     ]
-    exc = v.SubmissionRejected(report, retry_after=30)
+    exc = validation.SubmissionRejected(report, retry_after=30)
     shown = ["a.json: bad", "no task folders"] + [f"f{i}: x" for i in range(18)]
     assert str(exc) == "upload refused, 27 problem(s): " + "; ".join(shown)
     assert exc.retry_after == 30 and exc.report is report and exc.status_code == 422
     assert exc.report_dicts[2] == {"file": "w", "problem": "only a warning", "level": "warning"}
-    assert v.SubmissionRejected([]).retry_after is None
-    assert (v.SubmissionLimited([]).status_code, v.SubmissionConflict([]).status_code) == (429, 409)
+    assert validation.SubmissionRejected([]).retry_after is None
+    assert (validation.SubmissionLimited([]).status_code, validation.SubmissionConflict([]).status_code) == (429, 409)
 
 
 def test_a_problem_shows_hidden_characters_escaped():
@@ -211,17 +211,17 @@ def test_a_problem_shows_hidden_characters_escaped():
 
 
 def test_only_errors_make_a_validation_fail():
-    assert v.Validation().ok
-    assert v.Validation(report=[Problem("a", "b", "warning"), Problem("a", "c", "note")]).ok
-    assert not v.Validation(report=[Problem("a", "b", "warning"), Problem("a", "c")]).ok
+    assert validation.Validation().ok
+    assert validation.Validation(report=[Problem("a", "b", "warning"), Problem("a", "c", "note")]).ok
+    assert not validation.Validation(report=[Problem("a", "b", "warning"), Problem("a", "c")]).ok
 
 
 def test_pixel_budget(settings):
     del settings.MYPCBENCH_UPLOAD_MAX_PIXELS
-    assert v.upload_pixel_budget() == 8 * 1024**3
+    assert validation.upload_pixel_budget() == 8 * 1024**3
     settings.MYPCBENCH_UPLOAD_MAX_PIXELS = "5000"
-    assert v.upload_pixel_budget() == 5000
-    assert v.Validation().screenshots.max_pixels == 5000
+    assert validation.upload_pixel_budget() == 5000
+    assert validation.Validation().screenshots.max_pixels == 5000
 
 
 def test_file_names_are_relative_to_the_archive(tmp_path):
@@ -229,23 +229,23 @@ def test_file_names_are_relative_to_the_archive(tmp_path):
     (root / "a").mkdir(parents=True)
     link = tmp_path / "link"
     link.symlink_to(root)
-    assert v.relative_text(f"{root}/a/b.json and {root}", root) == "a/b.json and ."
-    assert v.relative_text(f"{root}/a/b.json", link) == "a/b.json"  # the resolved path too
-    assert v.relative_text(f"{link}/a/b.json and {link}", link) == "a/b.json and ."  # and as given
-    assert v.relative_path(root / "a" / "b.json", root) == "a/b.json"
-    assert v.relative_path(link / "a", root) == "a"
-    assert v.relative_path(tmp_path / "elsewhere", root) == str(tmp_path / "elsewhere")
+    assert validation.relative_text(f"{root}/a/b.json and {root}", root) == "a/b.json and ."
+    assert validation.relative_text(f"{root}/a/b.json", link) == "a/b.json"  # the resolved path too
+    assert validation.relative_text(f"{link}/a/b.json and {link}", link) == "a/b.json and ."  # and as given
+    assert validation.relative_path(root / "a" / "b.json", root) == "a/b.json"
+    assert validation.relative_path(link / "a", root) == "a"
+    assert validation.relative_path(tmp_path / "elsewhere", root) == str(tmp_path / "elsewhere")
     full = BundleError(root / "a/traj.jsonl", f"see {root}/a/x.png", line=3, field="step_num", expected="a number")
-    assert v._bundle_problem(full, root) == "line 3: step_num: see a/x.png (expected a number)"
-    assert v._bundle_problem(BundleError(root / "a", "unreadable"), root) == "unreadable"
-    assert v._bundle_problem(BundleError(root, "bad", line=0), root) == "line 0: bad"
+    assert validation._bundle_problem(full, root) == "line 3: step_num: see a/x.png (expected a number)"
+    assert validation._bundle_problem(BundleError(root / "a", "unreadable"), root) == "unreadable"
+    assert validation._bundle_problem(BundleError(root, "bad", line=0), root) == "line 0: bad"
 
 
 # ---------------------------------------------------------------- the unpacked tree
 
 
 def meta_for(suite, turn_budget=100):
-    return v.SubmissionMetadata(suite=suite, model="M", turn_budget=turn_budget)
+    return validation.SubmissionMetadata(suite=suite, model="M", turn_budget=turn_budget)
 
 
 def attempt_folder(root: Path, task_id: str, name: str, **kwargs) -> Path:
@@ -263,7 +263,7 @@ def errors(result) -> list[tuple[str, str]]:
 
 def test_no_task_folders(tmp_path, suite):
     (tmp_path / "empty").mkdir()
-    result = v.validate_tree(tmp_path / "empty", meta_for(suite))
+    result = validation.validate_tree(tmp_path / "empty", meta_for(suite))
     assert said(result.report) == [
         (
             "",
@@ -278,7 +278,7 @@ def test_no_task_folders(tmp_path, suite):
 def test_a_good_tree_reports_nothing(tmp_path, suite):
     for task_id in ["retrieval-f016", "writing-a001"]:
         write_task_dir(tmp_path, task_id)
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     assert result.report == [] and result.ok
     assert sorted(b.task_id for b in result.bundles) == ["retrieval-f016", "writing-a001"]
     assert set(result.tasks) == {"retrieval-f016", "writing-a001"}
@@ -289,7 +289,7 @@ def test_attempt_folders(tmp_path, suite):
     attempt_folder(tmp_path, "retrieval-f016", "attempt_0")
     attempt_folder(tmp_path, "retrieval-f016", "attempt-12")
     attempt_folder(tmp_path, "retrieval-f016", "attempt3")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     assert result.report == [], "a task folder named by its parent, not its own name, is no warning"
     assert sorted((b.task_id, b.attempt) for b in result.bundles) == [
         ("retrieval-f016", 0),
@@ -300,7 +300,7 @@ def test_attempt_folders(tmp_path, suite):
 
 def test_a_folder_only_like_an_attempt_is_a_task_id(tmp_path, suite):
     attempt_folder(tmp_path, "retrieval-f016", "my_attempt_1")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     assert [b.task_id for b in result.bundles] == ["my_attempt_1"]
     assert any("'my_attempt_1' (the folder name) is not a task" in text for _f, text in errors(result))
 
@@ -308,7 +308,7 @@ def test_a_folder_only_like_an_attempt_is_a_task_id(tmp_path, suite):
 def test_an_attempt_twice(tmp_path, suite):
     attempt_folder(tmp_path, "retrieval-f016", "attempt-1")
     attempt_folder(tmp_path, "retrieval-f016", "attempt_1")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     assert errors(result) == [
         (
             "retrieval-f016/attempt_1",
@@ -323,7 +323,7 @@ def test_an_attempt_twice(tmp_path, suite):
 def test_task_ids_the_suite_lacks(tmp_path, suite):
     write_task_dir(tmp_path, "no-such-task")
     write_task_dir(tmp_path, "retrieval-f016")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     assert errors(result) == [
         (
             "no-such-task",
@@ -333,11 +333,11 @@ def test_task_ids_the_suite_lacks(tmp_path, suite):
     ]
     assert set(result.tasks) == {"retrieval-f016"}
     big = make_suite(["t1", "t2", "t3", "t4"], slug="bigger")
-    assert errors(v.validate_tree(tmp_path / "no-such-task", meta_for(big)))[0][1].endswith(
+    assert errors(validation.validate_tree(tmp_path / "no-such-task", meta_for(big)))[0][1].endswith(
         "(expected one of its 4 task ids, e.g. t1, t2, t3)"
     )
     empty = make_suite([], slug="empty")
-    assert errors(v.validate_tree(tmp_path / "retrieval-f016", meta_for(empty)))[0][1].endswith(
+    assert errors(validation.validate_tree(tmp_path / "retrieval-f016", meta_for(empty)))[0][1].endswith(
         "(expected one of its 0 task ids, e.g. none)"
     )
 
@@ -345,7 +345,7 @@ def test_task_ids_the_suite_lacks(tmp_path, suite):
 def test_step_numbers_that_go_back_are_reported_once(tmp_path, suite):
     write_task_dir(tmp_path, "retrieval-f016", actions=[(3, "pyautogui.click(1, 1)"), (2, "pyautogui.click(2, 2)"),
                                                         (1, "DONE")])  # fmt: skip
-    assert errors(v.validate_tree(tmp_path, meta_for(suite))) == [
+    assert errors(validation.validate_tree(tmp_path, meta_for(suite))) == [
         (
             "retrieval-f016/traj.jsonl",
             "step 2: step_num 2 comes after step_num 3 (expected step numbers that never go back)",
@@ -356,13 +356,13 @@ def test_step_numbers_that_go_back_are_reported_once(tmp_path, suite):
 def test_steps_of_one_turn_share_its_number(tmp_path, suite):
     actions = [(1, "pyautogui.click(1, 1)"), (1, "pyautogui.click(2, 2)"), (2, "DONE")]
     write_task_dir(tmp_path, "retrieval-f016", actions=actions)
-    assert v.validate_tree(tmp_path, meta_for(suite, turn_budget=2)).report == []
+    assert validation.validate_tree(tmp_path, meta_for(suite, turn_budget=2)).report == []
 
 
 def test_steps_past_the_turn_budget(tmp_path, suite):
     actions = [(1, "pyautogui.click(1, 1)"), (2, "pyautogui.click(2, 2)"), (3, "pyautogui.click(3, 3)"), (4, "DONE")]
     write_task_dir(tmp_path, "retrieval-f016", actions=actions)
-    assert errors(v.validate_tree(tmp_path, meta_for(suite, turn_budget=2))) == [
+    assert errors(validation.validate_tree(tmp_path, meta_for(suite, turn_budget=2))) == [
         (
             "retrieval-f016/traj.jsonl",
             "step 3: step_num 3 is beyond the declared turn budget of 2 (2 step(s) over; expected step "
@@ -370,13 +370,13 @@ def test_steps_past_the_turn_budget(tmp_path, suite):
         ),
         ("retrieval-f016/traj.jsonl", "4 model turns, more than the declared turn budget of 2"),
     ]
-    assert v.validate_tree(tmp_path, meta_for(suite, turn_budget=4)).report == []
+    assert validation.validate_tree(tmp_path, meta_for(suite, turn_budget=4)).report == []
 
 
 def test_more_turns_than_the_budget_though_no_number_is_past_it(tmp_path, suite):
     actions = [(0, "pyautogui.click(1, 1)"), (1, "pyautogui.click(2, 2)"), (2, "DONE")]
     write_task_dir(tmp_path, "retrieval-f016", actions=actions)
-    assert errors(v.validate_tree(tmp_path, meta_for(suite, turn_budget=2))) == [
+    assert errors(validation.validate_tree(tmp_path, meta_for(suite, turn_budget=2))) == [
         ("retrieval-f016/traj.jsonl", "3 model turns, more than the declared turn budget of 2")
     ]
 
@@ -386,7 +386,7 @@ def test_a_task_without_steps(tmp_path, suite):
     (folder / "traj.jsonl").write_text("")
     for png in folder.glob("*.png"):
         png.unlink()
-    problems = errors(v.validate_tree(tmp_path, meta_for(suite)))
+    problems = errors(validation.validate_tree(tmp_path, meta_for(suite)))
     assert ("retrieval-f016/traj.jsonl", "holds no steps (expected one JSON line per action)") in problems
 
 
@@ -394,7 +394,7 @@ def test_a_screenshot_that_is_not_an_image_is_named_once(tmp_path, suite):
     folder = write_task_dir(tmp_path, "retrieval-f016")
     shot = sorted(folder.glob("*.png"))[0]
     shot.write_bytes(b"not an image at all")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     problems = errors(result)
     assert [f for f, _t in problems] == [f"retrieval-f016/{shot.name}"], problems
     assert not problems[0][1].startswith(shot.name) and not problems[0][1].startswith("retrieval-f016")
@@ -404,7 +404,7 @@ def test_the_first_screenshot_over_the_pixel_budget_is_the_only_one_decoded(tmp_
     settings.MYPCBENCH_UPLOAD_MAX_PIXELS = 64 * 40 + 10  # one 64x40 screenshot, not two
     write_task_dir(tmp_path, "retrieval-f016")
     write_task_dir(tmp_path, "writing-a001")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     problems = errors(result)
     assert len(problems) == 1 and problems[0][0].startswith("retrieval-f016/step_2_"), problems
     assert result.screenshots.over_budget
@@ -421,7 +421,7 @@ def test_json_files_must_parse(tmp_path, suite):
     (folder / "huge.json").write_text("[" + "0," * 500_000 + "0]")  # refused before parsing: no position
     (folder / "kept.json.bak").write_text("not json")
     (folder / "folder.json").mkdir()
-    assert errors(v.validate_tree(tmp_path, meta_for(suite))) == [
+    assert errors(validation.validate_tree(tmp_path, meta_for(suite))) == [
         ("retrieval-f016/empty.json", "line 1: not valid JSON: Expecting value at column 1"),
         (
             "retrieval-f016/extra.jsonl",
@@ -437,7 +437,7 @@ def test_json_files_must_parse(tmp_path, suite):
 def test_a_file_the_reader_refused_is_not_reported_twice(tmp_path, suite):
     folder = write_task_dir(tmp_path, "retrieval-f016")
     (folder / "usage.json").write_text("{nope")
-    problems = errors(v.validate_tree(tmp_path, meta_for(suite)))
+    problems = errors(validation.validate_tree(tmp_path, meta_for(suite)))
     assert [f for f, _t in problems] == ["retrieval-f016/usage.json"], problems
 
 
@@ -445,7 +445,7 @@ def test_a_file_the_reader_refused_is_not_reported_twice(tmp_path, suite):
 
 
 def test_action_signatures():
-    sig = v.action_signature
+    sig = validation.action_signature
     assert sig({"type": "click", "x": 641, "y": 399}) == "click:32:20"
     assert sig({"type": "click", "x": 641.0, "y": True}) == "click:32"
     assert sig({"type": "type", "text": "  Hello \n  World "}) == "type:hello world"
@@ -496,7 +496,7 @@ def test_replay_suspicion_is_a_warning_with_its_evidence(suite, stored_run, djan
     tasks = {t.task_id: t for t in suite.tasks.all()}
     nudged = clicks([x + 3 for x in STORED])  # a replay moves clicks by a pixel or two
     with django_assert_max_num_queries(2):  # the trajectories with their runs and tasks, then the steps
-        found = v.replay_suspicions([sent("retrieval-f016", nudged)], tasks)
+        found = validation.replay_suspicions([sent("retrieval-f016", nudged)], tasks)
     assert said(found) == [
         (
             "retrieval-f016",
@@ -512,7 +512,10 @@ def test_replay_suspicion_at_its_thresholds(suite, stored_run):
     tasks = {t.task_id: t for t in suite.tasks.all()}
 
     def similarity(actions) -> list[str]:
-        return [p.problem.split(" identical")[0] for p in v.replay_suspicions([sent("retrieval-f016", actions)], tasks)]
+        return [
+            p.problem.split(" identical")[0]
+            for p in validation.replay_suspicions([sent("retrieval-f016", actions)], tasks)
+        ]
 
     assert similarity(clicks([*STORED[:9], 5000])) == ["replay suspicion: its 10 actions are 90%"]  # 9 of 10
     assert similarity(clicks([*STORED[:8], 5000, 6000])) == []  # 8 of 10
@@ -520,7 +523,7 @@ def test_replay_suspicion_at_its_thresholds(suite, stored_run):
     assert similarity(clicks(STORED[:9])) == ["replay suspicion: its 9 actions are 95%"]
     # lengths 9 and 11 can at best be 90% alike (18/20): that bound is reached, not ruled out
     store(stored_run, "writing-a001", clicks(STORED + [1100]))
-    found = v.replay_suspicions([sent("writing-a001", clicks(STORED[:9]))], tasks)
+    found = validation.replay_suspicions([sent("writing-a001", clicks(STORED[:9]))], tasks)
     assert [p.problem.split(" identical")[0] for p in found] == ["replay suspicion: its 9 actions are 90%"]
 
 
@@ -528,8 +531,8 @@ def test_replay_needs_five_actions(suite, stored_run):
     tasks = {t.task_id: t for t in suite.tasks.all()}
     store(stored_run, "retrieval-f016", clicks(STORED[:5]))
     store(stored_run, "writing-a001", clicks(STORED[:4]))
-    assert len(v.replay_suspicions([sent("retrieval-f016", clicks(STORED[:5]))], tasks)) == 1
-    assert v.replay_suspicions([sent("writing-a001", clicks(STORED[:4]))], tasks) == []
+    assert len(validation.replay_suspicions([sent("retrieval-f016", clicks(STORED[:5]))], tasks)) == 1
+    assert validation.replay_suspicions([sent("writing-a001", clicks(STORED[:4]))], tasks) == []
 
 
 def test_replay_is_looked_for_in_the_same_task_only_and_in_every_stored_attempt(suite, stored_run):
@@ -539,13 +542,13 @@ def test_replay_is_looked_for_in_the_same_task_only_and_in_every_stored_attempt(
     store(stored_run, "writing-a001", clicks(STORED), attempt=1)
     unlike = clicks([3000 + 40 * i for i in range(10)])
     # two tasks sent at once: each is compared with its own task's stored attempts, never the other's
-    found = v.replay_suspicions([sent("retrieval-f016", unlike), sent("writing-a001", clicks(STORED))], tasks)
+    found = validation.replay_suspicions([sent("retrieval-f016", unlike), sent("writing-a001", clicks(STORED))], tasks)
     assert [(p.file, p.problem.split("'alpha-run' ")[1].split(" (")[0]) for p in found] == [
         ("writing-a001", "attempt 1")
     ]
     store(stored_run, "writing-a001", [], attempt=2)  # a stored attempt with no steps is no evidence
-    assert len(v.replay_suspicions([sent("writing-a001", clicks(STORED))], tasks)) == 1
-    assert v.replay_suspicions([sent("writing-a001", clicks(STORED))], {}) == []  # a task the suite lacks
+    assert len(validation.replay_suspicions([sent("writing-a001", clicks(STORED))], tasks)) == 1
+    assert validation.replay_suspicions([sent("writing-a001", clicks(STORED))], {}) == []  # a task the suite lacks
 
 
 def test_long_repetitive_attempts_are_compared_in_full(suite, stored_run):
@@ -556,7 +559,7 @@ def test_long_repetitive_attempts_are_compared_in_full(suite, stored_run):
     store(stored_run, "retrieval-f016", actions)
     replayed = [*actions[:150], {"type": "key", "key": "Escape"}, *actions[151:]]
     tasks = {t.task_id: t for t in suite.tasks.all()}
-    found = v.replay_suspicions([sent("retrieval-f016", replayed)], tasks)
+    found = validation.replay_suspicions([sent("retrieval-f016", replayed)], tasks)
     assert [p.problem.split(" identical")[0] for p in found] == ["replay suspicion: its 300 actions are 100%"]
 
 
@@ -567,7 +570,7 @@ def test_identical_attempts(tmp_path):
         return b
 
     five = [10, 20, 30, 40]  # and DONE: five actions
-    found = v.identical_attempts(
+    found = validation.identical_attempts(
         [
             bundle("short", 0, five[:3]),  # too short to tell, and first in order
             bundle("unique", 1, [11, 20, 30, 40]),  # a group of one, before the pair
@@ -585,7 +588,7 @@ def test_identical_attempts(tmp_path):
             "warning",
         )
     ]
-    assert v.identical_attempts([bundle("f", 0, five), bundle("g", 0, five, task_id="writing-a001")]) == []
+    assert validation.identical_attempts([bundle("f", 0, five), bundle("g", 0, five, task_id="writing-a001")]) == []
 
 
 def test_a_broken_task_folder_is_named_and_the_rest_still_checked(tmp_path, suite):
@@ -593,7 +596,7 @@ def test_a_broken_task_folder_is_named_and_the_rest_still_checked(tmp_path, suit
     with (broken / "traj.jsonl").open("a") as rows:
         rows.write('{"step_num": "three", "action": "DONE"}\n')
     write_task_dir(tmp_path, "writing-a001")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     assert errors(result) == [
         ("retrieval-f016/traj.jsonl", "line 4: step_num: is 'three' (expected an integer from 0 to 1000000)")
     ]
@@ -604,7 +607,7 @@ def test_after_an_attempt_twice_the_next_folders_are_read(tmp_path, suite):
     attempt_folder(tmp_path, "retrieval-f016", "attempt-1")
     attempt_folder(tmp_path, "retrieval-f016", "attempt_1")
     attempt_folder(tmp_path, "retrieval-f016", "attempt_2")
-    result = v.validate_tree(tmp_path, meta_for(suite))
+    result = validation.validate_tree(tmp_path, meta_for(suite))
     assert sorted(b.attempt for b in result.bundles) == [1, 2] and len(errors(result)) == 1
 
 
@@ -615,7 +618,7 @@ def test_a_missing_screenshot_and_a_reader_warning(tmp_path, suite):
     bundle["task"]["id"] = "writing-a001"
     (folder / "rubric_bundle.json").write_text(json.dumps(bundle))
     shot = "step_2_20260411@123402000001.png"  # the second row's, removed above
-    assert said(v.validate_tree(tmp_path, meta_for(suite)).report) == [
+    assert said(validation.validate_tree(tmp_path, meta_for(suite)).report) == [
         (
             "retrieval-f016/traj.jsonl",
             f"retrieval-f016/traj.jsonl, line 2: {shot} is missing from the task folder",
@@ -636,7 +639,7 @@ def test_rows_over_the_bounds_are_named_and_not_decoded(tmp_path, suite):
     rows = [{**rows[0], "step_num": i, "screenshot_file": first} for i in range(1, 7)] + [{**rows[-1], "step_num": 7}]
     (folder / "traj.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / first).write_bytes(b"not an image")  # not decoded: the rows already refuse the folder
-    assert said(v.validate_tree(tmp_path, meta_for(suite)).report) == [
+    assert said(validation.validate_tree(tmp_path, meta_for(suite)).report) == [
         (
             f"retrieval-f016/{first}",
             "named as the screenshot of 6 rows of traj.jsonl (rows 1, 2, 3, 4, 5 and 1 more; expected each "
@@ -648,14 +651,20 @@ def test_rows_over_the_bounds_are_named_and_not_decoded(tmp_path, suite):
 
 def test_the_turn_budget_decides_whether_an_unfinished_attempt_ran_out(tmp_path, suite):
     write_task_dir(tmp_path, "retrieval-f016", actions=[(1, "pyautogui.click(1, 1)"), (2, "pyautogui.click(2, 2)")])
-    assert [b.ended_by for b in v.validate_tree(tmp_path, meta_for(suite, turn_budget=2)).bundles] == ["budget"]
-    assert [b.ended_by for b in v.validate_tree(tmp_path, meta_for(suite, turn_budget=3)).bundles] != ["budget"]
+    assert [b.ended_by for b in validation.validate_tree(tmp_path, meta_for(suite, turn_budget=2)).bundles] == [
+        "budget"
+    ]
+    assert [b.ended_by for b in validation.validate_tree(tmp_path, meta_for(suite, turn_budget=3)).bundles] != [
+        "budget"
+    ]
 
 
 def test_going_back_and_past_the_budget_are_both_reported(tmp_path, suite):
     actions = [(3, "pyautogui.click(1, 1)"), (2, "pyautogui.click(2, 2)"), (4, "DONE")]
     write_task_dir(tmp_path, "retrieval-f016", actions=actions)
-    assert [text.split(":")[0] for _f, text in errors(v.validate_tree(tmp_path, meta_for(suite, turn_budget=3)))] == [
+    assert [
+        text.split(":")[0] for _f, text in errors(validation.validate_tree(tmp_path, meta_for(suite, turn_budget=3)))
+    ] == [
         "step 2",  # step_num 2 after 3
         "step 3",  # step_num 4 past the budget of 3
     ]
@@ -669,7 +678,7 @@ def test_a_bad_screenshot_named_by_two_rows_is_reported_once_and_the_next_one_to
     (folder / "traj.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / first).write_bytes(b"not an image at all")
     (folder / last).write_bytes(b"nor this")
-    assert errors(v.validate_tree(tmp_path, meta_for(suite))) == [
+    assert errors(validation.validate_tree(tmp_path, meta_for(suite))) == [
         (f"retrieval-f016/{first}", "not an image (expected a PNG, JPEG or WebP screenshot)"),
         (f"retrieval-f016/{last}", "not an image (expected a PNG, JPEG or WebP screenshot)"),
     ]

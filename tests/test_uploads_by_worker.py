@@ -16,9 +16,9 @@ from leaderboard.models import Run
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, files_under, good_entries, stored_counts, upload, zip_bytes
 from trajectories import queue
+from trajectories.accounts.tokens import create_token
 from trajectories.models import Submission
 from trajectories.submissions import uploads
-from trajectories.submissions.tokens import create_token
 
 pytestmark = pytest.mark.django_db
 

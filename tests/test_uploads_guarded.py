@@ -23,9 +23,9 @@ from tests.submission_data import (
     upload,
     zip_bytes,
 )
+from trajectories.accounts.tokens import create_token
 from trajectories.models import Submission
 from trajectories.submissions import uploads
-from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
 from trajectories.submissions.validation import SubmissionRejected
 

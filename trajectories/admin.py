@@ -8,8 +8,7 @@ from django.contrib.admin.helpers import ActionForm
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from trajectories.judging import admin_labelling, labelling
-from trajectories.judging import our_judge as judging
+from trajectories.judging import admin_labelling, labelling, our_judge
 from trajectories.models import (
     ApiToken,
     HumanLabel,
@@ -169,12 +168,12 @@ class JudgmentAdmin(admin.ModelAdmin):
 
     @admin.display(description="Judge cost (USD)", ordering="cost_usd")
     def judge_cost(self, obj):
-        short, full = judging.judge_cost_cell(obj.cost_usd, obj.judge.model)
+        short, full = our_judge.judge_cost_cell(obj.cost_usd, obj.judge.model)
         return format_html('<span title="{}">{}</span>', full, short)
 
     @admin.display(description="Judge cost (USD)")
     def judge_cost_in_full(self, obj):
-        return judging.judge_cost_cell(obj.cost_usd, obj.judge.model)[1] if obj.pk else "—"
+        return our_judge.judge_cost_cell(obj.cost_usd, obj.judge.model)[1] if obj.pk else "—"
 
     def has_label_permission(self, request):
         return admin_labelling.can_label(request.user)

@@ -13,10 +13,10 @@ from celery.exceptions import Reject, Retry
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from trajectories.evaluations import lifecycle as evaluations
-from trajectories.judging import our_judge as judging
+from mypcbench_site.outages import SERVICE_UNAVAILABLE, retry_countdown
+from trajectories.evaluations import lifecycle
+from trajectories.judging import our_judge
 from trajectories.recording import media
-from trajectories.recording.outages import SERVICE_UNAVAILABLE, retry_countdown
 from trajectories.submissions import review, uploads
 from trajectories.submissions.low_priority import at_low_priority
 
@@ -87,7 +87,7 @@ def judge_trajectory_task(self, trajectory_id: int, spec: dict, force: bool = Fa
     only judges what is missing or errored (one row per trajectory, rubric item and judge: a
     unique constraint)."""
     try:
-        result = judging.judge_trajectory_by_id(trajectory_id, spec, force=force)
+        result = our_judge.judge_trajectory_by_id(trajectory_id, spec, force=force)
         if result is None:
             logger.warning("judge_trajectory_task: trajectory %s no longer exists; nothing to do", trajectory_id)
         else:
@@ -106,11 +106,11 @@ def run_trajectory(self, trajectory_id: int) -> str:
     so a redelivered message neither runs it twice nor drops it. With every slot busy it waits and
     retries; so it does while the database or the object store does not answer."""
     try:
-        outcome = evaluations.execute_trajectory(trajectory_id)
+        outcome = lifecycle.execute_trajectory(trajectory_id)
     except SERVICE_UNAVAILABLE as exc:
         raise _retry_outage(self, exc) from exc
-    if outcome == evaluations.NO_SLOT:
+    if outcome == lifecycle.NO_SLOT:
         raise self.retry(countdown=float(getattr(settings, "MYPCBENCH_VM_SLOT_WAIT_SECONDS", 10)))
-    if outcome == evaluations.LEASE_HELD:
-        raise self.retry(countdown=evaluations.retry_after(trajectory_id))
+    if outcome == lifecycle.LEASE_HELD:
+        raise self.retry(countdown=lifecycle.retry_after(trajectory_id))
     return outcome

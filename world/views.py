@@ -12,7 +12,7 @@ from leaderboard.models import Suite, Task
 from world.records import browse
 from world.records.summary import summary_html
 from world.records.task_world import coverage_for, task_world
-from world.review import services as review
+from world.review import services
 
 
 def _bad_request(message: str):
@@ -108,7 +108,7 @@ def event_detail(request, event_id):
 def _reviewer_or_refuse(request):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    if not review.can_review(request.user):
+    if not services.can_review(request.user):
         raise PermissionDenied("Task review is for staff with the 'Can review tasks' permission.")
     return None
 
@@ -126,10 +126,10 @@ def review_queue(request):
         request,
         "world/review_queue.html",
         {
-            "groups": review.review_queue(suite),
+            "groups": services.review_queue(suite),
             "suites": suites,
             "suite": suite,
-            "recent": review.recent_changes(),
+            "recent": services.recent_changes(),
         },
     )
 
@@ -142,7 +142,7 @@ def review_task(request, suite, task_id):
     task = get_object_or_404(Task.objects.select_related("suite", "primary_app"), suite__slug=suite, task_id=task_id)
     if request.method == "POST":
         try:
-            review.set_verdict(task, request.user, request.POST.get("verdict", ""), request.POST.get("note", ""))
+            services.set_verdict(task, request.user, request.POST.get("verdict", ""), request.POST.get("note", ""))
         except ValidationError as exc:
             return _bad_request(" ".join(exc.messages))
         target = request.POST.get("next_task", "")
@@ -160,15 +160,15 @@ def review_task(request, suite, task_id):
         {
             "task": task,
             "items": list(task.current_rubric()),
-            "state": review.task_state(task),
+            "state": services.task_state(task),
             "reviews": list(task.reviews.select_related("reviewer")),
             "approvals": task.reviews.filter(verdict="approved").count(),
             "task_world": task_world(task),
             "mine": task.reviews.filter(reviewer=request.user).first(),
-            "audit": review.audit_for(task),
+            "audit": services.audit_for(task),
             "coverage": coverage_for(world, task.task_id) if world else None,
             "world": world,
             "next_task": following,
-            "approvals_needed": review.APPROVALS_NEEDED,
+            "approvals_needed": services.APPROVALS_NEEDED,
         },
     )

@@ -25,8 +25,7 @@ from leaderboard.analysis.queries import (
 )
 from leaderboard.catalog.selectors import slice_label
 from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, ReportedFigure, Suite, Task
-from leaderboard.scoring import bootstrap, metrics
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import bootstrap, metrics, outcomes
 from leaderboard.scoring.filters import RunFilters
 
 # -- heatmaps -------------------------------------------------------------------------------
@@ -92,7 +91,7 @@ def _columns(dimension: str, scored: list[Scored], task_slice: dict) -> list[tup
     return sorted(((slug, names.get(slug, slug)) for slug in slugs), key=lambda kv: kv[1].lower())
 
 
-def _mask(o: scoring.RunOutcomes, dimension: str, key: str) -> np.ndarray:
+def _mask(o: outcomes.RunOutcomes, dimension: str, key: str) -> np.ndarray:
     if dimension == "type":
         return o.task_mask(behavioural_type=key)
     if dimension == "bin":

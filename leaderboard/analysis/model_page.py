@@ -13,7 +13,7 @@ from leaderboard.analysis.queries import graded_runs, scored_runs
 from leaderboard.analysis.scaling import run_summary
 from leaderboard.catalog.selectors import visible_runs
 from leaderboard.models import BehaviouralType, Model, ReportedFigure, Run, Task
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import outcomes
 
 # -- model page and task outcomes -----------------------------------------------------------
 
@@ -92,7 +92,7 @@ def task_outcomes(task: Task, user) -> list[TaskOutcome]:
         i = int(where[0])
         for a in range(o.attempts):
             status = str(o.status[i, a])
-            if status == scoring.MISSING and a > 0:
+            if status == outcomes.MISSING and a > 0:
                 continue  # fewer attempts on this task than the run's most
             score = o.scores[i, a]
             out.append(

@@ -16,8 +16,9 @@ from django.utils.http import urlencode
 
 from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import BehaviouralType, Run
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.data_version import cache_version
 from leaderboard.scoring.filters import RunFilters, filtered_runs, scored_slice
+from leaderboard.scoring.outcomes import UNKNOWN_STATUSES, RunOutcomes
 from trajectories.models import FailureMode
 
 BOOTSTRAP_B = 1000
@@ -59,7 +60,7 @@ def per_version(name: str, user, version: str | None, filters: RunFilters, build
     state (the bootstrap per cell is the costly part; staff pages are not cached whole, so this
     spares them)."""
     state = urlencode(sorted(filters.as_query().items()))
-    key = f"analysis:{name}:{version or scoring.cache_version()}:{sees_unpublished(user)}:{state}"
+    key = f"analysis:{name}:{version or cache_version()}:{sees_unpublished(user)}:{state}"
     found = cache.get(key)
     if found is None:
         found = build()
@@ -86,7 +87,7 @@ class Scored:
     filters' judge, restricted to the filters' tasks."""
 
     run: Run
-    outcomes: scoring.RunOutcomes
+    outcomes: RunOutcomes
 
 
 def scored_runs(runs: list[Run], filters: RunFilters | None = None, version: str | None = None) -> list[Scored]:
@@ -113,6 +114,6 @@ def reported_scope(filters: RunFilters) -> Q | None:
     return q
 
 
-def unknown_count(o: scoring.RunOutcomes) -> int:
+def unknown_count(o: RunOutcomes) -> int:
     counts = o.counts()
-    return sum(counts[s] for s in scoring.UNKNOWN_STATUSES)
+    return sum(counts[s] for s in UNKNOWN_STATUSES)

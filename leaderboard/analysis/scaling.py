@@ -25,8 +25,7 @@ from leaderboard.analysis.queries import (
 from leaderboard.analysis.taxonomy import task_lookups
 from leaderboard.catalog.selectors import slice_label
 from leaderboard.models import APPS_TOUCHED_BINS, ReportedFigure, Run, Task
-from leaderboard.scoring import metrics
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import metrics, outcomes
 from leaderboard.scoring.filters import RunFilters
 from trajectories.models import Trajectory
 
@@ -84,7 +83,7 @@ def perfect_by_apps_count(scored: list[Scored]) -> Heatmap:
     counts = sorted({c for c in touched.values() if c})
     keys = [str(c) for c in counts]
 
-    def mask_of(o: scoring.RunOutcomes, key: str) -> np.ndarray:
+    def mask_of(o: outcomes.RunOutcomes, key: str) -> np.ndarray:
         return np.array([touched.get(int(pk)) == int(key) for pk in o.task_pks], dtype=bool)
 
     return Heatmap(
@@ -98,7 +97,7 @@ def perfect_by_apps_count(scored: list[Scored]) -> Heatmap:
     )
 
 
-def step_budget_curve(o: scoring.RunOutcomes, turn_budget: int) -> tuple[list[int], list[float]]:
+def step_budget_curve(o: outcomes.RunOutcomes, turn_budget: int) -> tuple[list[int], list[float]]:
     """Cumulative perfect rate (%) against steps used: the share of the suite's tasks whose first
     attempt was perfect within s steps, for s = 0 .. max(turn budget, largest step count)."""
     if not o.n_tasks:
@@ -113,7 +112,7 @@ def step_budget_curve(o: scoring.RunOutcomes, turn_budget: int) -> tuple[list[in
 PROFILE_TAUS = [round(float(x), 2) for x in np.linspace(0, 1, 21)]
 
 
-def performance_profile(o: scoring.RunOutcomes) -> list[float]:
+def performance_profile(o: outcomes.RunOutcomes) -> list[float]:
     """Share (%) of tasks with a known outcome whose score (mean over attempts) is >= tau."""
     scores = o.task_scores()
     scores = scores[~np.isnan(scores)]
@@ -162,7 +161,7 @@ class RunSummary:
         return self._count(self.output_tokens)
 
 
-def best_of_k(o: scoring.RunOutcomes) -> float | None:
+def best_of_k(o: outcomes.RunOutcomes) -> float | None:
     """pass@k in percent for a run with k > 1 attempts: mean over tasks of 1 - (1 - p_i)^k, p_i =
     the task's share of perfect attempts (metrics.replay_expected_success). An upper bound, what
     a blind replay of the best attempt would score, never the headline; None for one attempt."""

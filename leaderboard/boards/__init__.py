@@ -1,2 +1,6 @@
-"""Pages and API routers of the catalog, runs and scores: the leaderboard, comparisons, the reported
-leaderboard, analysis and run pages. Uses everything below it; nothing but URLs imports it."""
+"""Pages and API routers of the catalog, runs and scores: the leaderboard (`board`, its display
+`board_display`, its page `views_board`), the two-run comparison (`comparison`), the reported
+leaderboard (`reported`), analysis pages (`views_analysis`, `api_analysis`), catalog and run pages
+(`views`, `api_catalog`), the methodology and submission guide (`views_pages`) and the board's API
+(`api_board`, `api_filters`). May use every room below it; only URLs, the API root and the template
+tags import it."""

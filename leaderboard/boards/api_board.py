@@ -3,10 +3,10 @@ its interval, the rank interval, n, provenance and badge. Reads the same selecto
 
 from ninja import Field, Query, Router, Schema
 
-from leaderboard.boards import board as leaderboard
 from leaderboard.boards.api_filters import WeightedRunFilterQuery, query_values
-from leaderboard.boards.board import BoardFilters
+from leaderboard.boards.board import BoardRow, board
 from leaderboard.catalog.badges import BADGE_KEYS
+from leaderboard.scoring.filters import BoardFilters
 
 router = Router(tags=["leaderboard"])
 
@@ -84,7 +84,7 @@ def _bounds(pair) -> dict | None:
     return None if pair is None else {"lower": round(pair[0], 1), "upper": round(pair[1], 1)}
 
 
-def _row(row: leaderboard.BoardRow) -> dict:
+def _row(row: BoardRow) -> dict:
     return {
         "kind": "reported" if row.reported else "graded",
         "run": row.run_slug,
@@ -134,7 +134,7 @@ def _row(row: leaderboard.BoardRow) -> dict:
 )
 def get_leaderboard(request, query: Query[WeightedRunFilterQuery], metric: str = "", sort: str = "", dir: str = ""):
     filters = BoardFilters.from_query(query_values(query, metric=metric, sort=sort, dir=dir))
-    b = leaderboard.board(request.user, filters)
+    b = board(request.user, filters)
     return {
         "suite": b.suite.slug if b.suite else None,
         "tasks": b.task_count,

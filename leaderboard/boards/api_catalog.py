@@ -9,7 +9,7 @@ from ninja.pagination import PageNumberPagination, paginate
 
 from leaderboard.catalog import selectors
 from leaderboard.models import BehaviouralType, Difficulty, Run, Task
-from trajectories.recording import selectors as trajectory_selectors
+from trajectories.recording.selectors import trajectory_detail
 
 router = Router()
 
@@ -273,7 +273,7 @@ def _url(request, f) -> str | None:
 
 @router.get("/trajectories/{trajectory_id}", response=TrajectoryOut, tags=["runs"], summary="Steps and judgments")
 def get_trajectory(request, trajectory_id: int):
-    t = trajectory_selectors.trajectory_detail(request.user, trajectory_id)
+    t = trajectory_detail(request.user, trajectory_id)
     return {
         "id": t.pk,
         "run": t.run.slug,

@@ -1,6 +1,7 @@
-"""Selectors of the scored leaderboard and the two-run comparison: filters from query strings, rows
-with every metric and its interval, rank intervals and tied groups, reported runs beside them.
-The board page, its CSV/JSON export and GET /api/leaderboard all read :func:`board`."""
+"""Selectors of the scored leaderboard: filters from query strings, rows with every metric and its
+interval, rank intervals and tied groups, reported runs beside them. The board page, its CSV/JSON
+export and GET /api/leaderboard all read :func:`board`; the two-run comparison builds its rows here
+too (leaderboard/boards/comparison.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,22 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404
 from django.utils.http import urlencode
 
 from harness.judge.prompt import OURS, PAPER
 from leaderboard.catalog.badges import Badge, run_badge
-from leaderboard.catalog.selectors import sees_unpublished, visible_runs
+from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
 from leaderboard.scoring import bootstrap, metrics
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.data_version import cache_version
 from leaderboard.scoring.filters import BoardFilters, filtered_runs, run_filter_options, scored_slice
+from leaderboard.scoring.outcomes import (
+    FAILURE_STATUSES,
+    GRADED,
+    STATUSES,
+    UNKNOWN_STATUSES,
+    RunOutcomes,
+)
 
 B = 1000  # bootstrap replicates (statistics.md: B = 1,000 for final evaluations)
 SEED = 0
@@ -123,7 +130,7 @@ class BoardRow:
 
     @property
     def unknown_count(self) -> int:
-        return sum(self.counts.get(s, 0) for s in scoring.UNKNOWN_STATUSES)
+        return sum(self.counts.get(s, 0) for s in UNKNOWN_STATUSES)
 
     @property
     def protocol(self) -> str:
@@ -157,7 +164,7 @@ class BoardRow:
 
     @property
     def failure_count(self) -> int:
-        return sum(self.counts.get(s, 0) for s in scoring.FAILURE_STATUSES)
+        return sum(self.counts.get(s, 0) for s in FAILURE_STATUSES)
 
     @property
     def tokens(self) -> int | None:
@@ -241,7 +248,7 @@ def _reported_figures(filters: BoardFilters) -> Prefetch:
 
 
 def _reported_row(run: Run, filters: BoardFilters) -> BoardRow:
-    row = _base_row(run, reported=True)
+    row = base_row(run, reported=True)
     for fig in run.board_figures:
         if fig.metric == "perfect":
             row.perfect = Interval(fig.value)
@@ -256,7 +263,7 @@ def _reported_row(run: Run, filters: BoardFilters) -> BoardRow:
     return row
 
 
-def _base_row(run: Run, reported: bool) -> BoardRow:
+def base_row(run: Run, reported: bool) -> BoardRow:
     return BoardRow(
         reported=reported,
         run_slug=run.slug,
@@ -274,7 +281,7 @@ def _base_row(run: Run, reported: bool) -> BoardRow:
 def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -> tuple[list[BoardRow], int]:
     if not runs:
         return [], suite.tasks.count()
-    version = version or scoring.cache_version()
+    version = version or cache_version()
     outcomes = scored_slice(runs, filters, version, every_judge=True)  # a row per (run, judge)
     task_count = outcomes[0].n_tasks if outcomes else suite.tasks.count()
     by_slug = {r.slug: r for r in runs}
@@ -283,11 +290,11 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     key = f"board:{version}:{sees_unpublished(user)}:{suite.pk}:{state}"
     stats = cache.get(key)
     if stats is None:
-        stats = _statistics(outcomes, filters.metric)
+        stats = run_statistics(outcomes, filters.metric)
         cache.set(key, stats, 3600)
     rows = []
     for o, s in zip(outcomes, stats, strict=True):
-        row = _base_row(by_slug[o.run_slug], reported=False)
+        row = base_row(by_slug[o.run_slug], reported=False)
         row.judge_name, row.judge_origin, row.judge_protocol = o.judge_name, o.judge_origin, o.judge_protocol
         for name, value in s.items():
             setattr(row, name, value)
@@ -304,7 +311,7 @@ RANKED_ON_COMPLETE = "complete results"
 RANKED_ON_LOWER_BOUND = "lower bound (unknown outcomes counted as failures)"
 
 
-def _statistics(outcomes: list[scoring.RunOutcomes], rank_metric: str) -> list[dict]:
+def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
     """Every interval of every row: for the perfect rate Wilson when each task has one attempt, else
     the task-level bootstrap; paired stratified bootstrap (B, strata = behavioural type, each run
     over its own attempts) for perfect, rubric and efficiency; bounds with the unknown cells as
@@ -328,9 +335,9 @@ def _statistics(outcomes: list[scoring.RunOutcomes], rank_metric: str) -> list[d
         k, n = f.perfect, f.known
         judged = i in ranks
         if o.attempts == 1:
-            perfect = Interval(_pct(f.perfect_rate), *_pct_pair(metrics.wilson_interval(k, n) or (None, None)))
+            perfect = Interval(percent(f.perfect_rate), *_pct_pair(metrics.wilson_interval(k, n) or (None, None)))
         else:  # attempts of one task are not independent: Wilson over cells would be too narrow
-            perfect = Interval(_pct(f.perfect_rate), *_pct_pair(ivs["perfect"][i]))
+            perfect = Interval(percent(f.perfect_rate), *_pct_pair(ivs["perfect"][i]))
         lower = (f.perfect_bounds if name == "perfect" else f.score_bounds) or (None, None)
         row = {
             "perfect": perfect,
@@ -338,13 +345,13 @@ def _statistics(outcomes: list[scoring.RunOutcomes], rank_metric: str) -> list[d
             "attempts": o.attempts,
             "perfect_k": k,
             "perfect_n": n,
-            "perfect_boot": Interval(_pct(f.perfect_rate), *_pct_pair(ivs["perfect"][i])),
-            "rubric": Interval(_pct(f.mean_score), *_pct_pair(ivs["score"][i])),
+            "perfect_boot": Interval(percent(f.perfect_rate), *_pct_pair(ivs["perfect"][i])),
+            "rubric": Interval(percent(f.mean_score), *_pct_pair(ivs["score"][i])),
             "efficiency": Interval(_num(o.efficiency()), *_pair(ivs["efficiency"][i]), places=2),
             "avg_steps": _num(o.avg_steps()),
             "perfect_bounds": _pct_pair(f.perfect_bounds) if f.unknown else None,
             "rubric_bounds": _pct_pair(f.score_bounds) if f.unknown else None,
-            "rank_value": _pct(lower[0]) if judged else None,
+            "rank_value": percent(lower[0]) if judged else None,
             "ranked_on": (RANKED_ON_COMPLETE if f.complete else RANKED_ON_LOWER_BOUND) if judged else "",
             "rank_low": int(ranks[i][0]) if judged else None,
             "rank_high": int(ranks[i][1]) if judged else None,
@@ -366,20 +373,20 @@ def _percentiles(reps: np.ndarray) -> np.ndarray:
     return out
 
 
-def _pct(x) -> float | None:
+def percent(x) -> float | None:
     x = _num(x)
     return None if x is None else x * 100
 
 
 def _pct_pair(pair) -> tuple[float | None, float | None]:
-    return _pct(pair[0]), _pct(pair[1])
+    return percent(pair[0]), percent(pair[1])
 
 
 def _pair(pair) -> tuple[float | None, float | None]:
     return _num(pair[0]), _num(pair[1])
 
 
-def _sort_value(row: BoardRow, key: str):
+def sort_value(row: BoardRow, key: str):
     if key == "rank":
         # rank intervals, then the headline position among rows with the same interval
         return None if row.rank_low is None else (row.rank_low, row.rank_high, row.rank)
@@ -396,7 +403,7 @@ def _sort_value(row: BoardRow, key: str):
     if key == "cost":
         return row.cost_usd
     if key == "graded":
-        return row.counts.get(scoring.GRADED)
+        return row.counts.get(GRADED)
     return row.run_name.lower()
 
 
@@ -414,10 +421,10 @@ def _sort(rows: list[BoardRow], filters: BoardFilters) -> None:
 
     for i, r in enumerate(sorted([r for r in rows if r.ranked], key=headline), start=1):
         r.rank = i
-    known = [r for r in rows if _sort_value(r, filters.sort) is not None]
-    unknown = [r for r in rows if _sort_value(r, filters.sort) is None]
+    known = [r for r in rows if sort_value(r, filters.sort) is not None]
+    unknown = [r for r in rows if sort_value(r, filters.sort) is None]
     known.sort(key=lambda r: r.run_name.lower())
-    known.sort(key=lambda r: _sort_value(r, filters.sort), reverse=desc)
+    known.sort(key=lambda r: sort_value(r, filters.sort), reverse=desc)
     rows[:] = known + unknown
 
 
@@ -461,7 +468,7 @@ EXPORT_COLUMNS = (
     "input_tokens",
     "output_tokens",
     "cost_usd",
-    *(f"n_{s}" for s in scoring.STATUSES),
+    *(f"n_{s}" for s in STATUSES),
     "source",
 )
 
@@ -513,120 +520,8 @@ def export_rows(b: Board) -> list[dict]:
                 "input_tokens": row.input_tokens,
                 "output_tokens": row.output_tokens,
                 "cost_usd": r(row.cost_usd, 2),
-                **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in scoring.STATUSES},
+                **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in STATUSES},
                 "source": row.source,
             }
         )
     return out
-
-
-# ------------------------------------------------------------------------------ compare
-
-
-@dataclass
-class CompareTask:
-    task_id: str
-    behavioural_type: str
-    a_score: float | None
-    b_score: float | None
-    a_status: str
-    b_status: str
-    a_perfect: bool
-    b_perfect: bool
-    a_trajectory: int | None
-    b_trajectory: int | None
-
-
-@dataclass
-class Comparison:
-    suite: Suite
-    a: BoardRow
-    b: BoardRow
-    tasks: list[CompareTask]
-    only_a: list[CompareTask]
-    only_b: list[CompareTask]
-    paired_n: int  # tasks known in both runs (the paired statistics are over these)
-    rubric_diff: metrics.PairedDifference | None
-    perfect_diff: metrics.PairedDifference | None
-    B: int = B
-
-
-def comparison(user, slug_a: str, slug_b: str, weighting: str = "authored") -> Comparison:
-    """Two graded runs of the same suite, task by task, with the paired bootstrap of A - B."""
-    if not slug_a or not slug_b:
-        raise Http404("choose two runs: ?a=<run slug>&b=<run slug>")
-    runs = {r.slug: r for r in visible_runs(user).filter(slug__in=[slug_a, slug_b]).select_related("model", "suite")}
-    for slug in (slug_a, slug_b):
-        if slug not in runs:
-            raise Http404(f"No run {slug!r}")
-        if runs[slug].is_reported:
-            raise Http404(f"{slug!r} is a reported run: its per-task outcomes are not known")
-    run_a, run_b = runs[slug_a], runs[slug_b]
-    if run_a.suite_id != run_b.suite_id:
-        raise Http404(f"{slug_a!r} and {slug_b!r} ran different suites ({run_a.suite} and {run_b.suite})")
-    if weighting not in scoring.WEIGHTINGS:
-        weighting = "authored"
-    outcomes = scoring.run_outcomes([run_a, run_b], weighting=weighting)
-    oa, ob = outcomes[run_a.pk], outcomes[run_b.pk]
-    stats = _statistics([oa, ob], "perfect")
-    rows = []
-    for run, o, s in ((run_a, oa, stats[0]), (run_b, ob, stats[1])):
-        row = _base_row(run, reported=False)
-        row.judge_name, row.judge_origin, row.judge_protocol = o.judge_name, o.judge_origin, o.judge_protocol
-        for name, value in s.items():
-            setattr(row, name, value)
-        row.counts = o.counts()
-        rows.append(row)
-
-    sa, sb = oa.task_scores(), ob.task_scores()
-    pa, pb = oa.task_perfect(), ob.task_perfect()
-    tasks = [
-        CompareTask(
-            task_id=oa.task_ids[i],
-            behavioural_type=TYPE_LABELS.get(oa.behavioural_types[i], str(oa.behavioural_types[i])),
-            a_score=_pct(sa[i]),
-            b_score=_pct(sb[i]),
-            a_status=_task_status(oa, i),
-            b_status=_task_status(ob, i),
-            a_perfect=bool(pa[i] == 1),
-            b_perfect=bool(pb[i] == 1),
-            a_trajectory=int(oa.trajectory_ids[i, 0]) or None,
-            b_trajectory=int(ob.trajectory_ids[i, 0]) or None,
-        )
-        for i in range(oa.n_tasks)
-    ]
-    both = ~np.isnan(sa) & ~np.isnan(sb)
-    rubric_diff = perfect_diff = None
-    if both.any():
-        strata = oa.behavioural_types[both]
-        # metrics.paired_difference gives (second - first) and P(second > first): pass (B, A)
-        rubric_diff = _scaled(metrics.paired_difference(sb[both], sa[both], strata, B=B, seed=SEED))
-        perfect_diff = _scaled(metrics.paired_difference(pb[both], pa[both], strata, B=B, seed=SEED))
-    return Comparison(
-        suite=run_a.suite,
-        a=rows[0],
-        b=rows[1],
-        tasks=tasks,
-        only_a=[t for t in tasks if t.a_perfect and not t.b_perfect],
-        only_b=[t for t in tasks if t.b_perfect and not t.a_perfect],
-        paired_n=int(both.sum()),
-        rubric_diff=rubric_diff,
-        perfect_diff=perfect_diff,
-    )
-
-
-def comparable_runs(user) -> list[tuple[str, str, str]]:
-    """(slug, name, suite) of the graded runs this user may see, for the comparison chooser."""
-    return [
-        (r.slug, r.name, str(r.suite))
-        for r in visible_runs(user).exclude(provenance=Run.Provenance.REPORTED).select_related("suite").order_by("name")
-    ]
-
-
-def _scaled(d: metrics.PairedDifference) -> metrics.PairedDifference:
-    return metrics.PairedDifference(d.difference * 100, d.low * 100, d.high * 100, d.p_b_greater)
-
-
-def _task_status(o: scoring.RunOutcomes, i: int) -> str:
-    statuses = sorted(set(o.status[i]))
-    return statuses[0] if len(statuses) == 1 else ", ".join(statuses)

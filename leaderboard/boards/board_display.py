@@ -10,8 +10,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Count, Max, Q
 
-from leaderboard.boards.board import ASCENDING_FIRST, Board, BoardFilters, BoardRow, _sort_value, board
+from leaderboard.boards.board import ASCENDING_FIRST, Board, BoardRow, board, sort_value
 from leaderboard.models import Run, Suite
+from leaderboard.scoring.filters import BoardFilters
 
 PAPER_FILE = Path(__file__).resolve().parent / "data" / "paper_results.json"
 
@@ -47,12 +48,12 @@ def merged_rows(board: Board) -> list[BoardRow]:
     value like any other. Graded rows keep their rank interval; reported ones have none."""
     f = board.filters
     key = f.sort
-    value = lambda r: _sort_value(r, key)  # noqa: E731
+    value = lambda r: sort_value(r, key)  # noqa: E731
     if key == "rank":
         key = "rubric" if f.metric == "rubric" else "perfect"
         desc = f.dir != "asc"
         # graded rows by what they are ranked on (the lower bound; none when nothing was judged)
-        value = lambda r: _sort_value(r, key) if r.reported else r.rank_value  # noqa: E731
+        value = lambda r: sort_value(r, key) if r.reported else r.rank_value  # noqa: E731
     else:
         desc = (f.dir or ("asc" if key in ASCENDING_FIRST else "desc")) == "desc"
     rows = [*board.rows, *board.reported_rows]

@@ -5,21 +5,20 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 from leaderboard.analysis import task_rates
-from leaderboard.boards import board as leaderboard
 from leaderboard.boards import board_display, reported
-from leaderboard.boards.board import BoardFilters
+from leaderboard.boards.board import board
 from leaderboard.catalog import selectors
-from leaderboard.scoring.page_cache import anonymous_page_cache
-from trajectories.evaluations import lifecycle as evaluations
-from trajectories.evaluations import run_table
-from trajectories.evaluations import views as views_runs
+from leaderboard.scoring.filters import BoardFilters
+from mypcbench_site.page_cache import anonymous_page_cache
+from trajectories.evaluations import lifecycle, run_table
+from trajectories.evaluations.views import can_manage_runs
 from world.records.task_world import task_world
 
 
 @anonymous_page_cache("home-page")
 def home(request, version):
     """The front page: what the benchmark is, the top of the one leaderboard, where to go next."""
-    b = leaderboard.board(request.user, BoardFilters.from_query({}), version=version)
+    b = board(request.user, BoardFilters.from_query({}), version=version)
     rows = board_display.merged_rows(b)
     return render(
         request,
@@ -84,7 +83,7 @@ def run_detail(request, version, slug):
     run = selectors.run_detail(request.user, slug)
     # A run our harness is running polls its progress; the table is rendered from the same rows.
     launched = run.provenance == run.Provenance.HARNESS and bool((run.metadata or {}).get("launch"))
-    progress = evaluations.progress(run) if launched else None
+    progress = lifecycle.progress(run) if launched else None
     rows = progress["trajectories"] if progress else run_table.trajectory_rows(run)
     return render(
         request,
@@ -95,7 +94,7 @@ def run_detail(request, version, slug):
             "trajectories": rows,
             "progress": progress,
             "show_imported": any(row["imported_score"] is not None for row in rows),
-            "can_manage": launched and views_runs.can_manage_runs(request.user),
+            "can_manage": launched and can_manage_runs(request.user),
             "rerun_tasks": list({row["task_pk"]: row["task"] for row in rows}.items()),
             "figure_groups": reported.reported_figure_groups(run) if run.is_reported else [],
         },

@@ -10,12 +10,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
 
+import leaderboard.analysis.heatmaps
+import leaderboard.analysis.scaling
 from leaderboard.analysis import charts, model_page, queries
-from leaderboard.analysis import heatmaps as heatmap_data
-from leaderboard.analysis import scaling as scaling_data
-from leaderboard.analysis import taxonomy as taxonomy_data
+from leaderboard.analysis.taxonomy import FailureFilters, failure_judgments, filter_label, taxonomy_tables
 from leaderboard.scoring.filters import BoardFilters, run_filter_options
-from leaderboard.scoring.page_cache import anonymous_page_cache
+from mypcbench_site.page_cache import anonymous_page_cache
 
 TABS = (
     ("heatmaps", "leaderboard:analysis_heatmaps", queries.HeatmapFilters),
@@ -42,9 +42,7 @@ def _filter_context(request, filters, api_path: str, api_query: dict | None = No
         "app": dict(options["apps"]),
     }
     active = [
-        (taxonomy_data.filter_label(name), shown.get(name, {}).get(value, value))
-        for name, value in query.items()
-        if name != "metric"
+        (filter_label(name), shown.get(name, {}).get(value, value)) for name, value in query.items() if name != "metric"
     ]
     return {
         "filters": filters,
@@ -68,7 +66,7 @@ def heatmaps(request, version):
     filters = queries.HeatmapFilters.from_query(request.GET)
     metric = filters.metric
     other = next(k for k in queries.METRICS if k != metric)
-    found = heatmap_data.heatmaps(request.user, filters, version)
+    found = leaderboard.analysis.heatmaps.heatmaps(request.user, filters, version)
     maps = [{"map": hm, "chart": _chart(hm.id, charts.heatmap(hm), f"{hm.title} heatmap")} for hm in found]
     api_query = {"metric": metric, **filters.as_query()}  # the metric spelled out, default or not
     return render(
@@ -84,7 +82,7 @@ def heatmaps(request, version):
             ],
             "maps": maps,
             "has_graded": any(not hm.reported for hm in found),
-            "elsewhere": heatmap_data.reported_elsewhere(filters, found),
+            "elsewhere": leaderboard.analysis.heatmaps.reported_elsewhere(filters, found),
             "other_metric": other,
             "other_metric_href": _href(request.path, filters.as_query(metric=other)),
         },
@@ -94,7 +92,7 @@ def heatmaps(request, version):
 @anonymous_page_cache("analysis-page")
 def taxonomy(request, version):
     filters = queries.TaxonomyFilters.from_query(request.GET)
-    tables = taxonomy_data.taxonomy_tables(request.user, filters, version)
+    tables = taxonomy_tables(request.user, filters, version)
     items = [
         {"table": t, "chart": _chart(f"taxonomy-{i}", charts.taxonomy_bars(t), f"{t.title} bar chart")}
         for i, t in enumerate(tables)
@@ -112,8 +110,8 @@ def taxonomy(request, version):
 
 @anonymous_page_cache("analysis-page")
 def failures(request, version):
-    filters = taxonomy_data.FailureFilters.from_query(request.GET)
-    judgments = taxonomy_data.failure_judgments(request.user, filters, version)
+    filters = FailureFilters.from_query(request.GET)
+    judgments = failure_judgments(request.user, filters, version)
     page = Paginator(judgments, 25).get_page(request.GET.get("page"))
     others = {k: v for k, v in filters.as_query().items() if k != "mode"}
     mode_links = [  # the same list narrowed to one failure mode, other filters kept
@@ -139,7 +137,7 @@ def failures(request, version):
 @anonymous_page_cache("analysis-page")
 def scaling(request, version):
     filters = queries.ScalingFilters.from_query(request.GET)
-    ctx = scaling_data.scaling(request.user, filters, version)
+    ctx = leaderboard.analysis.scaling.scaling(request.user, filters, version)
     chart_list = []
     if ctx["by_count"]:
         chart_list.append(
@@ -173,7 +171,9 @@ def scaling(request, version):
         chart_list.append(
             _chart(
                 "action-shape",
-                charts.stacked_shares([(s.run.name, s.shares) for s in ctx["shapes"]], scaling_data.ACTION_KINDS),
+                charts.stacked_shares(
+                    [(s.run.name, s.shares) for s in ctx["shapes"]], leaderboard.analysis.scaling.ACTION_KINDS
+                ),
                 "Action shape",
             )
         )
@@ -206,7 +206,7 @@ def scaling(request, version):
             **ctx,
             **_filter_context(request, filters, "/api/analysis/scaling"),
             "charts": {c["id"].removeprefix("chart-").replace("-", "_"): c for c in chart_list},
-            "kinds": scaling_data.ACTION_KINDS,
+            "kinds": leaderboard.analysis.scaling.ACTION_KINDS,
         },
     )
 

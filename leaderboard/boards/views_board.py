@@ -1,5 +1,5 @@
 """Thin views of the scored leaderboard (with CSV/JSON export of exactly what is shown) and the
-two-run comparison; everything is computed by leaderboard/boards/board.py."""
+two-run comparison; everything is computed by leaderboard/boards/board.py and comparison.py."""
 
 import csv
 import io
@@ -8,10 +8,11 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
 
-from leaderboard.boards import board as leaderboard
+import leaderboard.boards.board
 from leaderboard.boards import board_display
-from leaderboard.boards.board import BoardFilters
-from leaderboard.scoring.page_cache import anonymous_page_cache
+from leaderboard.boards.comparison import comparable_runs, comparison
+from leaderboard.scoring.filters import BoardFilters
+from mypcbench_site.page_cache import anonymous_page_cache
 
 SORTABLE = (
     ("rank", "Rank"),
@@ -33,7 +34,7 @@ def board(request, version):
 
 def _board(request, version):
     filters = BoardFilters.from_query(request.GET)
-    b = leaderboard.board(request.user, filters, version=version)
+    b = leaderboard.boards.board.board(request.user, filters, version=version)
     fmt = request.GET.get("format", "")
     if fmt == "csv":
         return _csv(b)
@@ -43,7 +44,7 @@ def _board(request, version):
     headers = []
     for key, label in SORTABLE:
         active = filters.sort == key
-        natural = "asc" if key in leaderboard.ASCENDING_FIRST else "desc"
+        natural = "asc" if key in leaderboard.boards.board.ASCENDING_FIRST else "desc"
         current = filters.dir or natural
         flip = ("asc" if current == "desc" else "desc") if active else ""
         headers.append(
@@ -84,9 +85,9 @@ def _filename(b, ext: str) -> str:
 
 def _csv(b) -> HttpResponse:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=leaderboard.EXPORT_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=leaderboard.boards.board.EXPORT_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for row in leaderboard.export_rows(b):
+    for row in leaderboard.boards.board.export_rows(b):
         writer.writerow({k: "" if v is None else v for k, v in row.items()})
     response = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{_filename(b, "csv")}"'
@@ -99,7 +100,7 @@ def _json(b) -> JsonResponse:
         "filters": b.filters.as_query(),
         "tasks": b.task_count,
         "bootstrap_replicates": b.B,
-        "rows": leaderboard.export_rows(b),
+        "rows": leaderboard.boards.board.export_rows(b),
     }
     response = JsonResponse(payload, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="{_filename(b, "json")}"'
@@ -109,6 +110,6 @@ def _json(b) -> JsonResponse:
 def compare(request):
     a, b = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
     weighting = request.GET.get("weighting", "authored")
-    runs = leaderboard.comparable_runs(request.user)
-    c = leaderboard.comparison(request.user, a, b, weighting=weighting) if a and b else None
+    runs = comparable_runs(request.user)
+    c = comparison(request.user, a, b, weighting=weighting) if a and b else None
     return render(request, "leaderboard/compare.html", {"c": c, "weighting": weighting, "runs": runs, "a": a, "b": b})

@@ -1,5 +1,6 @@
 """Pages that explain rather than list: the methodology (what every number means) and the
-submission guide (how to take part, with a sample archive built from the demo's own results)."""
+submission guide (how to take part, with a sample archive built from the demo's own results). The
+search page is the catalog's (leaderboard/catalog/search.py)."""
 
 import io
 import json
@@ -11,18 +12,10 @@ from django.http import HttpResponse
 from django.shortcuts import render
 
 from leaderboard.catalog.badges import BADGE_HELP
-from leaderboard.catalog.search import site_search
 from leaderboard.models import Suite
 
 DEMO_RESULTS_DIR = Path(settings.BASE_DIR) / "seeding" / "demo_results"  # what load_demo imports
 SAMPLE_TASK = "demo-d002"  # the smallest demo task folder: a few screenshots and a traj.jsonl
-
-
-def search(request):
-    results = site_search(
-        request.user, request.GET.get("q", ""), request.GET.get("kind", ""), request.GET.get("page", 1)
-    )
-    return render(request, "leaderboard/search.html", {"results": results})
 
 
 def methodology(request):

@@ -216,12 +216,26 @@ def read_reported(path: Path | str = DATA_FILE) -> dict:
 
 def figures_for(result_set: dict) -> list[Figure]:
     """Every number in one result set, as (model, metric, slice) figures."""
+    return [
+        *_overall_figures(result_set),
+        *_slice_figures(result_set),
+        *_failure_mode_figures(result_set),
+        *_extra_figures(result_set),
+    ]
+
+
+def _overall_figures(result_set: dict) -> list[Figure]:
     out: list[Figure] = []
     src = result_set["source"]
     for m in result_set["models"]:
         for metric in ("perfect", "rubric", "avg_steps", "traj_eff"):
             if m.get(metric) is not None:
                 out.append(Figure(m["model"], metric, "overall", "", float(m[metric]), src))
+    return out
+
+
+def _slice_figures(result_set: dict) -> list[Figure]:
+    out: list[Figure] = []
     slices = (
         ("rubric_by_task_type", "rubric", "task_type"),
         ("rubric_by_apps_touched", "rubric", "apps_touched"),
@@ -234,6 +248,11 @@ def figures_for(result_set: dict) -> list[Figure]:
         for model, values in block["values"].items():
             for slice_value, value in values.items():
                 out.append(Figure(model, metric, kind, slice_value, float(value), block["source"]))
+    return out
+
+
+def _failure_mode_figures(result_set: dict) -> list[Figure]:
+    out: list[Figure] = []
     fm = result_set.get("failure_modes")
     if fm:
         for model, counts in fm.get("by_model", {}).items():
@@ -246,6 +265,12 @@ def figures_for(result_set: dict) -> list[Figure]:
                 out.append(
                     Figure(m["model"], "failure_count", "failure_mode_all_models", mode, float(value), fm["source"])
                 )
+    return out
+
+
+def _extra_figures(result_set: dict) -> list[Figure]:
+    """The share of bash actions, and the mean steps on the tasks a model scored zero on."""
+    out: list[Figure] = []
     if result_set.get("bash_share"):
         block = result_set["bash_share"]
         for model, value in block["values"].items():

@@ -1,12 +1,13 @@
 """Search over what the site holds: tasks (id, instruction, category), runs (name, model) and
 trajectories (their task's id, their run's model), visible runs only. Plain substring matching
 (case-insensitive) that works the same on SQLite and PostgreSQL; a kind's matches come a page at a
-time."""
+time. The search page (``search_page``) shows them."""
 
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Q
+from django.shortcuts import render
 
 from leaderboard.catalog.selectors import visible_runs
 from leaderboard.models import Task
@@ -70,3 +71,11 @@ def site_search(user, raw_query: str, kind: str = "", page: str | int = 1) -> Se
     }
     pages = {name: Paginator(qs, PER_PAGE).get_page(page if name == kind else 1) for name, qs in sets.items()}
     return SearchResults(query, kind, pages["tasks"], pages["runs"], pages["trajectories"])
+
+
+def search_page(request):
+    """/search/: the matches of ?q= (of one ?kind=, a ?page= at a time) among what the visitor may see."""
+    results = site_search(
+        request.user, request.GET.get("q", ""), request.GET.get("kind", ""), request.GET.get("page", 1)
+    )
+    return render(request, "leaderboard/search.html", {"results": results})

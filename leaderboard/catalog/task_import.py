@@ -268,29 +268,7 @@ def import_tasks(
                 new_items += _rubric_rows(task, spec, version=1)
                 summary.tasks_created.append(spec.id)
             else:
-                changes = [f.removesuffix("_id") for f in _TASK_FIELDS if getattr(task, f) != values[f]]
-                if {a.pk for a in task.apps.all()} != set(app_rows):
-                    task.apps.set(app_rows.values())
-                    changes.append("apps")
-                old_items = current_items.get(task.pk, [])
-                if [i.content_hash for i in old_items] != [i.content_hash for i in spec.rubric]:
-                    RubricItem.objects.filter(task=task, is_current=True).update(is_current=False)
-                    task.rubric_version = max(task.rubric_items.values_list("version", flat=True), default=0) + 1
-                    new_items += _rubric_rows(task, spec, version=task.rubric_version)
-                    summary.new_rubric_versions[spec.id] = task.rubric_version
-                    changes.append(f"rubric (now version {task.rubric_version})")
-                if task.position != spec.position:
-                    summary.tasks_moved += 1
-                if changes or task.content_hash != spec.content_hash or task.position != spec.position:
-                    task.position = spec.position
-                    for f, v in values.items():
-                        setattr(task, f, v)
-                    task.content_hash = spec.content_hash
-                    task.save()
-                if changes:
-                    summary.tasks_changed[spec.id] = changes
-                else:
-                    summary.tasks_unchanged += 1
+                new_items += _update_task(task, spec, values, app_rows, current_items.get(task.pk, []), summary)
             summary.rubric_items += len(spec.rubric)
             if progress:
                 progress(done, total)
@@ -302,3 +280,32 @@ def import_tasks(
     summary.missing_tasks = [task_id for task_id in existing if task_id not in in_file]
     summary.unused_type_ids = [task_id for task_id in (file_types or {}) if task_id not in in_file]
     return summary
+
+
+def _update_task(task: Task, spec, values: dict, app_rows: dict, old_items: list[RubricItem], summary: ImportSummary):
+    """Bring a stored task up to its spec (its fields, apps and rubric: a changed rubric becomes a new
+    version, the old rows no longer current) and count it; the new rubric rows to write."""
+    new_items: list[RubricItem] = []
+    changes = [f.removesuffix("_id") for f in _TASK_FIELDS if getattr(task, f) != values[f]]
+    if {a.pk for a in task.apps.all()} != set(app_rows):
+        task.apps.set(app_rows.values())
+        changes.append("apps")
+    if [i.content_hash for i in old_items] != [i.content_hash for i in spec.rubric]:
+        RubricItem.objects.filter(task=task, is_current=True).update(is_current=False)
+        task.rubric_version = max(task.rubric_items.values_list("version", flat=True), default=0) + 1
+        new_items = _rubric_rows(task, spec, version=task.rubric_version)
+        summary.new_rubric_versions[spec.id] = task.rubric_version
+        changes.append(f"rubric (now version {task.rubric_version})")
+    if task.position != spec.position:
+        summary.tasks_moved += 1
+    if changes or task.content_hash != spec.content_hash or task.position != spec.position:
+        task.position = spec.position
+        for f, v in values.items():
+            setattr(task, f, v)
+        task.content_hash = spec.content_hash
+        task.save()
+    if changes:
+        summary.tasks_changed[spec.id] = changes
+    else:
+        summary.tasks_unchanged += 1
+    return new_items

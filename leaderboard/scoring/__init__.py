@@ -1,2 +1,5 @@
-"""Scores of graded runs: per-task outcomes, bootstrap and paired statistics, the run filters that
-pick a scored slice. Pure functions over the stored judgments; uses the models and the catalog."""
+"""Scores of graded runs: per-task outcomes (`outcomes`), the version scores are cached at
+(`data_version`) and the version of the published data (`public_version`), one trajectory's score
+without its whole run (`one_trajectory`), bootstrap and paired statistics (`bootstrap`, `metrics`)
+and the run filters that pick a scored slice (`filters`). Pure functions over the stored
+judgments; may use the models and the catalog."""

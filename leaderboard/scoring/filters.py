@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 
 from leaderboard.catalog.selectors import visible_runs
 from leaderboard.models import APPS_TOUCHED_BINS, App, BehaviouralType, JudgeConfig, Run, Suite
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring.outcomes import WEIGHTINGS, RunOutcomes, judged_outcomes, run_outcomes
 from trajectories.models import Judgment
 
 RANK_METRICS = ("perfect", "rubric")
@@ -56,7 +56,7 @@ class RunFilters:
             self.type = ""
         if self.bin not in APPS_TOUCHED_BINS:
             self.bin = ""
-        if self.weighting not in scoring.WEIGHTINGS:
+        if self.weighting not in WEIGHTINGS:
             self.weighting = defaults["weighting"]
         if self.metric not in RANK_METRICS:
             self.metric = defaults["metric"]
@@ -142,7 +142,7 @@ def filtered_runs(user, filters: RunFilters, suite: Suite | None) -> QuerySet[Ru
 
 def scored_slice(
     runs: list[Run], filters: RunFilters, version: str | None = None, every_judge: bool = False
-) -> list[scoring.RunOutcomes]:
+) -> list[RunOutcomes]:
     """Graded ``runs`` scored under the filters' rubric weighting: one outcome per run by its
     default judge, or with ``every_judge`` one per (run, judge) that judged it; only the filters'
     judge when one is set (a run it did not judge drops out); each restricted to the tasks of the
@@ -151,9 +151,9 @@ def scored_slice(
     if not graded:
         return []
     if every_judge or filters.judge:
-        outcomes = scoring.judged_outcomes(graded, weighting=filters.weighting, version=version)
+        outcomes = judged_outcomes(graded, weighting=filters.weighting, version=version)
     else:
-        found = scoring.run_outcomes(graded, weighting=filters.weighting, version=version)
+        found = run_outcomes(graded, weighting=filters.weighting, version=version)
         outcomes = [found[r.pk] for r in graded if r.pk in found]
     if filters.judge:
         outcomes = [o for o in outcomes if o.judge_name == filters.judge]

@@ -12,7 +12,8 @@ from django.db import connection
 from django.db.models import Count, Sum
 
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
-from leaderboard.scoring.outcomes import GRADED, catalog_version, score_cell, verdict_counts
+from leaderboard.scoring.data_version import catalog_version
+from leaderboard.scoring.outcomes import GRADED, score_cell, verdict_counts
 from trajectories.models import Judgment, Step, Trajectory
 
 SELF = JudgeConfig.Origin.SELF_REPORTED

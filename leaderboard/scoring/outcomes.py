@@ -26,30 +26,24 @@ Rules (issues 3 and 14):
 * Reported runs are never scored here (their figures are ReportedFigure rows).
 
 Cost: a constant number of SQL queries whatever the number of steps or judgments (judgments are
-aggregated in the database), and results are cached per data version (:func:`data_version`).
+aggregated in the database), and results are cached per data version (leaderboard/scoring/data_version.py).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from django.core.cache import cache
-from django.db import connection
 from django.db.models import Count, Q, Sum
-from django.db.models.signals import post_save
-from django.dispatch import receiver
 
 from harness.scoring import Figures, run_figures
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
-from leaderboard.scoring import metrics, public_version
-from leaderboard.scoring.public_version import CATALOG_MODELS, on_save_and_delete
-from trajectories.models import Judgment, Step, Trajectory
+from leaderboard.scoring import data_version, metrics
+from trajectories.models import Judgment, Trajectory
 
 WEIGHTINGS = ("authored", "equal")
 
@@ -78,8 +72,6 @@ _UNFINISHED_TRAJECTORY = {
 }
 
 CACHE_PREFIX = "scoring"
-_SIGNAL_VERSION_KEY = f"{CACHE_PREFIX}:signal-version"
-_CATALOG_VERSION_KEY = f"{CACHE_PREFIX}:catalog-version"
 
 
 @dataclass
@@ -251,67 +243,6 @@ class RunOutcomes:
         raise ValueError(f"metric must be 'score', 'perfect' or 'efficiency', not {metric!r}")
 
 
-# ------------------------------------------------------------------------------ data version
-
-
-def data_version() -> str:
-    """A key that changes whenever judgments, trajectories, tasks or rubric items change, read in
-    one query of cheap aggregates (max ids and the indexed max(updated_at) of trajectories and
-    judgments; the task and rubric tables are small). Inserts, bulk ones included, raise a max id.
-    Every trajectory or judgment write moves its table's max(updated_at): saves (auto_now),
-    update_or_create, and QuerySet.update()/bulk_update() too, since their querysets set
-    ``updated_at`` (the evaluation, slot, action-count and failure-signal code write that way, often
-    in a worker or a command whose signals this process never hears). Saves and deletes also bump
-    a counter through signals; a rubric edit changes the count of current items; task edits move
-    the tasks' max(updated_at)."""
-    j, t, r, k = (m._meta.db_table for m in (Judgment, Trajectory, RubricItem, Task))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT (SELECT MAX(id) FROM {j}), (SELECT MAX(updated_at) FROM {j}),"
-            f" (SELECT MAX(id) FROM {t}), (SELECT MAX(updated_at) FROM {t}),"
-            f" (SELECT MAX(id) FROM {r}), (SELECT COUNT(*) FROM {r} WHERE is_current),"
-            f" (SELECT MAX(id) FROM {k}), (SELECT MAX(updated_at) FROM {k})"
-        )
-        parts = list(cursor.fetchone())
-    parts.append(cache.get(_SIGNAL_VERSION_KEY, 0))
-    return "-".join(str(p).replace(" ", "_") for p in parts)  # no spaces: a cache key on every backend
-
-
-def catalog_version() -> int:
-    """A counter that saves and deletes of everything pages show beside one trajectory's own rows move
-    (tasks, rubric items, runs, models, judges, reported figures), but not judgments, trajectories or
-    steps: the player's cache key reads it with that trajectory's own rows, so a judgment of another
-    trajectory leaves its page alone."""
-    return cache.get(_CATALOG_VERSION_KEY, 0)
-
-
-def signal_version_key() -> str:
-    """The cache key of the counter that saves and deletes move (see :func:`bump_version`)."""
-    return _SIGNAL_VERSION_KEY
-
-
-def bump_version() -> None:
-    """Invalidate every cached score and page built on them (called on saves and deletes). The
-    counter lives in Django's cache: shared by every process when that is Redis; per process with
-    the local-memory default, where the aggregates of :func:`data_version` still see new data."""
-    public_version.count_up(_SIGNAL_VERSION_KEY)
-
-
-# a step saved one by one (its derivatives made, a live step replaced): the player's cached page shows it
-@receiver(post_save, sender=Step)
-# what pages show beside the scores too: which runs are published, their names, the catalog
-@on_save_and_delete(Judgment, Trajectory, Run, *CATALOG_MODELS)
-def _scores_changed(sender, **kwargs):
-    bump_version()
-
-
-@on_save_and_delete(Run, *CATALOG_MODELS)
-def _catalog_changed(sender, instance=None, **kwargs):
-    if sender is Run and not public_version.run_change_is_public(instance):
-        return  # a draft run (an upload being stored, a launch): nothing any page key reads changed
-    public_version.count_up(_CATALOG_VERSION_KEY)
-
-
 # ------------------------------------------------------------------------------ scoring
 
 
@@ -366,7 +297,7 @@ def run_outcomes(
     or its name) or, when None, by the run's default judge: ``Run.judge_config`` when it judged
     anything, else the judge with the most judged trajectories in the run. Reported runs are
     skipped. Constant query count; cached per data version (pass ``version`` from
-    :func:`data_version` when the caller already has it, to save its queries)."""
+    :func:`data_version.data_version` when the caller already has it, to save its queries)."""
     key = _judge_key(judge)
     mode = "default" if key is None else f"judge{key}"
     return {o.run_id: o for o in _outcomes(runs, mode, weighting, include_stale, version)}
@@ -382,29 +313,6 @@ def judged_outcomes(
     return _outcomes(runs, "all", weighting, include_stale, version)
 
 
-# The version of the public data an anonymous page is being built at (leaderboard/scoring/page_cache.py):
-# every scoring asked for while it renders, by whichever helper, is cached at that version, so the pages
-# built at one version share their scorings.
-_page_built_at: ContextVar[str | None] = ContextVar("page_built_at", default=None)
-
-
-@contextmanager
-def scored_at(version: str) -> Iterator[None]:
-    """Scorings asked for without a version within this block are cached at ``version``: for a page of
-    published runs built at the public data version, which moves with everything those runs show."""
-    token = _page_built_at.set(version)
-    try:
-        yield
-    finally:
-        _page_built_at.reset(token)
-
-
-def cache_version() -> str:
-    """The version figures are cached at when the caller names none: the one the page being built is
-    built at (:func:`scored_at`), else the data version now."""
-    return _page_built_at.get() or data_version()
-
-
 def _outcomes(runs, mode: str, weighting: str, include_stale: bool, version: str | None) -> list[RunOutcomes]:
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, not {weighting!r}")
@@ -412,7 +320,7 @@ def _outcomes(runs, mode: str, weighting: str, include_stale: bool, version: str
     if not run_rows:
         return []
     ids = ",".join(str(r["pk"]) for r in run_rows)
-    version = version or cache_version()
+    version = version or data_version.cache_version()
     cache_key = f"{CACHE_PREFIX}:{version}:{mode}:{weighting}:{int(include_stale)}:{ids}"
     found = cache.get(cache_key)
     if found is None:

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from tests import run_page_data as data
+from tests import run_page_data
 from trajectories.recording import live_ingest
 from trajectories.tasks import run_trajectory
 
@@ -48,10 +48,10 @@ def column_widths(page) -> list[float]:
 def test_the_table_follows_a_trajectory_live_and_stops_when_the_run_ends(page, live_server, maintainer, shot):
     from playwright.sync_api import expect
 
-    run, _ = data.launch(3)
-    first, second, third = data.trajectories(run)
-    data.start(first)
-    data.record_step(first, 1)
+    run, _ = run_page_data.launch(3)
+    first, second, third = run_page_data.trajectories(run)
+    run_page_data.start(first)
+    run_page_data.record_step(first, 1)
     url = f"/runs/{run.slug}/"
     log_in(page, live_server, url)
 
@@ -63,21 +63,21 @@ def test_the_table_follows_a_trajectory_live_and_stops_when_the_run_ends(page, l
     widths, table_box = column_widths(page), page.locator("#run-trajectories").bounding_box()
 
     # steps arrive while the page polls
-    data.record_step(first, 2)
-    data.record_step(first, 3)
+    run_page_data.record_step(first, 2)
+    run_page_data.record_step(first, 3)
     expect(cell("steps")).to_have_text("3", timeout=WAIT_MS)
     expect(page.locator('[data-field="steps"]')).to_have_text("3")
     expect(page.locator('[data-field="updated"]')).to_have_text(re.compile(r"Live: last updated \d"))
     shot(page, "run-page-live")
 
     # it ends, then its judge answers
-    data.record_step(first, 4, "DONE")
-    data.finish(first, 4)
+    run_page_data.record_step(first, 4, "DONE")
+    run_page_data.finish(first, 4)
     expect(cell("status")).to_have_text("Finished", timeout=WAIT_MS)
     expect(cell("ended_by")).to_have_text("Done")
     expect(cell("score")).to_have_text("not judged")
     expect(cell("player")).to_have_text("Play")
-    data.judge(first, ["success", "failure"])
+    run_page_data.judge(first, ["success", "failure"])
     expect(cell("score")).to_have_text("0.50", timeout=WAIT_MS)
     expect(cell("judgments")).to_have_text("1 / 2")
     expect(page.locator('[data-field="judged"]')).to_have_text("1")
@@ -85,13 +85,13 @@ def test_the_table_follows_a_trajectory_live_and_stops_when_the_run_ends(page, l
     assert row.locator("a", has_text="Play").get_attribute("href") == f"/trajectories/{first.pk}/play/"
 
     # the others: one runs out of turns, one errors; columns never moved
-    data.start(second)
+    run_page_data.start(second)
     expect(page.locator(f'tr[data-trajectory="{second.pk}"] [data-cell="status"]')).to_have_text(
         "Running", timeout=WAIT_MS
     )
-    data.finish(second, 0, ended_by="budget")
-    data.start(third)
-    data.finish(third, 0, ended_by="error", status="error")
+    run_page_data.finish(second, 0, ended_by="budget")
+    run_page_data.start(third)
+    run_page_data.finish(third, 0, ended_by="error", status="error")
     third_row = page.locator(f'tr[data-trajectory="{third.pk}"]')
     expect(third_row.locator('[data-cell="status"]')).to_have_text("Error", timeout=WAIT_MS)
     expect(page.locator(f'tr[data-trajectory="{second.pk}"] [data-cell="ended_by"]')).to_have_text(
@@ -115,10 +115,10 @@ def test_the_table_follows_a_trajectory_live_and_stops_when_the_run_ends(page, l
 def test_a_maintainer_cancels_the_run_from_its_page(page, live_server, maintainer, shot):
     from playwright.sync_api import expect
 
-    run, _ = data.launch(3)
-    running, queued, _ = data.trajectories(run)
-    data.start(running)
-    data.record_step(running, 1)
+    run, _ = run_page_data.launch(3)
+    running, queued, _ = run_page_data.trajectories(run)
+    run_page_data.start(running)
+    run_page_data.record_step(running, 1)
     log_in(page, live_server, f"/runs/{run.slug}/")
 
     page.get_by_role("link", name="Cancel run…").click()
@@ -137,7 +137,7 @@ def test_a_maintainer_cancels_the_run_from_its_page(page, live_server, maintaine
     # the running trajectory stops after its next step, as the worker does; the page follows it
     status = page.locator(f'tr[data-trajectory="{running.pk}"] [data-cell="status"] span')
     expect(status).to_have_text("Running")
-    data.record_step(running, 2)
+    run_page_data.record_step(running, 2)
     live_ingest.close(running, steps=2, ended_by="unknown", status="interrupted",
                       error="run cancelled while this trajectory was running")  # fmt: skip
     expect(status).to_have_text("Interrupted", timeout=WAIT_MS)

@@ -76,7 +76,8 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
 
     from leaderboard.models import Run
     from tests.submission_data import METADATA, our_judge, upload
-    from trajectories.judging import our_judge as judging
+    from trajectories.judge_spec import JudgeSpec
+    from trajectories.judging.our_judge import run_trajectories
     from trajectories.submissions import review, uploads
     from trajectories.tasks import judge_trajectory_task
 
@@ -88,8 +89,8 @@ def test_the_submission_page_follows_judging_live_then_badges_on_the_board_and_r
         # itself, one trajectory at a time, against the provider simulator.
         monkeypatch.setattr(review, "request_run_judging", lambda run_id: None)
         sub = uploads.submit_archive(author, upload(archive, "opus.zip"), METADATA).submission
-        spec = judging.JudgeSpec.from_settings().as_dict()
-        first, second = judging.run_trajectories(sub.run)
+        spec = JudgeSpec.from_settings().as_dict()
+        first, second = run_trajectories(sub.run)
 
         log_in(page, live_server)
         page.goto(f"{live_server.url}/submissions/{sub.pk}/")

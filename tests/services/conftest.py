@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings
 
-from mypcbench_site.celery import app as celery_app
+from mypcbench_site import celery_app
 
 READY_TIMEOUT = 60
 WORKER_QUEUES = ("default", "media", "judging", "vm")

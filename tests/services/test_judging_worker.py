@@ -7,7 +7,7 @@ from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from tests.services.test_worker import wait_for
 from tests.simulators import ProviderSimulator
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results
 
@@ -31,12 +31,12 @@ def test_worker_judges_a_run_queued_as_a_group(tmp_path, settings, monkeypatch, 
 
     with ProviderSimulator(answer) as sim:
         worker = worker_factory()
-        spec = judging.JudgeSpec.from_settings(provider="anthropic", base_url=sim.url)
-        judging.judge_run(run, spec)
+        spec = our_judge.JudgeSpec.from_settings(provider="anthropic", base_url=sim.url)
+        our_judge.judge_run(run, spec)
         ours = Judgment.objects.filter(trajectory__run=run, judge__origin=JudgeConfig.Origin.OURS)
         wait_for(lambda: ours.count() == 6, "6 judgments from the worker", worker)
 
     assert sorted(ours.values_list("verdict", flat=True)) == ["failure"] * 2 + ["success"] * 4
     config = ours.first().judge
-    assert judging.judging_progress(run, config)["done"] == 2
+    assert our_judge.judging_progress(run, config)["done"] == 2
     assert len(sim.requests) == 6

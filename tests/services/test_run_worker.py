@@ -10,9 +10,9 @@ from leaderboard.models import Run
 from tests.evaluation_data import PLAN, make_eval_suite
 from tests.services.test_worker import wait_for
 from tests.simulators import ProviderSimulator
-from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import lifecycle
 from trajectories.evaluations.lifecycle import LaunchSpec
-from trajectories.judging.our_judge import JudgeSpec
+from trajectories.judge_spec import JudgeSpec
 from trajectories.models import Judgment, Step, Trajectory, VmSlot
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -34,7 +34,7 @@ def worker_settings(settings, monkeypatch):
 def test_a_worker_runs_a_launched_two_task_run_end_to_end(worker_factory):
     suite, tasks, model = make_eval_suite(2)
     worker = worker_factory()
-    run = evaluations.launch_run(LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN))
+    run = lifecycle.launch_run(LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN))
     wait_for(lambda: Run.objects.get(pk=run.pk).status == "finished", "the run to finish", worker)
 
     trajectories = list(run.trajectories.order_by("task__position"))
@@ -45,7 +45,7 @@ def test_a_worker_runs_a_launched_two_task_run_end_to_end(worker_factory):
     assert trajectories[0].final_answer == "Replied to Jan."
     assert all(s.screenshot for s in Step.objects.filter(trajectory__run=run))
     assert not VmSlot.objects.filter(trajectory__isnull=False).exists(), "every slot was given back"
-    counts = evaluations.progress(Run.objects.get(pk=run.pk))
+    counts = lifecycle.progress(Run.objects.get(pk=run.pk))
     assert (counts["done"], counts["queued"], counts["running"], counts["live"]) == (2, 0, 0, False)
 
 
@@ -56,35 +56,35 @@ def test_each_trajectory_is_judged_by_the_runs_judge_when_it_ends(worker_factory
     with ProviderSimulator(lambda request: verdict) as sim:
         worker = worker_factory()
         judge = JudgeSpec(provider="anthropic", base_url=sim.url, concurrency=2, attempts=1)
-        run = evaluations.launch_run(LaunchSpec(suite=suite, model=model, plan=PLAN, judge=judge))
+        run = lifecycle.launch_run(LaunchSpec(suite=suite, model=model, plan=PLAN, judge=judge))
         judgments = Judgment.objects.filter(trajectory__run=run)
         wait_for(lambda: judgments.count() == 4, "2 rubric items x 2 trajectories judged", worker)
     assert set(judgments.values_list("verdict", flat=True)) == {"success"}
     assert set(judgments.values_list("judge", flat=True)) == {run.judge_config_id}
-    assert evaluations.progress(Run.objects.get(pk=run.pk))["judged"] == 2
+    assert lifecycle.progress(Run.objects.get(pk=run.pk))["judged"] == 2
 
 
 def test_a_worker_killed_mid_trajectory_leaves_it_interrupted_and_the_rerun_completes(worker_factory):
     suite, tasks, model = make_eval_suite(1)
     worker = worker_factory()
-    run = evaluations.launch_run(
+    run = lifecycle.launch_run(
         LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=SLOW_PLAN, sleep_after=0.25, turn_budget=50)
     )
     trajectory = run.trajectories.get()
     wait_for(lambda: Step.objects.filter(trajectory=trajectory).count() >= 3, "steps streaming in", worker)
     assert Trajectory.objects.get(pk=trajectory.pk).status == "running"
-    assert evaluations.progress(run)["running"] == 1
+    assert lifecycle.progress(run)["running"] == 1
 
     worker.kill(signal.SIGKILL)
     recorded = Step.objects.filter(trajectory=trajectory).count()
     # The lease lapses two seconds after the last renewal; progress reaps it.
-    wait_for(lambda: evaluations.progress(Run.objects.get(pk=run.pk))["interrupted"] == 1, "interrupted", worker)
+    wait_for(lambda: lifecycle.progress(Run.objects.get(pk=run.pk))["interrupted"] == 1, "interrupted", worker)
     trajectory.refresh_from_db()
     assert trajectory.status == "interrupted" and "stopped renewing its VM slot lease" in trajectory.error
     assert trajectory.steps.count() == recorded, "what was recorded before the kill is kept"
     assert Run.objects.get(pk=run.pk).status == "finished"
 
-    rerun = evaluations.rerun(Run.objects.get(pk=run.pk), "failed")
+    rerun = lifecycle.rerun(Run.objects.get(pk=run.pk), "failed")
     second = worker_factory()
     wait_for(lambda: Run.objects.get(pk=rerun.pk).status == "finished", "the rerun to finish", second)
     again = rerun.trajectories.get()

@@ -20,8 +20,8 @@ from tests.factories import make_suite
 from tests.services.conftest import database_url_for_worker
 from tests.services.private_services import free_port, port_answers, wait_until
 from tests.submission_data import METADATA, TASK_IDS, files_under, good_entries, stored_counts, zip_bytes
+from trajectories.accounts.tokens import create_token
 from trajectories.models import Submission
-from trajectories.submissions.tokens import create_token
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BOUNDARY = "mypcbench-test-boundary"

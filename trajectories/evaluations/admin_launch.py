@@ -14,9 +14,9 @@ from harness.envs import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.providers import PROVIDERS
 from leaderboard.models import Model, Run, Suite, Task
-from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import agent_backend, lifecycle
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
-from trajectories.judging.our_judge import JudgeSpec
+from trajectories.judge_spec import JudgeSpec
 
 BACKEND_HELP = {
     "fake": "fake guest on loopback (smoke tests, demos)",
@@ -188,7 +188,7 @@ class LaunchForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["agent_type"].choices = [(name, name) for name in evaluations.agent_choices()]
+        self.fields["agent_type"].choices = [(name, name) for name in agent_backend.agent_choices()]
         self.fields["tasks"].label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"
         for name in ("suite", "model"):  # the usual case: one real suite, preselected
             queryset = self.fields[name].queryset
@@ -244,9 +244,7 @@ class LaunchForm(forms.Form):
 
 
 class RerunForm(forms.Form):
-    which = forms.ChoiceField(
-        choices=list(evaluations.RERUN_CHOICES.items()), widget=forms.RadioSelect, initial="failed"
-    )
+    which = forms.ChoiceField(choices=list(lifecycle.RERUN_CHOICES.items()), widget=forms.RadioSelect, initial="failed")
     task = forms.ModelChoiceField(Task.objects.none(), required=False, help_text="For “one task”.")
 
     def __init__(self, run: Run, *args, **kwargs):
@@ -266,7 +264,7 @@ def launch_view(model_admin, request):
     form = LaunchForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            run = evaluations.launch_run(form.spec(), request.user)
+            run = lifecycle.launch_run(form.spec(), request.user)
         except LaunchRefused as exc:
             for problem in ["Nothing was queued:", *exc.problems]:
                 form.add_error(None, problem)
@@ -291,7 +289,7 @@ def rerun_view(model_admin, request, object_id):
     form = RerunForm(run, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            new = evaluations.rerun(run, form.cleaned_data["which"], task=form.cleaned_data["task"], user=request.user)
+            new = lifecycle.rerun(run, form.cleaned_data["which"], task=form.cleaned_data["task"], user=request.user)
         except LaunchRefused as exc:
             for problem in ["Nothing was queued:", *exc.problems]:
                 form.add_error(None, problem)
@@ -304,7 +302,7 @@ def rerun_view(model_admin, request, object_id):
         "opts": model_admin.model._meta,
         "run": run,
         "form": form,
-        "progress": evaluations.progress(run),
+        "progress": lifecycle.progress(run),
     }
     return TemplateResponse(request, "admin/leaderboard/run/rerun.html", context)
 
@@ -321,19 +319,19 @@ def _each_run(model_admin, request, queryset, do, done: str):
 
 @admin.action(description="Rerun the whole run (as a new run)", permissions=["change"])
 def rerun_whole(model_admin, request, queryset):
-    _each_run(model_admin, request, queryset, lambda r: evaluations.rerun(r, "all", user=request.user),
+    _each_run(model_admin, request, queryset, lambda r: lifecycle.rerun(r, "all", user=request.user),
               "{run.name}: rerun queued as {result.name}")  # fmt: skip
 
 
 @admin.action(description="Rerun failed or errored trajectories (as a new run)", permissions=["change"])
 def rerun_failed(model_admin, request, queryset):
-    _each_run(model_admin, request, queryset, lambda r: evaluations.rerun(r, "failed", user=request.user),
+    _each_run(model_admin, request, queryset, lambda r: lifecycle.rerun(r, "failed", user=request.user),
               "{run.name}: rerun queued as {result.name}")  # fmt: skip
 
 
 @admin.action(description="Cancel (queued trajectories are dropped, running ones stop)", permissions=["change"])
 def cancel_runs(model_admin, request, queryset):
-    _each_run(model_admin, request, queryset, lambda r: evaluations.cancel(r, request.user),
+    _each_run(model_admin, request, queryset, lambda r: lifecycle.cancel(r, request.user),
               "{run.name}: cancelled ({result} queued trajectories dropped)")  # fmt: skip
 
 

@@ -3,7 +3,7 @@
 from ninja import Router, Schema
 
 from leaderboard.catalog import selectors
-from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import lifecycle
 
 router = Router(tags=["evaluations"])
 
@@ -53,4 +53,4 @@ class ProgressOut(Schema):
     summary="A run's trajectories by state (queued, running, done, errored, interrupted, judged) and their rows",
 )
 def run_progress(request, slug: str):
-    return evaluations.progress(selectors.run_detail(request.user, slug))
+    return lifecycle.progress(selectors.run_detail(request.user, slug))

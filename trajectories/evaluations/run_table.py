@@ -8,7 +8,7 @@ from django.db.models import Count, Q
 from django.urls import reverse
 
 from leaderboard.models import JudgeConfig, Run
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import outcomes
 from trajectories.models import EndReason, Judgment, Step, Trajectory
 from trajectories.recording.selectors import final_screenshots
 
@@ -30,7 +30,7 @@ _ENDED_LABELS = dict(EndReason.choices)
 
 
 def _scores(run: Run) -> tuple[int | None, dict[int, float]]:
-    return scoring.graded_scores(run)
+    return outcomes.graded_scores(run)
 
 
 def _judging(status: str, judged: int, errors: int, score) -> str:

@@ -10,7 +10,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
 from leaderboard.catalog import selectors
-from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import lifecycle
 from trajectories.evaluations.admin_launch import RerunForm
 from trajectories.evaluations.lifecycle import LaunchRefused
 
@@ -36,7 +36,7 @@ def run_cancel(request, slug):
     run = _run_for_staff(request, slug)
     if request.method == "POST":
         try:
-            dropped = evaluations.cancel(run, request.user)
+            dropped = lifecycle.cancel(run, request.user)
         except LaunchRefused as exc:
             messages.error(request, "Not cancelled: " + "; ".join(exc.problems))
         else:
@@ -49,7 +49,7 @@ def run_cancel(request, slug):
     return render(
         request,
         "trajectories/run_cancel.html",
-        {"run": run, "progress": evaluations.progress(run), "cancellable": run.status in ("queued", "running")},
+        {"run": run, "progress": lifecycle.progress(run), "cancellable": run.status in ("queued", "running")},
     )
 
 
@@ -63,7 +63,7 @@ def run_rerun(request, slug):
         messages.error(request, "Nothing was queued: " + "; ".join(problems))
         return _back(run)
     try:
-        new = evaluations.rerun(run, form.cleaned_data["which"], task=form.cleaned_data["task"], user=request.user)
+        new = lifecycle.rerun(run, form.cleaned_data["which"], task=form.cleaned_data["task"], user=request.user)
     except LaunchRefused as exc:
         messages.error(request, "Nothing was queued: " + "; ".join(exc.problems))
         return _back(run)

@@ -151,13 +151,9 @@ def family_key(config: JudgeConfig) -> tuple:
     return (config.origin, config.provider, config.model, config.prompt_version)
 
 
-def _tally(
-    rows, history, checks, labels, agree_judges: set[int], label_of
-) -> tuple[list[ItemReliability], ItemReliability]:
-    """Per rubric item and in total, from the family's judgments ``rows`` (ordered by item, then
-    trajectory), the verdicts re-judgings replaced (``history``: judgment id -> verdicts), state checks
-    (``checks``: (trajectory id, item id) -> status) and the latest human labels (judgment id -> verdict).
-    Flips count every verdict of the family; agreement only the judgments of ``agree_judges``."""
+def _items_and_verdicts(rows, history) -> tuple[dict[int, ItemReliability], dict[tuple[int, int], list[str]]]:
+    """An empty tally per rubric item of ``rows``, and every verdict of each (trajectory, item): those
+    re-judgings replaced, then the current one."""
     items: dict[int, ItemReliability] = {}
     verdicts_by_key = defaultdict(list)
     for row in rows:
@@ -175,6 +171,17 @@ def _tally(
                 is_current=row["rubric_item__is_current"],
             )
         verdicts_by_key[(row["trajectory_id"], item_id)] += [*history.get(row["pk"], ()), row["verdict"]]
+    return items, verdicts_by_key
+
+
+def _tally(
+    rows, history, checks, labels, agree_judges: set[int], label_of
+) -> tuple[list[ItemReliability], ItemReliability]:
+    """Per rubric item and in total, from the family's judgments ``rows`` (ordered by item, then
+    trajectory), the verdicts re-judgings replaced (``history``: judgment id -> verdicts), state checks
+    (``checks``: (trajectory id, item id) -> status) and the latest human labels (judgment id -> verdict).
+    Flips count every verdict of the family; agreement only the judgments of ``agree_judges``."""
+    items, verdicts_by_key = _items_and_verdicts(rows, history)
     total = ItemReliability(0, "", "all items", 0, 0, "", False)
 
     def note(item, row, why):

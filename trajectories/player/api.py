@@ -3,7 +3,7 @@ running trajectory appends new steps as they are recorded."""
 
 from ninja import Router, Schema
 
-from trajectories.player import payloads as player
+from trajectories.player import payloads
 
 router = Router(tags=["player"])
 
@@ -44,4 +44,4 @@ class StepsSinceOut(Schema):
     summary="Steps recorded after index `since` (for live players)",
 )
 def steps_since(request, trajectory_id: int, since: int = 0):
-    return player.steps_since(request.user, trajectory_id, max(since, 0))
+    return payloads.steps_since(request.user, trajectory_id, max(since, 0))

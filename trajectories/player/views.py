@@ -3,8 +3,8 @@
 from django.shortcuts import render
 
 from leaderboard.scoring.one_trajectory import trajectory_page_version, trajectory_score
-from leaderboard.scoring.page_cache import anonymous_page_cache
-from trajectories.player import payloads as player
+from mypcbench_site.page_cache import anonymous_page_cache
+from trajectories.player import payloads
 from trajectories.recording import selectors
 
 
@@ -12,7 +12,7 @@ from trajectories.recording import selectors
 @anonymous_page_cache("player-page", page_version=trajectory_page_version)
 def trajectory_player(request, version, pk):
     trajectory = selectors.trajectory_detail(request.user, pk)
-    payload = player.player_payload(trajectory)
+    payload = payloads.player_payload(trajectory)
     trajectory.task.instruction_display = trajectory.task.instruction.strip()
     return render(
         request,
@@ -50,7 +50,7 @@ def trajectory_compare(request):
             status=400,
         )
     try:
-        payload = player.compare_payload(request.user, int(a), int(b))
+        payload = payloads.compare_payload(request.user, int(a), int(b))
     except ValueError as exc:
         return _compare_help(request, str(exc), status=400)
     task = payload.pop("task")

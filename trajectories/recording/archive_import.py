@@ -11,11 +11,10 @@ from harness.archive import ArchiveError
 from harness.archive_stream import iter_task_folders, list_archive
 from harness.bundle import BundleError, _read_scores, read_task_dir
 from leaderboard.models import Suite
-from trajectories.recording import import_notes
-from trajectories.recording import import_runs as services
+from mypcbench_site.outages import STORAGE_UNAVAILABLE
+from trajectories.recording import import_notes, import_runs
 from trajectories.recording.import_notes import ImportResultsError
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
-from trajectories.recording.outages import STORAGE_UNAVAILABLE
 
 
 def _archive_name(path: Path) -> str:
@@ -39,18 +38,7 @@ def import_archive(
     allow_missing_screenshots: bool = False,
 ):
     path = Path(path)
-    if suite_slug and layout is None:  # a named suite settles how result.txt reads
-        layout = Suite.objects.filter(slug=suite_slug).values_list("kind", flat=True).first()
-    try:
-        listing = list_archive(path)
-        folders = layouts.detect(
-            [d.as_posix() for d in listing.task_dirs],
-            layout=layout,
-            attempts_from_folders=attempts_from_folders,
-            root_name=_archive_name(path),
-        )
-    except (ArchiveError, layouts.LayoutError) as exc:
-        raise ImportResultsError(f"{path.name}: {exc}") from exc
+    listing, folders = _listing_and_folders(path, suite_slug, layout, attempts_from_folders)
     by_rel = {PurePosixPath(f.rel): f for f in folders}
     suite = import_notes.pick_suite(suite_slug, [f.task_id for f in folders])
     tasks = import_notes.suite_tasks(suite, [(f.task_id, f.rel) for f in folders])
@@ -72,8 +60,8 @@ def import_archive(
     name = _archive_name(path)
     try:
         with all_or_nothing() as written:
-            first_model = model_name or (next(iter(models)) if len(models) == 1 else services.UNKNOWN_MODEL)
-            run = services.new_run(run_name, suite, first_model, publish, path.name, "")
+            first_model = model_name or (next(iter(models)) if len(models) == 1 else import_runs.UNKNOWN_MODEL)
+            run = import_runs.new_run(run_name, suite, first_model, publish, path.name, "")
             if progress:
                 progress(0, total, "")
             done = 0
@@ -103,32 +91,55 @@ def import_archive(
                     continue  # the import will be refused: stop writing, keep reading for the report
                 if bundle.model:
                     found_models.add(bundle.model)
-                services.add_scores_row(bundle, _Scores(scores))
-                before = len(report.judge_errors), len(report.warnings)
-                try:
-                    ingest_bundle(run, bundle, task=tasks[bundle.task_id], written=written, report=report,
-                                  source_path=f"{name}/{rel}")  # fmt: skip
-                except IngestError as exc:
-                    problems.add(f"{name}/{rel}", _in_archive(str(exc), copy, rel))
-                for attr, start in zip(("judge_errors", "warnings"), before, strict=True):
-                    items = getattr(report, attr)
-                    items[start:] = [_in_archive(t, copy, rel) for t in items[start:]]
+                import_runs.add_scores_row(bundle, _Scores(scores))
+                _ingest_member(run, bundle, tasks[bundle.task_id], written, report, problems, name, rel, copy)
                 hashes.append(f"{bundle.task_id}#{bundle.attempt}:{bundle.traj_sha256}")
                 layouts_seen[bundle.layout] = layouts_seen.get(bundle.layout, 0) + 1
             import_notes.refuse_gaps(gaps, allow_missing_screenshots, path, problems)
             if not model_name and not models and len(found_models) == 1:
-                run.model = services.model(found_models.pop())  # named by our harness's bundle.json
+                run.model = import_runs.model(found_models.pop())  # named by our harness's bundle.json
             run.source_hash = hashlib.sha256("\n".join(sorted(hashes)).encode()).hexdigest()
-            services.finish_run(run, report, layouts_seen, path)
+            import_runs.finish_run(run, report, layouts_seen, path)
     except (ArchiveError, OSError) as exc:
         raise ImportResultsError(f"{path.name}: {exc}") from exc
     except STORAGE_UNAVAILABLE as exc:
         raise import_notes.store_outage(path.name, exc) from exc
-    return services.ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts_seen)
+    return import_runs.ImportSummary(run=run, suite=suite, model=run.model, report=report, layouts=layouts_seen)
+
+
+def _listing_and_folders(path: Path, suite_slug: str | None, layout: str | None, attempts_from_folders: bool):
+    """The archive's listing and its task folders as the layout reads them (a named suite settles
+    how result.txt reads when no layout is given)."""
+    if suite_slug and layout is None:
+        layout = Suite.objects.filter(slug=suite_slug).values_list("kind", flat=True).first()
+    try:
+        listing = list_archive(path)
+        folders = layouts.detect(
+            [d.as_posix() for d in listing.task_dirs],
+            layout=layout,
+            attempts_from_folders=attempts_from_folders,
+            root_name=_archive_name(path),
+        )
+    except (ArchiveError, layouts.LayoutError) as exc:
+        raise ImportResultsError(f"{path.name}: {exc}") from exc
+    return listing, folders
+
+
+def _ingest_member(run, bundle, task, written, report: IngestReport, problems, name: str, rel, copy: Path) -> None:
+    """One task folder of the archive through the ingest path; its problems, judge errors and warnings
+    name the member in the archive, not the scratch copy."""
+    before = len(report.judge_errors), len(report.warnings)
+    try:
+        ingest_bundle(run, bundle, task=task, written=written, report=report, source_path=f"{name}/{rel}")
+    except IngestError as exc:
+        problems.add(f"{name}/{rel}", _in_archive(str(exc), copy, rel))
+    for attr, start in zip(("judge_errors", "warnings"), before, strict=True):
+        items = getattr(report, attr)
+        items[start:] = [_in_archive(t, copy, rel) for t in items[start:]]
 
 
 class _Scores:
-    """The shape services.add_scores_row reads (a tree's scores.json rows by task id)."""
+    """The shape import_runs.add_scores_row reads (a tree's scores.json rows by task id)."""
 
     def __init__(self, scores: dict):
         self.scores = scores

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.bundle import BundleError, read_results
 from leaderboard.models import Suite
+from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.recording import import_notes
 from trajectories.recording.archive_import import import_archive
 from trajectories.recording.failure_signals import classify_unclassified
@@ -22,7 +23,6 @@ from trajectories.recording.import_runs import (
     tree_tasks,
 )
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
-from trajectories.recording.outages import STORAGE_UNAVAILABLE
 
 
 def import_results(

@@ -6,7 +6,6 @@ trajectories, steps and judgments all-or-nothing (no partial rows, no orphan fil
 import hashlib
 import io
 import logging
-import math
 import warnings
 from collections import defaultdict
 from contextlib import contextmanager
@@ -20,15 +19,15 @@ from django.db.models import Q
 from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
 
-from harness.bundle import FULL_TRAJ_RESULT, PER_STEP_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
+from harness.bundle import StepRecord, TrajectoryBundle
 from harness.pacing import pace
 from harness.result_files import usage_by_kind
-from harness.taskfile import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
+from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.models import Judgment, Step, Trajectory
 from trajectories.recording import action_counts
 from trajectories.recording.after_finish import judge_on_finish, request_derivatives, request_judging
-from trajectories.recording.outages import STORAGE_UNAVAILABLE
+from trajectories.recording.rubric_versions import imported_judge, record_rubric_drift, rubric_version_for, same_entries
 from trajectories.recording.state_checks import store_state_checks
 
 logger = logging.getLogger(__name__)
@@ -418,80 +417,6 @@ def _aware(moment):
     return timezone.make_aware(moment, timezone.get_default_timezone())
 
 
-# ---------------------------------------------------------------- rubric versions and judges
-
-
-def _same_text(a: str, b: str) -> bool:
-    return " ".join(a.split()) == " ".join(b.split())
-
-
-def _same_rubric(items: list[RubricItem], entries: list[RubricSpec]) -> bool:
-    return len(items) == len(entries) and all(
-        _same_text(item.criterion, entry.criterion)
-        and _same_text(item.verification, entry.verification)
-        and math.isclose(item.weight, entry.weight, rel_tol=1e-9, abs_tol=1e-12)
-        for item, entry in zip(items, entries, strict=True)
-    )
-
-
-def rubric_version_for(
-    task: Task, entries: list[RubricSpec], report: IngestReport, run: Run | None = None
-) -> dict[int, RubricItem]:
-    """The stored rubric version whose content is ``entries`` (current first), as {position: item}.
-    When none matches, a non-current historical version is created and reported."""
-    versions: dict[int, list[RubricItem]] = defaultdict(list)
-    for item in task.rubric_items.order_by("version", "position"):
-        versions[item.version].append(item)
-    ordered = sorted(versions.items(), key=lambda kv: (not kv[1][0].is_current, -kv[0]))
-    for _version, items in ordered:
-        if _same_rubric(items, entries):
-            return {item.position: item for item in items}
-    version = max(versions, default=0) + 1
-    created = RubricItem.objects.bulk_create(
-        RubricItem(task=task, version=version, **RubricItem.spec_fields(entry), is_current=False, source_run=run)
-        for entry in entries
-    )
-    report.new_rubric_versions.append(
-        f"{task.task_id}: the judged rubric matches no stored version; kept as historical version {version}"
-    )
-    return {item.position: item for item in created}
-
-
-def _provider(model: str) -> str:
-    name = model.lower()
-    for needle, provider in (("gemini", "google"), ("claude", "anthropic"), ("gpt", "openai")):
-        if needle in name:
-            return provider
-    return ""
-
-
-def imported_judge(record: JudgeRecord) -> JudgeConfig:
-    """The JudgeConfig labelling a source's own judge, e.g. "upstream full-trajectory judge (gemini-...)"."""
-    if record.source_file == FULL_TRAJ_RESULT:
-        kind = "upstream full-trajectory judge"
-    elif record.source_file == PER_STEP_RESULT:
-        kind = "upstream per-step judge"
-    elif record.source_file == "result.txt":
-        kind = "OSWorld evaluator score"
-    else:
-        kind = "upstream judge_results.py score"
-    model = record.model if record.model and record.model != "OSWorld evaluator" else ""
-    name = f"{kind} ({model})" if model else kind
-    judge, _ = JudgeConfig.objects.get_or_create(
-        name=name,
-        defaults={
-            "origin": JudgeConfig.Origin.IMPORTED,
-            "provider": _provider(model),
-            "model": model,
-            "max_images": record.settings.get("max_images")
-            if isinstance(record.settings.get("max_images"), int)
-            else None,
-            "settings": {"source_file": record.source_file, **record.settings},
-        },
-    )
-    return judge
-
-
 # ---------------------------------------------------------------- a whole bundle
 
 
@@ -550,7 +475,7 @@ def ingest_bundle(
             error=bundle.error,
             usage=bundle.usage,
         )
-        _record_rubric_drift(run, task, bundle, report)
+        record_rubric_drift(run, task, bundle, report)
         _record_imported_judges(trajectory, task, bundle, report)
         report.warnings.extend(store_state_checks(trajectory, bundle.state_checks)[1])
     report.trajectories += 1
@@ -568,7 +493,7 @@ def _record_imported_judges(trajectory: Trajectory, task: Task, bundle: Trajecto
         judge = imported_judge(record)
         report.judges.add(judge.name)
         if record.verdicts:
-            if bundle.rubric is not None and not _same_entries(bundle.rubric, record.rubric):
+            if bundle.rubric is not None and not same_entries(bundle.rubric, record.rubric):
                 report.warnings.append(
                     f"{bundle.path / record.source_file}: its rubric differs from rubric_bundle.json; "
                     "judgments point at the rubric the judge states"
@@ -579,34 +504,3 @@ def _record_imported_judges(trajectory: Trajectory, task: Task, bundle: Trajecto
             trajectory.imported_score = record.score
             trajectory.imported_score_judge = judge
             trajectory.save(update_fields=["imported_score", "imported_score_judge", "updated_at"])
-
-
-def _record_rubric_drift(run: Run, task: Task, bundle: TrajectoryBundle, report: IngestReport) -> None:
-    """rubric_bundle.json is the rubric the run was graded against; when it differs from the suite's
-    current rubric, keep it as a version of its own (tied to this run) and say so."""
-    if not bundle.rubric:
-        return
-    current = list(task.current_rubric())
-    if _same_rubric(current, bundle.rubric):
-        return
-    created_before = len(report.new_rubric_versions)
-    items = rubric_version_for(task, bundle.rubric, report, run)
-    version = next(iter(items.values())).version
-    kept = (
-        "kept as rubric version {} of this run"
-        if len(report.new_rubric_versions) > created_before
-        else ("the same as stored rubric version {}")
-    )
-    message = (
-        f"{task.task_id}: rubric_bundle.json ({len(bundle.rubric)} items) differs from the suite's current rubric "
-        f"(version {task.rubric_version}, {len(current)} items); " + kept.format(version)
-    )
-    if not any(line.startswith(f"{task.task_id}: ") for line in report.rubric_drift):  # once per task
-        report.rubric_drift.append(message)
-
-
-def _same_entries(a: list[RubricSpec], b: list[RubricSpec]) -> bool:
-    return len(a) == len(b) and all(
-        _same_text(x.criterion, y.criterion) and math.isclose(x.weight, y.weight, rel_tol=1e-9, abs_tol=1e-12)
-        for x, y in zip(a, b, strict=True)
-    )

@@ -12,8 +12,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from PIL import Image, UnidentifiedImageError
 
+from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.models import Step, Trajectory
-from trajectories.recording.outages import STORAGE_UNAVAILABLE
 
 logger = logging.getLogger(__name__)
 

@@ -1,2 +1,5 @@
-"""Author submissions: upload checks, storing through the ingest path, review, API tokens and rate
-limits, with their API router and views. Uses recording, judging, the catalog and the harness."""
+"""Author submissions: upload checks (`validation`), storing through the ingest path (`uploads`,
+at low priority: `low_priority`; the early check of an upload request: `upload_gate`), review and
+progress (`review`), the words authors read (`words`), with their API router (`api`) and views.
+May use accounts (tokens, rate limits), recording, judging, the catalog and the harness's archive
+and bundles."""

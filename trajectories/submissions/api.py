@@ -9,10 +9,10 @@ from ninja import File, Form, Router, Schema, Status
 from ninja.files import UploadedFile
 from ninja.security import HttpBearer, SessionAuth
 
+from trajectories.accounts.ratelimits import RateLimited, count_api_call
+from trajectories.accounts.tokens import authenticate_token
 from trajectories.models import Submission
 from trajectories.submissions import review, uploads, validation
-from trajectories.submissions.ratelimits import RateLimited, count_api_call
-from trajectories.submissions.tokens import authenticate_token
 
 router = Router(tags=["submissions"])
 

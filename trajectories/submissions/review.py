@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from leaderboard.catalog.badges import OUR_JUDGING_KEY, VERIFIED_KEY, badge_of, our_judging
 from leaderboard.models import JudgeConfig, Run
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 from trajectories.judging.our_judge import request_run_judging
 from trajectories.models import Judgment, Submission
 
@@ -52,10 +52,10 @@ def queue_judging(submission_id: int) -> Submission | None:
         return submission
     _set_judging(submission, "queued", "Queued for our judge.")
     try:
-        submission.metadata["judging"]["judge"] = judging.judge_config_for(
-            judging.build_judge(judging.JudgeSpec.from_settings())
+        submission.metadata["judging"]["judge"] = our_judge.judge_config_for(
+            our_judge.build_judge(our_judge.JudgeSpec.from_settings())
         ).name
-    except judging.JudgingError:  # the judge started a moment ago; progress then falls back to ours
+    except our_judge.JudgingError:  # the judge started a moment ago; progress then falls back to ours
         pass
     if submission.status in (Submission.Status.AWAITING_REVIEW, Submission.Status.VALIDATING):
         submission.status = Submission.Status.JUDGING
@@ -110,7 +110,7 @@ def judging_progress(submission: Submission) -> dict:
             "complete": False,
             "percent": 0,
         }
-    progress = judging.judging_progress(submission.run, config)
+    progress = our_judge.judging_progress(submission.run, config)
     answered = progress["judged_items"] + progress["error_items"]
     progress["judge"] = config.name
     progress["complete"] = bool(progress["items"]) and answered >= progress["items"]

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from trajectories.accounts import ratelimits
+from trajectories.accounts.tokens import authenticate_token
 from trajectories.models import Submission
-from trajectories.submissions import ratelimits
-from trajectories.submissions.tokens import authenticate_token
 from trajectories.submissions.uploads import upload_limits
 
 API_UPLOAD_PATH = "/api/submissions"

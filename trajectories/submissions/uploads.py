@@ -26,6 +26,7 @@ from harness.bundle import BundleError, JudgeRecord
 from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import JudgeConfig, Model, Run
 from trajectories import queue
+from trajectories.accounts import ratelimits
 from trajectories.models import Submission
 from trajectories.recording.failure_signals import classify_unclassified
 from trajectories.recording.ingest import (
@@ -34,9 +35,8 @@ from trajectories.recording.ingest import (
     all_or_nothing,
     ingest_bundle,
     record_judgments,
-    rubric_version_for,
 )
-from trajectories.submissions import ratelimits
+from trajectories.recording.rubric_versions import rubric_version_for
 from trajectories.submissions.low_priority import at_low_priority
 from trajectories.submissions.review import queue_judging, self_reported_key
 from trajectories.submissions.validation import (

@@ -129,6 +129,21 @@ _EXPECTED = {
 }
 
 
+def _links(raw: dict, problems: list[Problem]) -> list:
+    """The metadata's links (a list, or one address a line), each checked as an http(s) address."""
+    links = raw.get("links") or []
+    if isinstance(links, str):
+        links = [line.strip() for line in links.splitlines() if line.strip()]
+    if not isinstance(links, list) or len(links) > 10:
+        problems.append(Problem("metadata", "links: expected a list of at most 10 http(s) addresses"))
+        links = []
+    for link in links:
+        parsed = urlparse(link) if isinstance(link, str) else None
+        if parsed is None or parsed.scheme not in ("http", "https") or not parsed.netloc or len(link) > 500:
+            problems.append(Problem("metadata", f"links: {link!r} (expected an http:// or https:// address)"))
+    return links
+
+
 def parse_metadata(raw) -> tuple[SubmissionMetadata | None, list[Problem]]:
     """Run metadata from the form or the API's JSON; every bad field is reported, not just the first."""
     problems: list[Problem] = []
@@ -165,16 +180,7 @@ def parse_metadata(raw) -> tuple[SubmissionMetadata | None, list[Problem]]:
         )
         budget = 100
 
-    links = raw.get("links") or []
-    if isinstance(links, str):
-        links = [line.strip() for line in links.splitlines() if line.strip()]
-    if not isinstance(links, list) or len(links) > 10:
-        problems.append(Problem("metadata", "links: expected a list of at most 10 http(s) addresses"))
-        links = []
-    for link in links:
-        parsed = urlparse(link) if isinstance(link, str) else None
-        if parsed is None or parsed.scheme not in ("http", "https") or not parsed.netloc or len(link) > 500:
-            problems.append(Problem("metadata", f"links: {link!r} (expected an http:// or https:// address)"))
+    links = _links(raw, problems)
 
     suite = None
     slug = raw.get("suite")

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.db import transaction
 
 import seeding
-from leaderboard.scoring import outcomes as scoring
+from leaderboard.scoring import data_version
 from seeding.world.apps import APPS, db_path
 from world.models import World, WorldEvent, WorldRecord
 
@@ -190,7 +190,7 @@ def load_world(folder, overlay=None, progress=None) -> dict:
     counts = {}
     with transaction.atomic():
         # task pages show the world behind each task: cached pages are rebuilt once this commits
-        transaction.on_commit(scoring.bump_version)
+        transaction.on_commit(data_version.bump_version)
         World.objects.all().delete()
         world = World.objects.create(
             persona=str(manifest["persona"])[:200],

@@ -1,9 +1,9 @@
 """manage.py backup DIR: the database (as fixtures) and every media file into a new folder
-(leaderboard/catalog/backup.py); restore it with manage.py restore DIR."""
+(leaderboard/operations/backup.py); restore it with manage.py restore DIR."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.catalog.backup import BackupError, backup
+from leaderboard.operations.backup import BackupError, backup
 
 
 class Command(BaseCommand):

@@ -1,10 +1,10 @@
 """manage.py restore DIR: load a folder written by manage.py backup into this freshly migrated, empty
-database and this media storage (leaderboard/catalog/backup.py)."""
+database and this media storage (leaderboard/operations/backup.py)."""
 
 from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.catalog.backup import BackupError, restore
+from leaderboard.operations.backup import BackupError, restore
 
 
 class Command(BaseCommand):

@@ -5,7 +5,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from trajectories.recording.import_results import ImportResultsError, import_results
+from trajectories.recording.import_notes import ImportResultsError
+from trajectories.recording.import_results import import_results
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from tqdm import tqdm
 
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS, PROVIDERS
 from leaderboard.models import Run
-from trajectories.judging import our_judge as judging
+from trajectories.judging import our_judge
 
 
 class Command(BaseCommand):
@@ -48,7 +48,7 @@ class Command(BaseCommand):
         run = Run.objects.filter(slug=options["run"]).first()
         if run is None:
             raise CommandError(f"no run with slug {options['run']!r} (see the runs list in the admin)")
-        spec = judging.JudgeSpec.from_settings(
+        spec = our_judge.JudgeSpec.from_settings(
             provider=options["provider"],
             model=options["model"],
             base_url=options["base_url"],
@@ -57,12 +57,12 @@ class Command(BaseCommand):
             prompt_version=options["prompt_version"],
             persona_summary=options["persona_summary"],
         )
-        spec = judging.with_protocol_for(spec, run.suite_id)
+        spec = our_judge.with_protocol_for(spec, run.suite_id)
         try:
-            judge = judging.build_judge(spec)
-        except judging.JudgingError as exc:
+            judge = our_judge.build_judge(spec)
+        except our_judge.JudgingError as exc:
             raise CommandError(str(exc)) from exc
-        config = judging.judge_config_for(judge)
+        config = our_judge.judge_config_for(judge)
         total = run.trajectories.count()
         if total == 0:
             raise CommandError(f"run {run.slug!r} has no trajectories to judge")
@@ -71,20 +71,20 @@ class Command(BaseCommand):
             self._follow_queue(run, spec, config, total, options["force"])
         else:
             with tqdm(total=total, unit="trajectory", desc="judging") as bar:
-                totals = judging.judge_run_inline(
+                totals = our_judge.judge_run_inline(
                     run,
                     judge,
                     force=options["force"],
                     progress=lambda t: bar.update(1),
                     allow_missing_screenshots=options["allow_missing_screenshots"],
                 )
-        progress = judging.judging_progress(run, config)
-        usage = judging.run_judge_usage(run, config)
+        progress = our_judge.judging_progress(run, config)
+        usage = our_judge.run_judge_usage(run, config)
         self.stdout.write(
             f"{progress['done']}/{progress['trajectories']} trajectories fully judged; "
             f"{progress['judged_items']} items judged, {progress['error_items']} in error; "
             f"tokens in {usage['input_tokens']} (cached {usage['cached_tokens']}), out {usage['output_tokens']}; "
-            f"cost {judging.describe_judge_cost(usage['cost_usd'], config.model)}"
+            f"cost {our_judge.describe_judge_cost(usage['cost_usd'], config.model)}"
         )
         if progress["error_items"]:
             self.stdout.write(self.style.WARNING("Some items ended in error (not failure); run the command again."))
@@ -97,10 +97,10 @@ class Command(BaseCommand):
     def _follow_queue(self, run, spec, config, total, force):
         """Queue the group, then follow progress in the database (no result backend needed); it
         ends when every item has a verdict, errors included. Ctrl-C leaves the queued work running."""
-        judging.judge_run(run, spec, force=force)
+        our_judge.judge_run(run, spec, force=force)
         with tqdm(total=total, unit="trajectory", desc="judging (queued)") as bar:
             while True:
-                progress = judging.judging_progress(run, config)
+                progress = our_judge.judging_progress(run, config)
                 bar.n = progress["done"]
                 bar.refresh()
                 if progress["judged_items"] + progress["error_items"] >= progress["items"]:

@@ -5,8 +5,8 @@ import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
+from mypcbench_site.outages import SERVICE_UNAVAILABLE
 from trajectories.recording.media_sweep import DEFAULT_GRACE, sweep
-from trajectories.recording.outages import SERVICE_UNAVAILABLE
 from trajectories.submissions.uploads import upload_tmp_dir
 
 

@@ -1,5 +1,5 @@
 """Authors' API tokens: created and shown once, stored only as a sha256 hash, listed by prefix,
-revoked, and checked on each API call (per-author call limits: trajectories.submissions.ratelimits)."""
+revoked, and checked on each API call (per-author call limits: trajectories.accounts.ratelimits)."""
 
 import hashlib
 import secrets

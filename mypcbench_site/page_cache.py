@@ -21,8 +21,7 @@ from django.http import HttpResponse
 from django.utils.http import urlencode
 
 from leaderboard.models import Run
-from leaderboard.scoring import outcomes as scoring
-from leaderboard.scoring import public_version
+from leaderboard.scoring import data_version, public_version
 
 PAGE_CACHE_SECONDS = 3600
 GZIP_MIN_BYTES = 1024
@@ -141,7 +140,7 @@ def anonymous_page_cache(prefix: str, page_version=None):
         @functools.wraps(view)
         def cached(request, *args, **kwargs):
             if request.user.is_authenticated:
-                return view(request, scoring.data_version(), *args, **kwargs)
+                return view(request, data_version.data_version(), *args, **kwargs)
             if page_version is None:
                 version, epoch = _anonymous_version()
             else:
@@ -158,7 +157,7 @@ def anonymous_page_cache(prefix: str, page_version=None):
             def build():
                 """Render the page for ``version`` and keep it: (the view's response, the cached body)."""
                 # every page of the data version built at this version shares its scorings
-                with scoring.scored_at(version) if page_version is None else contextlib.nullcontext():
+                with data_version.scored_at(version) if page_version is None else contextlib.nullcontext():
                     response = view(request, version, *args, **kwargs)
                 if response.status_code != 200:
                     return response, None
