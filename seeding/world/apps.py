@@ -37,6 +37,11 @@ def host(app: str) -> str:
     return f"{app}.localhost"
 
 
+def app_domain(app: str) -> str:
+    """The mail domain an app's messages come from (``noreply@<app>.example``)."""
+    return f"{app}.example"
+
+
 def db_path(app: str) -> str:
     return f"apps/{app}.sqlite"
 

@@ -53,6 +53,11 @@ def parse_time_of_day(text: str, default=(12, 0)) -> tuple[int, int]:
     return hour, minute
 
 
+def at(day: dt.date, hour: int, minute: int = 0) -> dt.datetime:
+    """``day`` at ``hour``:``minute``."""
+    return dt.datetime.combine(day, dt.time(hour, minute))
+
+
 @dataclass
 class Event:
     """One real-life event fanned out to several apps; every row it produces carries ``id`` as provenance."""

@@ -5,7 +5,23 @@ Adding a persona needs no change here (a persona is one JSON file); adding a dat
 
 from dataclasses import dataclass, field
 
-from . import bank, calendar, chat, files, firefox, mail, office, routine, spec
+from . import (
+    bank,
+    calendar,
+    catalogs,
+    chat,
+    cross_app_events,
+    derived,
+    files,
+    firefox,
+    mail,
+    office,
+    plants,
+    profiles,
+    routine,
+    shopping,
+    trips,
+)
 
 
 @dataclass(frozen=True)
@@ -16,13 +32,13 @@ class Seeder:
 
 
 SEEDERS = [
-    Seeder("profiles", spec.seed_profiles),
-    Seeder("catalogs", spec.seed_catalogs, ("profiles",)),
-    Seeder("derived", spec.seed_derived, ("catalogs",)),
-    Seeder("trips", spec.seed_trips, ("catalogs",)),
-    Seeder("cross_app_events", spec.seed_cross_app_events, ("catalogs",)),
-    Seeder("shopping", spec.seed_shopping, ("catalogs",)),
-    Seeder("plants", spec.seed_plants, ("catalogs",)),
+    Seeder("profiles", profiles.seed_profiles),
+    Seeder("catalogs", catalogs.seed_catalogs, ("profiles",)),
+    Seeder("derived", derived.seed_derived, ("catalogs",)),
+    Seeder("trips", trips.seed_trips, ("catalogs",)),
+    Seeder("cross_app_events", cross_app_events.seed_cross_app_events, ("catalogs",)),
+    Seeder("shopping", shopping.seed_shopping, ("catalogs",)),
+    Seeder("plants", plants.seed_plants, ("catalogs",)),
     Seeder("routine.rides", routine.fill_rides, ("trips", "cross_app_events", "plants")),
     Seeder("routine.food", routine.fill_food, ("cross_app_events", "plants")),
     Seeder("routine.retail", routine.fill_retail, ("shopping", "trips", "cross_app_events", "plants")),

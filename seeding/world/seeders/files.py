@@ -10,8 +10,8 @@ import os
 
 from ..apps import APPS, SCHEMAS, db_path
 from ..core import write_sqlite
+from .derived import paystub
 from .mail import ZONE
-from .spec import paystub
 
 
 def seed_documents(ctx):

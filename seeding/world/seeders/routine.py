@@ -7,10 +7,9 @@ as often as their ``frequency`` says. Fillers never touch a spec record; they on
 
 import datetime as dt
 
-from ..apps import TARGETS
+from ..apps import TARGETS, app_domain
 from ..core import Event, parse_time_of_day
 from ..fanout import emit
-from .spec import app_domain
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
