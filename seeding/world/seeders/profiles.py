@@ -2,8 +2,9 @@
 the LockedIn profile, tax forms, shop wishlist and subscriptions, mail and calendar settings)."""
 
 
-def seed_profiles(ctx):
-    spec, persona = ctx.persona.spec, ctx.persona
+def _chat_users(ctx):
+    """The persona and their contacts as HooliChat users (HooliWork: the contacts present there)."""
+    spec = ctx.persona.spec
     ident = spec["identity"]
     for app in ("buzzchat", "workbuzz"):
         ctx.add(
@@ -25,6 +26,11 @@ def seed_profiles(ctx):
                     },
                     f"contacts[{index}]",
                 )
+
+
+def _work_status(ctx):
+    """HooliWork's status and preferences from the app override."""
+    persona = ctx.persona
     work = persona.override("workbuzz")
     if work:
         ctx.add(
@@ -35,6 +41,12 @@ def seed_profiles(ctx):
         )
         for key in sorted(k for k in work if not k.startswith("status") and not k.startswith("_")):
             ctx.add("workbuzz", "preferences", {"key": key, "value": str(work[key])}, "app_overrides.workbuzz")
+
+
+def _bank_customer(ctx):
+    """Gringotts' customer and the spec's recurring charges."""
+    spec = ctx.persona.spec
+    ident = spec["identity"]
     fin = spec.get("financial", {})
     ctx.add(
         "vaultbank",
@@ -62,6 +74,11 @@ def seed_profiles(ctx):
             },
             f"financial.recurring_charges[{number}]",
         )
+
+
+def _investments(ctx):
+    """BatBucks' cash, holdings, orders and dividends."""
+    spec = ctx.persona.spec
     inv = spec.get("investments")
     if inv:
         ctx.add("batbucks", "account", {"cash_balance": inv.get("cash_balance", 0)}, "investments")
@@ -100,6 +117,11 @@ def seed_profiles(ctx):
                 {"paid_on": ctx.day(d["date"]).isoformat(), "ticker": d["ticker"], "amount": d["amount"]},
                 f"investments.dividends[{n}]",
             )
+
+
+def _prediction_markets(ctx):
+    """OddsMarket's account, positions and watchlist."""
+    spec = ctx.persona.spec
     pm = spec.get("prediction_markets")
     if pm:
         ctx.add(
@@ -133,6 +155,12 @@ def seed_profiles(ctx):
             )
         for n, title in enumerate(pm.get("watchlist", [])):
             ctx.add("oddsmarket", "watchlist", {"title": title}, f"prediction_markets.watchlist[{n}]")
+
+
+def _projects(ctx):
+    """SprintBoard's projects, members and tasks."""
+    spec = ctx.persona.spec
+    ident = spec["identity"]
     for p, project in enumerate(spec.get("work", {}).get("projects", [])):
         where = f"work.projects[{p}]"
         pid = ctx.add(
@@ -161,6 +189,13 @@ def seed_profiles(ctx):
                 },
                 f"{where}.sprintboard_tasks[{t}]",
             )
+
+
+def _lockedin_profile(ctx):
+    """LockedIn's profile, experience and connections."""
+    persona = ctx.persona
+    spec = ctx.persona.spec
+    ident = spec["identity"]
     li = persona.override("lockedin")
     ctx.add(
         "lockedin",
@@ -184,6 +219,11 @@ def seed_profiles(ctx):
                 {"name": person["name"], "relationship": person.get("relationship")},
                 f"contacts[{index}]",
             )
+
+
+def _tax_return(ctx):
+    """SpeedTax's return: W-2, 1099s and deductions."""
+    spec = ctx.persona.spec
     tax = spec.get("tax_info")
     if tax:
         rid = ctx.add(
@@ -267,6 +307,12 @@ def seed_profiles(ctx):
                 },
                 f"tax_info.deductions.questionable_deductions[{n}]",
             )
+
+
+def _shop_lists(ctx):
+    """HooliShop's wishlist and Subscribe & Save products."""
+    spec = ctx.persona.spec
+    persona = ctx.persona
     shop = spec.get("shopping", {})
     for n, wish in enumerate(shop.get("wishlist", [])):
         prod = ctx.add(
@@ -296,6 +342,11 @@ def seed_profiles(ctx):
             },
             f"app_overrides.hoolishop.subscribe_save[{n}]",
         )
+
+
+def _mail_and_calendar_settings(ctx):
+    """HooliMail's labels and settings, HooliCalendar's settings."""
+    persona = ctx.persona
     mail = persona.override("mail")
     for n, label in enumerate(mail.get("labels", [])):
         ctx.add("mail", "labels", {"name": label}, f"app_overrides.mail.labels[{n}]")
@@ -305,3 +356,23 @@ def seed_profiles(ctx):
     for key, value in sorted(persona.override("hoolicalendar").items()):
         if not key.startswith("_"):
             ctx.add("calendar", "settings", {"key": key, "value": str(value)}, "app_overrides.hoolicalendar")
+
+
+PARTS = (
+    _chat_users,
+    _work_status,
+    _bank_customer,
+    _investments,
+    _prediction_markets,
+    _projects,
+    _lockedin_profile,
+    _tax_return,
+    _shop_lists,
+    _mail_and_calendar_settings,
+)
+
+
+def seed_profiles(ctx):
+    """Every part of the profiles, in this order (row ids follow it)."""
+    for part in PARTS:
+        part(ctx)
