@@ -87,46 +87,56 @@ def check_manifest(root: Path, report: Report):
     return manifest
 
 
-def check_events(root: Path, report: Report):
-    events = json.loads((root / "events.json").read_text())
-    dbs, checked = {}, 0
-    places = _connect(root / PROFILE / "places.sqlite")
-    for event in events:
-        for app, entries in event.get("expect", {}).items():
-            app = canonical(app)
-            if app == "browser":
-                continue
-            table, date_col, amount_col, code_col = EVENT_TABLES[app]
-            con = dbs.setdefault(app, _connect(root / db_path(app)))
-            rows = [dict(r) for r in con.execute(f"SELECT * FROM {table} WHERE provenance = ?", (event["id"],))]
-            if app == "vaultbank":
-                rows = [r for r in rows if r["description"] != "PAYMENT RECEIVED"]
-            for want in entries:
-                checked += 1
-                match = [r for r in rows if str(r[date_col])[:10] == want["date"]]
-                if "amount" in want and amount_col:
-                    match = [
-                        r
-                        for r in match
-                        if r[amount_col] is not None and abs(r[amount_col] - want["amount"]) < MONEY_TOLERANCE
-                    ]
-                if want.get("code"):
-                    if code_col:
-                        match = [r for r in match if r[code_col] == want["code"]]
-                    elif app == "mail":
-                        match = [r for r in match if want["code"] in r["body"] or want["code"] in r["subject"]]
-                if not match:
-                    report.fail(
-                        "events", f"{event['id']}: no {APPS.get(app, app)} {table} row on {want['date']} with {want}"
-                    )
-        for search in event.get("searches", []):
-            url = "https://www.google.com/search?" + urllib.parse.urlencode({"q": search})
-            if not places.execute(
-                "SELECT 1 FROM moz_places WHERE url_hash = ? AND url = ?", (url_hash(url), url)
-            ).fetchone():
-                report.fail("events", f"{event['id']}: search {search!r} is not in Firefox history")
+def _matches(rows: list[dict], want: dict, app: str) -> list[dict]:
+    """The rows of ``app``'s event table that show ``want`` (its date, and its amount and code if given)."""
+    _, date_col, amount_col, code_col = EVENT_TABLES[app]
+    match = [r for r in rows if str(r[date_col])[:10] == want["date"]]
+    if "amount" in want and amount_col:
+        match = [
+            r for r in match if r[amount_col] is not None and abs(r[amount_col] - want["amount"]) < MONEY_TOLERANCE
+        ]
+    if want.get("code"):
+        if code_col:
+            match = [r for r in match if r[code_col] == want["code"]]
+        elif app == "mail":
+            match = [r for r in match if want["code"] in r["body"] or want["code"] in r["subject"]]
+    return match
+
+
+def _check_records(root: Path, event: dict, dbs: dict, report: Report) -> int:
+    """Each record ``event`` expects in an app's database; returns how many were compared."""
+    checked = 0
+    for app, entries in event.get("expect", {}).items():
+        app = canonical(app)
+        if app == "browser":
+            continue
+        table = EVENT_TABLES[app][0]
+        con = dbs.setdefault(app, _connect(root / db_path(app)))
+        rows = [dict(r) for r in con.execute(f"SELECT * FROM {table} WHERE provenance = ?", (event["id"],))]
+        if app == "vaultbank":
+            rows = [r for r in rows if r["description"] != "PAYMENT RECEIVED"]
+        for want in entries:
             checked += 1
-    # Every app the spec names for an event (a trip and its parts together) got at least one record.
+            if not _matches(rows, want, app):
+                report.fail(
+                    "events", f"{event['id']}: no {APPS.get(app, app)} {table} row on {want['date']} with {want}"
+                )
+    return checked
+
+
+def _check_searches(places, event: dict, report: Report) -> int:
+    """Each search of ``event`` in Firefox's history; returns how many were compared."""
+    for search in event.get("searches", []):
+        url = "https://www.google.com/search?" + urllib.parse.urlencode({"q": search})
+        if not places.execute(
+            "SELECT 1 FROM moz_places WHERE url_hash = ? AND url = ?", (url_hash(url), url)
+        ).fetchone():
+            report.fail("events", f"{event['id']}: search {search!r} is not in Firefox history")
+    return len(event.get("searches", []))
+
+
+def _check_named_apps(events: list, report: Report):
+    """Every app the spec names for an event (a trip and its parts together) got at least one record."""
     for event in events:
         family = [e for e in events if e["id"] == event["id"] or e["id"].startswith(event["id"] + ".")]
         reached = {canonical(app) for e in family for app in e.get("expect", {})}
@@ -135,6 +145,17 @@ def check_events(root: Path, report: Report):
             if canonical(app) in APPS or app == "browser":
                 if canonical(app) not in reached:
                     report.fail("events", f"{event['id']}: the spec names {app} but no {app} record was seeded")
+
+
+def check_events(root: Path, report: Report):
+    events = json.loads((root / "events.json").read_text())
+    dbs: dict[str, sqlite3.Connection] = {}
+    checked = 0
+    places = _connect(root / PROFILE / "places.sqlite")
+    for event in events:
+        checked += _check_records(root, event, dbs, report)
+        checked += _check_searches(places, event, report)
+    _check_named_apps(events, report)
     report.passed["events"] = f"{len(events)} events, {checked} cross-app records compared"
 
 
@@ -432,26 +453,53 @@ def extract_entities(text: str) -> dict:
     return found
 
 
+def _app_values(root: Path, texts: list, numbers: set):
+    """Every text and number in the apps' databases."""
+    for app in APPS:
+        con = _connect(root / db_path(app))
+        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            for row in con.execute(f"SELECT * FROM {table}"):
+                for value in row:
+                    if isinstance(value, str):
+                        texts.append(value)
+                    elif isinstance(value, (int, float)):
+                        numbers.add(round(float(value), 2))
+
+
+def _file_texts(root: Path) -> list[str]:
+    """The text files under home/user and every file's name (mail and the Firefox profile are read elsewhere)."""
+    texts = []
+    for path in sorted((root / "home/user").rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and "/Maildir/" not in rel and "/.mozilla/" not in rel:
+            if path.suffix not in BINARY_DOCUMENTS:  # office files restate the app rows they come from
+                texts.append(path.read_text(errors="replace"))
+            texts.append(path.stem.replace("_", " "))  # "Motivational_Quotes_Collection.txt" names a document
+    return texts
+
+
+def _authoring_dates(dates: set, shift_days: int) -> set:
+    """World dates moved back by the build's shift, as YYYY-MM-DD and MM-DD."""
+    shift = dt.timedelta(days=shift_days)
+    result = set()
+    for value in dates:
+        try:
+            day = dt.date.fromisoformat(value) - shift
+        except ValueError:
+            continue
+        result.add(day.isoformat())
+        result.add(day.isoformat()[5:])
+    return result
+
+
 class World:
     """Text, numbers and dates of the built world, for coverage lookups."""
 
     def __init__(self, root: Path, shift_days: int):
-        texts, numbers, dates = [], set(), set()
-        for app in APPS:
-            con = _connect(root / db_path(app))
-            for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-                for row in con.execute(f"SELECT * FROM {table}"):
-                    for value in row:
-                        if isinstance(value, str):
-                            texts.append(value)
-                        elif isinstance(value, (int, float)):
-                            numbers.add(round(float(value), 2))
-        for path in sorted((root / "home/user").rglob("*")):
-            rel = path.relative_to(root).as_posix()
-            if path.is_file() and "/Maildir/" not in rel and "/.mozilla/" not in rel:
-                if path.suffix not in BINARY_DOCUMENTS:  # office files restate the app rows they come from
-                    texts.append(path.read_text(errors="replace"))
-                texts.append(path.stem.replace("_", " "))  # "Motivational_Quotes_Collection.txt" names a document
+        texts: list[str] = []
+        numbers: set[float] = set()
+        _app_values(root, texts, numbers)
+        texts += _file_texts(root)
         places = _connect(root / PROFILE / "places.sqlite")
         for url, title in places.execute("SELECT url, title FROM moz_places"):
             texts.append(urllib.parse.unquote_plus(url))
@@ -463,19 +511,9 @@ class World:
                 numbers.add(round(float(match.group(1).replace(",", "")), 2))
             except ValueError:
                 pass
-        for match in ISO_DATE.finditer(self.blob):
-            dates.add(match.group(1))
         self.numbers = numbers
-        shift = dt.timedelta(days=shift_days)
         # Tasks speak in the spec's authoring-time dates: move world dates back by the build's shift.
-        self.dates = set()
-        for value in dates:
-            try:
-                day = dt.date.fromisoformat(value) - shift
-            except ValueError:
-                continue
-            self.dates.add(day.isoformat())
-            self.dates.add(day.isoformat()[5:])
+        self.dates = _authoring_dates({m.group(1) for m in ISO_DATE.finditer(self.blob)}, shift_days)
 
     def has_name(self, name):
         """The phrase, or two adjacent entities run together ("Greenwich Hotel NYC")."""
