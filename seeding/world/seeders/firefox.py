@@ -13,7 +13,7 @@ import hashlib
 import urllib.parse
 
 from ..apps import APPS, host
-from ..core import DATETIME, write_sqlite
+from ..core import DATETIME, parse_time_of_day, write_sqlite
 from .mail import ZONE
 from .routine import WEEKDAYS, target
 
@@ -173,12 +173,9 @@ def _title_for(url: str) -> str:
     return f"{tail.title() + ' | ' if tail else ''}{parsed.hostname.removeprefix('www.')}"
 
 
-def seed_firefox(ctx):
-    rng = ctx.rng("firefox")
-    patterns = ctx.persona.section("browsing_patterns", {})
-    visits = []  # (stamp, url, title or None, visit_type, provenance)
-    for rec in ctx.pending("visit"):
-        visits.append((rec["at"], _search_url(rec["search"]), None, 2, rec["provenance"]))
+def _research_visits(ctx, rng, patterns) -> list:
+    """Each research thread's searches and site pages, on random days of its timespan."""
+    visits = []
     for n, thread in enumerate(patterns.get("research_threads", [])):
         start, end = ctx.day(thread["timespan"][0]), ctx.day(thread["timespan"][1])
         span = max((end - start).days, 0)
@@ -206,6 +203,12 @@ def seed_firefox(ctx):
                 visits.append(
                     (f"{day.isoformat()} {rng.randint(8, 23):02d}:{rng.randint(0, 59):02d}:00", url, None, 1, prov)
                 )
+    return visits
+
+
+def _humor_visits(ctx, rng, patterns) -> list:
+    """Each humor page, visited every third day back from its last visit."""
+    visits = []
     for n, humor in enumerate(patterns.get("humor_searches", [])):
         last = ctx.day(humor["last_visit"]) if humor.get("last_visit") else ctx.anchor
         for k in range(int(humor.get("visits", 1))):
@@ -219,9 +222,14 @@ def seed_firefox(ctx):
                     f"browsing_patterns.humor_searches[{n}]",
                 )
             )
+    return visits
+
+
+def _routine_visits(ctx, rng, patterns) -> list:
+    """The routine sites on their days at their time, then five app visits a day."""
     routine = []
     for n, pattern in enumerate(patterns.get("routine_browsing", [])):
-        hour, minute = _hm(pattern.get("time"))
+        hour, minute = parse_time_of_day(pattern.get("time") or "", (12, 0))
         days = (
             WEEKDAYS[:5]
             if pattern.get("pattern") == "weekday"
@@ -242,9 +250,8 @@ def seed_firefox(ctx):
                             f"browsing_patterns.routine_browsing[{n}]",
                         )
                     )
-    apps = list(APPS)
     for day in ctx.days():
-        for app in rng.sample(apps, 5):
+        for app in rng.sample(list(APPS), 5):
             routine.append(
                 (
                     f"{day.isoformat()} {rng.randint(7, 22):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}",
@@ -254,10 +261,22 @@ def seed_firefox(ctx):
                     "app_overrides",
                 )
             )
+    return routine
+
+
+def seed_firefox(ctx):
+    rng = ctx.rng("firefox")
+    patterns = ctx.persona.section("browsing_patterns", {})
+    # (stamp, url, title or None, visit_type, provenance)
+    visits = [(rec["at"], _search_url(rec["search"]), None, 2, rec["provenance"]) for rec in ctx.pending("visit")]
+    visits += _research_visits(ctx, rng, patterns)
+    visits += _humor_visits(ctx, rng, patterns)
+    routine = _routine_visits(ctx, rng, patterns)
     need = target(ctx, "history_visits") - len(visits)
     if len(routine) > need:
         routine = [routine[i] for i in sorted(rng.sample(range(len(routine)), max(need, 0)))]
     visits += routine
+    apps = list(APPS)
     while len(visits) < target(ctx, "history_visits"):
         day = ctx.start + dt.timedelta(days=rng.randrange((ctx.anchor - ctx.start).days + 1))
         app = rng.choice(apps)
@@ -272,12 +291,6 @@ def seed_firefox(ctx):
         )
     visits.sort(key=lambda v: (v[0], v[1]))
     write_profile(ctx, visits)
-
-
-def _hm(text):
-    from ..core import parse_time_of_day
-
-    return parse_time_of_day(text or "", (12, 0))
 
 
 def write_profile(ctx, visits):
