@@ -207,8 +207,7 @@ def check_maildir(root: Path, report: Report):
     folders = [("INBOX", box)] + [(name, box.get_folder(name)) for name in box.list_folders()]
     for folder_name, folder in folders:
         for key in folder.iterkeys():
-            with folder.get_file(key) as handle:
-                msg = email.message_from_binary_file(handle, policy=email.policy.default)
+            msg = email.message_from_bytes(folder.get_bytes(key), policy=email.policy.default)
             mid = msg["Message-ID"]
             if not mid or msg["Date"] is None or msg["From"] is None:
                 report.fail("maildir", f"{folder_name}/{key}: missing Message-ID, Date or From")
@@ -265,7 +264,7 @@ def check_documents(root: Path, report: Report):
     """Office files: zips whose XML parts parse (ODF mimetype first and stored); PDFs whole."""
     import xml.etree.ElementTree as ET
 
-    counts = {}
+    counts: dict[str, int] = {}
     for path in sorted((root / "home/user/Documents").rglob("*")):
         if path.suffix not in BINARY_DOCUMENTS:
             continue
@@ -414,7 +413,7 @@ def _norm(text: str) -> str:
 def extract_entities(text: str) -> dict:
     """Named entities of a task text: names/places/merchants, codes, amounts, dates."""
     text = text.replace("\u2019", "'")
-    found = {"names": set(), "codes": set(), "amounts": set(), "dates": set()}
+    found: dict[str, set] = {"names": set(), "codes": set(), "amounts": set(), "dates": set()}
     for match in CODE.finditer(text):
         token = match.group(0)
         if token.lower() not in GENERIC and token.lower() not in APP_WORDS:
@@ -541,7 +540,7 @@ def coverage(root: Path, tasks_path: Path, shift_days: int) -> dict:
     # Names a task asks the agent to create (a new watchlist, a new document title) are not world facts;
     # the overlay lists them per task, and they are reported apart from the misses.
     manifest = json.loads((root / "manifest.json").read_text())
-    ignored = {}
+    ignored: dict[str, set[str]] = {}
     for entry in manifest.get("coverage_ignore", []):
         for task_id in entry["tasks"]:
             ignored.setdefault(task_id, set()).add(entry["entity"])

@@ -13,6 +13,7 @@ import random
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 DATE = "%Y-%m-%d"
 DATETIME = "%Y-%m-%d %H:%M:%S"
@@ -42,8 +43,8 @@ def parse_time_of_day(text: str, default=(12, 0)) -> tuple[int, int]:
     suffix = value[-2:] if value[-2:] in ("am", "pm") else ""
     core = value[: -len(suffix)] if suffix else value
     try:
-        hour, minute = (core.split(":") + ["0"])[:2]
-        hour, minute = int(hour), int(minute)
+        hour_text, minute_text = (core.split(":") + ["0"])[:2]
+        hour, minute = int(hour_text), int(minute_text)
     except ValueError:
         return default
     if suffix == "pm" and hour < 12:
@@ -109,7 +110,7 @@ class Context:
         self.tables: dict[str, dict[str, list[dict]]] = {}
         self.intents: dict[str, list[dict]] = {}
         self.files: dict[str, str] = {}  # relative path -> what wrote it (provenance)
-        self.notes: dict[str, object] = {}
+        self.notes: dict[str | tuple, Any] = {}  # what seeders leave for later ones, and lookup indexes
 
     # -- randomness and dates -------------------------------------------------------------------
     def rng(self, seeder_id: str) -> random.Random:

@@ -27,7 +27,7 @@ def _stamp(value) -> str:
 
 
 def expect(event: Event, app: str, date, amount=None, code=None):
-    entry = {"date": _date(date)}
+    entry: dict[str, str | float] = {"date": _date(date)}
     if amount is not None:
         entry["amount"] = round(float(amount), 2)
     if code:
@@ -141,7 +141,7 @@ def _searches(ctx, event: Event, rec: dict):
     """Searches in the browser history, queued for the ``firefox`` seeder."""
     app = "browser"
     pid = event.id
-    when = rec.get("when")
+    when: dt.datetime = rec["when"]
     event.extra.setdefault("searches", []).extend(rec["searches"])
     if app not in event.apps:
         event.apps.append(app)
@@ -157,7 +157,7 @@ def _reservation(ctx, event: Event, rec: dict):
     """A TableFind reservation; returns its confirmation code."""
     app = "tablefind"
     pid = event.id
-    when = rec.get("when")
+    when: dt.datetime = rec["when"]
     rid = lookup(
         ctx,
         app,
@@ -301,7 +301,7 @@ def _ride(ctx, event: Event, rec: dict):
     """An eTaxi ride; returns (ride code, total)."""
     app = "etaxi"
     pid = event.id
-    when = rec.get("when")
+    when: dt.datetime = rec["when"]
     code = rec.get("code") or next_number(ctx, app, "rides", "ET")
     fare = round(rec["fare"], 2)
     tip = round(rec.get("tip", 0), 2)

@@ -102,12 +102,12 @@ def apply_overlay(spec: dict, overlay: dict, overlay_path) -> list:
             raise PersonaError(f"{where}: 'value' is missing")
         parts = path_text.split(".")
         parent = _walk(spec, parts[:-1], path_text, overlay_path)
-        last = parts[-1]
+        last: str | int = parts[-1]
         value = copy.deepcopy(entry["value"])
         if isinstance(parent, list):
-            if not last.isdigit() or int(last) >= len(parent):
-                raise PersonaError(f"{where}: path {path_text!r}: no list item {last!r}")
-            last = int(last)
+            if not parts[-1].isdigit() or int(parts[-1]) >= len(parent):
+                raise PersonaError(f"{where}: path {path_text!r}: no list item {parts[-1]!r}")
+            last = int(parts[-1])
         if op == "set":
             parent[last] = value
         elif op == "append":

@@ -3,6 +3,7 @@
 Adding a persona needs no change here (a persona is one JSON file); adding a data surface is one entry.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import (
@@ -27,8 +28,8 @@ from . import (
 @dataclass(frozen=True)
 class Seeder:
     id: str
-    run: object
-    after: tuple = field(default=())
+    run: Callable
+    after: tuple[str, ...] = field(default=())
 
 
 SEEDERS = [
@@ -83,7 +84,8 @@ def ordered(seeders=None):
         missing = [a for a in s.after if a not in by_id]
         if missing:
             raise ValueError(f"seeder {s.id!r} runs after unknown seeder(s) {missing}")
-    done, result = set(), []
+    done: set[str] = set()
+    result: list[Seeder] = []
     while len(result) < len(seeders):
         ready = [s for s in seeders if s.id not in done and all(a in done for a in s.after)]
         if not ready:

@@ -11,6 +11,7 @@ import base64
 import datetime as dt
 import hashlib
 import urllib.parse
+from typing import Any
 
 from ..apps import APPS, host
 from ..core import DATETIME, parse_time_of_day, write_sqlite
@@ -170,7 +171,7 @@ def _title_for(url: str) -> str:
     if parsed.hostname and parsed.hostname.endswith(".localhost"):
         return APPS.get(parsed.hostname.split(".")[0], parsed.hostname)
     tail = parsed.path.strip("/").replace("-", " ").replace("/", " - ")
-    return f"{tail.title() + ' | ' if tail else ''}{parsed.hostname.removeprefix('www.')}"
+    return f"{tail.title() + ' | ' if tail else ''}{(parsed.hostname or '').removeprefix('www.')}"
 
 
 def _research_visits(ctx, rng, patterns) -> list:
@@ -294,7 +295,9 @@ def seed_firefox(ctx):
 
 
 def write_profile(ctx, visits):
-    origins, places, history = {}, {}, []
+    origins: dict[tuple, dict[str, Any]] = {}
+    places: dict[str, dict[str, Any]] = {}
+    history: list[dict] = []
     for stamp, url, title, vtype, _prov in visits:
         parts = urllib.parse.urlsplit(url)
         prefix, hostname = f"{parts.scheme}://", parts.hostname or ""
@@ -376,7 +379,7 @@ def write_profile(ctx, visits):
         )
     write_sqlite(profile / "cookies.sqlite", COOKIES_SCHEMA, {"moz_cookies": cookies}, COOKIES_VERSION)
     ctx.files[f"{PROFILE}/cookies.sqlite"] = "firefox"
-    searches = {}
+    searches: dict[str, dict[str, int]] = {}
     for stamp, url, *_ in visits:
         if url.startswith("https://www.google.com/search?"):
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["q"][0]
@@ -417,7 +420,7 @@ def write_profile(ctx, visits):
         "[Profile0]\nName=default-release\nIsRelative=1\nPath=mypcbench.default-release\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n"
     )
     # Firefox's tables have no room for provenance, so the build records it per source in the manifest.
-    sources = {}
+    sources: dict[str, int] = {}
     for *_, prov in visits:
         sources[prov] = sources.get(prov, 0) + 1
     ctx.notes["firefox_visit_provenance"] = dict(sorted(sources.items()))
@@ -443,7 +446,7 @@ ROOTS = [
 def _bookmarks(ctx, places, origins):
     stamp = prtime(ctx.start.isoformat() + " 09:00:00")
     rows = []
-    for n, (gid, parent, title) in enumerate(ROOTS):
+    for n, (gid, parent, root_title) in enumerate(ROOTS):
         rows.append(
             {
                 "id": n + 1,
@@ -451,7 +454,7 @@ def _bookmarks(ctx, places, origins):
                 "fk": None,
                 "parent": parent,
                 "position": max(n - 1, 0),
-                "title": title,
+                "title": root_title,
                 "dateAdded": stamp,
                 "lastModified": stamp,
                 "guid": gid,
@@ -459,7 +462,7 @@ def _bookmarks(ctx, places, origins):
                 "syncChangeCounter": 1,
             }
         )
-    wanted = [(f"http://{host(app)}/", name, 3) for app, name in APPS.items()]
+    wanted: list[tuple[str, str | None, int]] = [(f"http://{host(app)}/", name, 3) for app, name in APPS.items()]
     patterns = ctx.persona.section("browsing_patterns", {})
     for pattern in patterns.get("routine_browsing", []):
         wanted += [(_url(site), None, 2) for site in pattern.get("sites", [])]
@@ -469,7 +472,8 @@ def _bookmarks(ctx, places, origins):
             ("https://" + ("www." if s["domain"].count(".") == 1 else "") + s["domain"] + "/", None, 5)
             for s in thread.get("sites", [])
         ]
-    seen, chosen = set(), []
+    seen: set[str] = set()
+    chosen: list[tuple[str, str | None, int]] = []
     for url, title, parent in wanted:
         if url not in seen:
             seen.add(url)
@@ -488,7 +492,7 @@ def _bookmarks(ctx, places, origins):
                 seen.add(url)
                 chosen.append((url, f"{APPS[app]} - {section}", 5))
     chosen = chosen[: target(ctx, "bookmarks")]
-    positions = {}
+    positions: dict[int, int] = {}
     for url, title, parent in chosen:
         if url not in places:
             parts = urllib.parse.urlsplit(url)
@@ -499,7 +503,7 @@ def _bookmarks(ctx, places, origins):
                 "id": len(places) + 1,
                 "url": url,
                 "title": title or _title_for(url),
-                "rev_host": parts.hostname[::-1] + ".",
+                "rev_host": (parts.hostname or "")[::-1] + ".",
                 "visit_count": 0,
                 "hidden": 0,
                 "typed": 0,

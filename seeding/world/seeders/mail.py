@@ -144,7 +144,8 @@ def seed_mail(ctx):
     for sub in ("cur", "new", "tmp"):
         (sent_dir / sub).mkdir(parents=True, exist_ok=True)
     box.close()
-    threads, thread_last = {}, {}
+    threads: dict[str, int] = {}
+    thread_last: dict[str, str] = {}
     for order, (_, rec) in enumerate(records):
         key = _thread_key(rec)
         message_id = (

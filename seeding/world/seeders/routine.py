@@ -189,7 +189,7 @@ def fill_retail(ctx):
     subs = [(r, ctx.persona.spec) for r in ctx.rows("hoolishop", "subscriptions")]
     products = {row["id"]: row for row in ctx.rows("hoolishop", "products")}
     need = target(ctx, "retail_orders") - _count(ctx, "hoolishop", "orders")
-    monthly = []
+    monthly: list[tuple] = []
     for sub, _ in subs:
         day = ctx.start.replace(day=min(ctx.start.day, 28))
         while day <= ctx.anchor and len(monthly) < max(need // 2, 0):
