@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REQUIRED_SECTIONS = ("identity", "contacts")
+PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"  # our overlays: <stem>.overlay.json
 OVERLAY_OPS = ("set", "append", "merge")
 
 
@@ -135,7 +136,7 @@ def _coverage_ignore(entries, overlay_path) -> list:
 
 def default_overlay_path(persona_path: Path) -> Path | None:
     """Our overlay for a persona lives in seeding/personas/<stem>.overlay.json."""
-    candidate = Path(__file__).resolve().parent.parent / "personas" / f"{persona_path.stem}.overlay.json"
+    candidate = PERSONAS_DIR / f"{persona_path.stem}.overlay.json"
     return candidate if candidate.exists() else None
 
 
