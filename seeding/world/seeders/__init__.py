@@ -1,6 +1,18 @@
-"""The seeder registry: one entry per data surface, run in dependency order by ``seeding.world.build``.
+"""The seeders, one module each, and their registry: ``SEEDERS``, run in dependency order (``ordered``) by
+``seeding.world.build``.
 
-Adding a persona needs no change here (a persona is one JSON file); adding a data surface is one entry.
+For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``, ``cross_app_events``,
+``shopping``, ``plants`` for planted contradictions and dependencies), the routine fillers up to the volumes
+(``routine``), and the seeders that own a data surface: Gringotts (``bank``), ``chat``, ``mail``, ``calendar``,
+``firefox``, the office documents (``office``), and files, databases and summary (``files``). A seeder is a
+function of the build ``Context``; it adds rows, files and events, or queues intents for the seeder that owns
+a surface (charges, messages, calendar entries, visits).
+May use: ``seeding.world.core``, ``apps``, ``fanout`` and the office libraries; a seeder may use another's
+public helpers (``routine.target``, ``mail.ZONE``, ``derived.paystub``, ``shopping.emit_hoolishop_charge_and_mail``).
+Exports: ``Seeder``, ``SEEDERS``, ``ordered``; ``firefox``'s profile constants and ``url_hash`` (read by ``check``).
+
+Adding a persona needs no change here (a persona is one JSON file); adding a data surface is one module and
+one entry.
 """
 
 from collections.abc import Callable
