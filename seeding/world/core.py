@@ -19,6 +19,7 @@ DATE = "%Y-%m-%d"
 DATETIME = "%Y-%m-%d %H:%M:%S"
 HISTORY_DAYS = 365  # routine records fill the year before the anchor
 FUTURE_DAYS = 120  # upcoming bookings and calendar entries may lie this far after it
+BINARY_DOCUMENTS = {".odt", ".ods", ".xlsx", ".docx", ".pdf"}  # office files: not read as text
 
 
 class BuildError(RuntimeError):
@@ -200,6 +201,13 @@ def write_sqlite(path: Path, schema: str, tables: dict[str, list[dict]], user_ve
         con.execute("VACUUM")
     finally:
         con.close()
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to a built database, rows as ``sqlite3.Row``."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con.row_factory = sqlite3.Row
+    return con
 
 
 def sha256_file(path: Path) -> str:
