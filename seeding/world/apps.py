@@ -246,3 +246,9 @@ TARGETS = {
     "bookmarks": (35, [("firefox", "bookmarks")]),
     "history_visits": (10746, [("firefox", "visits")]),
 }
+
+
+def target(ctx, metric: str) -> int:
+    """The volume a build aims at for ``metric``: the spec's ``volume`` entry, else Figure 1's."""
+    volume = ctx.persona.spec.get("volume", {})
+    return int(volume.get(metric, TARGETS[metric][0]))

@@ -20,6 +20,8 @@ DATETIME = "%Y-%m-%d %H:%M:%S"
 HISTORY_DAYS = 365  # routine records fill the year before the anchor
 FUTURE_DAYS = 120  # upcoming bookings and calendar entries may lie this far after it
 BINARY_DOCUMENTS = {".odt", ".ods", ".xlsx", ".docx", ".pdf"}  # office files: not read as text
+ZONE = dt.timezone(dt.timedelta(hours=-5))  # the persona's local time, written as a fixed offset
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
 
 class BuildError(RuntimeError):

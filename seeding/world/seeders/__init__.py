@@ -8,7 +8,7 @@ For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``,
 function of the build ``Context``; it adds rows, files and events, or queues intents for the seeder that owns
 a surface (charges, messages, calendar entries, visits).
 May use: ``seeding.world.core``, ``apps``, ``fanout`` and the office libraries; a seeder may use another's
-public helpers (``routine.target``, ``mail.ZONE``, ``derived.paystub``, ``shopping.emit_hoolishop_charge_and_mail``).
+public helpers (``derived.paystub``, ``shopping.emit_hoolishop_charge_and_mail``).
 Exports: ``Seeder``, ``SEEDERS``, ``ordered``; ``firefox``'s profile constants and ``url_hash`` (read by ``check``).
 
 Adding a persona needs no change here (a persona is one JSON file); adding a data surface is one module and

@@ -7,7 +7,7 @@ account is the spec's and every ``balance_after`` and statement adds up.
 import datetime as dt
 from collections import defaultdict
 
-from .routine import target
+from ..apps import target
 
 CHECKING, SAVINGS, CARD = 1, 2, 3
 PURCHASES = [

@@ -6,8 +6,8 @@ shared activities, so routine chat stays on the persona's topics.
 
 import datetime as dt
 
+from ..apps import target
 from ..fanout import ME
-from .routine import target
 
 WEIGHT = {"daily": 6.0, "weekly": 1.5, "monthly": 0.4}
 OPENERS = [

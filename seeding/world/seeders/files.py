@@ -9,9 +9,8 @@ import datetime as dt
 import os
 
 from ..apps import APPS, SCHEMAS, db_path
-from ..core import write_sqlite
+from ..core import ZONE, write_sqlite
 from .derived import paystub
-from .mail import ZONE
 
 
 def seed_documents(ctx):

@@ -13,10 +13,8 @@ import hashlib
 import urllib.parse
 from typing import Any
 
-from ..apps import APPS, host
-from ..core import DATETIME, parse_time_of_day, write_sqlite
-from .mail import ZONE
-from .routine import WEEKDAYS, target
+from ..apps import APPS, host, target
+from ..core import DATETIME, WEEKDAYS, ZONE, parse_time_of_day, write_sqlite
 
 PROFILE = "home/user/.mozilla/firefox/mypcbench.default-release"
 PLACES_VERSION, COOKIES_VERSION, FORMHISTORY_VERSION = 86, 17, 5

@@ -14,10 +14,9 @@ import mailbox
 import os
 import re
 
-from ..core import DATETIME, stable_id
-from .routine import target
+from ..apps import target
+from ..core import DATETIME, ZONE, stable_id
 
-ZONE = dt.timezone(dt.timedelta(hours=-5))  # the persona's local time, written as a fixed offset
 NEWSLETTERS = [
     ("Scranton Times", "news@scrantontimes.example", "Your Scranton morning briefing"),
     ("Sandals Resorts", "deals@sandals.example", "Escape to paradise: members save 30%"),

@@ -7,16 +7,9 @@ as often as their ``frequency`` says. Fillers never touch a spec record; they on
 
 import datetime as dt
 
-from ..apps import TARGETS, app_domain
-from ..core import Event, parse_time_of_day
+from ..apps import app_domain, target
+from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
-
-WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-
-
-def target(ctx, metric: str) -> int:
-    volume = ctx.persona.spec.get("volume", {})
-    return int(volume.get(metric, TARGETS[metric][0]))
 
 
 def _count(ctx, app, table):
