@@ -1,7 +1,8 @@
 """Record the demo trajectories: a scripted (non-LLM) agent drives Chromium over the demo apps filled from
 the persona world (seeding/demo_world_apps.py over a build of the upstream spec at the demo's anchor day)
-and each plan set (seeding/demo_plans.py) is written as a folder of upstream MyPCBench result folders with
-real screenshots and scripted verdicts: ``demo_results/`` (the careful plan) and ``demo_results_hasty/``.
+and each plan set (seeding/demo_plans.py, data in seeding/demo_plans.json) is written as a folder of
+upstream MyPCBench result folders with real screenshots and scripted verdicts: ``demo_results/`` (the
+careful plan) and ``demo_results_hasty/``.
 
 Run: ``.venv/bin/python -m seeding.record_demo [--out DIR] [--persona SPEC | --world BUILD]``
 (default ``seeding/``; the spec defaults to michael_scott.json in MYPCBENCH_UPSTREAM_DIR or ../shared/upstream).

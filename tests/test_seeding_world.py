@@ -21,7 +21,8 @@ import icalendar
 import pytest
 
 from seeding.world.build import build
-from seeding.world.check import check, extract_entities
+from seeding.world.check import check
+from seeding.world.coverage import extract_entities
 from seeding.world.persona import PersonaError, load_persona
 from tests.conftest import in_ci, need_upstream
 

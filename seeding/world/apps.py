@@ -37,6 +37,11 @@ def host(app: str) -> str:
     return f"{app}.localhost"
 
 
+def app_domain(app: str) -> str:
+    """The mail domain an app's messages come from (``noreply@<app>.example``)."""
+    return f"{app}.example"
+
+
 def db_path(app: str) -> str:
     return f"apps/{app}.sqlite"
 
@@ -241,3 +246,9 @@ TARGETS = {
     "bookmarks": (35, [("firefox", "bookmarks")]),
     "history_visits": (10746, [("firefox", "visits")]),
 }
+
+
+def target(ctx, metric: str) -> int:
+    """The volume a build aims at for ``metric``: the spec's ``volume`` entry, else Figure 1's."""
+    volume = ctx.persona.spec.get("volume", {})
+    return int(volume.get(metric, TARGETS[metric][0]))

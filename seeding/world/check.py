@@ -4,17 +4,14 @@ Checks: the manifest's hashes; every event's records agree across the apps it na
 codes); app dates lie in the build window; bank balances add up (opening + transactions = balance,
 running balances, statements); the Maildir parses with the standard library's ``mailbox``/``email`` and
 matches HooliMail; the .ics parses with ``icalendar`` and matches HooliCalendar; the Firefox databases
-have Firefox's schema versions, tables, url hashes and consistent counts. The coverage report extracts the
-named entities of each task (people, places, merchants, codes, amounts, dates) and looks them up in the
-world's text and numbers.
+have Firefox's schema versions, tables, url hashes and consistent counts. With a tasks file it adds the
+task coverage report of ``seeding.world.coverage`` (written to ``coverage.json`` beside the world).
 """
 
-import datetime as dt
 import email
 import email.policy
 import json
 import mailbox
-import re
 import sqlite3
 import urllib.parse
 import zipfile
@@ -24,11 +21,11 @@ from pathlib import Path
 import icalendar
 
 from .apps import APPS, EVENT_TABLES, canonical, db_path
-from .core import sha256_file
+from .core import BINARY_DOCUMENTS, read_only, sha256_file
+from .coverage import coverage
 from .seeders.firefox import COOKIES_VERSION, FORMHISTORY_VERSION, PLACES_VERSION, PROFILE, url_hash
 
 MONEY_TOLERANCE = 0.011
-BINARY_DOCUMENTS = {".odt", ".ods", ".xlsx", ".docx", ".pdf"}
 
 
 @dataclass
@@ -69,12 +66,6 @@ class Report:
         return "\n".join(lines)
 
 
-def _connect(path: Path):
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    con.row_factory = sqlite3.Row
-    return con
-
-
 def check_manifest(root: Path, report: Report):
     manifest = json.loads((root / "manifest.json").read_text())
     for rel, meta in manifest["files"].items():
@@ -87,46 +78,56 @@ def check_manifest(root: Path, report: Report):
     return manifest
 
 
-def check_events(root: Path, report: Report):
-    events = json.loads((root / "events.json").read_text())
-    dbs, checked = {}, 0
-    places = _connect(root / PROFILE / "places.sqlite")
-    for event in events:
-        for app, entries in event.get("expect", {}).items():
-            app = canonical(app)
-            if app == "browser":
-                continue
-            table, date_col, amount_col, code_col = EVENT_TABLES[app]
-            con = dbs.setdefault(app, _connect(root / db_path(app)))
-            rows = [dict(r) for r in con.execute(f"SELECT * FROM {table} WHERE provenance = ?", (event["id"],))]
-            if app == "vaultbank":
-                rows = [r for r in rows if r["description"] != "PAYMENT RECEIVED"]
-            for want in entries:
-                checked += 1
-                match = [r for r in rows if str(r[date_col])[:10] == want["date"]]
-                if "amount" in want and amount_col:
-                    match = [
-                        r
-                        for r in match
-                        if r[amount_col] is not None and abs(r[amount_col] - want["amount"]) < MONEY_TOLERANCE
-                    ]
-                if want.get("code"):
-                    if code_col:
-                        match = [r for r in match if r[code_col] == want["code"]]
-                    elif app == "mail":
-                        match = [r for r in match if want["code"] in r["body"] or want["code"] in r["subject"]]
-                if not match:
-                    report.fail(
-                        "events", f"{event['id']}: no {APPS.get(app, app)} {table} row on {want['date']} with {want}"
-                    )
-        for search in event.get("searches", []):
-            url = "https://www.google.com/search?" + urllib.parse.urlencode({"q": search})
-            if not places.execute(
-                "SELECT 1 FROM moz_places WHERE url_hash = ? AND url = ?", (url_hash(url), url)
-            ).fetchone():
-                report.fail("events", f"{event['id']}: search {search!r} is not in Firefox history")
+def _matches(rows: list[dict], want: dict, app: str) -> list[dict]:
+    """The rows of ``app``'s event table that show ``want`` (its date, and its amount and code if given)."""
+    _, date_col, amount_col, code_col = EVENT_TABLES[app]
+    match = [r for r in rows if str(r[date_col])[:10] == want["date"]]
+    if "amount" in want and amount_col:
+        match = [
+            r for r in match if r[amount_col] is not None and abs(r[amount_col] - want["amount"]) < MONEY_TOLERANCE
+        ]
+    if want.get("code"):
+        if code_col:
+            match = [r for r in match if r[code_col] == want["code"]]
+        elif app == "mail":
+            match = [r for r in match if want["code"] in r["body"] or want["code"] in r["subject"]]
+    return match
+
+
+def _check_records(root: Path, event: dict, dbs: dict, report: Report) -> int:
+    """Each record ``event`` expects in an app's database; returns how many were compared."""
+    checked = 0
+    for app, entries in event.get("expect", {}).items():
+        app = canonical(app)
+        if app == "browser":
+            continue
+        table = EVENT_TABLES[app][0]
+        con = dbs.setdefault(app, read_only(root / db_path(app)))
+        rows = [dict(r) for r in con.execute(f"SELECT * FROM {table} WHERE provenance = ?", (event["id"],))]
+        if app == "vaultbank":
+            rows = [r for r in rows if r["description"] != "PAYMENT RECEIVED"]
+        for want in entries:
             checked += 1
-    # Every app the spec names for an event (a trip and its parts together) got at least one record.
+            if not _matches(rows, want, app):
+                report.fail(
+                    "events", f"{event['id']}: no {APPS.get(app, app)} {table} row on {want['date']} with {want}"
+                )
+    return checked
+
+
+def _check_searches(places, event: dict, report: Report) -> int:
+    """Each search of ``event`` in Firefox's history; returns how many were compared."""
+    for search in event.get("searches", []):
+        url = "https://www.google.com/search?" + urllib.parse.urlencode({"q": search})
+        if not places.execute(
+            "SELECT 1 FROM moz_places WHERE url_hash = ? AND url = ?", (url_hash(url), url)
+        ).fetchone():
+            report.fail("events", f"{event['id']}: search {search!r} is not in Firefox history")
+    return len(event.get("searches", []))
+
+
+def _check_named_apps(events: list, report: Report):
+    """Every app the spec names for an event (a trip and its parts together) got at least one record."""
     for event in events:
         family = [e for e in events if e["id"] == event["id"] or e["id"].startswith(event["id"] + ".")]
         reached = {canonical(app) for e in family for app in e.get("expect", {})}
@@ -135,6 +136,17 @@ def check_events(root: Path, report: Report):
             if canonical(app) in APPS or app == "browser":
                 if canonical(app) not in reached:
                     report.fail("events", f"{event['id']}: the spec names {app} but no {app} record was seeded")
+
+
+def check_events(root: Path, report: Report):
+    events = json.loads((root / "events.json").read_text())
+    dbs: dict[str, sqlite3.Connection] = {}
+    checked = 0
+    places = read_only(root / PROFILE / "places.sqlite")
+    for event in events:
+        checked += _check_records(root, event, dbs, report)
+        checked += _check_searches(places, event, report)
+    _check_named_apps(events, report)
     report.passed["events"] = f"{len(events)} events, {checked} cross-app records compared"
 
 
@@ -142,7 +154,7 @@ def check_dates(root: Path, manifest, report: Report):
     start, end = manifest["window"]
     checked = 0
     for app, (table, date_col, _, _) in EVENT_TABLES.items():
-        con = _connect(root / db_path(app))
+        con = read_only(root / db_path(app))
         # A recurring series (a yearly birthday) starts once; its later occurrences are not rows.
         where = " WHERE rrule IS NULL" if app == "calendar" else ""
         low, high, count = con.execute(
@@ -155,7 +167,7 @@ def check_dates(root: Path, manifest, report: Report):
 
 
 def check_balances(root: Path, report: Report):
-    con = _connect(root / db_path("vaultbank"))
+    con = read_only(root / db_path("vaultbank"))
     for acc in con.execute("SELECT * FROM accounts"):
         running = acc["opening_balance"]
         for txn in con.execute("SELECT * FROM transactions WHERE account_id = ? ORDER BY id", (acc["id"],)):
@@ -177,7 +189,7 @@ def check_balances(root: Path, report: Report):
 
 
 def check_maildir(root: Path, report: Report):
-    db = _connect(root / db_path("mail"))
+    db = read_only(root / db_path("mail"))
     expected = {
         r["message_id"]: dict(r) for r in db.execute("SELECT message_id, subject, folder, in_reply_to FROM messages")
     }
@@ -186,8 +198,7 @@ def check_maildir(root: Path, report: Report):
     folders = [("INBOX", box)] + [(name, box.get_folder(name)) for name in box.list_folders()]
     for folder_name, folder in folders:
         for key in folder.iterkeys():
-            with folder.get_file(key) as handle:
-                msg = email.message_from_binary_file(handle, policy=email.policy.default)
+            msg = email.message_from_bytes(folder.get_bytes(key), policy=email.policy.default)
             mid = msg["Message-ID"]
             if not mid or msg["Date"] is None or msg["From"] is None:
                 report.fail("maildir", f"{folder_name}/{key}: missing Message-ID, Date or From")
@@ -214,7 +225,7 @@ def check_maildir(root: Path, report: Report):
 
 
 def check_calendar(root: Path, report: Report):
-    db = _connect(root / db_path("calendar"))
+    db = read_only(root / db_path("calendar"))
     rows = {r["uid"]: dict(r) for r in db.execute("SELECT uid, summary, rrule, start_at FROM events")}
     cal = icalendar.Calendar.from_ical((root / "home/user/Calendar/personal.ics").read_bytes())
     events = list(cal.walk("VEVENT"))
@@ -244,7 +255,7 @@ def check_documents(root: Path, report: Report):
     """Office files: zips whose XML parts parse (ODF mimetype first and stored); PDFs whole."""
     import xml.etree.ElementTree as ET
 
-    counts = {}
+    counts: dict[str, int] = {}
     for path in sorted((root / "home/user/Documents").rglob("*")):
         if path.suffix not in BINARY_DOCUMENTS:
             continue
@@ -276,7 +287,7 @@ def _columns(con, table):
 
 def check_firefox(root: Path, report: Report):
     profile = root / PROFILE
-    con = _connect(profile / "places.sqlite")
+    con = read_only(profile / "places.sqlite")
     version = con.execute("PRAGMA user_version").fetchone()[0]
     if version != PLACES_VERSION:
         report.fail("firefox", f"places.sqlite user_version {version}, Firefox's is {PLACES_VERSION}")
@@ -324,225 +335,17 @@ def check_firefox(root: Path, report: Report):
             report.fail("firefox", f"bookmark root {guid} missing")
     visits = con.execute("SELECT COUNT(*) FROM moz_historyvisits").fetchone()[0]
     marks = con.execute("SELECT COUNT(*) FROM moz_bookmarks WHERE type = 1").fetchone()[0]
-    cookies = _connect(profile / "cookies.sqlite")
+    cookies = read_only(profile / "cookies.sqlite")
     if cookies.execute("PRAGMA user_version").fetchone()[0] != COOKIES_VERSION:
         report.fail("firefox", "cookies.sqlite has the wrong user_version")
     hosts = {r[0] for r in cookies.execute("SELECT host FROM moz_cookies")}
     for app in APPS:
         if f"{app}.localhost" not in hosts:
             report.fail("firefox", f"no session cookie for {APPS[app]}")
-    form = _connect(profile / "formhistory.sqlite")
+    form = read_only(profile / "formhistory.sqlite")
     if form.execute("PRAGMA user_version").fetchone()[0] != FORMHISTORY_VERSION:
         report.fail("firefox", "formhistory.sqlite has the wrong user_version")
     report.passed["firefox"] = f"places v{version}: {visits} visits, {marks} bookmarks; {len(hosts)} cookies"
-
-
-# -- task coverage ---------------------------------------------------------------------------------------
-# Capitalised words that name no entity: function words, UI verbs, app and office vocabulary.
-GENERIC = set(
-    """
-agent the a an i if it in on for and or to of my me is this that then when what which who how do does did be
-use using make find check book also any all each every no not please can could would should after before with
-from at by as so but one two three libreoffice calc writer impress files file firefox terminal documents
-desktop downloads pdf csv monday tuesday wednesday thursday friday saturday sunday january february march
-april may june july august september october november december today tomorrow yesterday economy business total
-report summary note notes email emails draft vm ui api id ids url eod usd faq ok yes new next last first
-second dm dms q1 q2 q3 q4 am pm gui xlsx docx odt ods txt md json michael scott open pull send throw order
-compose reorder continue save scope alternate states opens invitation document type spreadsheet suite meta
-maildir png sku fyi ooo pto qbr pnl english percent change go-tos primebadge cancel reply forward archive
-delete create add remove update review confirm list show tell give write read look search select click set
-move copy schedule plan
-mondays tuesdays wednesdays thursdays fridays saturdays sundays upcoming weekly monthly daily
-""".split()
-)
-CONTRACTIONS = re.compile(r"^(i|you|we|they|he|she|it|that|there)'(m|ve|d|ll|re|s)$", re.I)
-APP_WORDS = {w.lower() for name in APPS.values() for w in name.split()} | {"hooli"}
-MONTHS = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        1,
-    )
-}
-WORD = r"[A-Z][A-Za-z0-9'&.\-]*[A-Za-z0-9]"
-PHRASE = re.compile(rf"\b{WORD}(?:\s+(?:of|the|&|de|at)?\s*{WORD})*")
-HYPHENATED = re.compile(r"\b[\w']+(?:-[\w']+)+\b")
-CODE = re.compile(r"\b[A-Z]{2,4}-\d{3,6}\b|\b[A-Z]{2}\d{3,4}\b|\b[A-Z]{3}\b")
-MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)(\s?[kK])?")
-ISO_DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")
-MONTH_DAY = re.compile(r"\b(" + "|".join(m.title() for m in MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?\b")
-
-
-def _norm(text: str) -> str:
-    return text.replace("\u2019", "'").replace("\u2018", "'").lower()
-
-
-def extract_entities(text: str) -> dict:
-    """Named entities of a task text: names/places/merchants, codes, amounts, dates."""
-    text = text.replace("\u2019", "'")
-    found = {"names": set(), "codes": set(), "amounts": set(), "dates": set()}
-    for match in CODE.finditer(text):
-        token = match.group(0)
-        if token.lower() not in GENERIC and token.lower() not in APP_WORDS:
-            found["codes"].add(token)
-    for match in MONEY.finditer(text):
-        value = float(match.group(1).replace(",", "")) * (1000 if match.group(2) else 1)
-        found["amounts"].add(round(value, 2))
-    for match in ISO_DATE.finditer(text):
-        found["dates"].add(match.group(1))
-    for match in MONTH_DAY.finditer(text):
-        found["dates"].add(f"{MONTHS[match.group(1).lower()]:02d}-{int(match.group(2)):02d}")
-    # Hyphenated compounds ("AVP-to-JFK", "Dundies-planning") are descriptions, not names: break there.
-    prose = HYPHENATED.sub(lambda m: m.group(0) if CODE.fullmatch(m.group(0)) else " | ", text)
-    for sentence in re.split(r"(?<=[.!?:;])\s+|\n|\(|\)|\"|,|\|", prose):
-        for match in PHRASE.finditer(sentence):
-            words = [w for w in match.group(0).split() if not CONTRACTIONS.match(w)]
-            # Drop a sentence-initial capital unless the phrase has more proper words after it.
-            if match.start() == len(sentence) - len(sentence.lstrip()) and len(words) == 1:
-                continue
-            while words and (
-                words[0].lower().removesuffix("'s") in GENERIC or words[0].lower().removesuffix("'s") in APP_WORDS
-            ):
-                words = words[1:]
-            while words and (
-                words[-1].lower() in GENERIC
-                or words[-1].lower() in APP_WORDS
-                or words[-1].lower() in ("of", "the", "and", "&", "at")
-            ):
-                words = words[:-1]
-            phrase = " ".join(words).strip("'.")
-            if len(phrase) < 3 or phrase.isupper() and len(phrase) <= 4:
-                continue
-            if all(w.lower() in GENERIC or w.lower() in APP_WORDS for w in words):
-                continue
-            found["names"].add(phrase.removesuffix("'s"))
-    return found
-
-
-class World:
-    """Text, numbers and dates of the built world, for coverage lookups."""
-
-    def __init__(self, root: Path, shift_days: int):
-        texts, numbers, dates = [], set(), set()
-        for app in APPS:
-            con = _connect(root / db_path(app))
-            for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-                for row in con.execute(f"SELECT * FROM {table}"):
-                    for value in row:
-                        if isinstance(value, str):
-                            texts.append(value)
-                        elif isinstance(value, (int, float)):
-                            numbers.add(round(float(value), 2))
-        for path in sorted((root / "home/user").rglob("*")):
-            rel = path.relative_to(root).as_posix()
-            if path.is_file() and "/Maildir/" not in rel and "/.mozilla/" not in rel:
-                if path.suffix not in BINARY_DOCUMENTS:  # office files restate the app rows they come from
-                    texts.append(path.read_text(errors="replace"))
-                texts.append(path.stem.replace("_", " "))  # "Motivational_Quotes_Collection.txt" names a document
-        places = _connect(root / PROFILE / "places.sqlite")
-        for url, title in places.execute("SELECT url, title FROM moz_places"):
-            texts.append(urllib.parse.unquote_plus(url))
-            texts.append(title or "")
-        # SUMMARY.md is left out on purpose: it restates the spec, and coverage is about the seeded apps and files.
-        self.blob = _norm("\n".join(texts))
-        for match in re.finditer(r"\$?(\d[\d,]*\.\d{2}|\d[\d,]*)", self.blob):
-            try:
-                numbers.add(round(float(match.group(1).replace(",", "")), 2))
-            except ValueError:
-                pass
-        for match in ISO_DATE.finditer(self.blob):
-            dates.add(match.group(1))
-        self.numbers = numbers
-        shift = dt.timedelta(days=shift_days)
-        # Tasks speak in the spec's authoring-time dates: move world dates back by the build's shift.
-        self.dates = set()
-        for value in dates:
-            try:
-                day = dt.date.fromisoformat(value) - shift
-            except ValueError:
-                continue
-            self.dates.add(day.isoformat())
-            self.dates.add(day.isoformat()[5:])
-
-    def has_name(self, name):
-        """The phrase, or two adjacent entities run together ("Greenwich Hotel NYC")."""
-        if _norm(name) in self.blob:
-            return True
-        words = name.split()
-        return any(
-            _norm(" ".join(words[:i])) in self.blob and _norm(" ".join(words[i:])) in self.blob
-            for i in range(1, len(words))
-        )
-
-    def has_code(self, code):
-        return _norm(code) in self.blob
-
-    def has_amount(self, value):
-        return round(value, 2) in self.numbers
-
-    def has_date(self, value):
-        return value in self.dates
-
-
-def coverage(root: Path, tasks_path: Path, shift_days: int) -> dict:
-    tasks = json.loads(Path(tasks_path).read_text())
-    world = World(root, shift_days)
-    # Names a task asks the agent to create (a new watchlist, a new document title) are not world facts;
-    # the overlay lists them per task, and they are reported apart from the misses.
-    manifest = json.loads((root / "manifest.json").read_text())
-    ignored = {}
-    for entry in manifest.get("coverage_ignore", []):
-        for task_id in entry["tasks"]:
-            ignored.setdefault(task_id, set()).add(entry["entity"])
-    by_task, entities, found = [], 0, 0
-    for task in tasks:
-        text = (
-            task.get("instruction", "")
-            + "\n"
-            + "\n".join(r.get("criterion", "") for r in task.get("grading", {}).get("rubrics", []))
-        )
-        ents = extract_entities(text)
-        missing = []
-        checks = [(n, world.has_name) for n in sorted(ents["names"])] + [
-            (c, world.has_code) for c in sorted(ents["codes"])
-        ]
-        checks += [(a, world.has_amount) for a in sorted(ents["amounts"])] + [
-            (d, world.has_date) for d in sorted(ents["dates"])
-        ]
-        label = lambda v: f"${v:,.2f}" if isinstance(v, float) else str(v)  # noqa: E731
-        skipped = [label(v) for v, _ in checks if label(v) in ignored.get(task["id"], ())]
-        checks = [(v, t) for v, t in checks if label(v) not in ignored.get(task["id"], ())]
-        for value, test in checks:
-            entities += 1
-            if test(value):
-                found += 1
-            else:
-                missing.append(label(value))
-        by_task.append({"id": task["id"], "entities": len(checks), "missing": missing, "agent_created": skipped})
-    full = sum(1 for t in by_task if not t["missing"])
-    return {
-        "tasks": len(by_task),
-        "tasks_fully_covered": full,
-        "task_rate": full / len(by_task) if by_task else 0.0,
-        "entities": entities,
-        "entities_found": found,
-        "entity_rate": found / entities if entities else 0.0,
-        "agent_created": sum(len(t["agent_created"]) for t in by_task),
-        "by_task": by_task,
-    }
 
 
 def check(directory, tasks_path=None) -> Report:

@@ -13,11 +13,15 @@ import random
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 DATE = "%Y-%m-%d"
 DATETIME = "%Y-%m-%d %H:%M:%S"
 HISTORY_DAYS = 365  # routine records fill the year before the anchor
 FUTURE_DAYS = 120  # upcoming bookings and calendar entries may lie this far after it
+BINARY_DOCUMENTS = {".odt", ".ods", ".xlsx", ".docx", ".pdf"}  # office files: not read as text
+ZONE = dt.timezone(dt.timedelta(hours=-5))  # the persona's local time, written as a fixed offset
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
 
 class BuildError(RuntimeError):
@@ -42,8 +46,8 @@ def parse_time_of_day(text: str, default=(12, 0)) -> tuple[int, int]:
     suffix = value[-2:] if value[-2:] in ("am", "pm") else ""
     core = value[: -len(suffix)] if suffix else value
     try:
-        hour, minute = (core.split(":") + ["0"])[:2]
-        hour, minute = int(hour), int(minute)
+        hour_text, minute_text = (core.split(":") + ["0"])[:2]
+        hour, minute = int(hour_text), int(minute_text)
     except ValueError:
         return default
     if suffix == "pm" and hour < 12:
@@ -51,6 +55,11 @@ def parse_time_of_day(text: str, default=(12, 0)) -> tuple[int, int]:
     if suffix == "am" and hour == 12:
         hour = 0
     return hour, minute
+
+
+def at(day: dt.date, hour: int, minute: int = 0) -> dt.datetime:
+    """``day`` at ``hour``:``minute``."""
+    return dt.datetime.combine(day, dt.time(hour, minute))
 
 
 @dataclass
@@ -104,7 +113,7 @@ class Context:
         self.tables: dict[str, dict[str, list[dict]]] = {}
         self.intents: dict[str, list[dict]] = {}
         self.files: dict[str, str] = {}  # relative path -> what wrote it (provenance)
-        self.notes: dict[str, object] = {}
+        self.notes: dict[str | tuple, Any] = {}  # what seeders leave for later ones, and lookup indexes
 
     # -- randomness and dates -------------------------------------------------------------------
     def rng(self, seeder_id: str) -> random.Random:
@@ -194,6 +203,13 @@ def write_sqlite(path: Path, schema: str, tables: dict[str, list[dict]], user_ve
         con.execute("VACUUM")
     finally:
         con.close()
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to a built database, rows as ``sqlite3.Row``."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con.row_factory = sqlite3.Row
+    return con
 
 
 def sha256_file(path: Path) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REQUIRED_SECTIONS = ("identity", "contacts")
+PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"  # our overlays: <stem>.overlay.json
 OVERLAY_OPS = ("set", "append", "merge")
 
 
@@ -102,12 +103,12 @@ def apply_overlay(spec: dict, overlay: dict, overlay_path) -> list:
             raise PersonaError(f"{where}: 'value' is missing")
         parts = path_text.split(".")
         parent = _walk(spec, parts[:-1], path_text, overlay_path)
-        last = parts[-1]
+        last: str | int = parts[-1]
         value = copy.deepcopy(entry["value"])
         if isinstance(parent, list):
-            if not last.isdigit() or int(last) >= len(parent):
-                raise PersonaError(f"{where}: path {path_text!r}: no list item {last!r}")
-            last = int(last)
+            if not parts[-1].isdigit() or int(parts[-1]) >= len(parent):
+                raise PersonaError(f"{where}: path {path_text!r}: no list item {parts[-1]!r}")
+            last = int(parts[-1])
         if op == "set":
             parent[last] = value
         elif op == "append":
@@ -135,7 +136,7 @@ def _coverage_ignore(entries, overlay_path) -> list:
 
 def default_overlay_path(persona_path: Path) -> Path | None:
     """Our overlay for a persona lives in seeding/personas/<stem>.overlay.json."""
-    candidate = Path(__file__).resolve().parent.parent / "personas" / f"{persona_path.stem}.overlay.json"
+    candidate = PERSONAS_DIR / f"{persona_path.stem}.overlay.json"
     return candidate if candidate.exists() else None
 
 

@@ -12,13 +12,12 @@ from pathlib import Path
 
 from django.db import transaction
 
-import seeding
 from leaderboard.scoring import data_version
 from seeding.world.apps import APPS, db_path
+from seeding.world.persona import PERSONAS_DIR
 from world.models import World, WorldEvent, WorldRecord
 
 BATCH = 2000
-PERSONAS_DIR = Path(seeding.__file__).resolve().parent / "personas"
 
 # Which column names the row, dates it and prices it: the first one present wins.
 TITLE_COLUMNS = (

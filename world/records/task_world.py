@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.db.models import F
 
-from seeding.world.check import extract_entities
+from seeding.world.coverage import extract_entities
 from world.models import WorldEvent, WorldRecord
 from world.records.browse import app_name, current_world
 

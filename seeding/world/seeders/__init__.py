@@ -1,28 +1,57 @@
-"""The seeder registry: one entry per data surface, run in dependency order by ``seeding.world.build``.
+"""The seeders, one module each, and their registry: ``SEEDERS``, run in dependency order (``ordered``) by
+``seeding.world.build``.
 
-Adding a persona needs no change here (a persona is one JSON file); adding a data surface is one entry.
+For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``, ``cross_app_events``,
+``shopping``, ``plants`` for planted contradictions and dependencies), the routine fillers up to the volumes
+(``routine``), and the seeders that own a data surface: Gringotts (``bank``), ``chat``, ``mail``, ``calendar``,
+``firefox``, the office documents (``office``), and files, databases and summary (``files``). A seeder is a
+function of the build ``Context``; it adds rows, files and events, or queues intents for the seeder that owns
+a surface (charges, messages, calendar entries, visits).
+May use: ``seeding.world.core``, ``apps``, ``fanout`` and the office libraries; a seeder may use another's
+public helpers (``derived.paystub``, ``shopping.emit_hoolishop_charge_and_mail``).
+Exports: ``Seeder``, ``SEEDERS``, ``ordered``; ``firefox``'s profile constants and ``url_hash`` (read by ``check``).
+
+Adding a persona needs no change here (a persona is one JSON file); adding a data surface is one module and
+one entry.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import bank, calendar, chat, files, firefox, mail, office, routine, spec
+from . import (
+    bank,
+    calendar,
+    catalogs,
+    chat,
+    cross_app_events,
+    derived,
+    files,
+    firefox,
+    mail,
+    office,
+    plants,
+    profiles,
+    routine,
+    shopping,
+    trips,
+)
 
 
 @dataclass(frozen=True)
 class Seeder:
     id: str
-    run: object
-    after: tuple = field(default=())
+    run: Callable
+    after: tuple[str, ...] = field(default=())
 
 
 SEEDERS = [
-    Seeder("profiles", spec.seed_profiles),
-    Seeder("catalogs", spec.seed_catalogs, ("profiles",)),
-    Seeder("derived", spec.seed_derived, ("catalogs",)),
-    Seeder("trips", spec.seed_trips, ("catalogs",)),
-    Seeder("cross_app_events", spec.seed_cross_app_events, ("catalogs",)),
-    Seeder("shopping", spec.seed_shopping, ("catalogs",)),
-    Seeder("plants", spec.seed_plants, ("catalogs",)),
+    Seeder("profiles", profiles.seed_profiles),
+    Seeder("catalogs", catalogs.seed_catalogs, ("profiles",)),
+    Seeder("derived", derived.seed_derived, ("catalogs",)),
+    Seeder("trips", trips.seed_trips, ("catalogs",)),
+    Seeder("cross_app_events", cross_app_events.seed_cross_app_events, ("catalogs",)),
+    Seeder("shopping", shopping.seed_shopping, ("catalogs",)),
+    Seeder("plants", plants.seed_plants, ("catalogs",)),
     Seeder("routine.rides", routine.fill_rides, ("trips", "cross_app_events", "plants")),
     Seeder("routine.food", routine.fill_food, ("cross_app_events", "plants")),
     Seeder("routine.retail", routine.fill_retail, ("shopping", "trips", "cross_app_events", "plants")),
@@ -67,7 +96,8 @@ def ordered(seeders=None):
         missing = [a for a in s.after if a not in by_id]
         if missing:
             raise ValueError(f"seeder {s.id!r} runs after unknown seeder(s) {missing}")
-    done, result = set(), []
+    done: set[str] = set()
+    result: list[Seeder] = []
     while len(result) < len(seeders):
         ready = [s for s in seeders if s.id not in done and all(a in done for a in s.after)]
         if not ready:

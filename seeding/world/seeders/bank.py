@@ -7,7 +7,7 @@ account is the spec's and every ``balance_after`` and statement adds up.
 import datetime as dt
 from collections import defaultdict
 
-from .routine import target
+from ..apps import target
 
 CHECKING, SAVINGS, CARD = 1, 2, 3
 PURCHASES = [
@@ -43,7 +43,7 @@ def seed_bank(ctx):
             ]
         )
     # Card bill paid from checking each month: last month's card spend.
-    spend = defaultdict(float)
+    spend: defaultdict[str, float] = defaultdict(float)
     for date, account, row, _ in txns:
         if account == CARD:
             spend[date[:7]] += row["amount"]
@@ -115,7 +115,7 @@ def seed_bank(ctx):
         SAVINGS: float(fin.get("savings_balance", 0)),
         CARD: -float(fin.get("credit_used", 0)),
     }
-    totals = defaultdict(float)
+    totals: defaultdict[int, float] = defaultdict(float)
     for _, account, row, _ in txns:
         totals[account] += row["amount"]
     opening = {acc: round(finals[acc] - totals[acc], 2) for acc in finals}
@@ -143,8 +143,8 @@ def seed_bank(ctx):
             "financial",
         )
     running = dict(opening)
-    monthly = defaultdict(lambda: {"credits": 0.0, "debits": 0.0})
-    first_balance = {}
+    monthly: defaultdict[tuple, dict[str, float]] = defaultdict(lambda: {"credits": 0.0, "debits": 0.0})
+    first_balance: dict[tuple, float] = {}
     for date, account, row, prov in txns:
         key = (account, date[:7])
         first_balance.setdefault(key, running[account])

@@ -8,8 +8,8 @@ import datetime as dt
 
 import icalendar
 
+from ..apps import target
 from ..core import DATETIME, stable_id
-from .routine import target
 
 MEETINGS = [
     "Client call - {client}",

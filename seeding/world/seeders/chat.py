@@ -6,8 +6,8 @@ shared activities, so routine chat stays on the persona's topics.
 
 import datetime as dt
 
+from ..apps import target
 from ..fanout import ME
-from .routine import target
 
 WEIGHT = {"daily": 6.0, "weekly": 1.5, "monthly": 0.4}
 OPENERS = [
@@ -56,104 +56,131 @@ def _first(name):
     return (name or "").split()[0]
 
 
+class Chat:
+    """One chat app while it is filled: its users and channels by name (ids), created on first use."""
+
+    def __init__(self, ctx, app: str):
+        self.ctx = ctx
+        self.app = app
+        self.users: dict[str, int] = {row["name"]: row["id"] for row in ctx.rows(app, "users")}
+        self.channels: dict[str, int] = {}
+
+    def channel(self, name, kind, members, prov) -> int:
+        if name not in self.channels:
+            cid = self.ctx.add(
+                self.app,
+                "channels",
+                {"kind": kind, "name": name, "created_at": self.ctx.start.isoformat() + " 09:00:00"},
+                prov,
+            )
+            self.channels[name] = cid
+            for member in members:
+                if member in self.users:
+                    self.ctx.add(self.app, "channel_members", {"channel_id": cid, "user_id": self.users[member]}, prov)
+        return self.channels[name]
+
+    def user(self, name, prov) -> int:
+        if name not in self.users:
+            self.users[name] = self.ctx.add(self.app, "users", {"name": name, "relationship": "other"}, prov)
+        return self.users[name]
+
+
+def _queued_messages(ctx, chat: Chat) -> list:
+    """The messages other seeders queued for this app (events, plants), in their channels."""
+    me = ctx.persona.name
+    messages = []
+    for rec in ctx.pending(f"chat:{chat.app}"):
+        if rec.get("contact"):
+            cid = chat.channel(rec["contact"], "dm", [me, rec["contact"]], rec["provenance"])
+            chat.user(rec["contact"], rec["provenance"])
+        else:
+            cid = chat.channel(rec["channel"], "group", rec.get("members") or list(chat.users), rec["provenance"])
+        sender = me if rec.get("sender", ME) in (ME, None) else rec["sender"]
+        messages.append((rec["at"], cid, chat.user(sender, rec["provenance"]), rec["body"], rec["provenance"]))
+    return messages
+
+
+def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
+    """Direct messages with the contacts, as often as each one's ``frequency`` says, most answered."""
+    me = ctx.persona.name
+    contacts = ctx.persona.section("contacts", [])
+    messages: list[tuple] = []
+    people = [c for c in contacts if "buzzchat" in c.get("apps_present_in", ["buzzchat"])]
+    weights = [WEIGHT.get(c.get("frequency"), 1.0) for c in people]
+    span = (ctx.anchor - ctx.start).days
+    while need > 0 and people:
+        person = rng.choices(people, weights)[0]
+        idx = contacts.index(person)
+        cid = chat.channel(person["name"], "dm", [me, person["name"]], f"contacts[{idx}]")
+        chat.users.setdefault(person["name"], 1)
+        when = dt.datetime.combine(
+            ctx.start + dt.timedelta(days=rng.randrange(span + 1)),
+            dt.time(rng.randint(8, 22), rng.randint(0, 59)),
+        )
+        activity = rng.choice(person.get("shared_activities") or ["catching up"]).replace("_", " ")
+        messages.append(
+            (
+                when.strftime("%Y-%m-%d %H:%M:%S"),
+                cid,
+                chat.users[me],
+                rng.choice(OPENERS).format(first=_first(person["name"]), activity=activity),
+                f"contacts[{idx}]",
+            )
+        )
+        need -= 1
+        if need > 0:
+            reply = when + dt.timedelta(minutes=rng.randint(1, 90))
+            messages.append(
+                (
+                    reply.strftime("%Y-%m-%d %H:%M:%S"),
+                    cid,
+                    chat.users[person["name"]],
+                    rng.choice(REPLIES),
+                    f"contacts[{idx}]",
+                )
+            )
+            need -= 1
+    return messages
+
+
+def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
+    """Workday messages in the work channels from anyone there."""
+    messages = []
+    names = list(chat.users)
+    span = (ctx.anchor - ctx.start).days
+    while need > 0:
+        name, _ = rng.choice(WORK_CHANNELS)
+        day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
+        if day.weekday() >= 5:
+            continue
+        when = dt.datetime.combine(day, dt.time(rng.randint(9, 17), rng.randint(0, 59)))
+        sender = rng.choice(names)
+        messages.append(
+            (
+                when.strftime("%Y-%m-%d %H:%M:%S"),
+                chat.channels[name],
+                chat.users[sender],
+                rng.choice(WORK_LINES),
+                "routines.work",
+            )
+        )
+        need -= 1
+    return messages
+
+
 def seed_chat(ctx):
     rng = ctx.rng("chat")
-    me = ctx.persona.name
     total_target = target(ctx, "chat_and_workplace_messages")
-    contacts = ctx.persona.section("contacts", [])
     for app in ("buzzchat", "workbuzz"):
-        users = {row["name"]: row["id"] for row in ctx.rows(app, "users")}
-        channels = {}
-
-        def channel(name, kind, members, prov, app=app, users=users, channels=channels):
-            if name not in channels:
-                cid = ctx.add(
-                    app,
-                    "channels",
-                    {"kind": kind, "name": name, "created_at": ctx.start.isoformat() + " 09:00:00"},
-                    prov,
-                )
-                channels[name] = cid
-                for member in members:
-                    if member in users:
-                        ctx.add(app, "channel_members", {"channel_id": cid, "user_id": users[member]}, prov)
-            return channels[name]
-
+        chat = Chat(ctx, app)
         if app == "workbuzz":
             for name, _ in WORK_CHANNELS:
-                channel(name, "channel", list(users), "app_overrides.workbuzz")
-        messages = []
-        for rec in ctx.pending(f"chat:{app}"):
-            if rec.get("contact"):
-                cid = channel(rec["contact"], "dm", [me, rec["contact"]], rec["provenance"])
-                if rec["contact"] not in users:
-                    users[rec["contact"]] = ctx.add(
-                        app, "users", {"name": rec["contact"], "relationship": "other"}, rec["provenance"]
-                    )
-            else:
-                cid = channel(rec["channel"], "group", rec.get("members") or list(users), rec["provenance"])
-            sender = me if rec.get("sender", ME) in (ME, None) else rec["sender"]
-            if sender not in users:
-                users[sender] = ctx.add(app, "users", {"name": sender, "relationship": "other"}, rec["provenance"])
-            messages.append((rec["at"], cid, users[sender], rec["body"], rec["provenance"]))
+                chat.channel(name, "channel", list(chat.users), "app_overrides.workbuzz")
+        messages = _queued_messages(ctx, chat)
         share = 0.65 if app == "buzzchat" else 0.35
         need = round(total_target * share) - len(messages)
-        if app == "buzzchat":
-            people = [c for c in contacts if "buzzchat" in c.get("apps_present_in", ["buzzchat"])]
-            weights = [WEIGHT.get(c.get("frequency"), 1.0) for c in people]
-            span = (ctx.anchor - ctx.start).days
-            while need > 0 and people:
-                person = rng.choices(people, weights)[0]
-                idx = contacts.index(person)
-                cid = channel(person["name"], "dm", [me, person["name"]], f"contacts[{idx}]")
-                users.setdefault(person["name"], 1)
-                when = dt.datetime.combine(
-                    ctx.start + dt.timedelta(days=rng.randrange(span + 1)),
-                    dt.time(rng.randint(8, 22), rng.randint(0, 59)),
-                )
-                activity = rng.choice(person.get("shared_activities") or ["catching up"]).replace("_", " ")
-                messages.append(
-                    (
-                        when.strftime("%Y-%m-%d %H:%M:%S"),
-                        cid,
-                        users[me],
-                        rng.choice(OPENERS).format(first=_first(person["name"]), activity=activity),
-                        f"contacts[{idx}]",
-                    )
-                )
-                need -= 1
-                if need > 0:
-                    reply = when + dt.timedelta(minutes=rng.randint(1, 90))
-                    messages.append(
-                        (
-                            reply.strftime("%Y-%m-%d %H:%M:%S"),
-                            cid,
-                            users[person["name"]],
-                            rng.choice(REPLIES),
-                            f"contacts[{idx}]",
-                        )
-                    )
-                    need -= 1
-        else:
-            names = list(users)
-            span = (ctx.anchor - ctx.start).days
-            while need > 0:
-                name, _ = rng.choice(WORK_CHANNELS)
-                day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
-                if day.weekday() >= 5:
-                    continue
-                when = dt.datetime.combine(day, dt.time(rng.randint(9, 17), rng.randint(0, 59)))
-                sender = rng.choice(names)
-                messages.append(
-                    (
-                        when.strftime("%Y-%m-%d %H:%M:%S"),
-                        channels[name],
-                        users[sender],
-                        rng.choice(WORK_LINES),
-                        "routines.work",
-                    )
-                )
-                need -= 1
+        fill = _fill_personal if app == "buzzchat" else _fill_work
+        messages += fill(ctx, rng, chat, need)
         messages.sort(key=lambda m: (m[0], m[1]))
         for at, cid, sender_id, body, prov in messages:
             ctx.add(app, "messages", {"channel_id": cid, "sender_id": sender_id, "sent_at": at, "body": body}, prov)

@@ -9,9 +9,8 @@ import datetime as dt
 import os
 
 from ..apps import APPS, SCHEMAS, db_path
-from ..core import write_sqlite
-from .mail import ZONE
-from .spec import paystub
+from ..core import ZONE, write_sqlite
+from .derived import paystub
 
 
 def seed_documents(ctx):

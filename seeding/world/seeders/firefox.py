@@ -11,11 +11,10 @@ import base64
 import datetime as dt
 import hashlib
 import urllib.parse
+from typing import Any
 
-from ..apps import APPS, host
-from ..core import DATETIME, write_sqlite
-from .mail import ZONE
-from .routine import WEEKDAYS, target
+from ..apps import APPS, host, target
+from ..core import DATETIME, WEEKDAYS, ZONE, parse_time_of_day, write_sqlite
 
 PROFILE = "home/user/.mozilla/firefox/mypcbench.default-release"
 PLACES_VERSION, COOKIES_VERSION, FORMHISTORY_VERSION = 86, 17, 5
@@ -170,15 +169,12 @@ def _title_for(url: str) -> str:
     if parsed.hostname and parsed.hostname.endswith(".localhost"):
         return APPS.get(parsed.hostname.split(".")[0], parsed.hostname)
     tail = parsed.path.strip("/").replace("-", " ").replace("/", " - ")
-    return f"{tail.title() + ' | ' if tail else ''}{parsed.hostname.removeprefix('www.')}"
+    return f"{tail.title() + ' | ' if tail else ''}{(parsed.hostname or '').removeprefix('www.')}"
 
 
-def seed_firefox(ctx):
-    rng = ctx.rng("firefox")
-    patterns = ctx.persona.section("browsing_patterns", {})
-    visits = []  # (stamp, url, title or None, visit_type, provenance)
-    for rec in ctx.pending("visit"):
-        visits.append((rec["at"], _search_url(rec["search"]), None, 2, rec["provenance"]))
+def _research_visits(ctx, rng, patterns) -> list:
+    """Each research thread's searches and site pages, on random days of its timespan."""
+    visits = []
     for n, thread in enumerate(patterns.get("research_threads", [])):
         start, end = ctx.day(thread["timespan"][0]), ctx.day(thread["timespan"][1])
         span = max((end - start).days, 0)
@@ -206,6 +202,12 @@ def seed_firefox(ctx):
                 visits.append(
                     (f"{day.isoformat()} {rng.randint(8, 23):02d}:{rng.randint(0, 59):02d}:00", url, None, 1, prov)
                 )
+    return visits
+
+
+def _humor_visits(ctx, rng, patterns) -> list:
+    """Each humor page, visited every third day back from its last visit."""
+    visits = []
     for n, humor in enumerate(patterns.get("humor_searches", [])):
         last = ctx.day(humor["last_visit"]) if humor.get("last_visit") else ctx.anchor
         for k in range(int(humor.get("visits", 1))):
@@ -219,9 +221,14 @@ def seed_firefox(ctx):
                     f"browsing_patterns.humor_searches[{n}]",
                 )
             )
+    return visits
+
+
+def _routine_visits(ctx, rng, patterns) -> list:
+    """The routine sites on their days at their time, then five app visits a day."""
     routine = []
     for n, pattern in enumerate(patterns.get("routine_browsing", [])):
-        hour, minute = _hm(pattern.get("time"))
+        hour, minute = parse_time_of_day(pattern.get("time") or "", (12, 0))
         days = (
             WEEKDAYS[:5]
             if pattern.get("pattern") == "weekday"
@@ -242,9 +249,8 @@ def seed_firefox(ctx):
                             f"browsing_patterns.routine_browsing[{n}]",
                         )
                     )
-    apps = list(APPS)
     for day in ctx.days():
-        for app in rng.sample(apps, 5):
+        for app in rng.sample(list(APPS), 5):
             routine.append(
                 (
                     f"{day.isoformat()} {rng.randint(7, 22):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}",
@@ -254,10 +260,22 @@ def seed_firefox(ctx):
                     "app_overrides",
                 )
             )
+    return routine
+
+
+def seed_firefox(ctx):
+    rng = ctx.rng("firefox")
+    patterns = ctx.persona.section("browsing_patterns", {})
+    # (stamp, url, title or None, visit_type, provenance)
+    visits = [(rec["at"], _search_url(rec["search"]), None, 2, rec["provenance"]) for rec in ctx.pending("visit")]
+    visits += _research_visits(ctx, rng, patterns)
+    visits += _humor_visits(ctx, rng, patterns)
+    routine = _routine_visits(ctx, rng, patterns)
     need = target(ctx, "history_visits") - len(visits)
     if len(routine) > need:
         routine = [routine[i] for i in sorted(rng.sample(range(len(routine)), max(need, 0)))]
     visits += routine
+    apps = list(APPS)
     while len(visits) < target(ctx, "history_visits"):
         day = ctx.start + dt.timedelta(days=rng.randrange((ctx.anchor - ctx.start).days + 1))
         app = rng.choice(apps)
@@ -274,14 +292,10 @@ def seed_firefox(ctx):
     write_profile(ctx, visits)
 
 
-def _hm(text):
-    from ..core import parse_time_of_day
-
-    return parse_time_of_day(text or "", (12, 0))
-
-
 def write_profile(ctx, visits):
-    origins, places, history = {}, {}, []
+    origins: dict[tuple, dict[str, Any]] = {}
+    places: dict[str, dict[str, Any]] = {}
+    history: list[dict] = []
     for stamp, url, title, vtype, _prov in visits:
         parts = urllib.parse.urlsplit(url)
         prefix, hostname = f"{parts.scheme}://", parts.hostname or ""
@@ -363,7 +377,7 @@ def write_profile(ctx, visits):
         )
     write_sqlite(profile / "cookies.sqlite", COOKIES_SCHEMA, {"moz_cookies": cookies}, COOKIES_VERSION)
     ctx.files[f"{PROFILE}/cookies.sqlite"] = "firefox"
-    searches = {}
+    searches: dict[str, dict[str, int]] = {}
     for stamp, url, *_ in visits:
         if url.startswith("https://www.google.com/search?"):
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["q"][0]
@@ -404,7 +418,7 @@ def write_profile(ctx, visits):
         "[Profile0]\nName=default-release\nIsRelative=1\nPath=mypcbench.default-release\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n"
     )
     # Firefox's tables have no room for provenance, so the build records it per source in the manifest.
-    sources = {}
+    sources: dict[str, int] = {}
     for *_, prov in visits:
         sources[prov] = sources.get(prov, 0) + 1
     ctx.notes["firefox_visit_provenance"] = dict(sorted(sources.items()))
@@ -430,7 +444,7 @@ ROOTS = [
 def _bookmarks(ctx, places, origins):
     stamp = prtime(ctx.start.isoformat() + " 09:00:00")
     rows = []
-    for n, (gid, parent, title) in enumerate(ROOTS):
+    for n, (gid, parent, root_title) in enumerate(ROOTS):
         rows.append(
             {
                 "id": n + 1,
@@ -438,7 +452,7 @@ def _bookmarks(ctx, places, origins):
                 "fk": None,
                 "parent": parent,
                 "position": max(n - 1, 0),
-                "title": title,
+                "title": root_title,
                 "dateAdded": stamp,
                 "lastModified": stamp,
                 "guid": gid,
@@ -446,7 +460,7 @@ def _bookmarks(ctx, places, origins):
                 "syncChangeCounter": 1,
             }
         )
-    wanted = [(f"http://{host(app)}/", name, 3) for app, name in APPS.items()]
+    wanted: list[tuple[str, str | None, int]] = [(f"http://{host(app)}/", name, 3) for app, name in APPS.items()]
     patterns = ctx.persona.section("browsing_patterns", {})
     for pattern in patterns.get("routine_browsing", []):
         wanted += [(_url(site), None, 2) for site in pattern.get("sites", [])]
@@ -456,7 +470,8 @@ def _bookmarks(ctx, places, origins):
             ("https://" + ("www." if s["domain"].count(".") == 1 else "") + s["domain"] + "/", None, 5)
             for s in thread.get("sites", [])
         ]
-    seen, chosen = set(), []
+    seen: set[str] = set()
+    chosen: list[tuple[str, str | None, int]] = []
     for url, title, parent in wanted:
         if url not in seen:
             seen.add(url)
@@ -475,7 +490,7 @@ def _bookmarks(ctx, places, origins):
                 seen.add(url)
                 chosen.append((url, f"{APPS[app]} - {section}", 5))
     chosen = chosen[: target(ctx, "bookmarks")]
-    positions = {}
+    positions: dict[int, int] = {}
     for url, title, parent in chosen:
         if url not in places:
             parts = urllib.parse.urlsplit(url)
@@ -486,7 +501,7 @@ def _bookmarks(ctx, places, origins):
                 "id": len(places) + 1,
                 "url": url,
                 "title": title or _title_for(url),
-                "rev_host": parts.hostname[::-1] + ".",
+                "rev_host": (parts.hostname or "")[::-1] + ".",
                 "visit_count": 0,
                 "hidden": 0,
                 "typed": 0,

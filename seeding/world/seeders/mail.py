@@ -14,10 +14,9 @@ import mailbox
 import os
 import re
 
-from ..core import DATETIME, stable_id
-from .routine import target
+from ..apps import target
+from ..core import DATETIME, ZONE, stable_id
 
-ZONE = dt.timezone(dt.timedelta(hours=-5))  # the persona's local time, written as a fixed offset
 NEWSLETTERS = [
     ("Scranton Times", "news@scrantontimes.example", "Your Scranton morning briefing"),
     ("Sandals Resorts", "deals@sandals.example", "Escape to paradise: members save 30%"),
@@ -144,7 +143,8 @@ def seed_mail(ctx):
     for sub in ("cur", "new", "tmp"):
         (sent_dir / sub).mkdir(parents=True, exist_ok=True)
     box.close()
-    threads, thread_last = {}, {}
+    threads: dict[str, int] = {}
+    thread_last: dict[str, str] = {}
     for order, (_, rec) in enumerate(records):
         key = _thread_key(rec)
         message_id = (

@@ -172,7 +172,7 @@ def expense_report(ctx):
 def itineraries_and_passes(ctx):
     flights = {row["id"]: row for row in ctx.rows("dinoco-airlines", "flights")}
     passes = {row["booking_id"]: row for row in ctx.rows("dinoco-airlines", "boarding_passes")}
-    hotels = {}
+    hotels: dict[str, list[dict]] = {}
     for row in ctx.rows("cheskepdia", "bookings"):
         hotels.setdefault(row["provenance"].split(".")[0], []).append(row)
     properties = {row["id"]: row for row in ctx.rows("cheskepdia", "properties")}

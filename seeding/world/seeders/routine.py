@@ -7,17 +7,9 @@ as often as their ``frequency`` says. Fillers never touch a spec record; they on
 
 import datetime as dt
 
-from ..apps import TARGETS
-from ..core import Event, parse_time_of_day
+from ..apps import app_domain, target
+from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
-from .spec import app_domain
-
-WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-
-
-def target(ctx, metric: str) -> int:
-    volume = ctx.persona.spec.get("volume", {})
-    return int(volume.get(metric, TARGETS[metric][0]))
 
 
 def _count(ctx, app, table):
@@ -190,7 +182,7 @@ def fill_retail(ctx):
     subs = [(r, ctx.persona.spec) for r in ctx.rows("hoolishop", "subscriptions")]
     products = {row["id"]: row for row in ctx.rows("hoolishop", "products")}
     need = target(ctx, "retail_orders") - _count(ctx, "hoolishop", "orders")
-    monthly = []
+    monthly: list[tuple] = []
     for sub, _ in subs:
         day = ctx.start.replace(day=min(ctx.start.day, 28))
         while day <= ctx.anchor and len(monthly) < max(need // 2, 0):
