@@ -81,7 +81,8 @@ def fresh_caches():
 def uploads_in_the_request_thread(settings):
     """Uploads run in the request's own thread in tests (MYPCBENCH_UPLOAD_NICE=0): a thread of its own
     would have its own database connection, which cannot see a test's uncommitted rows.
-    tests/test_upload_priority.py runs the lower-priority thread for real, on committed rows."""
+    tests/trajectories/submissions/test_upload_priority.py runs the lower-priority thread for real, on
+    committed rows."""
     settings.MYPCBENCH_UPLOAD_NICE = 0
 
 

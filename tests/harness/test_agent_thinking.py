@@ -18,7 +18,7 @@ from harness.taskfile import load_tasks
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import anthropic_turn
 
-DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"
+DEMO_SUITE = Path(__file__).resolve().parents[2] / "seeding" / "demo_suite.json"
 THOUGHT = "The Dinoco tab is open; the booking list is below the header."
 
 

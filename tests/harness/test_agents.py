@@ -30,7 +30,7 @@ from harness.taskfile import load_tasks
 from tests.simulators import ProviderSimulator, Reply
 from tests.simulators.computer_use import anthropic_turn, chat_turn, gemini_turn, images_in, openai_turn, qwen_call
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
 
 

@@ -13,7 +13,7 @@ from harness.run import is_finished, main
 from trajectories.models import Step, Trajectory
 from trajectories.recording.import_results import import_results
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
 
 PLANS = {

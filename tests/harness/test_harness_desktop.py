@@ -22,7 +22,7 @@ from harness.recorder import Recorder
 from harness.taskfile import load_tasks
 from harness.translate import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = (
     "data:text/html,<body style='margin:0'><input id=q autofocus style='font-size:48px;width:900px'>"
     "<button style='font-size:48px' onclick=\"document.body.style.background='rgb(255,0,0)'\">paint</button></body>"

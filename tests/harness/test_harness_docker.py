@@ -23,7 +23,7 @@ from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_
 from tests.vm_slots import free_slot as _free_slot
 from tests.vm_slots import shell as _shell
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
 READY_TIMEOUT = 60.0  # generous: the guest answers about a second after docker run
 

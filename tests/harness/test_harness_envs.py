@@ -1,7 +1,8 @@
 """Environment backends: the QEMU and Docker command lines per slot, and the reasons a backend gives
 when it cannot start (no KVM, no image, no qemu, port taken). The released image is not on this
 machine, so the commands are checked as built, and tools are found through an injected `which`
-(tests/test_harness_qemu.py and tests/test_harness_docker.py run both backends for real on test guests)."""
+(tests/harness/test_harness_qemu.py and tests/harness/test_harness_docker.py run both backends for real on test
+guests)."""
 
 import socket
 import subprocess
@@ -103,7 +104,7 @@ def test_a_taken_port_is_named(image, kvm):
 
 class FakeDocker:
     """Stands in for the docker CLI, so these checks run where Docker is not installed (the real daemon
-    is exercised in tests/test_harness_docker.py); records what was run."""
+    is exercised in tests/harness/test_harness_docker.py); records what was run."""
 
     def __init__(self, daemon=True, image=True, run=True):
         self.daemon, self.image, self.run, self.calls = daemon, image, run, []

@@ -20,7 +20,7 @@ from harness.guest.fake import FakeGuest
 from harness.guest.headless import HeadlessGuest
 from harness.guest.server import ControlServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # What OSWorld's PythonController puts before every command (desktop_env/controllers/python.py).
 OSWORLD_PREFIX = "import pyautogui; import time; pyautogui.FAILSAFE = False; "
 EXECUTE_FIELDS = {"status", "output", "error", "returncode"}

@@ -17,7 +17,7 @@ from harness.loop import LoopConfig, run_task
 from harness.recorder import CallbackSink, Recorder
 from harness.taskfile import load_tasks
 
-DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"
+DEMO_SUITE = Path(__file__).resolve().parents[2] / "seeding" / "demo_suite.json"
 FAST = LoopConfig(sleep_after=0.0)
 
 

@@ -26,7 +26,7 @@ from harness.recorder import Recorder
 from harness.run import main, run_suite
 from harness.taskfile import load_tasks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
 
 

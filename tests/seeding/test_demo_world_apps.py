@@ -12,7 +12,7 @@ import pytest
 from seeding import demo_world_apps as apps
 from seeding.__main__ import main as seeding_main
 from seeding.world.build import build as build_world
-from tests.test_seeding_world import SMALL
+from tests.seeding.test_seeding_world import SMALL
 
 ANCHOR = dt.date(2026, 4, 13)
 

@@ -25,7 +25,7 @@ from seeding.world.check import check, extract_entities
 from seeding.world.persona import PersonaError, load_persona
 from tests.conftest import in_ci, need_upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ANCHOR = dt.date(2026, 4, 13)
 
 SMALL = {

@@ -26,8 +26,8 @@ from leaderboard.models import App, ReportedFigure, Run
 from seeding.world.build import build as build_world
 from tests import run_page_data as data
 from tests.factories import make_suite
+from tests.seeding.test_seeding_world import SMALL
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
-from tests.test_seeding_world import SMALL
 from trajectories.models import HumanLabel, Judgment, StateCheckResult, Step, Submission
 from trajectories.submissions.tokens import create_token
 from trajectories.submissions.uploads import submit_archive
@@ -453,7 +453,7 @@ def url_keys(resolver=None, prefix="", namespace="") -> list[str]:
 def test_every_url_has_a_row_and_every_row_a_url():
     keys = set(url_keys())
     missing = sorted(keys - set(TABLE))
-    assert not missing, "URLs without a row in tests/test_authz_matrix.py TABLE (add one per role): " + ", ".join(
+    assert not missing, "URLs without a row in tests/site/test_authz_matrix.py TABLE (add one per role): " + ", ".join(
         missing
     )
     stale = sorted(set(TABLE) - keys - OPTIONAL)

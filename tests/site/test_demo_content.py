@@ -28,7 +28,7 @@ from seeding import record_demo
 from tests.conftest import need_upstream
 from trajectories.models import Judgment, Step, Trajectory
 
-SEEDING = Path(__file__).resolve().parent.parent / "seeding"
+SEEDING = Path(__file__).resolve().parents[2] / "seeding"
 SUITE_FILE = SEEDING / "demo_suite.json"
 RESULTS = SEEDING / "demo_results"
 HASTY = SEEDING / "demo_results_hasty"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
     "import json, django; from django.conf import settings; django.setup(); "
     "db = settings.DATABASES['default']; "

@@ -10,7 +10,7 @@ import uuid
 import pytest
 import redis
 
-from tests.test_settings import ROOT, clean_env
+from tests.site.test_settings import ROOT, clean_env
 
 PROBE = (
     "import json, django; from django.conf import settings; django.setup(); "

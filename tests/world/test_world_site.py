@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 
 from seeding.world.build import build
 from tests.factories import make_suite
-from tests.test_seeding_world import SMALL
+from tests.seeding.test_seeding_world import SMALL
 from world.models import ReviewAudit, TaskReview, World, WorldEvent, WorldRecord
 from world.records.loading import WorldFolderError, load_world
 

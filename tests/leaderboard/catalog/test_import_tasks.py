@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import App, RubricItem, Suite, Task
-from tests.test_taskfile import make_task, write
+from tests.harness.test_taskfile import make_task, write
 
 pytestmark = pytest.mark.django_db
 

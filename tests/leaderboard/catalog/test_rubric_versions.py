@@ -173,7 +173,7 @@ def test_judges_named_for_their_provider():
 
 def test_a_task_file_that_edits_only_a_weight_makes_a_new_current_version(tmp_path):
     from leaderboard.catalog.task_import import import_tasks
-    from tests.test_taskfile import make_task, write
+    from tests.harness.test_taskfile import make_task, write
 
     def weighted(first: float) -> dict:
         task = make_task()
@@ -196,7 +196,7 @@ def test_a_task_file_that_edits_only_a_weight_makes_a_new_current_version(tmp_pa
 
 def test_a_task_files_state_checks_are_stored_with_each_version(tmp_path):
     from leaderboard.catalog.task_import import import_tasks
-    from tests.test_taskfile import make_task, write
+    from tests.harness.test_taskfile import make_task, write
 
     task = make_task()
     task["grading"]["rubrics"][1]["state_check"] = {"command": "cat ~/sent.txt", "expected": "Jan"}

@@ -17,7 +17,7 @@ from harness.judge.prices import DEFAULT_PRICES, PriceFileError, price_table, re
 from harness.judge.providers import Usage
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator
-from tests.test_settings import manage
+from tests.site.test_settings import manage
 from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results

@@ -5,7 +5,7 @@ with its evidence and records a batch in one post; permissions; and the reliabil
 import pytest
 from django.contrib.auth.models import Permission, User
 
-from tests.test_reliability_items import build, published
+from tests.trajectories.judging.test_reliability_items import build, published
 from trajectories.judging import labelling
 from trajectories.judging.reliability import items_reliability
 from trajectories.models import HumanLabel, Judgment, Step, Trajectory

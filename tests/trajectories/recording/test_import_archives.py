@@ -13,7 +13,7 @@ from django.core.management import call_command
 from harness import archive_stream
 from leaderboard.models import Run
 from tests.factories import make_suite, write_task_dir
-from tests.test_import_real_results import UUID_A, UUID_B, osworld_task_dir
+from tests.trajectories.recording.test_import_real_results import UUID_A, UUID_B, osworld_task_dir
 from trajectories.models import Step, Trajectory
 from trajectories.recording.import_results import ImportResultsError, import_results
 

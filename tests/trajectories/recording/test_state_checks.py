@@ -24,7 +24,7 @@ from trajectories.player import payloads as player
 from trajectories.recording import selectors
 from trajectories.recording.import_results import import_results
 
-DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"
+DEMO_SUITE = Path(__file__).resolve().parents[3] / "seeding" / "demo_suite.json"
 REPORT = "cat /home/user/report.txt"
 COUNT = ["wc", "-l", "/home/user/list.csv"]
 BROKEN = "cat /home/user/missing.txt"

@@ -408,7 +408,7 @@ def test_judging_is_requested_for_the_uploaded_run(
 ):
     asked = []
     # Stands in for queueing the Celery group (a real worker runs in tests/services; the judge
-    # itself is tested against provider simulators in tests/test_judge*.py).
+    # itself is tested against provider simulators in tests/harness/judge/test_judge*.py).
     monkeypatch.setattr(review, "request_run_judging", asked.append)
     with django_capture_on_commit_callbacks(execute=True):
         sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
