@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-# Fixtures of shared test data modules, available to every test module.
-pytest_plugins = ["tests.analysis_data"]
+# Fixtures of shared test data modules, available to every test module, and the fast lane's guard.
+pytest_plugins = ["tests.analysis_data", "tests.fast_lane", "pytester"]
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 UPSTREAM = SHARED / "upstream"

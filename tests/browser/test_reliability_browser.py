@@ -10,7 +10,7 @@ from tests.trajectories.judging.test_reliability import build
 from tests.trajectories.judging.test_reliability_items import build as build_items
 from trajectories.models import Judgment, Step, Trajectory
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_reliability_page_and_state_check_badge(live_server, page, shot):
