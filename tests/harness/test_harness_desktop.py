@@ -54,6 +54,7 @@ def desktop():
     guest.stop()
 
 
+@pytest.mark.vm
 @needs_desktop
 def test_typing_and_clicking_change_the_real_screen(desktop):
     guest, client = desktop
@@ -69,6 +70,7 @@ def test_typing_and_clicking_change_the_real_screen(desktop):
     assert painted.getpixel((500, 400)) == (255, 0, 0)
 
 
+@pytest.mark.vm
 @needs_desktop
 def test_shell_commands_are_refused_unless_allowed(desktop, tmp_path):
     _, client = desktop
@@ -80,6 +82,7 @@ def test_shell_commands_are_refused_unless_allowed(desktop, tmp_path):
     assert unknown.returncode == 1 and "no xdotool equivalent" in unknown.error
 
 
+@pytest.mark.vm
 @needs_desktop
 def test_agent_loop_on_the_local_desktop(tmp_path):
     task = load_tasks(ROOT / "seeding" / "demo_suite.json").tasks[0]
@@ -116,6 +119,7 @@ def test_xdotool_translation_of_parsed_actions():
         xdotool_commands({"type": "other", "text": "x"})
 
 
+@pytest.mark.vm
 @needs_desktop
 def test_allowed_shell_commands_run_with_the_display(tmp_path):
     from harness.guest.desktop import LocalDesktop
@@ -178,6 +182,7 @@ def test_every_key_name_the_translator_and_pyautogui_use_has_an_x_keysym_in_the_
         keysym("page_down")  # pyautogui would silently press nothing
 
 
+@pytest.mark.vm
 @pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdotool")), reason="needs Xvfb and xdotool")
 def test_xdotool_presses_every_keysym_of_the_guest_table(tmp_path):
     names = sorted(translator_key_names() | set(PYAUTOGUI_KEY_NAMES))

@@ -50,7 +50,10 @@ def _docker_problem() -> str | None:
 
 
 DOCKER_PROBLEM = _docker_problem()
-pytestmark = pytest.mark.skipif(bool(DOCKER_PROBLEM), reason=f"docker backend not testable: {DOCKER_PROBLEM}")
+pytestmark = [
+    pytest.mark.vm,
+    pytest.mark.skipif(bool(DOCKER_PROBLEM), reason=f"docker backend not testable: {DOCKER_PROBLEM}"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -97,7 +97,9 @@ class Desktop:
 GUESTS = [
     pytest.param(Fake, id="fake"),
     pytest.param(Headless, id="headless"),
-    pytest.param(Desktop, id="desktop", marks=pytest.mark.skipif(bool(MISSING), reason=f"needs {MISSING}")),
+    pytest.param(
+        Desktop, id="desktop", marks=[pytest.mark.vm, pytest.mark.skipif(bool(MISSING), reason=f"needs {MISSING}")]
+    ),
 ]
 
 

@@ -30,6 +30,7 @@ MISSING = [tool for tool in ("qemu-system-x86_64", "qemu-img", "mke2fs") if find
 needs_qemu = pytest.mark.skipif(
     bool(MISSING), reason=f"{', '.join(MISSING)} not installed (apt-get install qemu-system-x86 qemu-utils e2fsprogs)"
 )
+pytestmark = pytest.mark.vm  # every test here boots the QEMU test guest or builds it
 
 
 @pytest.fixture(scope="module")

@@ -349,6 +349,7 @@ def test_exec_result_reports_a_guest_side_timeout_as_not_the_guests_failure():
     assert ExecResult(-1, timed_out=True, timeout_side="client").client_gave_up is True
 
 
+@pytest.mark.vm
 def test_non_ascii_typing_reaches_a_real_screen_through_xdotool():
     from harness.envs import LocalEnv
     from harness.guest.desktop import missing_tools
