@@ -14,7 +14,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from leaderboard.models import Run
-from tests.evaluation_data import PLAN, make_eval_suite
+from tests.evaluation_data import PLAN
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.evaluations import slots
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
@@ -27,25 +27,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def quiet_settings(settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    settings.MYPCBENCH_JUDGE_ON_FINISH = False
+def two_vm_slots(settings):
+    """Beside the folder's quiet settings: two VM slots, leases that outlast a test."""
     settings.MYPCBENCH_VM_SLOTS = 2
     settings.MYPCBENCH_VM_LEASE_SECONDS = 300
-
-
-@pytest.fixture
-def queued(monkeypatch):
-    """Messages the launch would send to the broker (no broker or worker in these tests)."""
-    sent = []
-    monkeypatch.setattr(run_trajectory, "apply_async", lambda args, task_id: sent.append((args[0], task_id)))
-    return sent
-
-
-@pytest.fixture
-def world(db):
-    suite, tasks, model = make_eval_suite(2)
-    return {"suite": suite, "tasks": tasks, "model": model}
 
 
 def launch(world, user=None, **overrides):
@@ -65,15 +50,15 @@ def test_launch_creates_a_queued_harness_run_with_one_message_per_task_and_attem
         ("action-e002", 0, "queued"),
         ("action-e002", 1, "queued"),
     ]
-    assert sorted(pk for pk, _ in queued) == sorted(run.trajectories.values_list("pk", flat=True))
-    assert set(run.metadata["celery_ids"].values()) == {task_id for _, task_id in queued}
+    assert sorted(queued) == sorted(run.trajectories.values_list("pk", flat=True))
+    assert set(run.metadata["celery_ids"].values()) == set(queued.task_ids)
     counts = evaluations.progress(run)
     assert (counts["total"], counts["queued"], counts["running"], counts["done"], counts["live"]) == (4, 4, 0, 0, True)
 
 
 def test_the_task_runs_a_trajectory_against_the_fake_guest_and_streams_its_steps(world, queued):
     run = launch(world, tasks=[world["tasks"][0]])
-    ((trajectory_id, _),) = queued
+    (trajectory_id,) = queued
     assert run_trajectory.run(trajectory_id) == "done"
     trajectory = Trajectory.objects.get(pk=trajectory_id)
     assert trajectory.status == "finished" and trajectory.ended_by == "done"
@@ -345,7 +330,7 @@ def test_rerun_failed_makes_a_new_run_and_leaves_the_old_one_alone(world, queued
     new = evaluations.rerun(run, "failed", user=admin_user)
     assert new.pk != run.pk and new.parent == run and new.status == "queued"
     assert list(new.trajectories.values_list("task__task_id", "attempt", "status")) == [("action-e002", 0, "queued")]
-    assert [pk for pk, _ in queued] == [new.trajectories.get().pk]
+    assert list(queued) == [new.trajectories.get().pk]
     assert Trajectory.objects.get(pk=bad.pk).error == "guest died", "the old run is not overwritten"
     assert run_trajectory.run(new.trajectories.get().pk) == "done"
     whole = evaluations.rerun(run, "all")

@@ -1,14 +1,12 @@
 """The admin side of evaluations: the launch form (staff only), refusals shown on the form, the rerun
 form and list actions, and the run page's live progress block with its JSON endpoint."""
 
-import json
-
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
 from leaderboard.models import Run
-from tests.evaluation_data import PLAN, make_eval_suite
+from tests.evaluation_data import LAUNCH, form_data
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import qwen_call
 from trajectories.evaluations import lifecycle as evaluations
@@ -16,45 +14,6 @@ from trajectories.models import Trajectory
 from trajectories.tasks import run_trajectory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def quiet_settings(settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    settings.MYPCBENCH_JUDGE_ON_FINISH = False
-
-
-@pytest.fixture
-def queued(monkeypatch):
-    """Messages the launch would send to the broker (no broker or worker in these tests)."""
-    sent = []
-    monkeypatch.setattr(run_trajectory, "apply_async", lambda args, task_id: sent.append(args[0]))
-    return sent
-
-
-@pytest.fixture
-def world(db):
-    suite, tasks, model = make_eval_suite(2)
-    return {"suite": suite, "tasks": tasks, "model": model}
-
-
-def form_data(world, **overrides):
-    data = {
-        "suite": world["suite"].pk,
-        "model": world["model"].pk,
-        "agent_type": "scripted",
-        "tool_surface": "computer+bash",
-        "turn_budget": 10,
-        "screenshot_window": 5,
-        "backend": "fake",
-        "attempts": 1,
-        "plan": json.dumps(PLAN),
-    }
-    data.update(overrides)
-    return data
-
-
-LAUNCH = "admin:run_launch"
 
 
 def test_the_launch_form_is_for_staff_only(client, world):

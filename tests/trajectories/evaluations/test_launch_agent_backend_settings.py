@@ -2,56 +2,19 @@
 own checks (its message shown on the form, nothing queued), kept in the run's launch metadata, and the
 agent's and guest's protocol recorded in the run's metadata as the CLI records them in bundle.json."""
 
-import json
-
 import pytest
 from django.urls import reverse
 
 from leaderboard.models import Run
-from tests.evaluation_data import PLAN, make_eval_suite
+from tests.evaluation_data import LAUNCH, form_data
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import qwen_call
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.tasks import run_trajectory
 
 pytestmark = pytest.mark.django_db
-LAUNCH = "admin:run_launch"
-
-
-@pytest.fixture(autouse=True)
-def quiet_settings(settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    settings.MYPCBENCH_JUDGE_ON_FINISH = False
-
-
-@pytest.fixture
-def queued(monkeypatch):
-    """Messages the launch would send to the broker (no broker or worker in these tests)."""
-    sent = []
-    monkeypatch.setattr(run_trajectory, "apply_async", lambda args, task_id: sent.append(args[0]))
-    return sent
-
-
-@pytest.fixture
-def world(db):
-    suite, tasks, model = make_eval_suite(1)
-    return {"suite": suite, "tasks": tasks, "model": model}
-
-
-def form_data(world, **overrides):
-    data = {
-        "suite": world["suite"].pk,
-        "model": world["model"].pk,
-        "agent_type": "scripted",
-        "tool_surface": "computer+bash",
-        "turn_budget": 10,
-        "screenshot_window": 5,
-        "backend": "fake",
-        "attempts": 1,
-        "plan": json.dumps(PLAN),
-    }
-    data.update(overrides)
-    return data
+# One task (the conftest's world): each launch here queues one trajectory.
+EVAL_TASKS = 1
 
 
 def test_a_setting_the_agent_does_not_take_is_refused_with_the_harness_message(admin_client, world, queued,
