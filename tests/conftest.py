@@ -1,7 +1,7 @@
-"""Shared fixtures: the staff client, the analysis world (tests/analysis_data.py), upstream reference
-data (skipped when absent on a user's clone, a failure in CI), an isolated media folder, fresh caches;
-and the selection of the services pass (bin/test's second pass runs only tests the database or broker
-can change)."""
+"""Shared fixtures: the staff client, the analysis world (tests/analysis_data.py), the catalog, a fake
+guest, upstream reference data (skipped when absent on a user's clone, a failure in CI), an isolated
+media folder, fresh caches; and the selection of the services pass (bin/test's second pass runs only
+tests the database or broker can change). Each test folder's conftest.py holds what its tests share."""
 
 import os
 from pathlib import Path
@@ -149,3 +149,22 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+@pytest.fixture
+def catalog():
+    """The catalog of tests/catalog_data.py: suites, tasks and rubrics a visitor browses."""
+    from tests.catalog_data import build_catalog
+
+    return build_catalog()
+
+
+@pytest.fixture
+def env():
+    """A started fake guest (harness.envs.FakeEnv) with a 320x200 screen, stopped afterwards."""
+    from harness.envs import FakeEnv
+
+    env = FakeEnv(screen_size=(320, 200))
+    env.start()
+    yield env
+    env.stop()

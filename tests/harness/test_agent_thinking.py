@@ -15,17 +15,10 @@ from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.run import main
 from harness.taskfile import load_tasks
-from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import anthropic_turn
 
 DEMO_SUITE = Path(__file__).resolve().parents[2] / "seeding" / "demo_suite.json"
 THOUGHT = "The Dinoco tab is open; the booking list is below the header."
-
-
-@pytest.fixture
-def sim():
-    with ProviderSimulator() as simulator:
-        yield simulator
 
 
 @pytest.fixture

@@ -26,23 +26,11 @@ from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.run import main
-from harness.taskfile import load_tasks
-from tests.simulators import ProviderSimulator, Reply
+from tests.simulators import Reply
 from tests.simulators.computer_use import anthropic_turn, chat_turn, gemini_turn, images_in, openai_turn, qwen_call
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_tasks(DEMO_SUITE).tasks[0]
-
-
-@pytest.fixture
-def sim():
-    with ProviderSimulator() as simulator:
-        yield simulator
 
 
 def make_env(size=(1280, 800)):

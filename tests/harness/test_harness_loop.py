@@ -12,26 +12,11 @@ from harness.agents.base import AgentState
 from harness.agents.prompts import stop_signal, strip_signal, system_prompt
 from harness.agents.scripted import Plan, Turn
 from harness.bundle import read_task_dir
-from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import CallbackSink, Recorder
-from harness.taskfile import load_tasks
 
 DEMO_SUITE = Path(__file__).resolve().parents[2] / "seeding" / "demo_suite.json"
 FAST = LoopConfig(sleep_after=0.0)
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_tasks(DEMO_SUITE).tasks[0]
-
-
-@pytest.fixture
-def env():
-    env = FakeEnv(screen_size=(320, 200))
-    env.start()
-    yield env
-    env.stop()
 
 
 def run(task, env, agent, tmp_path, config=FAST, sinks=()):

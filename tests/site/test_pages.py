@@ -8,15 +8,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from leaderboard.catalog.reported import load_reported
-from tests.catalog_data import HOSTILE, add_rubric, build_catalog, make_task
+from tests.catalog_data import HOSTILE, add_rubric, make_task
 from tests.html_text import visible_text as text
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def catalog():
-    return build_catalog()
 
 
 def task_ids(response) -> list[str]:

@@ -25,19 +25,9 @@ from harness.judge import (
 from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_folder
 from harness.judge.cli import main as cli_main
 from harness.judge.images import ImagePolicy
-from harness.judge.limiter import AdaptiveLimiter
 from harness.judge.prompt import BEGIN, END
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator, Reply
-
-
-@pytest.fixture(autouse=True)
-def fresh_limiters():
-    """Each test starts with no learned quota or pause: simulator ports are reused between tests."""
-    AdaptiveLimiter.forget_all()
-    yield
-    AdaptiveLimiter.forget_all()
-
 
 GOOD = 'The mail was opened in step 2.\n{"reasoning": "Opened in step 2.", "cited_steps": [2], "verdict": "success"}'
 BAD = 'Nothing was sent.\n{"reasoning": "No reply was sent.", "cited_steps": [3], "verdict": "failure"}'

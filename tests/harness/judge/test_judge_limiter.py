@@ -18,13 +18,6 @@ from tests.simulators import ProviderSimulator
 GOOD = 'Seen in step 2.\n{"reasoning": "Opened in step 2.", "cited_steps": [2], "verdict": "success"}'
 
 
-@pytest.fixture(autouse=True)
-def fresh_limiters():
-    AdaptiveLimiter.forget_all()
-    yield
-    AdaptiveLimiter.forget_all()
-
-
 class Clock:
     def __init__(self):
         self.now = 100.0

@@ -27,19 +27,9 @@ from harness.judge import (
 )
 from harness.judge.cli import ITEMS_FILE, judge_folder
 from harness.judge.cli import main as cli_main
-from harness.judge.limiter import AdaptiveLimiter
 from harness.judge.prompt import PAPER_SYSTEM
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator
-
-
-@pytest.fixture(autouse=True)
-def fresh_limiters():
-    """Each test starts with no learned quota or pause: simulator ports are reused between tests."""
-    AdaptiveLimiter.forget_all()
-    yield
-    AdaptiveLimiter.forget_all()
-
 
 JSON_GOOD = '{"reasoning": "Seen in step 2.", "cited_steps": [2], "verdict": "success"}'
 STATUS_GOOD = 'Thoughts: The reply is visible in step 3 and step 2.\nStatus: "success"'

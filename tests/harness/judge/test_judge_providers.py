@@ -19,20 +19,11 @@ from harness.judge import ERROR, SUCCESS, Judge, JudgeItem, TrajectoryForJudge, 
 from harness.judge.cli import judge_folder
 from harness.judge.cli import main as cli_main
 from harness.judge.images import ImagePolicy
-from harness.judge.limiter import AdaptiveLimiter
 from harness.judge.providers import REQUEST_LIMITS, request_bytes, retry_delay_from_body
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator, Reply
 
 GOOD = 'Seen in step 2.\n{"reasoning": "Opened in step 2.", "cited_steps": [2], "verdict": "success"}'
-
-
-@pytest.fixture(autouse=True)
-def fresh_limiters():
-    """Each test starts with no learned quota or pause: simulator ports are reused between tests."""
-    AdaptiveLimiter.forget_all()
-    yield
-    AdaptiveLimiter.forget_all()
 
 
 ITEMS = [JudgeItem(n, f"R{n}", f"Requirement number {n} is met", weight=1.0) for n in range(1, 4)]

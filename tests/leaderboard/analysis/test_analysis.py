@@ -21,13 +21,6 @@ from trajectories.recording import action_counts
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()  # scoring caches per data version; ids repeat between rolled-back tests
-    yield
-    cache.clear()
-
-
 def heatmap(response, map_id):
     return next(item["map"] for item in response.context["maps"] if item["map"].id == map_id)
 

@@ -5,7 +5,6 @@ tests/analysis_data.py; anonymous pages cached whole per data version and invali
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -18,13 +17,6 @@ from tests.html_text import visible_text as text
 from trajectories.models import Judgment, Trajectory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()  # pages and scores are cached per data version; ids repeat between rolled-back tests
-    yield
-    cache.clear()
 
 
 def r2(x):

@@ -10,20 +10,12 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 
 from leaderboard.analysis.queries import HeatmapFilters, ScalingFilters, TaxonomyFilters
 from leaderboard.catalog.reported import load_reported
 from leaderboard.scoring.filters import BoardFilters
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()  # pages and scores are cached per data version; ids repeat between rolled-back tests
-    yield
-    cache.clear()
 
 
 def maps(response) -> dict:

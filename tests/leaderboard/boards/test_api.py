@@ -7,14 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard.catalog.reported import load_reported
-from tests.catalog_data import HOSTILE, add_rubric, build_catalog, make_task
+from tests.catalog_data import HOSTILE, add_rubric, make_task
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def catalog():
-    return build_catalog()
 
 
 def get(client, url, status=200, **params):

@@ -14,16 +14,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard.scoring import page_cache
-from tests.board_data import build_board, judge, traj
+from tests.board_data import judge, traj
 from tests.html_text import visible_text as text
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def board():
-    cache.clear()
-    return build_board()
 
 
 def rows(response) -> list[tuple[str, str]]:

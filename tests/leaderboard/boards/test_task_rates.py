@@ -5,14 +5,7 @@ import re
 
 import pytest
 
-from tests.board_data import build_board
-
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def board():
-    return build_board()
 
 
 def rate_rows(html: str) -> list[str]:

@@ -18,11 +18,6 @@ from trajectories.models import Judgment, Trajectory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def board():
-    return build_board()
-
-
 def test_run_a_by_hand(board):
     a = scoring.run_outcomes([board.a])[board.a.pk]
     assert a.task_ids == ["t1", "t2", "t3", "t4", "t5", "t6"]

@@ -14,16 +14,11 @@ from leaderboard.boards.board import BoardFilters
 from leaderboard.models import Run
 from leaderboard.scoring import bootstrap, metrics
 from leaderboard.scoring import outcomes as scoring
-from tests.board_data import build_board, judge, traj
+from tests.board_data import judge, traj
 from trajectories.models import Trajectory
 
 pytestmark = pytest.mark.django_db
 S, F, E = "success", "failure", "error"
-
-
-@pytest.fixture
-def board():
-    return build_board()
 
 
 def new_run(board, name, **kw):

@@ -7,8 +7,9 @@ from tests.evaluation_data import make_eval_suite
 from trajectories.tasks import run_trajectory
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def quiet_settings(settings):
+    """No derivatives and no judging when a trajectory finishes (the launch tests use it by pytestmark)."""
     settings.MYPCBENCH_DERIVATIVES = "off"
     settings.MYPCBENCH_JUDGE_ON_FINISH = False
 

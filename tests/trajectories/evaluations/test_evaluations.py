@@ -23,7 +23,7 @@ from trajectories.models import Step, Trajectory, VmSlot
 from trajectories.recording import live_ingest
 from trajectories.tasks import judge_trajectory_task, run_trajectory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quiet_settings")]
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ from trajectories.evaluations import lifecycle as evaluations
 from trajectories.models import Trajectory
 from trajectories.tasks import run_trajectory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quiet_settings")]
 
 
 def test_the_launch_form_is_for_staff_only(client, world):

@@ -12,7 +12,7 @@ from tests.simulators.computer_use import qwen_call
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.tasks import run_trajectory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quiet_settings")]
 # One task (the conftest's world): each launch here queues one trajectory.
 EVAL_TASKS = 1
 

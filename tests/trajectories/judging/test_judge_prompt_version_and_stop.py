@@ -10,28 +10,16 @@ from django.urls import reverse
 
 from leaderboard.models import JudgeConfig, RubricItem, Run
 from tests.evaluation_data import PLAN, make_eval_suite
-from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator, Reply
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
-from trajectories.recording.import_results import import_results
 from trajectories.tasks import run_trajectory
 
 pytestmark = pytest.mark.django_db
 
 TASKS = ["retrieval-f001", "retrieval-f002", "retrieval-f003", "retrieval-f004"]
 GOOD = 'Seen.\n{"reasoning": "The mail is open in step 2.", "cited_steps": [2], "verdict": "success"}'
-
-
-@pytest.fixture
-def imported_run(tmp_path, monkeypatch, settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    make_suite(TASKS)
-    for task_id in TASKS:
-        write_task_dir(tmp_path / "results", task_id)
-    return import_results(tmp_path / "results", "Opus upstream").run
 
 
 def judge_cmd(run, sim, *extra):

@@ -15,13 +15,14 @@ from harness.judge.cli import main as cli_main
 from harness.judge.core import cost_of
 from harness.judge.prices import DEFAULT_PRICES, PriceFileError, price_table, read_price_file
 from harness.judge.providers import Usage
-from tests.factories import make_suite, write_task_dir
+from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator
 from tests.site.test_settings import manage
 from trajectories.judging import our_judge as judging
 from trajectories.models import Judgment
 from trajectories.recording.import_results import import_results
 
+TASKS = ["retrieval-f001"]  # the imported run (conftest.py)
 GOOD = '{"reasoning": "Seen in step 2.", "cited_steps": [2], "verdict": "success"}'
 
 
@@ -99,15 +100,6 @@ def test_the_site_refuses_to_start_with_a_malformed_setting(tmp_path, variable, 
     result = manage(tmp_path, "check", **{variable: value})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr and message in result.stderr
-
-
-@pytest.fixture
-def imported_run(tmp_path, monkeypatch, settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    make_suite(["retrieval-f001"])
-    write_task_dir(tmp_path / "results", "retrieval-f001")
-    return import_results(tmp_path / "results", "Opus upstream").run
 
 
 @pytest.mark.django_db

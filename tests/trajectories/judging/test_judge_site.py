@@ -25,16 +25,6 @@ def answer(request):
     return BAD if "Replies to the sender" in request.last_text else GOOD
 
 
-@pytest.fixture
-def imported_run(tmp_path, monkeypatch, settings):
-    settings.MYPCBENCH_DERIVATIVES = "off"
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    make_suite(TASKS)
-    for task_id in TASKS:
-        write_task_dir(tmp_path / "results", task_id)
-    return import_results(tmp_path / "results", "Opus upstream").run
-
-
 def judge_cmd(run, sim, *extra):
     call_command("judge", run.slug, "--provider", "anthropic", "--base-url", sim.url, *extra)
 

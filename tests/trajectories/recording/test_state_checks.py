@@ -12,7 +12,6 @@ from harness.agents import ScriptedAgent
 from harness.agents.scripted import Plan
 from harness.bundle import BundleError, read_task_dir
 from harness.control import ControlError, ExecResult
-from harness.envs import FakeEnv
 from harness.judge.state_checks import output_matches, run_state_checks
 from harness.loop import LoopConfig
 from harness.run import run_suite
@@ -42,14 +41,6 @@ def task_file(tmp_path) -> Path:
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps([task]))
     return path
-
-
-@pytest.fixture
-def env():
-    env = FakeEnv(screen_size=(320, 200))
-    env.start()
-    yield env
-    env.stop()
 
 
 def run_with_checks(tmp_path, env) -> Path:

@@ -9,7 +9,6 @@ import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.urls import reverse
 
 from leaderboard.models import JudgeConfig, Run
@@ -34,14 +33,6 @@ from trajectories.submissions.uploads import submit_archive
 from trajectories.submissions.validation import SubmissionConflict, SubmissionRejected
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def upload_tmp(settings, tmp_path):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
-    cache.clear()  # upload attempts are counted in the cache; user ids repeat between tests
-    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
-    return settings.MYPCBENCH_UPLOAD_TMP_DIR
 
 
 @pytest.fixture

@@ -8,14 +8,11 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.urls import reverse
 
 from leaderboard.models import Run
-from tests.factories import make_suite
 from tests.submission_data import (
     METADATA,
-    TASK_IDS,
     files_under,
     folder_entries,
     result_folder,
@@ -32,20 +29,6 @@ from trajectories.submissions.validation import SubmissionRejected
 pytestmark = pytest.mark.django_db
 
 RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "x\u202egnp.exe" shows as "xexe.png"
-
-
-@pytest.fixture
-def upload_tmp(settings, tmp_path):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
-    cache.clear()  # counters live in the cache; user ids repeat between tests
-    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
-    return settings.MYPCBENCH_UPLOAD_TMP_DIR
-
-
-@pytest.fixture
-def author(upload_tmp):
-    make_suite(TASK_IDS)
-    return get_user_model().objects.create_user("pam", password="pw-beesly-2026")
 
 
 # ---------------------------------------------------------------- 19: names escaped

@@ -5,13 +5,9 @@ and nothing is stored or left behind."""
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.core.cache import cache
 
-from tests.factories import make_suite
 from tests.submission_data import (
     METADATA,
-    TASK_IDS,
     files_under,
     folder_entries,
     result_folder,
@@ -23,20 +19,6 @@ from trajectories.submissions.uploads import submit_archive
 from trajectories.submissions.validation import SubmissionRejected
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def upload_tmp(settings, tmp_path):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
-    cache.clear()  # upload attempts are counted in the cache; user ids repeat between tests
-    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
-    return settings.MYPCBENCH_UPLOAD_TMP_DIR
-
-
-@pytest.fixture
-def author(upload_tmp):
-    make_suite(TASK_IDS)
-    return get_user_model().objects.create_user("pam", password="pw-beesly-2026")
 
 
 def refusal(author, data: bytes, metadata) -> str:

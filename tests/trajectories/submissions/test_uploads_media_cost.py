@@ -9,8 +9,6 @@ import json
 
 import numpy as np
 import pytest
-from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from PIL import Image
 
 from harness.bundle import read_task_dir
@@ -65,20 +63,6 @@ def archive(root) -> bytes:
 
 
 META_100 = {**METADATA, "turn_budget": 100}
-
-
-@pytest.fixture
-def upload_tmp(settings, tmp_path):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
-    cache.clear()  # upload attempts are counted in the cache; user ids repeat between tests
-    settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
-    return settings.MYPCBENCH_UPLOAD_TMP_DIR
-
-
-@pytest.fixture
-def author(upload_tmp):
-    make_suite(TASK_IDS)
-    return get_user_model().objects.create_user("pam", password="pw-beesly-2026")
 
 
 def refusal(author, data: bytes, metadata=META_100) -> str:
