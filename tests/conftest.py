@@ -168,3 +168,10 @@ def env():
     env.start()
     yield env
     env.stop()
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Passwords hashed with MD5 in tests, for speed only: the default PBKDF2 takes a large part of a
+    second per hash, and every signed-in client (admin_client, force_login of a new user) pays it."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

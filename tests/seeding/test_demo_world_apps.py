@@ -14,6 +14,8 @@ from seeding.__main__ import main as seeding_main
 from seeding.world.build import build as build_world
 from tests.seeding.test_seeding_world import SMALL
 
+pytestmark = pytest.mark.slow  # builds a persona world and renders the demo apps
+
 ANCHOR = dt.date(2026, 4, 13)
 
 

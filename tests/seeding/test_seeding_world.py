@@ -25,6 +25,8 @@ from seeding.world.check import check, extract_entities
 from seeding.world.persona import PersonaError, load_persona
 from tests.conftest import in_ci, need_upstream
 
+pytestmark = pytest.mark.slow  # builds persona worlds
+
 ROOT = Path(__file__).resolve().parents[2]
 ANCHOR = dt.date(2026, 4, 13)
 

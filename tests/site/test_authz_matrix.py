@@ -36,6 +36,8 @@ from world.models import ReviewAudit, TaskReview
 from world.records.loading import load_world
 from world.review import services as review
 
+pytestmark = pytest.mark.slow  # every URL as every role, on a world built once per module (a seeded persona world too)
+
 ROLES = ["anonymous", "author", "other_author", "staff", "staff_with", "superuser"]
 
 

@@ -238,6 +238,7 @@ def row_counts():
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_load_demo_twice_gives_the_same_rows(monkeypatch):
     monkeypatch.delenv("DJANGO_SUPERUSER_USERNAME", raising=False)
     call_command("load_demo", verbosity=0, stdout=io.StringIO())
@@ -298,6 +299,7 @@ def page_text(response) -> str:
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_demo_leaderboard_has_two_graded_rows_and_a_comparison(client, monkeypatch):
     monkeypatch.delenv("DJANGO_SUPERUSER_USERNAME", raising=False)
     cache.clear()
@@ -331,6 +333,7 @@ def test_demo_leaderboard_has_two_graded_rows_and_a_comparison(client, monkeypat
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_load_demo_creates_the_staff_account_once(monkeypatch):
     monkeypatch.setenv("DJANGO_SUPERUSER_USERNAME", "demo-admin")
     monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "first-password")

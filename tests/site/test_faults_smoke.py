@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the fault bench's smoke run: private PostgreSQL and Redis, a topology, about a minute
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

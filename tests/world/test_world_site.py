@@ -18,6 +18,8 @@ from tests.seeding.test_seeding_world import SMALL
 from world.models import ReviewAudit, TaskReview, World, WorldEvent, WorldRecord
 from world.records.loading import WorldFolderError, load_world
 
+pytestmark = pytest.mark.slow  # builds a persona world and loads it
+
 PLANTED = {
     "id": "rent_claim",
     "type": "financial_discrepancy",

@@ -58,6 +58,7 @@ def write_run(root: Path, scores: dict[str, str]) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_real_osworld_definitions_import_as_an_osworld_suite():
     real = need_upstream("osworld/test_all.json") / "osworld"
     summary = import_tasks(real)

@@ -78,6 +78,7 @@ def host(monkeypatch, tmp_path):
         yield server
 
 
+@pytest.mark.slow
 def test_mypcbench_is_downloaded_verified_and_imported(host, capsys):
     call_command("import_tasks", "--upstream", "mypcbench", verbosity=0)
     suite = Suite.objects.get(slug="mypcbench-eval-round0")
@@ -89,6 +90,7 @@ def test_mypcbench_is_downloaded_verified_and_imported(host, capsys):
     assert host.requests == []  # cached with the right hash: nothing fetched again
 
 
+@pytest.mark.slow
 def test_osworld_is_downloaded_and_imported_as_an_osworld_suite(host):
     call_command("import_tasks", "--upstream", "osworld", verbosity=0)
     suite = Suite.objects.get(kind="osworld")

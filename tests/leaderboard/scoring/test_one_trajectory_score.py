@@ -83,6 +83,7 @@ def _random_run(seed: int) -> Run:
     return run
 
 
+@pytest.mark.slow
 def test_a_trajectory_alone_scores_as_in_its_whole_run():
     graded_per_run = {}
     for seed in range(24):

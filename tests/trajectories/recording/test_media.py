@@ -85,6 +85,7 @@ def ui_png(width=1280, height=800) -> bytes:
     return out.getvalue()
 
 
+@pytest.mark.slow
 def test_display_quality_is_chosen_per_screenshot_to_keep_ssim_at_display_size():
     ui, photo = ui_png(), photo_png()
     ui_bytes, ui_quality, ui_score = media.encode_display(Image.open(io.BytesIO(ui)))
@@ -112,6 +113,7 @@ def test_small_screenshots_are_not_upscaled():
         assert image.size == (120, 60)
 
 
+@pytest.mark.slow
 def test_second_pass_skips_finished_steps_and_force_remakes(isolated_media):
     trajectory = make_trajectory(2)
     media.make_trajectory_derivatives(trajectory.id)

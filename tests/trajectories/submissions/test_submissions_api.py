@@ -40,6 +40,7 @@ def new_token(client, user) -> str:
     return raw
 
 
+@pytest.mark.slow
 def test_round_trip_upload_approve_publish(client, setup, tmp_path, isolated_media):
     author, staff = setup
     raw = new_token(client, author)

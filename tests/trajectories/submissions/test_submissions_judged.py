@@ -71,6 +71,7 @@ def board_row(html: str, slug: str) -> str:
     return match.group(0)
 
 
+@pytest.mark.slow
 def test_round_trip_judged_by_our_judge_then_published_with_the_rejudged_badge(
     client, people, simulator, celery_eager, tmp_path, isolated_media, django_capture_on_commit_callbacks
 ):

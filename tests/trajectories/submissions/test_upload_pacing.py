@@ -12,6 +12,8 @@ from harness import pacing
 from trajectories.recording import ingest
 from trajectories.submissions import low_priority, validation
 
+pytestmark = pytest.mark.slow  # an upload held to a share of a CPU takes many seconds by design
+
 
 class Clocks:
     """A thread's CPU time and the wall clock, moved by hand; sleeping moves the wall clock only."""
