@@ -573,6 +573,7 @@ def test_cli_refuses_a_coordinate_type_for_an_agent_without_one(tmp_path, monkey
     assert "coordinate type 'absolute': only the openai_compatible agent takes one" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_python_m_harness_run_in_a_subprocess(sim, tmp_path):
     sim.script = [_openai_click(5, 5), openai_turn("Nothing else to do.\nDONE")]
     out = tmp_path / "results"

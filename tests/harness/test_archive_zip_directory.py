@@ -51,7 +51,7 @@ THREE = ["task/traj.jsonl", "task/step_1.png", "task/result.txt"]
         pytest.param(zip_bytes(THREE, comment=b"c" * 100)[:-50], id="comment cut short (zipfile reads it)"),
         pytest.param(b"#!/bin/sh\nexit 0\n" * 60 + zip_bytes(THREE), id="prepended data"),
         pytest.param(b"MZ" * 500 + zip_bytes(THREE, comment=b"self-extracting"), id="prepended data and a comment"),
-        pytest.param(None, id="zip64 end record (65,536 entries)"),
+        pytest.param(None, id="zip64 end record (65,536 entries)", marks=pytest.mark.slow),
     ],
 )
 def test_the_directory_measured_is_the_one_zipfile_reads(data):

@@ -46,6 +46,7 @@ def harness(*args) -> int:
     return main(["run", "--tasks", str(DEMO_SUITE), "--backend", "fake", "--no-progress", *map(str, args)])
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_run_then_import_results_unchanged(tmp_path, plan_file, capsys):
     out = tmp_path / "results"

@@ -268,6 +268,7 @@ def test_load_demo_twice_gives_the_same_rows(monkeypatch):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_load_demo_completes_a_database_loaded_before_the_second_run(tmp_path, monkeypatch):
     """A database loaded when the demo had one run of four tasks gets the missing tasks and the hasty run."""

@@ -51,6 +51,7 @@ def _write_old_rows(apps) -> dict:
     return {"trajectory": trajectory.pk, "suite": suite.pk}
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_data_survives_migrating_from_the_first_migrations_to_the_latest_and_back():
     latest = _latest()

@@ -137,6 +137,7 @@ def derivatives_on_another_host(tmp_path: Path, endpoint: str, run_slug: str) ->
     return on_another_host(tmp_path, endpoint, "make_derivatives", "--run", run_slug)
 
 
+@pytest.mark.slow
 def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3_server, tmp_path, isolated_media):
     make_suite(TASK_IDS)
     author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
@@ -285,6 +286,7 @@ def test_store_cut_off_during_an_import_imports_nothing_and_says_so(bucket, gate
     assert names and names <= set(keys(bucket))
 
 
+@pytest.mark.slow
 def test_an_upload_received_by_the_web_is_checked_by_a_worker_on_another_host(bucket, s3_server, settings, tmp_path,
                                                                                isolated_media):  # fmt: skip
     """MYPCBENCH_UPLOAD_VALIDATION=worker, the topology's way: the web process keeps the archive in the

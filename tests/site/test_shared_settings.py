@@ -66,6 +66,7 @@ def test_a_bucket_puts_media_in_object_storage_and_leaves_static_files_alone(tmp
     assert found["static"] == plain["static"]
 
 
+@pytest.mark.slow
 def test_two_processes_share_the_redis_cache(tmp_path):
     try:
         redis.Redis.from_url(LOCAL_REDIS, socket_connect_timeout=2).ping()

@@ -83,6 +83,7 @@ def test_methodology_explains_every_header_anchor(client):
         assert f">{badge}</span>" in html, badge
 
 
+@pytest.mark.slow
 def test_the_guide_describes_meta_json_and_its_sample_archive_passes_the_upload_checks(client, settings, tmp_path):
     from django.contrib.auth import get_user_model
     from django.core.files.uploadedfile import SimpleUploadedFile

@@ -50,6 +50,7 @@ def graded_copy(upstream_dir, tmp_path, edit=None):
 # --- conformance on the real upstream suite --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_upstream_suite_with_task_types(upstream_dir):
     output = run_command(upstream_dir / "all_tasks_with_grading.json", "--task-types", upstream_dir / "task_types.json")
     suite = Suite.objects.get()
@@ -86,6 +87,7 @@ def test_upstream_suite_without_task_types_uses_the_shipped_mapping(upstream_dir
     assert summary.rubric_items == 1132
 
 
+@pytest.mark.slow
 def test_second_import_changes_nothing(upstream_dir):
     path = upstream_dir / "all_tasks_with_grading.json"
     import_tasks(path, upstream_dir / "task_types.json")
