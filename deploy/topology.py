@@ -2,7 +2,7 @@
 worker per queue, each process in its own working, var, media and temp folder (no shared disk, as on
 separate hosts), against PostgreSQL, Redis or RabbitMQ as broker, Redis as the shared cache, and a
 local S3 server (moto) as media storage. deploy/docker-compose.yml describes the same processes with
-the same commands (tests/test_deploy.py compares them).
+the same commands (tests/site/test_deploy.py compares them).
 
     python deploy/topology.py up [--broker redis|rabbitmq] [--check]   # Ctrl-C stops everything
     python deploy/topology.py make-bucket                             # create MYPCBENCH_S3_BUCKET

@@ -1,6 +1,6 @@
 """A small hand-built leaderboard fixture (ORM): one suite of 6 tasks, three graded runs and a
 reported one, with an error verdict, a missing task, an errored trajectory, a stale rubric version
-and a second judge (expected figures worked out by hand in tests/test_scoring.py); and a large
+and a second judge (expected figures worked out by hand in tests/leaderboard/scoring/test_scoring.py); and a large
 synthetic suite written with bulk_create for browser screenshots and bench/bench_leaderboard.py."""
 
 from types import SimpleNamespace

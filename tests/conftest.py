@@ -1,15 +1,15 @@
-"""Shared fixtures: the staff client, the analysis world (tests/analysis_data.py), upstream reference
-data (skipped when absent on a user's clone, a failure in CI), an isolated media folder, fresh caches;
-and the selection of the services pass (bin/test's second pass runs only tests the database or broker
-can change)."""
+"""Shared fixtures: the staff client, the analysis world (tests/analysis_data.py), the catalog, a fake
+guest, upstream reference data (skipped when absent on a user's clone, a failure in CI), an isolated
+media folder, fresh caches; and the selection of the services pass (bin/test's second pass runs only
+tests the database or broker can change). Each test folder's conftest.py holds what its tests share."""
 
 import os
 from pathlib import Path
 
 import pytest
 
-# Fixtures of shared test data modules, available to every test module.
-pytest_plugins = ["tests.analysis_data"]
+# Fixtures of shared test data modules, available to every test module, and the fast lane's guard.
+pytest_plugins = ["tests.analysis_data", "tests.fast_lane", "pytester"]
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 UPSTREAM = SHARED / "upstream"
@@ -82,7 +82,8 @@ def fresh_caches():
 def uploads_in_the_request_thread(settings):
     """Uploads run in the request's own thread in tests (MYPCBENCH_UPLOAD_NICE=0): a thread of its own
     would have its own database connection, which cannot see a test's uncommitted rows.
-    tests/test_upload_priority.py runs the lower-priority thread for real, on committed rows."""
+    tests/trajectories/submissions/test_upload_priority.py runs the lower-priority thread for real, on
+    committed rows."""
     settings.MYPCBENCH_UPLOAD_NICE = 0
 
 
@@ -149,3 +150,29 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+@pytest.fixture
+def catalog():
+    """The catalog of tests/catalog_data.py: suites, tasks and rubrics a visitor browses."""
+    from tests.catalog_data import build_catalog
+
+    return build_catalog()
+
+
+@pytest.fixture
+def env():
+    """A started fake guest (harness.envs.FakeEnv) with a 320x200 screen, stopped afterwards."""
+    from harness.envs import FakeEnv
+
+    env = FakeEnv(screen_size=(320, 200))
+    env.start()
+    yield env
+    env.stop()
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Passwords hashed with MD5 in tests, for speed only: the default PBKDF2 takes a large part of a
+    second per hash, and every signed-in client (admin_client, force_login of a new user) pays it."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,4 +1,7 @@
-"""A small suite and model for launching evaluations against the fake guest with the scripted agent."""
+"""A small suite and model for launching evaluations against the fake guest with the scripted agent, and
+the admin launch form's data."""
+
+import json
 
 from leaderboard.models import Model, Suite
 from tests.catalog_data import add_rubric, make_task
@@ -21,3 +24,23 @@ def make_eval_suite(n_tasks: int = 2):
         tasks.append(task)
     model = Model.objects.create(name="Scripted player", slug="scripted-player", family="Test")
     return suite, tasks, model
+
+
+LAUNCH = "admin:run_launch"
+
+
+def form_data(world, **overrides):
+    """What the admin launch form posts for ``world`` (the evaluations' ``world`` fixture), with overrides."""
+    data = {
+        "suite": world["suite"].pk,
+        "model": world["model"].pk,
+        "agent_type": "scripted",
+        "tool_surface": "computer+bash",
+        "turn_budget": 10,
+        "screenshot_window": 5,
+        "backend": "fake",
+        "attempts": 1,
+        "plan": json.dumps(PLAN),
+    }
+    data.update(overrides)
+    return data

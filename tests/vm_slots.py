@@ -1,5 +1,6 @@
-"""Helpers shared by the tests that start real VM slots (tests/test_harness_qemu.py, tests/test_harness_docker.py):
-finding free slot ports, running a shell command in a guest, starting two slots at once."""
+"""Helpers shared by the tests that start real VM slots (tests/harness/test_harness_qemu.py,
+tests/harness/test_harness_docker.py): finding free slot ports, running a shell command in a guest, starting two
+slots at once."""
 
 import json
 import os

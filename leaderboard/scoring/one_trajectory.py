@@ -2,7 +2,7 @@
 player, the task page's solve rates and the trajectory list show, rebuilt often while a run is being
 judged. Same rules as leaderboard/scoring/outcomes.py (each run's default judge, its declared attempts,
 the task's current rubric), read in a few small queries over the trajectories asked about instead of
-every judgment of their runs; tests/test_one_trajectory_score.py holds the two equal."""
+every judgment of their runs; tests/leaderboard/scoring/test_one_trajectory_score.py holds the two equal."""
 
 import time
 from collections import Counter, defaultdict

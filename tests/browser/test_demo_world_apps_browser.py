@@ -4,12 +4,15 @@ script error on any page."""
 
 import json
 
+import pytest
 from playwright.sync_api import expect
 
 from seeding import demo_world_apps as apps
 from seeding.world.build import build as build_world
-from tests.test_demo_world_apps import ANCHOR
-from tests.test_seeding_world import SMALL
+from tests.seeding.test_demo_world_apps import ANCHOR
+from tests.seeding.test_seeding_world import SMALL
+
+pytestmark = pytest.mark.browser
 
 
 def test_the_filled_pages_work_as_the_agent_uses_them(page, tmp_path):

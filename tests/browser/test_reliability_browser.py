@@ -6,11 +6,11 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from tests.factories import png_bytes
-from tests.test_reliability import build
-from tests.test_reliability_items import build as build_items
+from tests.trajectories.judging.test_reliability import build
+from tests.trajectories.judging.test_reliability_items import build as build_items
 from trajectories.models import Judgment, Step, Trajectory
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_reliability_page_and_state_check_badge(live_server, page, shot):

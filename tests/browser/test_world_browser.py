@@ -12,8 +12,8 @@ from django.contrib.auth.models import Permission, User
 from seeding.world.build import build
 from tests.browser.test_site_browser import axe_script  # noqa: F401 - the fixture installing axe-core
 from tests.factories import make_suite
+from tests.seeding.test_seeding_world import SMALL
 from tests.site_pages import check_page, log_in, problems_of
-from tests.test_seeding_world import SMALL
 from world.models import TaskReview
 from world.records.loading import load_world
 

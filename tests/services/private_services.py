@@ -1,5 +1,5 @@
 """Private PostgreSQL, Redis and RabbitMQ servers, and a switchable gate in front of an S3 server,
-for fault tests that restart or cut them (tests/services/test_faults_smoke.py, bench/bench_faults.py):
+for fault tests that restart or cut them (tests/site/test_faults_smoke.py, bench/bench_faults.py):
 each in its own temporary folder on free loopback ports, so restarting one never touches the
 machine's shared servers that other test runs use. Django-free.
 

@@ -15,6 +15,8 @@ import pytest
 
 from tests.services.private_services import PrivateRabbitMQ, PrivateRedis, ServiceUnavailable
 
+pytestmark = pytest.mark.services
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SEND = """

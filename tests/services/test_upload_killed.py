@@ -23,7 +23,7 @@ from tests.submission_data import METADATA, TASK_IDS, files_under, good_entries,
 from trajectories.accounts.tokens import create_token
 from trajectories.models import Submission
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 BOUNDARY = "mypcbench-test-boundary"
 
 

@@ -1,0 +1,1 @@
+"""Tests of harness/judge: the judge's protocols, answer parser, providers, limiter and retries."""

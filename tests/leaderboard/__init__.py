@@ -1,0 +1,1 @@
+"""Tests of leaderboard/: the catalog, scoring, the boards and the analysis pages."""

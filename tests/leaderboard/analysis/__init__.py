@@ -1,0 +1,1 @@
+"""Tests of leaderboard/analysis: the analysis pages, their API and filters."""

@@ -1,0 +1,1 @@
+"""Tests of leaderboard/boards: the leaderboard, the read-only API, task pages and search."""

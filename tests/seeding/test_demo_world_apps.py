@@ -1,0 +1,72 @@
+"""The desktop guest's demo apps filled from a seeded world (`python -m seeding demo-apps`): on a build
+of the small test persona, each page holds that world's records around the anchor day (the trip's
+booking mail, the recurring card charge, the chat messages), in the shapes the page scripts read,
+deterministically; a folder that is not a build is refused by name."""
+
+import datetime as dt
+import json
+import re
+
+import pytest
+
+from seeding import demo_world_apps as apps
+from seeding.__main__ import main as seeding_main
+from seeding.world.build import build as build_world
+from tests.seeding.test_seeding_world import SMALL
+
+pytestmark = pytest.mark.slow  # builds a persona world and renders the demo apps
+
+ANCHOR = dt.date(2026, 4, 13)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    base = tmp_path_factory.mktemp("demo-apps-world")
+    persona = base / "pat_tester.json"
+    persona.write_text(json.dumps(SMALL))
+    build_world(persona, base / "out", ANCHOR)
+    return base / "out"
+
+
+def _data(page_text: str, name: str):
+    found = re.search(rf"const {name} = (.*?);\n", page_text, re.S)
+    assert found, f"no {name} block"
+    return json.loads(found.group(1))
+
+
+def test_each_page_holds_the_worlds_records_around_the_anchor(world, tmp_path):
+    counts = apps.render(world, tmp_path / "pages")
+    assert all(counts[k] > 0 for k in ("mails", "events", "transactions", "chats")), counts
+    mail = (tmp_path / "pages" / "hoolimail.html").read_text()
+    mails = _data(mail, "MAILS")
+    assert mails == apps.mails(world, ANCHOR) and len(mails) == counts["mails"]
+    assert any("DN-11111" in m["subject"] + m["body"] for m in mails), "the Boston trip's booking mail"
+    bank = (tmp_path / "pages" / "gringotts.html").read_text()
+    tx = _data(bank, "TX")
+    assert [t[0] for t in tx] == sorted((t[0] for t in tx), reverse=True), "newest first"
+    assert all(ANCHOR - dt.timedelta(days=apps.DEFAULT_DAYS) <= dt.date.fromisoformat(t[0]) <= ANCHOR for t in tx)
+    assert any("Streamflix" in t[1] and t[3] == 12.99 for t in tx), "the recurring charge, as a charge"
+    assert "limit $5,000.00" in bank and "Checking" in bank
+    cal = (tmp_path / "pages" / "hoolicalendar.html").read_text()
+    assert "const TODAY = new Date(2026, 3, 13);" in cal and "let weekStart = new Date(2026, 3, 12);" in cal
+    events = _data(cal, "EVENTS")
+    assert all({"t", "d", "s", "e", "k"} <= set(e) for e in events)
+    chats = _data((tmp_path / "pages" / "hoolichat.html").read_text(), "CHANNELS")
+    assert {"Robin Friend", "Sam Sister"} & {c["name"] for c in chats}
+    assert all(c["messages"] for c in chats)
+    assert "filled from the seeded world of 2026-04-13" in mail
+    assert mail.count('<a href="hoolichat.html">HooliChat</a>') == 1, "the app switcher leads to the chat too"
+
+
+def test_the_same_build_gives_the_same_pages(world, tmp_path):
+    apps.render(world, tmp_path / "one")
+    apps.render(world, tmp_path / "two")
+    for name in apps.PAGES:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_a_folder_that_is_not_a_build_is_refused_by_name(tmp_path, capsys):
+    with pytest.raises(apps.DemoAppsError, match="manifest.json"):
+        apps.render(tmp_path, tmp_path / "out")
+    assert seeding_main(["demo-apps", str(tmp_path), str(tmp_path / "out")]) == 2
+    assert "demo-apps failed" in capsys.readouterr().err

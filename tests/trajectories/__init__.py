@@ -1,0 +1,1 @@
+"""Tests of trajectories/: recording, submissions, judging, evaluations, the player and the Celery tasks."""

@@ -1,0 +1,1 @@
+"""Tests of trajectories/evaluations: evaluations launched from the site, their admin pages and run page."""

@@ -1,0 +1,1 @@
+"""Tests of trajectories/judging: our judge on the site, failure modes, human labels and reliability."""

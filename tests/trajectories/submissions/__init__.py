@@ -1,0 +1,1 @@
+"""Tests of trajectories/submissions: author uploads, their validation, tokens, pacing and priority."""
