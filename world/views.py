@@ -50,6 +50,10 @@ def app_records(request, app):
     filters = browse.RecordFilters.from_query(request.GET)
     records = browse.search_records(world, app, filters)
     page = Paginator(records, browse.RECORDS_PER_PAGE).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    labels = browse.made_by_labels(world, (r.section for r in page.object_list))
+    for r in page.object_list:
+        r.made_by = labels[r.section]
     return render(
         request,
         "world/app_records.html",
@@ -71,6 +75,7 @@ def record_detail(request, app, kind, row_id):
     if empty:
         return empty
     record = browse.record_detail(world, app, kind, row_id)
+    record.made_by = browse.made_by_labels(world, [record.section])[record.section]
     return render(
         request,
         "world/record_detail.html",

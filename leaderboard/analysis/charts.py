@@ -52,6 +52,7 @@ def _wrap(label: str, width: int = 14) -> str:
 
 WIDE_COLUMNS = 8  # more columns than this: labels slanted, the chart scrolls sideways
 WIDE_COLUMN_PX = 52  # 17 apps plus row labels and the colour legend fit a 1280 px screen
+NARROW_COLUMN_PX = 100  # a few columns: their labels, wrapped at 14 characters, never overlap
 
 
 def _abbreviate(label: str, width: int = 16) -> str:
@@ -105,10 +106,14 @@ def heatmap(hm: Heatmap) -> dict:
                 "cols": list(hm.col_keys),
                 "query": [[name, value] for name, value in hm.link_query],
             }
+    # the row labels' margin plus a readable width per column; charts.js sets it as min-width, so
+    # a phone scrolls the chart sideways in its box instead of squeezing the cells
+    longest = max((len(label) for label in hm.row_labels), default=10)
+    margin = 40 + 7 * min(longest, 28)
     if wide:
-        # the row labels' margin plus a readable width per column; charts.js sets it as min-width
-        longest = max((len(label) for label in hm.row_labels), default=10)
-        figure["layout"]["width"] = int(40 + 7 * min(longest, 28) + WIDE_COLUMN_PX * len(hm.col_labels))
+        figure["layout"]["width"] = int(margin + WIDE_COLUMN_PX * len(hm.col_labels))
+    else:
+        figure["min_width"] = int(margin + NARROW_COLUMN_PX * len(hm.col_labels))
     return figure
 
 

@@ -70,6 +70,7 @@ def task_detail(request, version, suite, task_id):
             "trajectories": selectors.task_trajectories(task, request.user),
             "task_world": task_world(task),
             "solve_rates": task_rates.task_solve_rates(task, request.user),
+            "osworld_reference": selectors.osworld_reference(task),
         },
     )
 

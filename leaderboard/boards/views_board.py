@@ -72,6 +72,7 @@ def _board(request, version):
             "options": b.options,
             "headers": {h["key"]: h for h in headers},
             "query": urlencode(query),
+            "filters_set": any(k != "suite" for k in query),  # the suite is chosen by its chip, not a filter
             "csv_href": "?" + urlencode({**query, "format": "csv"}),
             "json_href": "?" + urlencode({**query, "format": "json"}),
             "api_href": "/api/leaderboard?" + urlencode(query),

@@ -4,6 +4,7 @@ slices. Query counts stay constant."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
@@ -61,6 +62,7 @@ class SuiteStats:
     rubric_item_count: int
     by_type: dict[str, int]
     by_apps_touched_bin: dict[str, int]
+    by_domain: dict[str, int] | None = None  # OSWorld suites: tasks per domain, which stand in for types
 
     @property
     def by_type_labelled(self) -> list[tuple[str, str, int]]:
@@ -76,6 +78,11 @@ def _suite_stats(suites: list[Suite]) -> list[SuiteStats]:
         by_type[row["suite_id"]][row["behavioural_type"]] = row["n"]
     for row in Task.objects.filter(suite_id__in=ids).values("suite_id", "apps_touched_bin").annotate(n=Count("id")):
         by_bin[row["suite_id"]][row["apps_touched_bin"] or "unknown"] = row["n"]
+    by_domain: dict[int, dict[str, int]] = {s.id: {} for s in suites if s.kind == Suite.Kind.OSWORLD}
+    if by_domain:
+        rows = Task.objects.filter(suite_id__in=list(by_domain)).values("suite_id", "category").annotate(n=Count("id"))
+        for row in rows.order_by("-n", "category"):
+            by_domain[row["suite_id"]][row["category"]] = row["n"]
     return [
         SuiteStats(
             suite=s,
@@ -83,6 +90,7 @@ def _suite_stats(suites: list[Suite]) -> list[SuiteStats]:
             rubric_item_count=s.rubric_item_count,
             by_type={k: v for k, v in by_type[s.id].items()},
             by_apps_touched_bin=by_bin[s.id],
+            by_domain=by_domain.get(s.id),
         )
         for s in suites
     ]
@@ -116,6 +124,7 @@ class TaskFilters:
     type: str = ""
     app: str = ""
     difficulty: str = ""
+    domain: str = ""  # an OSWorld task's domain (its category)
 
     @classmethod
     def from_query(cls, params) -> TaskFilters:
@@ -125,6 +134,7 @@ class TaskFilters:
             type=(params.get("type") or "").strip(),
             app=(params.get("app") or "").strip(),
             difficulty=(params.get("difficulty") or "").strip(),
+            domain=(params.get("domain") or "").strip()[:50],
         )
         if f.type and f.type not in BehaviouralType.values:
             f.type = ""
@@ -155,6 +165,8 @@ def task_list(filters: TaskFilters | None = None) -> QuerySet[Task]:
         tasks = tasks.filter(behavioural_type=filters.type)
     if filters.difficulty:
         tasks = tasks.filter(difficulty=filters.difficulty)
+    if filters.domain:
+        tasks = tasks.filter(suite__kind=Suite.Kind.OSWORLD, category=filters.domain)
     if filters.app:
         tasks = tasks.filter(apps__slug=filters.app)
     return tasks
@@ -168,6 +180,25 @@ def task_filter_options() -> dict:
         "apps": list(App.objects.filter(tasks__isnull=False).distinct().order_by("name").values_list("slug", "name")),
         "difficulties": Difficulty.choices,
     }
+
+
+# What an OSWorld task file holds besides its instruction, as kept for reference on import.
+OSWORLD_REFERENCE = (
+    ("evaluator", "Evaluator", "How OSWorld's evaluator scores the task (its result.txt is the score)."),
+    ("config", "Setup", "What OSWorld runs on the machine before the agent starts."),
+)
+
+
+def osworld_reference(task: Task) -> list[dict] | None:
+    """An OSWorld task's evaluator and setup configs as indented JSON, for its task page; None for
+    tasks of other suites."""
+    if task.suite.kind != Suite.Kind.OSWORLD:
+        return None
+    blocks = []
+    for key, title, about in OSWORLD_REFERENCE:
+        if task.extra.get(key) not in (None, "", [], {}):
+            blocks.append({"key": key, "title": title, "about": about, "json": json.dumps(task.extra[key], indent=2)})
+    return blocks
 
 
 def task_detail(suite_slug: str, task_id: str) -> Task:

@@ -59,6 +59,7 @@ class ImportSummary:
     new_rubric_versions: dict[str, int] = field(default_factory=dict)  # task id -> new version
     types: Counter = field(default_factory=Counter)
     types_by_source: Counter = field(default_factory=Counter)
+    domains: Counter = field(default_factory=Counter)  # OSWorld suites: tasks per domain (no behavioural types)
     unknown_apps: Counter = field(default_factory=Counter)  # name as written -> tasks naming it
     missing_tasks: list[str] = field(default_factory=list)  # in the suite, absent from this file
     unused_type_ids: list[str] = field(default_factory=list)  # in --task-types, absent from this file
@@ -86,8 +87,11 @@ class ImportSummary:
                 out.append(f"  ... and {len(self.tasks_changed) - SHOWN_CHANGES} more changed task(s)")
         if self.tasks_moved:
             out.append(f"{self.tasks_moved} task(s) moved to a new position in the file")
-        out.append("Behavioural types: " + ", ".join(f"{t} {n}" for t, n in self.types.most_common()))
-        out.append("Type sources: " + ", ".join(f"{s} {n}" for s, n in sorted(self.types_by_source.items())))
+        if self.domains:
+            out.append("Domains: " + ", ".join(f"{d} {n}" for d, n in self.domains.most_common()))
+        else:
+            out.append("Behavioural types: " + ", ".join(f"{t} {n}" for t, n in self.types.most_common()))
+            out.append("Type sources: " + ", ".join(f"{s} {n}" for s, n in sorted(self.types_by_source.items())))
         if self.unknown_apps:
             names = ", ".join(f"{name!r} ({n} task{'s' if n != 1 else ''})" for name, n in self.unknown_apps.items())
             out.append(f"Unknown app names (kept as written): {names}")
@@ -242,6 +246,8 @@ def import_tasks(
                 kind = ResolvedType(task.behavioural_type, TypeSource.FILE)
             summary.types[kind.type] += 1
             summary.types_by_source[kind.source] += 1
+            if osworld:
+                summary.domains[spec.category] += 1
             for name in spec.apps_involved if not osworld else ():
                 if normalise_app(name) is None:
                     summary.unknown_apps[name] += 1

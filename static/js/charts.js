@@ -135,6 +135,10 @@
       // scrolls sideways. Set through the CSSOM, which the strict CSP allows.
       el.style.minWidth = `${figure.layout.width}px`;
       el.classList.add("chart-wide");
+    } else if (stored.min_width) {
+      // A heatmap of a few columns fills the card, but never below a readable width per column:
+      // on a phone it scrolls sideways in its box.
+      el.style.minWidth = `${stored.min_width}px`;
     }
     window.Plotly.newPlot(el, heatmapColours(figure.data), themed(figure.layout || {}), {
       responsive: true,

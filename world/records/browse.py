@@ -1,6 +1,7 @@
 """Reads of the loaded world for the World pages: the overview, per-app record search and events."""
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 
 from django.db.models import Count
@@ -102,6 +103,59 @@ def search_records(world: World, app: str, filters: RecordFilters):
     if filters.linked:
         records = records.filter(event__isnull=False)
     return records.select_related("event").order_by("-date", "kind", "row_id")
+
+
+_PART = re.compile(r"^(?P<field>[^\[\]]+)(?:\[(?P<index>\d+)\])?$")
+# Tables whose row names the spec item that made it (a contact's chat or work account).
+NAME_KINDS = ("users", "contacts")
+
+
+def _words(field: str) -> str:
+    return field.replace("+", " and ").replace("_", " ").replace("-", " ")
+
+
+def section_label(section: str, names: dict[str, str] | None = None) -> str:
+    """The spec section that made a record, in words: "contacts[9]" -> "Contacts: Darryl Philbin"
+    (the item's name when ``names`` knows it, else its number: "Contacts: no. 10"),
+    "contacts[0].birthday" -> "Contacts: Jim Halpert, birthday", "routines.work_calendar" ->
+    "Routines: work calendar". A section that does not parse is returned as it is."""
+    names = names or {}
+    pieces, path = [], ""
+    for part in section.split("."):
+        match = _PART.match(part)
+        if not match:
+            return section
+        path = f"{path}.{part}" if path else part
+        piece = _words(match["field"])
+        if match["index"] is not None:
+            item = names.get(path) or f"no. {int(match['index']) + 1}"
+            piece = f"{piece} {item}" if pieces else f"{piece}: {item}"
+        pieces.append(piece)
+    head, rest = pieces[0], pieces[1:]
+    head = head[:1].upper() + head[1:]
+    if not rest:
+        return head
+    return f"{head}{', ' if ':' in head else ': '}{', '.join(rest)}"
+
+
+def made_by_labels(world: World, sections) -> dict[str, str]:
+    """``section_label`` of each section, with the names of the spec items behind them (a contact's
+    name, from the account row it made)."""
+    sections = set(sections)
+    items = set()
+    for section in sections:
+        path = ""
+        for part in section.split("."):
+            path = f"{path}.{part}" if path else part
+            if part.endswith("]"):
+                items.add(path)
+    names: dict[str, str] = {}
+    if items:
+        rows = WorldRecord.objects.filter(world=world, section__in=items, kind__in=NAME_KINDS)
+        for section, title in rows.order_by("app", "row_id").values_list("section", "title"):
+            if title and not title.startswith("#"):
+                names.setdefault(section, title)
+    return {section: section_label(section, names) for section in sections}
 
 
 def kinds_of(world: World, app: str) -> list[str]:
