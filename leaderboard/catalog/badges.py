@@ -67,6 +67,8 @@ BADGE_HELP = (
 )
 
 NEVER_SCORED = "The author's own verdicts are never scored."
+# Beside every verdict of an author's own judge (player, trajectory page): it is shown, never scored.
+SELF_REPORTED_NOTE = "self-reported, not scored"
 
 
 @dataclass(frozen=True)
