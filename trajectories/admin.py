@@ -5,6 +5,7 @@ never shown, only their hash."""
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.db.models import Q
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
@@ -22,6 +23,7 @@ from trajectories.models import (
 )
 from trajectories.recording import action_counts
 from trajectories.submissions import review
+from trajectories.submissions import words as submission_words
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -258,10 +260,35 @@ def _review(modeladmin, request, queryset, action: str, done: str):
         modeladmin.message_user(request, f"{changed} submission(s) {done}.", messages.SUCCESS)
 
 
+class ShownStatusFilter(admin.SimpleListFilter):
+    """By status as the submission page and the API name it: "Awaiting our judge" apart from "Awaiting
+    review" (trajectories.submissions.words)."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        choices = list(Submission.Status.choices)
+        at = next(i for i, (value, _label) in enumerate(choices) if value == Submission.Status.AWAITING_REVIEW)
+        return [*choices[:at], (submission_words.AWAITING_JUDGE, submission_words.AWAITING_JUDGE_STATUS), *choices[at:]]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if not value:
+            return queryset
+        waiting = Q(
+            status__in=[Submission.Status.AWAITING_REVIEW, Submission.Status.JUDGING],
+            metadata__judging__state=submission_words.AWAITING_JUDGE,
+        )
+        if value == submission_words.AWAITING_JUDGE:
+            return queryset.filter(waiting)
+        return queryset.filter(status=value).exclude(waiting)
+
+
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ["archive_name", "author", "status", "run", "archive_size", "created_at"]
-    list_filter = ["status"]
+    list_display = ["archive_name", "author", "shown_status", "run", "archive_size", "created_at"]
+    list_filter = [ShownStatusFilter]
     search_fields = ["archive_name", "author__username", "archive_sha256"]
     list_select_related = ["author", "run"]
     raw_id_fields = ["author", "run"]
@@ -270,15 +297,26 @@ class SubmissionAdmin(admin.ModelAdmin):
         "archive_size",
         "created_at",
         "updated_at",
-        "status",
+        "shown_status",
+        "status_next",
         "judging",
         "report",
         "decisions",
         "original_archive",
     ]
-    exclude = ["review_log", "validation_report"]
+    exclude = ["review_log", "validation_report", "status"]  # shown as shown_status: one vocabulary
     action_form = ReviewReasonForm
     actions = ["approve", "reject", "request_changes", "queue_judging", "mark_verified"]
+
+    @admin.display(description="Status", ordering="status")
+    def shown_status(self, obj):
+        """The status as the submission page and the API name it (an upload our judge could not start
+        on is "Awaiting our judge", not "Awaiting review")."""
+        return review.shown_status(obj, True)["status_label"]
+
+    @admin.display(description="What happens next")
+    def status_next(self, obj):
+        return review.shown_status(obj, True)["status_next"] if obj.pk else "—"
 
     @admin.display(description="Judging")
     def judging(self, obj):

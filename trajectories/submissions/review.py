@@ -13,6 +13,7 @@ from leaderboard.models import JudgeConfig, Run
 from trajectories.judging import our_judge as judging
 from trajectories.judging.our_judge import request_run_judging
 from trajectories.models import Judgment, Submission
+from trajectories.submissions import words
 
 logger = logging.getLogger(__name__)
 
@@ -355,6 +356,15 @@ def submission_progress(submission: Submission) -> dict:
         "judged": sum(1 for r in rows if r["judged"]),
         "rows": rows,
     }
+
+
+def shown_status(submission: Submission, is_staff: bool) -> dict:
+    """{"status", "status_label", "status_next"}: the one status the page, the list, the admin and the
+    API show for this submission (trajectories.submissions.words), with what happens next for this reader."""
+    state = judging_state(submission)
+    return words.status_words(
+        submission.status, submission.get_status_display(), state.get("state", ""), state.get("note", ""), is_staff
+    )
 
 
 def is_live(submission: Submission) -> bool:
