@@ -324,7 +324,7 @@ TABLE: dict[str, list[Case]] = {
     ],
     "trajectories:run_rerun": [
         Case(lambda w: reverse("trajectories:run_rerun", args=[w.run.slug]), (403, 403, 403, 403, 302, 302),
-             "leaderboard.change_run", method="post", data={"which": "all"}),
+             "leaderboard.change_run", method="post", data={"which": "all", "reruns_seen": "0"}),
     ],
     # ---- submissions
     "trajectories:submission_list": [Case(lambda w: reverse("trajectories:submission_list"),
@@ -560,7 +560,10 @@ def _action(client, model: str, action: str, pks, **extra):
                                              (("trajectories.view_submission", "trajectories.change_submission"),
                                               True)])  # fmt: skip
 def test_approving_a_submission_needs_the_permission_to_change_submissions(room, perms, approved):
-    response = _action(staff_holding(*perms), "trajectories_submission", "approve", [room.submission.pk])
+    # (confirmed: our judge has not judged this upload, so the admin asks before it shows without scores)
+    response = _action(
+        staff_holding(*perms), "trajectories_submission", "approve", [room.submission.pk], publish_unjudged="yes"
+    )
     assert response.status_code == (302 if approved else 200)  # refused: the list again, the action not offered
     submission = Submission.objects.select_related("run").get(pk=room.submission.pk)
     assert (submission.status == "published") is approved
@@ -581,7 +584,7 @@ def test_authors_cannot_post_review_actions(room, action, who):
                                             (("leaderboard.view_run", "leaderboard.change_run"), True)])  # fmt: skip
 def test_run_actions_need_the_permission_to_change_runs(room, perms, allowed):
     client = staff_holding(*perms)
-    _action(client, "leaderboard_run", "rerun_whole", [room.run.pk])
+    _action(client, "leaderboard_run", "rerun_whole", [room.run.pk], confirm_rerun="yes")
     assert Run.objects.filter(parent=room.run).exists() is allowed
     _action(client, "leaderboard_run", "cancel_runs", [room.run.pk])
     assert (Run.objects.get(pk=room.run.pk).status == "cancelled") is allowed

@@ -4,8 +4,9 @@ never shown, only their hash."""
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ActionForm
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME, ActionForm
 from django.db.models import Q
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
@@ -351,7 +352,28 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve: publish the run", permissions=["change"])
     def approve(self, request, queryset):
+        """Publish; a run our judge has not judged all of is published only after a confirmation page
+        saying it will show without scores (or with figures over part of it)."""
+        unjudged = [(sub, review.unjudged_warning(sub)) for sub in queryset.select_related("run")]
+        unjudged = [(sub, warning) for sub, warning in unjudged if warning]
+        if unjudged and request.POST.get("publish_unjudged") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Publish runs our judge has not judged?",
+                "opts": self.model._meta,
+                "unjudged": unjudged,
+                "queryset": queryset,
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(request, "admin/trajectories/submission/approve_unjudged.html", context)
         _review(self, request, queryset, "approve", "approved and published")
+        if unjudged:
+            self.message_user(
+                request,
+                f"{len(unjudged)} of them published before our judge judged them all: shown without scores "
+                "until it does (queue our judge from this list).",
+                messages.WARNING,
+            )
 
     @admin.action(description="Reject (give a reason)", permissions=["change"])
     def reject(self, request, queryset):

@@ -4,6 +4,7 @@ does the work."""
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -319,16 +320,39 @@ def _each_run(model_admin, request, queryset, do, done: str):
             model_admin.message_user(request, done.format(run=run, result=result), messages.SUCCESS)
 
 
-@admin.action(description="Rerun the whole run (as a new run)", permissions=["change"])
+def _confirmed_reruns(model_admin, request, queryset, which: str, action: str):
+    """A rerun list action asks first, as cancelling from the run page does: a page naming each run and
+    what would be queued; confirmed, each run is rerun once (``reruns_seen`` per run: a second click
+    on the same confirmation queues nothing more)."""
+    if request.POST.get("confirm_rerun") != "yes":
+        runs = [(run, evaluations.rerun_pairs(run, which), run.reruns.count()) for run in queryset]
+        context = {
+            **model_admin.admin_site.each_context(request),
+            "title": f"Rerun {evaluations.RERUN_CHOICES[which]}?",
+            "opts": model_admin.model._meta,
+            "runs": runs,
+            "which_label": evaluations.RERUN_CHOICES[which],
+            "action": action,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/leaderboard/run/rerun_confirm.html", context)
+
+    def do(run):
+        seen = request.POST.get(f"reruns_seen_{run.pk}", "")
+        return evaluations.rerun(run, which, user=request.user, reruns_seen=int(seen) if seen.isdigit() else None)
+
+    _each_run(model_admin, request, queryset, do, "{run.name}: rerun queued as {result.name}")
+    return None
+
+
+@admin.action(description="Rerun the whole run (as a new run)…", permissions=["change"])
 def rerun_whole(model_admin, request, queryset):
-    _each_run(model_admin, request, queryset, lambda r: evaluations.rerun(r, "all", user=request.user),
-              "{run.name}: rerun queued as {result.name}")  # fmt: skip
+    return _confirmed_reruns(model_admin, request, queryset, "all", "rerun_whole")
 
 
-@admin.action(description="Rerun failed or errored trajectories (as a new run)", permissions=["change"])
+@admin.action(description="Rerun failed or errored trajectories (as a new run)…", permissions=["change"])
 def rerun_failed(model_admin, request, queryset):
-    _each_run(model_admin, request, queryset, lambda r: evaluations.rerun(r, "failed", user=request.user),
-              "{run.name}: rerun queued as {result.name}")  # fmt: skip
+    return _confirmed_reruns(model_admin, request, queryset, "failed", "rerun_failed")
 
 
 @admin.action(description="Cancel (queued trajectories are dropped, running ones stop)", permissions=["change"])
