@@ -25,6 +25,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, path, reverse
 from leaderboard.models import App, ReportedFigure, Run
 from seeding.world.build import build as build_world
 from tests import run_page_data as data
+from tests.evaluation_data import PLAN
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
 from tests.test_seeding_world import SMALL
@@ -595,7 +596,7 @@ def test_run_actions_need_the_permission_to_change_runs(room, perms, allowed):
 def test_the_launch_form_needs_the_permission_to_add_runs(room, perms, allowed):
     form = {"suite": room.suite.pk, "model": room.run.model.pk, "agent_type": "scripted",
             "tool_surface": "computer+bash", "turn_budget": 10, "screenshot_window": 5, "backend": "fake",
-            "attempts": 1}  # fmt: skip
+            "attempts": 1, "plan": json.dumps(PLAN)}  # fmt: skip
     before = Run.objects.count()
     response = staff_holding(*perms).post(reverse("admin:run_launch"), form)
     assert response.status_code == (302 if allowed else 403), response.content.decode()[:1000]
