@@ -1,6 +1,6 @@
-"""The player as an author sees it in Chromium: the rubric of their own upload names the judge and
-labels every one of their own verdicts "self-reported, not scored", drawn grey (never our green
-"Success"); picking our judge instead names ours and draws its verdicts in colour."""
+"""The player and the compare page as an author sees them in Chromium: the rubric of their own upload
+names the judge and labels every one of their own verdicts "self-reported, not scored", drawn grey
+(never our green "Success"); picking our judge instead names ours and draws its verdicts in colour."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -42,6 +42,12 @@ def test_an_authors_own_verdicts_are_labelled_and_named_in_the_player(page, live
     assert page.locator("#rubric-list .verdict-success").count() == 0, "an author's verdict drawn in our green"
     assert page.locator("#rubric-list .verdict-self-reported").count() == 3
     shot(page, "player-self-reported")
+    # the compare page names each side's judge and labels the author's verdicts the same way
+    page.goto(f"{live_server.url}/trajectories/compare/?a={trajectory.pk}&b={trajectory.pk}")
+    page.wait_for_selector("#compare:not([hidden])")
+    assert f"verdicts by {own.name} ({LABEL})" in page.locator("#cmp-col-a").inner_text()
+    assert page.locator("table.compare-rubric .verdict-success").count() == 0
+    assert page.locator("table.compare-rubric .badge-self-reported").count() == 6
 
     # our judge judges it too: ours comes first, named; the author's stay one pick away, labelled
     ours = JudgeConfig.objects.create(name="our judge (gemini-3.1-flash-lite, v3)", origin="ours", model="m")
