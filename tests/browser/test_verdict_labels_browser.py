@@ -45,7 +45,7 @@ def test_an_authors_own_verdicts_are_labelled_and_named_in_the_player(page, live
     # the compare page names each side's judge and labels the author's verdicts the same way
     page.goto(f"{live_server.url}/trajectories/compare/?a={trajectory.pk}&b={trajectory.pk}")
     page.wait_for_selector("#compare:not([hidden])")
-    assert f"verdicts by {own.name} ({LABEL})" in page.locator("#cmp-col-a").inner_text()
+    assert f"verdicts by {own.name} ({LABEL})" in page.locator("#cmp-col-a").text_content()
     assert page.locator("table.compare-rubric .verdict-success").count() == 0
     assert page.locator("table.compare-rubric .badge-self-reported").count() == 6
 
@@ -53,7 +53,7 @@ def test_an_authors_own_verdicts_are_labelled_and_named_in_the_player(page, live
     ours = JudgeConfig.objects.create(name="our judge (gemini-3.1-flash-lite, v3)", origin="ours", model="m")
     for judgment in trajectory.judgments.all():
         Judgment.objects.create(trajectory=trajectory, rubric_item=judgment.rubric_item, judge=ours, verdict="success")
-    page.reload()
+    page.goto(f"{live_server.url}/trajectories/{trajectory.pk}/play/")
     page.wait_for_function("() => window.__playerPainted !== undefined")
     assert page.locator("#verdicts-by").inner_text().startswith(f"Verdicts by {ours.name} (Our judge)")
     assert page.locator("#rubric-list .verdict-success").count() == 3
