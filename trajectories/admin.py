@@ -4,7 +4,9 @@ never shown, only their hash."""
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ActionForm
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME, ActionForm
+from django.db.models import Q
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
@@ -21,6 +23,7 @@ from trajectories.models import (
 )
 from trajectories.recording import action_counts
 from trajectories.submissions import review
+from trajectories.submissions import words as submission_words
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -257,10 +260,35 @@ def _review(modeladmin, request, queryset, action: str, done: str):
         modeladmin.message_user(request, f"{changed} submission(s) {done}.", messages.SUCCESS)
 
 
+class ShownStatusFilter(admin.SimpleListFilter):
+    """By status as the submission page and the API name it: "Awaiting our judge" apart from "Awaiting
+    review" (trajectories.submissions.words)."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        choices = list(Submission.Status.choices)
+        at = next(i for i, (value, _label) in enumerate(choices) if value == Submission.Status.AWAITING_REVIEW)
+        return [*choices[:at], (submission_words.AWAITING_JUDGE, submission_words.AWAITING_JUDGE_STATUS), *choices[at:]]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if not value:
+            return queryset
+        waiting = Q(
+            status__in=[Submission.Status.AWAITING_REVIEW, Submission.Status.JUDGING],
+            metadata__judging__state=submission_words.AWAITING_JUDGE,
+        )
+        if value == submission_words.AWAITING_JUDGE:
+            return queryset.filter(waiting)
+        return queryset.filter(status=value).exclude(waiting)
+
+
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ["archive_name", "author", "status", "run", "archive_size", "created_at"]
-    list_filter = ["status"]
+    list_display = ["archive_name", "author", "shown_status", "run", "archive_size", "created_at"]
+    list_filter = [ShownStatusFilter]
     search_fields = ["archive_name", "author__username", "archive_sha256"]
     list_select_related = ["author", "run"]
     raw_id_fields = ["author", "run"]
@@ -269,15 +297,26 @@ class SubmissionAdmin(admin.ModelAdmin):
         "archive_size",
         "created_at",
         "updated_at",
-        "status",
+        "shown_status",
+        "status_next",
         "judging",
         "report",
         "decisions",
         "original_archive",
     ]
-    exclude = ["review_log", "validation_report"]
+    exclude = ["review_log", "validation_report", "status"]  # shown as shown_status: one vocabulary
     action_form = ReviewReasonForm
     actions = ["approve", "reject", "request_changes", "queue_judging", "mark_verified"]
+
+    @admin.display(description="Status", ordering="status")
+    def shown_status(self, obj):
+        """The status as the submission page and the API name it (an upload our judge could not start
+        on is "Awaiting our judge", not "Awaiting review")."""
+        return review.shown_status(obj, True)["status_label"]
+
+    @admin.display(description="What happens next")
+    def status_next(self, obj):
+        return review.shown_status(obj, True)["status_next"] if obj.pk else "—"
 
     @admin.display(description="Judging")
     def judging(self, obj):
@@ -312,7 +351,28 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve: publish the run", permissions=["change"])
     def approve(self, request, queryset):
+        """Publish; a run our judge has not judged all of is published only after a confirmation page
+        saying it will show without scores (or with figures over part of it)."""
+        unjudged = [(sub, review.unjudged_warning(sub)) for sub in queryset.select_related("run")]
+        unjudged = [(sub, warning) for sub, warning in unjudged if warning]
+        if unjudged and request.POST.get("publish_unjudged") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Publish runs our judge has not judged?",
+                "opts": self.model._meta,
+                "unjudged": unjudged,
+                "queryset": queryset,
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(request, "admin/trajectories/submission/approve_unjudged.html", context)
         _review(self, request, queryset, "approve", "approved and published")
+        if unjudged:
+            self.message_user(
+                request,
+                f"{len(unjudged)} of them published before our judge judged them all: shown without scores "
+                "until it does (queue our judge from this list).",
+                messages.WARNING,
+            )
 
     @admin.action(description="Reject (give a reason)", permissions=["change"])
     def reject(self, request, queryset):

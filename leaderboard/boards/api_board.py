@@ -23,7 +23,10 @@ class BoundsOut(Schema):
 
 
 class BoardRowOut(Schema):
-    kind: str  # "graded" or "reported" (published figures: no intervals)
+    kind: str = Field(
+        description="graded (something judged: ranked), not_judged (a run nothing is judged on yet: no figures, "
+        "never counted as graded) or reported (published figures: no intervals)"
+    )
     run: str
     run_name: str
     model: str
@@ -86,7 +89,7 @@ def _bounds(pair) -> dict | None:
 
 def _row(row: BoardRow) -> dict:
     return {
-        "kind": "reported" if row.reported else "graded",
+        "kind": row.kind,
         "run": row.run_slug,
         "run_name": row.run_name,
         "model": row.model_name,

@@ -163,6 +163,30 @@ class BoardRow:
         return self.rank_value is not None
 
     @property
+    def not_run_count(self) -> int:
+        """Tasks (attempt cells) of the suite the run has no trajectory for: never launched or uploaded.
+        They count as failures on the leaderboard; the run page says so apart from the tasks it ran."""
+        return 0 if self.reported else self.counts.get("missing", 0)
+
+    @property
+    def run_count(self) -> int:
+        """Tasks (attempt cells) the run has a trajectory for: what a smoke run of 3 tasks launched."""
+        return 0 if self.reported else sum(self.counts.values()) - self.not_run_count
+
+    @property
+    def run_known(self) -> int:
+        """Of those, the ones whose outcome is known (the perfect rate's counts without the tasks not run)."""
+        return max(0, (self.perfect_n or 0) - self.not_run_count)
+
+    @property
+    def kind(self) -> str:
+        """ "reported" (published figures), "graded" (something judged: ranked) or "not_judged" (a run
+        nothing is judged on yet, e.g. an upload published before our judge ran: shown, never graded)."""
+        if self.reported:
+            return "reported"
+        return "graded" if self.ranked else "not_judged"
+
+    @property
     def failure_count(self) -> int:
         return sum(self.counts.get(s, 0) for s in FAILURE_STATUSES)
 
@@ -199,6 +223,15 @@ class Board:
     task_count: int  # tasks in the current slice
     options: dict
     B: int = B
+
+    @property
+    def graded_rows(self) -> list[BoardRow]:
+        """Rows something is judged on; rows of runs nothing is judged on yet never count as graded."""
+        return [row for row in self.rows if row.kind == "graded"]
+
+    @property
+    def not_judged_rows(self) -> list[BoardRow]:
+        return [row for row in self.rows if row.kind == "not_judged"]
 
 
 # ------------------------------------------------------------------------------ selector
@@ -483,7 +516,7 @@ def export_rows(b: Board) -> list[dict]:
     for row in [*b.rows, *b.reported_rows]:
         out.append(
             {
-                "kind": "reported" if row.reported else "graded",
+                "kind": row.kind,
                 "rank": None if row.reported else row.rank,
                 "rank_interval": row.rank_text,
                 "tier": row.tier,

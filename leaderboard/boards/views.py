@@ -93,6 +93,7 @@ def run_detail(request, version, slug):
             "run": run,
             "headline_rows": board_display.run_rows(request.user, run),
             "trajectories": rows,
+            "verdicts_judge": run_table.verdicts_judge(run) if rows else None,
             "progress": progress,
             "show_imported": any(row["imported_score"] is not None for row in rows),
             "can_manage": launched and can_manage_runs(request.user),

@@ -61,12 +61,16 @@ BADGE_HELP = (
     (
         "demo",
         "demo run",
-        "Recorded for the demo on the demo suite by a scripted agent (fixed browser scripts, not "
-        "a model), with verdicts written by the script.",
+        "A run on a demo suite (demo tasks, not the benchmark's): its tooltip says what made it, e.g. the demo's "
+        "recorded browser scripts or a test of our harness; its figures say nothing about a model on the benchmark.",
     ),
 )
+DEMO_AGENT = "scripted-demo"  # the agent type load_demo gives the runs it records (fixed browser scripts)
+ON_DEMO = "its figures are about the demo tasks and say nothing about a model on the benchmark."
 
 NEVER_SCORED = "The author's own verdicts are never scored."
+# Beside every verdict of an author's own judge (player, trajectory page): it is shown, never scored.
+SELF_REPORTED_NOTE = "self-reported, not scored"
 
 
 @dataclass(frozen=True)
@@ -126,12 +130,32 @@ def _upload_judging(metadata: dict | None) -> Badge:
     )
 
 
+def _demo_title(provenance: str, metadata: dict | None, agent_type: str) -> str:
+    """What a run on a demo suite really is, in one sentence for its badge's tooltip."""
+    if provenance == Run.Provenance.HARNESS:
+        backend = ((metadata or {}).get("launch") or {}).get("backend", "") or "unknown"
+        agent = agent_type or "unnamed"
+        what = {
+            "scripted": "the scripted agent (it replays a plan; no model is called)",
+            "dummy": "the dummy agent (no model is called)",
+        }.get(agent, f"the {agent} agent")
+        return f"Run by our harness on the demo suite with {what} on the {backend} guest: {ON_DEMO}"
+    if provenance == Run.Provenance.UPLOAD:
+        return f"Uploaded by an author on the demo suite ({agent_type or 'agent not named'}): {ON_DEMO}"
+    if agent_type == DEMO_AGENT:
+        return (
+            "Recorded for the demo on the demo suite by a scripted agent (fixed browser scripts, not a model), "
+            "with verdicts written by the script."
+        )
+    return f"A result folder imported on the demo suite ({agent_type or 'agent not named'}): {ON_DEMO}"
+
+
 def run_badge(provenance: str, metadata: dict | None = None, agent_type: str = "", demo: bool = False) -> Badge:
     """The badge of a run with this provenance and metadata (no query). ``agent_type`` and ``demo``
     (the run's suite is a demo suite) tell test and demo runs from real ones."""
     verified = (metadata or {}).get(VERIFIED_KEY) or {}
     if demo and provenance != Run.Provenance.REPORTED:
-        return Badge("demo", "demo run", dict((k, m) for k, _, m in BADGE_HELP)["demo"])
+        return Badge("demo", "demo run", _demo_title(provenance, metadata, agent_type))
     if provenance == Run.Provenance.HARNESS:
         backend = ((metadata or {}).get("launch") or {}).get("backend", "")
         if agent_type in TEST_AGENTS or backend in TEST_BACKENDS:

@@ -36,7 +36,10 @@
       title.appendChild(P.el("span", { class: "muted small", text: tr.run + (tr.attempt ? " · attempt " + tr.attempt : "") + " · ended by " + tr.ended_by_label }));
       title.appendChild(document.createTextNode(" "));
       title.appendChild(P.el("a", { href: tr.play_url, class: "small", text: "open in player" }));
-      $("cmp-col-" + s.key).textContent = s.key.toUpperCase() + ": " + tr.model;
+      // whose verdicts the side's column shows: the judge named, an author's own labelled as never scored
+      var judge = s.d.judges.length ? s.d.judges[0] : null;
+      $("cmp-col-" + s.key).textContent = s.key.toUpperCase() + ": " + tr.model +
+        (judge ? " · verdicts by " + judge.name + (judge.self_reported ? " (" + judge.note + ")" : "") : "");
       s.range = r.querySelector(".side-range");
       s.range.max = Math.max(s.d.steps.length, 1);
       s.range.disabled = !s.d.steps.length;
@@ -156,9 +159,11 @@
       });
       itemsA.forEach(function (it) { rows[it.rubric_id + "@" + it.version].a = it; });
       itemsB.forEach(function (it) { rows[it.rubric_id + "@" + it.version].b = it; });
-      var cell = function (it) {
+      var ownA = !!(data.a.judges.length && data.a.judges[0].self_reported);
+      var ownB = !!(data.b.judges.length && data.b.judges[0].self_reported);
+      var cell = function (it, own) {
         if (!it) return P.el("td", { class: "na", text: "not judged" });
-        return P.el("td", {}, [P.el("span", { class: "verdict verdict-" + it.verdict, text: it.verdict_label }), it.explanation ? P.el("div", { class: "small muted", text: it.explanation }) : null]);
+        return P.el("td", {}, [P.el("span", { class: "verdict verdict-" + (own ? "self-reported" : it.verdict), text: it.verdict_label }), own ? P.el("span", { class: "badge badge-self-reported", text: "self-reported, not scored" }) : null, it.explanation ? P.el("div", { class: "small muted", text: it.explanation }) : null]);
       };
       order.forEach(function (key) {
         var r = rows[key];
@@ -167,8 +172,8 @@
           P.el("td", {}, [P.el("code", { text: r.it.rubric_id }), differs ? P.el("div", { class: "small strong", text: "differs" }) : null]),
           P.el("td", { text: r.it.criterion }),
           P.el("td", { class: "num", text: r.it.weight_pct + "%" }),
-          cell(r.a),
-          cell(r.b),
+          cell(r.a, ownA),
+          cell(r.b, ownB),
         ]);
         body.appendChild(tr);
       });

@@ -368,14 +368,36 @@
       });
       return set;
     }
+    // Who gave the verdicts shown, in the words of templates/includes/verdicts_by.html.
+    function renderVerdictsBy() {
+      var line = $("verdicts-by");
+      line.textContent = "";
+      line.hidden = judges.length === 0;
+      if (!judges.length) return;
+      var j = judges[judgeIdx];
+      line.appendChild(document.createTextNode("Verdicts by "));
+      line.appendChild(el("strong", { class: "verdicts-by-name", text: j.name }));
+      line.appendChild(document.createTextNode(" "));
+      line.appendChild(el("span", { class: "muted", text: "(" + j.origin_label + ")" }));
+      line.appendChild(document.createTextNode(" "));
+      if (j.self_reported) {
+        line.appendChild(el("span", { class: "badge badge-self-reported", title: "The author's own judge: its verdicts are shown, never scored", text: j.note }));
+      } else {
+        line.appendChild(el("span", { class: "muted", text: j.scores_run ? "· the judge this run is scored by" : "· not the judge this run is scored by" }));
+      }
+    }
     function renderRubric() {
       var list = $("rubric-list");
       list.textContent = "";
       $("rubric-empty").hidden = judges.length > 0;
       $("rubric-hint").hidden = judges.length === 0;
+      renderVerdictsBy();
+      var judge = judges.length ? judges[judgeIdx] : null;
+      var own = !!(judge && judge.self_reported);
       items().forEach(function (it, i) {
         var head = el("span", { class: "item-head" }, [
-          el("span", { class: "verdict verdict-" + it.verdict, text: it.verdict === "error" ? "Error (judge could not decide; not a failure)" : it.verdict_label }),
+          el("span", { class: "verdict verdict-" + (own ? "self-reported" : it.verdict), text: it.verdict === "error" ? "Error (judge could not decide; not a failure)" : it.verdict_label }),
+          own ? el("span", { class: "badge badge-self-reported", title: "The author's own verdict: shown, never scored", text: judge.note }) : null,
           el("code", { text: it.rubric_id }),
           el("span", { class: "muted small", text: it.weight_pct + "% weight" }),
           it.state_check ? el("span", { class: "badge state-check state-check-" + it.state_check.status, title: it.state_check.detail || "Command run on the guest when the trajectory ended", text: "state check: " + it.state_check.label }) : null,
@@ -391,7 +413,7 @@
         btn.addEventListener("click", function () {
           if (it.cited_steps.length) go(byIndex[it.cited_steps[0]]);
         });
-        list.appendChild(el("li", { class: "verdict-row-" + it.verdict }, [btn]));
+        list.appendChild(el("li", { class: "verdict-row-" + (own ? "self-reported" : it.verdict) }, [btn]));
       });
       renderMarks();
       markRubric();
@@ -421,7 +443,7 @@
     if (judges.length > 1) {
       var sel = $("judge-select");
       judges.forEach(function (j, i) {
-        sel.appendChild(el("option", { value: String(i), text: j.name + " (" + j.origin + ")" }));
+        sel.appendChild(el("option", { value: String(i), text: j.name + " (" + j.origin_label + (j.self_reported ? "; " + j.note : "") + ")" }));
       });
       sel.addEventListener("change", function () {
         judgeIdx = +sel.value;

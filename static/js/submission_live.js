@@ -48,8 +48,11 @@
       if (draft && data.published) { draft.remove(); } // approved meanwhile
 
       var awaiting = data.judging.state === "awaiting_judge";
-      one('[data-live="awaiting"]').hidden = !awaiting;
-      setText(one('[data-live="awaiting-note"]'), awaiting ? data.judging.note : "");
+      var next = one('[data-live="next"]');
+      if (next) {
+        next.classList.toggle("notice", data.status === "awaiting_judge");
+        setText(one('[data-live="next-text"]'), data.status_next);
+      }
       var note = one('[data-live="note"]');
       note.hidden = awaiting || !data.judging.note;
       setText(note, awaiting ? "" : data.judging.note);

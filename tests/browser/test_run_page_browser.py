@@ -145,8 +145,11 @@ def test_a_maintainer_cancels_the_run_from_its_page(page, live_server, maintaine
     expect(page.locator(f'tr[data-trajectory="{running.pk}"] [data-cell="steps"]')).to_have_text("2")
     expect(page.locator('[data-field="updated"]')).to_have_text(re.compile(r"This run has ended \(cancelled\)"))
 
-    # a rerun of what did not finish (all three were interrupted), as a new run linked from the flash message
-    page.get_by_role("button", name="Rerun failed or errored").click()
+    # a rerun of what did not finish (all three were interrupted), confirmed first as cancelling is, then a
+    # new run linked from the flash message
+    page.get_by_role("link", name="Rerun failed or errored…").click()
+    expect(page.locator("h1")).to_contain_text("Rerun failed or errored trajectories of")
+    page.get_by_role("button", name="Queue the rerun").click()
     page.wait_for_url(f"**/runs/{run.slug}/")
     link = page.locator(".flash a")
     expect(link).to_have_text(re.compile(r"rerun 1 \(failed or errored trajectories\)"))

@@ -61,7 +61,7 @@ def test_upload_form_refuses_then_accepts(page, live_server, author, tmp_path, s
     sub = Submission.objects.get()
     assert page.url.endswith(f"/submissions/{sub.pk}/")
     assert (
-        page.locator(".status").inner_text() == "Waiting for our judge"
+        page.locator(".status").inner_text() == "Awaiting our judge"
     )  # no judge configured in this test: one state, in plain words
     assert page.locator(".badge-self-reported").count() == 2
     shot(page, "submissions-detail")

@@ -25,6 +25,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, path, reverse
 from leaderboard.models import App, ReportedFigure, Run
 from seeding.world.build import build as build_world
 from tests import run_page_data
+from tests.evaluation_data import PLAN
 from tests.factories import make_suite
 from tests.seeding.test_seeding_world import SMALL
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
@@ -326,7 +327,7 @@ TABLE: dict[str, list[Case]] = {
     ],
     "trajectories:run_rerun": [
         Case(lambda w: reverse("trajectories:run_rerun", args=[w.run.slug]), (403, 403, 403, 403, 302, 302),
-             "leaderboard.change_run", method="post", data={"which": "all"}),
+             "leaderboard.change_run", method="post", data={"which": "all", "reruns_seen": "0"}),
     ],
     # ---- submissions
     "trajectories:submission_list": [Case(lambda w: reverse("trajectories:submission_list"),
@@ -562,7 +563,10 @@ def _action(client, model: str, action: str, pks, **extra):
                                              (("trajectories.view_submission", "trajectories.change_submission"),
                                               True)])  # fmt: skip
 def test_approving_a_submission_needs_the_permission_to_change_submissions(room, perms, approved):
-    response = _action(staff_holding(*perms), "trajectories_submission", "approve", [room.submission.pk])
+    # (confirmed: our judge has not judged this upload, so the admin asks before it shows without scores)
+    response = _action(
+        staff_holding(*perms), "trajectories_submission", "approve", [room.submission.pk], publish_unjudged="yes"
+    )
     assert response.status_code == (302 if approved else 200)  # refused: the list again, the action not offered
     submission = Submission.objects.select_related("run").get(pk=room.submission.pk)
     assert (submission.status == "published") is approved
@@ -583,7 +587,7 @@ def test_authors_cannot_post_review_actions(room, action, who):
                                             (("leaderboard.view_run", "leaderboard.change_run"), True)])  # fmt: skip
 def test_run_actions_need_the_permission_to_change_runs(room, perms, allowed):
     client = staff_holding(*perms)
-    _action(client, "leaderboard_run", "rerun_whole", [room.run.pk])
+    _action(client, "leaderboard_run", "rerun_whole", [room.run.pk], confirm_rerun="yes")
     assert Run.objects.filter(parent=room.run).exists() is allowed
     _action(client, "leaderboard_run", "cancel_runs", [room.run.pk])
     assert (Run.objects.get(pk=room.run.pk).status == "cancelled") is allowed
@@ -594,7 +598,7 @@ def test_run_actions_need_the_permission_to_change_runs(room, perms, allowed):
 def test_the_launch_form_needs_the_permission_to_add_runs(room, perms, allowed):
     form = {"suite": room.suite.pk, "model": room.run.model.pk, "agent_type": "scripted",
             "tool_surface": "computer+bash", "turn_budget": 10, "screenshot_window": 5, "backend": "fake",
-            "attempts": 1}  # fmt: skip
+            "attempts": 1, "plan": json.dumps(PLAN)}  # fmt: skip
     before = Run.objects.count()
     response = staff_holding(*perms).post(reverse("admin:run_launch"), form)
     assert response.status_code == (302 if allowed else 403), response.content.decode()[:1000]

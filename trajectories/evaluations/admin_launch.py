@@ -4,6 +4,7 @@ does the work."""
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -13,6 +14,7 @@ from harness import safejson
 from harness.envs import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.providers import PROVIDERS
+from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import Model, Run, Suite, Task
 from trajectories.evaluations import agent_backend, lifecycle
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
@@ -56,13 +58,41 @@ def agent_settings(data: dict) -> dict:
     return settings
 
 
+# Which models each agent runs, by Model.provider: a run is named after its model, so a scripted agent
+# must never run under a real model's name, nor one provider's agent under another's model. "other" is a
+# provider we cannot tell: any agent that calls a model may run it.
+AGENT_PROVIDERS = {
+    "anthropic": {Model.Provider.ANTHROPIC},
+    "openai": {Model.Provider.OPENAI},
+    "gemini": {Model.Provider.GOOGLE},
+    "openai_compatible": {Model.Provider.OPEN_WEIGHTS},
+}
+NO_MODEL_AGENTS = ("scripted", "dummy")  # agents that call no model
+REAL_PROVIDERS = {p for providers in AGENT_PROVIDERS.values() for p in providers}
+
+
+def no_model(agent_type: str) -> Model:
+    """The model row a run of an agent that calls no model is named after ("Scripted agent (no model)")."""
+    name = f"{agent_type.capitalize()} agent (no model)"
+    found = Model.objects.filter(name=name).first()
+    if found is not None:
+        return found
+    fields = {"name": name, "provider": Model.Provider.SCRIPTED}
+    return create_with_free_slug(Model, name, "model", lambda slug: {**fields, "slug": slug}, reuse_by_name=True)
+
+
 class LaunchForm(forms.Form):
     name = forms.CharField(required=False, max_length=200, help_text="Leave empty for model · agent · date.")
     suite = forms.ModelChoiceField(Suite.objects.order_by("is_demo", "name", "version"))
-    model = forms.ModelChoiceField(Model.objects.order_by("name"))
-    agent_type = forms.ChoiceField(
-        label="Agent", initial="scripted", help_text="Agents the harness offers (harness/agents)."
+    model = forms.ModelChoiceField(
+        Model.objects.order_by("name"),
+        required=False,
+        empty_label="— the model the agent runs —",
+        help_text="It names the run, so it must be what the agent runs: a Claude model for the anthropic agent, a "
+        "GPT model for openai, Gemini for gemini, an open-weights model for openai_compatible. Leave it empty for the "
+        "scripted and dummy agents (they call no model; the run is named “Scripted agent (no model)”).",
     )
+    agent_type = forms.ChoiceField(label="Agent", help_text="Agents the harness offers (harness/agents).")
     agent_base_url = forms.CharField(
         required=False, label="Agent base URL", help_text="openai_compatible: the vLLM server, e.g. http://gpu:8000/v1"
     )
@@ -188,15 +218,50 @@ class LaunchForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["agent_type"].choices = [(name, name) for name in agent_backend.agent_choices()]
+        # no agent and no model preselected: each names the run, so the maintainer picks both
+        self.fields["agent_type"].choices = [("", "— choose the agent —")] + [
+            (name, name) for name in agent_backend.agent_choices()
+        ]
         self.fields["tasks"].label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"
-        for name in ("suite", "model"):  # the usual case: one real suite, preselected
-            queryset = self.fields[name].queryset
-            # a suite whose tasks are not imported cannot run anything: preselect one with tasks
-            first = (queryset.filter(tasks__isnull=False).distinct() if name == "suite" else queryset).first()
-            first = first or queryset.first()
-            if first is not None and not self.is_bound:
-                self.initial.setdefault(name, first.pk)
+        # the usual case: one real suite, preselected (one whose tasks are imported: others cannot run anything)
+        queryset = self.fields["suite"].queryset
+        first = queryset.filter(tasks__isnull=False).distinct().first() or queryset.first()
+        if first is not None and not self.is_bound:
+            self.initial.setdefault("suite", first.pk)
+
+    def clean(self):
+        """The model must be what the agent runs (the run is named after it) and the scripted agent needs
+        its plan: refused with the reason on the field, never launched under a misleading name."""
+        data = super().clean()
+        agent, model = data.get("agent_type"), data.get("model")
+        if not agent:
+            return data
+        if agent in NO_MODEL_AGENTS:
+            if model is not None and model.provider in REAL_PROVIDERS:
+                self.add_error(
+                    "model",
+                    f"the {agent} agent calls no model, so its run must not be named after {model.name} "
+                    f"({model.get_provider_display()}): leave the model empty (the run is named “{agent.capitalize()} "
+                    "agent (no model)”), or pick a model whose provider is “Scripted (no model)”",
+                )
+            if agent == "scripted" and "plan" not in self.errors and not data.get("plan"):
+                self.add_error(
+                    "plan",
+                    "the scripted agent replays a plan and none was given: paste one as JSON "
+                    '({"turns": [...], "final_answer": "..."}), or pick an agent that runs a model',
+                )
+        elif agent in AGENT_PROVIDERS:
+            expected = AGENT_PROVIDERS[agent]
+            names = " or ".join(sorted(Model.Provider(p).label for p in expected))
+            if model is None:
+                self.add_error("model", f"choose the model the {agent} agent runs (a {names} model)")
+            elif model.provider not in expected | {Model.Provider.OTHER}:
+                self.add_error(
+                    "model",
+                    f"{model.name} is a {model.get_provider_display()} model: the {agent} agent runs {names} models "
+                    "(pick one of those, or the agent that runs this model)",
+                )
+        return data
 
     def clean_plan(self):
         text = self.cleaned_data["plan"].strip()
@@ -221,7 +286,7 @@ class LaunchForm(forms.Form):
             judge.model, judge.base_url = data["judge_model"], data["judge_base_url"]
         return LaunchSpec(
             suite=data["suite"],
-            model=data["model"],
+            model=data["model"] or no_model(data["agent_type"]),
             agent_type=data["agent_type"],
             tool_surface=data["tool_surface"],
             turn_budget=data["turn_budget"],
@@ -317,16 +382,39 @@ def _each_run(model_admin, request, queryset, do, done: str):
             model_admin.message_user(request, done.format(run=run, result=result), messages.SUCCESS)
 
 
-@admin.action(description="Rerun the whole run (as a new run)", permissions=["change"])
+def _confirmed_reruns(model_admin, request, queryset, which: str, action: str):
+    """A rerun list action asks first, as cancelling from the run page does: a page naming each run and
+    what would be queued; confirmed, each run is rerun once (``reruns_seen`` per run: a second click
+    on the same confirmation queues nothing more)."""
+    if request.POST.get("confirm_rerun") != "yes":
+        runs = [(run, lifecycle.rerun_pairs(run, which), run.reruns.count()) for run in queryset]
+        context = {
+            **model_admin.admin_site.each_context(request),
+            "title": f"Rerun {lifecycle.RERUN_CHOICES[which]}?",
+            "opts": model_admin.model._meta,
+            "runs": runs,
+            "which_label": lifecycle.RERUN_CHOICES[which],
+            "action": action,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/leaderboard/run/rerun_confirm.html", context)
+
+    def do(run):
+        seen = request.POST.get(f"reruns_seen_{run.pk}", "")
+        return lifecycle.rerun(run, which, user=request.user, reruns_seen=int(seen) if seen.isdigit() else None)
+
+    _each_run(model_admin, request, queryset, do, "{run.name}: rerun queued as {result.name}")
+    return None
+
+
+@admin.action(description="Rerun the whole run (as a new run)…", permissions=["change"])
 def rerun_whole(model_admin, request, queryset):
-    _each_run(model_admin, request, queryset, lambda r: lifecycle.rerun(r, "all", user=request.user),
-              "{run.name}: rerun queued as {result.name}")  # fmt: skip
+    return _confirmed_reruns(model_admin, request, queryset, "all", "rerun_whole")
 
 
-@admin.action(description="Rerun failed or errored trajectories (as a new run)", permissions=["change"])
+@admin.action(description="Rerun failed or errored trajectories (as a new run)…", permissions=["change"])
 def rerun_failed(model_admin, request, queryset):
-    _each_run(model_admin, request, queryset, lambda r: lifecycle.rerun(r, "failed", user=request.user),
-              "{run.name}: rerun queued as {result.name}")  # fmt: skip
+    return _confirmed_reruns(model_admin, request, queryset, "failed", "rerun_failed")
 
 
 @admin.action(description="Cancel (queued trajectories are dropped, running ones stop)", permissions=["change"])

@@ -239,8 +239,10 @@ def spec_from_run(run: Run) -> LaunchSpec:
     )
 
 
-def rerun(run: Run, which: str = "all", *, task: Task | None = None, user=None) -> Run:
-    """A new Run (parent = ``run``) over the chosen trajectories, same configuration; ``run`` is untouched."""
+def rerun(run: Run, which: str = "all", *, task: Task | None = None, user=None, reruns_seen: int | None = None) -> Run:
+    """A new Run (parent = ``run``) over the chosen trajectories, same configuration; ``run`` is untouched.
+    ``reruns_seen``: how many reruns the run had when the maintainer confirmed (the confirmation pages
+    send it); a rerun queued since (a second click, another maintainer) refuses this one."""
     if run.provenance != Run.Provenance.HARNESS:
         raise LaunchRefused([f"run {run.slug!r} was not run by our harness ({run.get_provenance_display()})"])
     pairs = rerun_pairs(run, which, task)
@@ -250,9 +252,20 @@ def rerun(run: Run, which: str = "all", *, task: Task | None = None, user=None) 
     problems = preflight(spec)
     if problems:
         raise LaunchRefused(problems)
-    generation = Run.objects.filter(parent=run).count() + 1
-    spec.name = f"{run.name} · rerun {generation} ({RERUN_CHOICES[which]})"
-    new = _create_run(spec, user, parent=run, pairs=pairs)
+    with transaction.atomic():
+        Run.objects.select_for_update().filter(pk=run.pk).first()  # one confirmed rerun at a time
+        earlier = Run.objects.filter(parent=run)
+        if reruns_seen is not None and earlier.count() > reruns_seen:
+            latest = earlier.order_by("-created_at", "-pk").first()
+            raise LaunchRefused(
+                [
+                    f"a rerun of {run.name} was queued since you confirmed ({latest.name}); nothing was queued "
+                    "again (rerun from the run page once more if you want another)"
+                ]
+            )
+        generation = earlier.count() + 1
+        spec.name = f"{run.name} · rerun {generation} ({RERUN_CHOICES[which]})"
+        new = _create_run(spec, user, parent=run, pairs=pairs)
     _queue(new)
     return new
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from leaderboard.models import JudgeConfig, Run
 from leaderboard.scoring import outcomes
+from leaderboard.scoring.one_trajectory import default_judge_id
 from trajectories.models import EndReason, Judgment, Step, Trajectory
 from trajectories.recording.selectors import final_screenshots
 
@@ -111,6 +112,22 @@ def trajectory_rows(run: Run) -> list[dict]:
             }
         )
     return out
+
+
+def verdicts_judge(run: Run) -> dict:
+    """Whose verdicts the table's judgments and scores count, named above the table (the judge the run
+    is scored by, as the leaderboard chooses it), and how many verdicts of the author's own judge the
+    run's trajectories carry besides: shown in the player as self-reported, never counted here."""
+    judge = None
+    judge_id = default_judge_id(run)
+    if judge_id is not None:
+        judge = JudgeConfig.objects.filter(pk=judge_id).exclude(origin=JudgeConfig.Origin.SELF_REPORTED).first()
+    own = Judgment.objects.filter(trajectory__run=run, judge__origin=JudgeConfig.Origin.SELF_REPORTED).count()
+    return {
+        "name": judge.name if judge else "",
+        "origin_label": judge.get_origin_display() if judge else "",
+        "self_reported": own,
+    }
 
 
 def summary(rows: list[dict]) -> dict:

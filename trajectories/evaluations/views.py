@@ -1,13 +1,13 @@
-"""Staff actions on a harness run's page: cancel it (after a confirmation page) and rerun it as a new run
-(its failed or errored trajectories, the whole run, or one task). Thin: trajectories/evaluations/lifecycle.py does
-the work, the same functions the admin's actions call."""
+"""Staff actions on a harness run's page: cancel it and rerun it as a new run (its failed or errored
+trajectories, the whole run, or one task), each after a confirmation page. Thin:
+trajectories/evaluations/lifecycle.py does the work, the same functions the admin's actions call."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from leaderboard.catalog import selectors
 from trajectories.evaluations import lifecycle
@@ -53,17 +53,38 @@ def run_cancel(request, slug):
     )
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def run_rerun(request, slug):
-    """Queue a rerun as a new run; the flash message links to it. ``which``: failed, all or task (+ ``task``)."""
+    """GET (or a POST not confirmed): what the rerun would queue, and a button to confirm, as for
+    cancelling. A confirmed POST (it carries ``reruns_seen``, the reruns the run had when the page was
+    shown, so a second click queues nothing) queues a rerun as a new run; the flash message links to it.
+    ``which``: failed, all or task (+ ``task``)."""
     run = _run_for_staff(request, slug)
-    form = RerunForm(run, request.POST)
+    form = RerunForm(run, request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
         problems = [f"{field if field != '__all__' else 'rerun'}: {' '.join(e)}" for field, e in form.errors.items()]
         messages.error(request, "Nothing was queued: " + "; ".join(problems))
         return _back(run)
+    which, task = form.cleaned_data["which"], form.cleaned_data["task"]
+    seen = request.POST.get("reruns_seen", "") if request.method == "POST" else ""
+    if not seen.isdigit():
+        pairs = lifecycle.rerun_pairs(run, which, task)
+        return render(
+            request,
+            "trajectories/run_rerun.html",
+            {
+                "run": run,
+                "which": which,
+                "which_label": lifecycle.RERUN_CHOICES[which],
+                "task": task,
+                "pairs": pairs,
+                "tasks": len({t.pk for t, _attempt in pairs}),
+                "reruns_seen": run.reruns.count(),
+                "progress": lifecycle.progress(run),
+            },
+        )
     try:
-        new = lifecycle.rerun(run, form.cleaned_data["which"], task=form.cleaned_data["task"], user=request.user)
+        new = lifecycle.rerun(run, which, task=task, user=request.user, reruns_seen=int(seen))
     except LaunchRefused as exc:
         messages.error(request, "Nothing was queued: " + "; ".join(exc.problems))
         return _back(run)

@@ -9,7 +9,10 @@ from django.http import Http404
 from django.urls import reverse
 
 from harness.apps import APPS, WEB, app_key
+from leaderboard.catalog.badges import SELF_REPORTED_NOTE
 from leaderboard.catalog.selectors import visible_runs
+from leaderboard.models import JudgeConfig
+from leaderboard.scoring.one_trajectory import default_judge_id
 from trajectories.models import Step, Trajectory
 from trajectories.recording import selectors
 from trajectories.recording.state_checks import state_check_summary, state_checks_by_item
@@ -98,17 +101,34 @@ def step_payload(step: Step, app: str | None = None) -> dict:
     }
 
 
+def judge_entry(judge: JudgeConfig, scoring_judge_id: int | None) -> dict:
+    """Who gave a set of verdicts, as the player names it: the judge's name and kind, whether its
+    verdicts score the run, and for an author's own judge the label "self-reported, not scored"."""
+    self_reported = judge.origin == JudgeConfig.Origin.SELF_REPORTED
+    return {
+        "id": judge.pk,
+        "name": judge.name,
+        "origin": judge.origin,
+        "origin_label": judge.get_origin_display(),
+        "self_reported": self_reported,
+        "scores_run": not self_reported and judge.pk == scoring_judge_id,
+        "note": SELF_REPORTED_NOTE if self_reported else "",
+        "items": [],
+    }
+
+
 def judges_payload(trajectory: Trajectory) -> list[dict]:
-    """Judgments grouped by judge (ours first), each item with verdict, weight, explanation and
-    the cited step indices that exist in this trajectory."""
+    """Judgments grouped by judge (ours first, authors' own last), each judge named with its kind
+    (judge_entry) and each item with verdict, weight, explanation and the cited step indices that
+    exist in this trajectory."""
     existing = {s.index for s in trajectory.steps.all()}
     checks = state_checks_by_item(trajectory)
     judges: dict[int, dict] = {}
+    scoring_judge_id = default_judge_id(trajectory.run) if trajectory.judgments.all() else None
     for j in trajectory.judgments.all():
-        entry = judges.setdefault(
-            j.judge_id,
-            {"id": j.judge_id, "name": j.judge.name, "origin": j.judge.origin, "items": []},
-        )
+        entry = judges.get(j.judge_id)
+        if entry is None:
+            entry = judges[j.judge_id] = judge_entry(j.judge, scoring_judge_id)
         cited = sorted({int(n) for n in (j.cited_steps or []) if isinstance(n, int) and n in existing})
         entry["items"].append(
             {

@@ -5,7 +5,7 @@ from datetime import datetime
 
 from django.http import Http404, HttpResponse
 from django.urls import reverse
-from ninja import File, Form, Router, Schema, Status
+from ninja import Field, File, Form, Router, Schema, Status
 from ninja.files import UploadedFile
 from ninja.security import HttpBearer, SessionAuth
 
@@ -55,7 +55,13 @@ class ProblemOut(Schema):
 class SubmissionOut(Schema):
     id: int
     url: str
-    status: str
+    status: str = Field(
+        description="validating, rejected, judging, awaiting_judge (stored and checked, but our judge could not "
+        "start on this site: nothing happens until a maintainer queues it), awaiting_review, changes_requested, "
+        "published or withdrawn; the submission page shows the same status"
+    )
+    status_label: str = Field(description="The status as the submission page names it")
+    status_next: str = Field(description="What happens next, in words")
     archive_name: str
     archive_sha256: str
     archive_size: int
@@ -80,7 +86,7 @@ def _out(request, sub: Submission) -> dict:
     return {
         "id": sub.pk,
         "url": request.build_absolute_uri(reverse("trajectories:submission_detail", args=[sub.pk])),
-        "status": sub.status,
+        **review.shown_status(sub, bool(getattr(request.auth, "is_staff", False))),
         "archive_name": sub.archive_name,
         "archive_sha256": sub.archive_sha256,
         "archive_size": sub.archive_size,
@@ -111,7 +117,9 @@ def _out(request, sub: Submission) -> dict:
         "Multipart form: `archive` (a .zip or .tar.gz holding one or many task folders in the upstream "
         "MyPCBench, OSWorld or bundle layout) and `metadata` (JSON: suite, model, agent, tool_surface, "
         "turn_budget, harness_version, image_version, notes, links). 201 when accepted, 200 when the same "
-        "archive was already submitted, 422 with every problem found when refused (nothing is stored), 429 "
+        "archive was already submitted with no metadata or the same metadata (its submission, unchanged), 409 when "
+        "it was already submitted with other metadata (each field that differs is named; nothing is stored or "
+        "changed) or from another account, 422 with every problem found when refused (nothing is stored), 429 "
         "over a per-author limit on accepted uploads, upload attempts (accepted or refused, repeats too) or "
         "API calls (the message names the limit and when it resets; "
         "Retry-After gives the seconds to wait). Where workers check uploads (MYPCBENCH_UPLOAD_VALIDATION="

@@ -13,6 +13,7 @@ from leaderboard.models import JudgeConfig, Run
 from trajectories.judging import our_judge
 from trajectories.judging.our_judge import request_run_judging
 from trajectories.models import Judgment, Submission
+from trajectories.submissions import words
 
 logger = logging.getLogger(__name__)
 
@@ -212,6 +213,26 @@ _RESULT = {
 _LABELS = {"approve": "approved", "reject": "rejected", "request_changes": "requested changes", "withdraw": "withdrew"}
 
 
+def unjudged_warning(submission: Submission) -> str:
+    """What publishing this submission now would show, when our judge has not judged all of it: the
+    run would sit on the leaderboard without scores (or with figures over part of it). Empty once our
+    judge has answered every rubric item. The admin asks for a confirmation showing it."""
+    if submission.run_id is None:
+        return ""
+    progress = judging_progress(submission)
+    if progress["complete"] and progress["judged_items"]:
+        return ""
+    if not progress["judged_items"]:
+        return (
+            "our judge has not judged it: published now, it shows on the leaderboard without scores (—), "
+            "marked “awaiting our judge”, and is not counted among the graded rows"
+        )
+    return (
+        f"our judge has judged only {progress['judged_items']} of {progress['items']} rubric items: published now, "
+        "its figures cover only those and it is marked “being judged”"
+    )
+
+
 def decide(submission: Submission, by, action: str, reason: str = "") -> Submission:
     """Apply a review decision (approve, reject, request_changes; withdraw by the author) and
     append who, when, what and why to the review log."""
@@ -220,6 +241,7 @@ def decide(submission: Submission, by, action: str, reason: str = "") -> Submiss
         raise ReviewError(f"unknown decision {action!r} (expected one of {', '.join(_ALLOWED)})")
     if action in ("reject", "request_changes") and not reason:
         raise ReviewError(f"{action.replace('_', ' ')}: a reason is required (the author reads it)")
+    unjudged = unjudged_warning(submission) if action == "approve" else ""
     with transaction.atomic():
         submission = Submission.objects.select_for_update(of=("self",)).select_related("run").get(pk=submission.pk)
         if submission.status not in _ALLOWED[action]:
@@ -234,7 +256,7 @@ def decide(submission: Submission, by, action: str, reason: str = "") -> Submiss
             "at": timezone.now().isoformat(timespec="seconds"),
             "by": by.get_username(),
             "action": action,
-            "label": _LABELS[action],
+            "label": "approved before our judge had judged it all" if unjudged else _LABELS[action],
             "from": submission.status,
             "to": status,
             "reason": reason,
@@ -355,6 +377,15 @@ def submission_progress(submission: Submission) -> dict:
         "judged": sum(1 for r in rows if r["judged"]),
         "rows": rows,
     }
+
+
+def shown_status(submission: Submission, is_staff: bool) -> dict:
+    """{"status", "status_label", "status_next"}: the one status the page, the list, the admin and the
+    API show for this submission (trajectories.submissions.words), with what happens next for this reader."""
+    state = judging_state(submission)
+    return words.status_words(
+        submission.status, submission.get_status_display(), state.get("state", ""), state.get("note", ""), is_staff
+    )
 
 
 def is_live(submission: Submission) -> bool:

@@ -21,6 +21,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from harness import safejson
 from harness.archive import ArchiveError, ArchiveLimits, extract_archive
 from harness.bundle import BundleError, JudgeRecord
 from leaderboard.catalog.slugs import create_with_free_slug
@@ -38,7 +39,7 @@ from trajectories.recording.ingest import (
 )
 from trajectories.recording.rubric_versions import rubric_version_for
 from trajectories.submissions.low_priority import at_low_priority
-from trajectories.submissions.review import queue_judging, self_reported_key
+from trajectories.submissions.review import queue_judging, self_reported_key, shown_status
 from trajectories.submissions.validation import (
     METADATA_FIELDS,
     NOTE,
@@ -174,6 +175,7 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
         sha256, size = _save_upload(upload, archive_path, limits)
         existing = _already_submitted(author, name, sha256)
         if existing is not None:
+            refuse_other_metadata(existing, name, metadata)
             return SubmitResult(existing, created=False)
         result = _validate_and_store(author, name, sha256, size, metadata, workdir, limits)
     finally:
@@ -227,6 +229,7 @@ def receive_archive(author, upload, metadata) -> SubmitResult:
     existing = _already_submitted(author, name, sha256)
     if existing is not None:
         if not (existing.status == Submission.Status.REJECTED and existing.run_id is None):
+            refuse_other_metadata(existing, name, metadata)
             return SubmitResult(existing, created=False)
         existing.delete()  # a worker refused this archive before: this is a new try
     try:
@@ -327,6 +330,44 @@ def _already_submitted(author, name: str, sha256: str) -> Submission | None:
     raise SubmissionConflict(
         [Problem(name, "this exact archive was already submitted from another account (expected your own data)")]
     )
+
+
+def refuse_other_metadata(existing: Submission, name: str, metadata) -> None:
+    """The same archive sent again answers with its submission when it comes with no metadata or the
+    metadata it was sent with; other metadata is never dropped silently: the upload is refused (409)
+    naming each field that differs, and nothing is stored or changed. Bad metadata is refused as it
+    would be for a new archive (422)."""
+    raw = metadata
+    if isinstance(raw, str | bytes):
+        try:
+            raw = safejson.loads(raw or "{}")
+        except safejson.JSONRefused:
+            raw = None  # parse_metadata below names the problem
+    if isinstance(raw, dict) and not raw:
+        return  # the archive alone, again: nothing new to keep
+    meta, problems = parse_metadata(metadata)
+    if problems or meta is None:
+        raise SubmissionRejected(problems)
+    sent, stored = meta.as_dict(), existing.metadata or {}
+    differences = [
+        f"{key} is {stored.get(key)!r} there and {sent[key]!r} now"
+        for key in METADATA_FIELDS
+        if key in raw and sent[key] != stored.get(key)
+    ]
+    if differences:
+        when = timezone.localtime(existing.created_at).strftime("%Y-%m-%d %H:%M")
+        status = shown_status(existing, False)["status_label"].lower()
+        raise SubmissionConflict(
+            [
+                Problem(
+                    name,
+                    f"this archive was already submitted, as submission {existing.pk} ({when}, "
+                    f"{status}), with other metadata: {'; '.join(differences)}. "
+                    "Nothing was stored or changed: sending the same archive again does not change a submission's "
+                    "metadata. Send it with the metadata it was sent with, or ask a maintainer to correct it.",
+                )
+            ]
+        )
 
 
 def _model(name: str) -> Model:

@@ -94,7 +94,9 @@ def submission_new(request):
 
 @login_required
 def submission_list(request):
-    rows = review.visible_submissions(request.user).order_by("-created_at")
+    rows = list(review.visible_submissions(request.user).order_by("-created_at"))
+    for sub in rows:  # the status as the submission's page and the API name it
+        sub.shown = review.shown_status(sub, request.user.is_staff)
     return render(request, "submissions/list.html", {"submissions": rows})
 
 
@@ -110,15 +112,11 @@ def submission_detail(request, pk: int):
     sub = review.sync_judging_status(_visible_or_404(request.user, pk))
     report = sub.validation_report or []
     judge_progress = review.judging_progress(sub)
-    judging = review.judging_state(sub)
     return render(
         request,
         "submissions/detail.html",
         {
-            "status_label": words.status_label(sub.status, sub.get_status_display(), judging.get("state", "")),
-            "awaiting_note": words.judging_note(
-                judging.get("note", ""), judging.get("state", ""), request.user.is_staff
-            ),
+            "shown": review.shown_status(sub, request.user.is_staff),  # as the API and the list name it
             "submission": sub,
             "run": sub.run,
             "errors": [p for p in report if p.get("level") == "error"],

@@ -74,7 +74,7 @@ def test_rerunning(client, world, who, expected, which):
         first = run_page_data.trajectories(world["run"])[0]
         run_page_data.start(first)
         run_page_data.finish(first, 0, ended_by="error", status="error")
-    form = {"which": which, "task": world["tasks"][0].pk}
+    form = {"which": which, "task": world["tasks"][0].pk, "reruns_seen": "0"}  # as the confirmation page posts it
     response = as_who(client, world, who).post(reverse("trajectories:run_rerun", args=[world["run"].slug]), form)
     assert response.status_code == expected
     assert Run.objects.filter(parent=world["run"]).exists() is (who == "maintainer")
@@ -91,9 +91,11 @@ def test_only_a_maintainer_sees_the_staff_buttons(client, world, who):
     assert (reverse("trajectories:run_rerun", args=[world["run"].slug]) in page) is shown
 
 
-def test_rerun_only_takes_a_post(client, world):
+def test_rerun_queues_only_a_confirmed_post(client, world):
     as_who(client, world, "maintainer")
-    assert client.get(reverse("trajectories:run_rerun", args=[world["run"].slug])).status_code == 405
+    url = reverse("trajectories:run_rerun", args=[world["run"].slug])
+    assert "Queue the rerun" in client.get(url, {"which": "all"}).content.decode(), "a GET only asks"
+    assert "Queue the rerun" in client.post(url, {"which": "all"}).content.decode(), "so does an unconfirmed POST"
     assert unchanged(world)
 
 

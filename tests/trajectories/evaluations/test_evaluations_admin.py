@@ -152,7 +152,9 @@ def test_list_actions_cancel_and_rerun_failed(admin_client, world, queued, monke
     run.refresh_from_db()
     assert run.status == "cancelled"
     assert set(run.trajectories.values_list("status", flat=True)) == {"interrupted"}
-    admin_client.post(changelist, {"action": "rerun_failed", "_selected_action": [run.pk]})
+    asked = admin_client.post(changelist, {"action": "rerun_failed", "_selected_action": [run.pk]})
+    assert "Yes, queue the rerun" in asked.content.decode() and not Run.objects.exclude(pk=run.pk).exists()
+    admin_client.post(changelist, {"action": "rerun_failed", "_selected_action": [run.pk], "confirm_rerun": "yes"})
     new = Run.objects.exclude(pk=run.pk).get()
     assert new.parent == run and new.trajectories.count() == 2
 

@@ -229,7 +229,8 @@ def test_rerun_failed_from_the_run_page_links_the_new_run(admin_client, no_broke
                                          (errored, "error", "error")):  # fmt: skip
         run_page_data.start(trajectory)
         run_page_data.finish(trajectory, 0, ended_by=ended_by, status=status)
-    response = admin_client.post(reverse("trajectories:run_rerun", args=[run.slug]), {"which": "failed"}, follow=True)
+    url = reverse("trajectories:run_rerun", args=[run.slug])
+    response = admin_client.post(url, {"which": "failed", "reruns_seen": "0"}, follow=True)
     new = Run.objects.get(parent=run)
     assert response.redirect_chain == [(reverse("leaderboard:run_detail", args=[run.slug]), 302)]
     assert sorted(new.trajectories.values_list("task__task_id", flat=True)) == ["action-e002", "action-e003"]
@@ -242,8 +243,8 @@ def test_rerun_failed_from_the_run_page_links_the_new_run(admin_client, no_broke
 def test_rerun_the_whole_run_or_one_task(admin_client, no_broker):
     run, tasks = run_page_data.launch(2)
     url = reverse("trajectories:run_rerun", args=[run.slug])
-    admin_client.post(url, {"which": "all"})
-    admin_client.post(url, {"which": "task", "task": tasks[1].pk})
+    admin_client.post(url, {"which": "all", "reruns_seen": "0"})
+    admin_client.post(url, {"which": "task", "task": tasks[1].pk, "reruns_seen": "1"})
     whole, one = Run.objects.filter(parent=run).order_by("pk")
     assert whole.trajectories.count() == 2
     assert list(one.trajectories.values_list("task__task_id", flat=True)) == ["action-e002"]

@@ -435,10 +435,10 @@ def test_the_author_reads_one_state_in_plain_words_and_can_play_back_each_task(
     url = reverse("trajectories:submission_detail", args=[sub.pk])
     page = client.get(url).content.decode()
     # one state, no operator message for the author
-    assert "Waiting for our judge" in page and "Awaiting review" not in page
+    assert "Awaiting our judge" in page and "Awaiting review" not in page
     assert "GEMINI_API_KEY" not in page and "--api-key" not in page and "There is nothing you need to do" in page
     live = client.get(reverse("trajectories:submission_live", args=[sub.pk])).json()
-    assert live["status_label"] == "Waiting for our judge" and "GEMINI_API_KEY" not in live["judging"]["note"]
+    assert live["status_label"] == "Awaiting our judge" and "GEMINI_API_KEY" not in live["judging"]["note"]
     # every task id opens the author's own trajectory in the player, before any review
     for trajectory in sub.run.trajectories.all():
         player = reverse("trajectories:trajectory_player", args=[trajectory.pk])

@@ -70,10 +70,12 @@ def test_round_trip_upload_approve_publish(client, setup, tmp_path, isolated_med
     assert client.get(reverse("leaderboard:run_detail", args=[run.slug])).status_code == 404
 
     client.force_login(staff)
+    approve = {"action": "approve", "_selected_action": [sub.pk], "reason": ""}
+    # our judge has not judged it (no judge ran here): the admin asks first, saying it shows without scores
+    response = client.post(reverse("admin:trajectories_submission_changelist"), approve)
+    assert "without scores" in response.content.decode() and Submission.objects.get(pk=sub.pk).status != "published"
     response = client.post(
-        reverse("admin:trajectories_submission_changelist"),
-        {"action": "approve", "_selected_action": [sub.pk], "reason": ""},
-        follow=True,
+        reverse("admin:trajectories_submission_changelist"), {**approve, "publish_unjudged": "yes"}, follow=True
     )
     assert "1 submission(s) approved and published." in response.content.decode()
     client.logout()
