@@ -24,7 +24,7 @@ from harness.control import pyautogui_command  # noqa: E402
 from harness.envs import FakeEnv  # noqa: E402
 from harness.loop import LoopConfig, run_task  # noqa: E402
 from harness.recorder import Recorder  # noqa: E402
-from harness.taskfile import load_tasks  # noqa: E402
+from harness.tasks import load_tasks  # noqa: E402
 
 TARGET_MS = 50.0
 

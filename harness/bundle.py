@@ -14,7 +14,7 @@ from pathlib import Path
 from harness import layouts, result_files, safejson
 from harness.actions import parse_action
 from harness.printable import printable
-from harness.taskfile import RubricSpec, build_rubric
+from harness.tasks import RubricSpec, build_rubric
 
 TIMESTAMP_FORMAT = "%Y%m%d@%H%M%S%f"
 TRAJ_FILE = "traj.jsonl"

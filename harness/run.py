@@ -42,7 +42,7 @@ from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.loop import LoopConfig, run_task
 from harness.postboot import PostBootConfig, SetupError, parse_parts
 from harness.recorder import Recorder
-from harness.taskfile import TaskFileError, load_tasks
+from harness.tasks import TaskFileError, load_tasks
 
 RUN_FILE = "run.json"
 

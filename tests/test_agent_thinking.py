@@ -14,7 +14,7 @@ from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.run import main
-from harness.taskfile import load_tasks
+from harness.tasks import load_tasks
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import anthropic_turn
 

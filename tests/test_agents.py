@@ -26,7 +26,7 @@ from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.run import main
-from harness.taskfile import load_tasks
+from harness.tasks import load_tasks
 from tests.simulators import ProviderSimulator, Reply
 from tests.simulators.computer_use import anthropic_turn, chat_turn, gemini_turn, images_in, openai_turn, qwen_call
 

@@ -19,7 +19,7 @@ from harness.envs import LocalEnv
 from harness.guest.desktop import LocalDesktopGuest, keysym, missing_tools, xdotool_commands
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
-from harness.taskfile import load_tasks
+from harness.tasks import load_tasks
 from harness.translate import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 
 ROOT = Path(__file__).resolve().parent.parent

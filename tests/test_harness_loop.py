@@ -15,7 +15,7 @@ from harness.bundle import read_task_dir
 from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import CallbackSink, Recorder
-from harness.taskfile import load_tasks
+from harness.tasks import load_tasks
 
 DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"
 FAST = LoopConfig(sleep_after=0.0)

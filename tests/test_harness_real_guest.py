@@ -24,7 +24,7 @@ from harness.guest.server import ControlServer
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.run import main, run_suite
-from harness.taskfile import load_tasks
+from harness.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"

@@ -16,7 +16,7 @@ from harness.envs import FakeEnv
 from harness.judge.state_checks import output_matches, run_state_checks
 from harness.loop import LoopConfig
 from harness.run import run_suite
-from harness.taskfile import TaskFileError, load_tasks
+from harness.tasks import TaskFileError, load_tasks
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import JudgeConfig, RubricItem
 from trajectories.models import Judgment, StateCheckResult, Trajectory

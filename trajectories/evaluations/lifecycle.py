@@ -17,7 +17,7 @@ from harness.judge.state_checks import run_state_checks
 from harness.loop import LoopConfig, run_task
 from harness.postboot import PostBootConfig, SetupError, parse_parts
 from harness.recorder import HARNESS_VERSION, Recorder
-from harness.taskfile import RubricSpec, TaskSpec
+from harness.tasks import RubricSpec, TaskSpec
 from leaderboard.catalog.slugs import free_slug
 from leaderboard.models import Model, RubricItem, Run, Suite, Task
 from trajectories import queue

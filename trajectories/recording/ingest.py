@@ -23,7 +23,7 @@ from PIL import Image, UnidentifiedImageError
 from harness.bundle import FULL_TRAJ_RESULT, PER_STEP_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
 from harness.pacing import pace
 from harness.result_files import usage_by_kind
-from harness.taskfile import RubricSpec
+from harness.tasks import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories.models import Judgment, Step, Trajectory
 from trajectories.recording import action_counts
