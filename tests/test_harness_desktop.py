@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
+from harness.actions import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 from harness.agents.scripted import Plan, ScriptedAgent, Turn
 from harness.bundle import read_task_dir
 from harness.control import ControlClient
@@ -20,7 +21,6 @@ from harness.guest.desktop import LocalDesktopGuest, keysym, missing_tools, xdot
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.tasks import load_tasks
-from harness.translate import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = (

@@ -11,6 +11,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from harness.actions import Scale, TranslationError, fit_within, from_anthropic
 from harness.agents.base import AgentError
 from harness.agents.common import (
     IMAGE_REMOVED,
@@ -21,7 +22,6 @@ from harness.agents.common import (
     png_at,
     strip_images,
 )
-from harness.translate import Scale, TranslationError, fit_within, from_anthropic
 
 MAX_DISPLAY = (1280, 800)  # WXGA: sent unscaled by the API, so the model's pixels are ours up to the factor
 # The paper's Claude harness declares 1280x720 and resizes every screenshot to it (formats.md §5.1).

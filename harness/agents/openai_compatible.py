@@ -15,9 +15,7 @@ import json
 import re
 
 from harness import safejson
-from harness.agents.base import AgentError
-from harness.agents.common import ProviderAgent, ProviderCallError, b64, images_to_drop, png_at, strip_images
-from harness.translate import (
+from harness.actions import (
     QWEN_ACTIONS,
     QWEN_COORDINATE_TYPES,
     QWEN_MAX_SCROLL_PIXELS,
@@ -26,6 +24,8 @@ from harness.translate import (
     from_qwen,
     qwen_model_size,
 )
+from harness.agents.base import AgentError
+from harness.agents.common import ProviderAgent, ProviderCallError, b64, images_to_drop, png_at, strip_images
 
 COLLAPSED = "This screenshot has been collapsed."
 
