@@ -20,11 +20,11 @@ from harness.agents import AnthropicAgent, GeminiAgent, MissingApiKey, OpenAIAge
 from harness.agents.anthropic import tool_versions
 from harness.agents.openai import PLACEHOLDER_PNG
 from harness.agents.openai_compatible import parse_tool_calls
-from harness.bundle import read_task_dir
 from harness.control import ExecResult
 from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
+from harness.results import read_task_dir
 from harness.run import main
 from harness.tasks import load_tasks
 from tests.simulators import ProviderSimulator, Reply

@@ -19,7 +19,7 @@ from django.core.management import call_command
 from PIL import Image
 
 from harness.apps import normalise_app
-from harness.bundle import read_results
+from harness.results import read_results
 from harness.tasks import TYPES, load_tasks, resolve_type
 from leaderboard.management.commands import load_demo as load_demo_module
 from leaderboard.models import APPS_TOUCHED_BINS, Model, ReportedFigure, RubricItem, Run, Suite, Task, apps_touched_bin

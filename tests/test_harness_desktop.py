@@ -14,12 +14,12 @@ from PIL import Image, ImageChops
 
 from harness.actions import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 from harness.agents.scripted import Plan, ScriptedAgent, Turn
-from harness.bundle import read_task_dir
 from harness.control import ControlClient
 from harness.envs import LocalEnv
 from harness.guest.desktop import LocalDesktopGuest, keysym, missing_tools, xdotool_commands
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
+from harness.results import read_task_dir
 from harness.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parent.parent

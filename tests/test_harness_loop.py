@@ -11,10 +11,10 @@ from harness.agents import DummyAgent, ScriptedAgent
 from harness.agents.base import AgentState
 from harness.agents.prompts import stop_signal, strip_signal, system_prompt
 from harness.agents.scripted import Plan, Turn
-from harness.bundle import read_task_dir
 from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import CallbackSink, Recorder
+from harness.results import read_task_dir
 from harness.tasks import load_tasks
 
 DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"

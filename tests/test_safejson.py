@@ -9,9 +9,7 @@ import tracemalloc
 import pytest
 
 from harness import safejson
-from harness.bundle import BundleError, read_task_dir
-from harness.layouts import classify
-from harness.printable import printable
+from harness.results import BundleError, classify, printable, read_task_dir
 from harness.tasks import TaskFileError, parse_json_text
 
 DEEP = "[" * 50_000 + "]" * 50_000

@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 
 from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_task_dir, scores_summary
-from harness.scoring import run_figures
+from harness.results import run_figures
 from leaderboard.boards import board as leaderboard
 from leaderboard.boards.board import BoardFilters
 from leaderboard.models import Run

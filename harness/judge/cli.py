@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from harness import safejson
-from harness.bundle import BundleError, find_task_dirs, read_task_dir
 from harness.judge.core import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
@@ -24,7 +23,7 @@ from harness.judge.images import DEFAULT_MAX_SIDE, DEFAULT_QUALITY, FORMATS, Ima
 from harness.judge.prices import PRICES_ENV, PriceFileError, price_status, price_table
 from harness.judge.prompt import DEFAULT_MAX_IMAGES, PROMPT_VERSION, PROMPT_VERSIONS, TrajectoryForJudge
 from harness.judge.providers import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError, make_provider
-from harness.scoring import run_figures
+from harness.results import BundleError, find_task_dirs, read_task_dir, run_figures
 
 BUNDLE_FILE = "rubric_bundle.json"
 TASK_RESULT_FILE = "rubric_judge_result.json"

@@ -6,8 +6,8 @@ the screenshots, answered ``Thoughts:`` / ``Status:``), rewritten in our own wor
 
 from dataclasses import dataclass, field
 
-from harness.bundle import StepRecord
 from harness.judge.images import ImagePolicy, encode_screenshot
+from harness.results import StepRecord
 
 OURS = "mypc-judge-1"
 PAPER = "paper-v1"

@@ -45,7 +45,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from harness.scoring import Figures, run_figures
+from harness.results import Figures, run_figures
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from leaderboard.scoring import metrics, public_version
 from leaderboard.scoring.public_version import CATALOG_MODELS, on_save_and_delete

@@ -6,10 +6,16 @@ reported together, and a refused import leaves no rows and no media files."""
 import hashlib
 from pathlib import Path, PurePosixPath
 
-from harness import layouts, result_files
-from harness.archive import ArchiveError
-from harness.archive_stream import iter_task_folders, list_archive
-from harness.bundle import BundleError, _read_scores, read_task_dir
+from harness.results import (
+    ArchiveError,
+    BundleError,
+    iter_task_folders,
+    layouts,
+    list_archive,
+    read_scores,
+    read_task_dir,
+    result_files,
+)
 from leaderboard.models import Suite
 from trajectories.recording import import_notes
 from trajectories.recording import import_runs as services
@@ -80,7 +86,7 @@ def import_archive(
             for rel, copy in iter_task_folders(path, listing):
                 if rel in listing.extra:
                     try:
-                        scores.update(_read_scores(copy, report.warnings))
+                        scores.update(read_scores(copy, report.warnings))
                     except BundleError as exc:
                         problems.add(str(rel), exc.problem)
                     continue

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from harness.bundle import TASK_SCORE_RESULT, JudgeRecord, ResultsTree
+from harness.results import TASK_SCORE_RESULT, JudgeRecord, ResultsTree
 from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
 from trajectories.recording import import_notes

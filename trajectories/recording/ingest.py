@@ -20,9 +20,15 @@ from django.db.models import Q
 from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
 
-from harness.bundle import FULL_TRAJ_RESULT, PER_STEP_RESULT, JudgeRecord, StepRecord, TrajectoryBundle
-from harness.pacing import pace
-from harness.result_files import usage_by_kind
+from harness.results import (
+    FULL_TRAJ_RESULT,
+    PER_STEP_RESULT,
+    JudgeRecord,
+    StepRecord,
+    TrajectoryBundle,
+    pace,
+    usage_by_kind,
+)
 from harness.tasks import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from trajectories.models import Judgment, Step, Trajectory

@@ -10,7 +10,7 @@ import threading
 from django.conf import settings
 from django.db import connections
 
-from harness.pacing import cpu_share
+from harness.results import cpu_share
 
 
 def at_low_priority(work, *args, idle: bool = False, **kwargs):

@@ -19,8 +19,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from harness.pacing import pace
-from harness.printable import printable
+from harness.results.pacing import pace
+from harness.results.safe_names import printable
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 GZIP_MAGIC = b"\x1f\x8b"
