@@ -19,13 +19,15 @@ from harness.control import (
     ControlClient,
     ControlError,
     ExecResult,
+    PostBootConfig,
     needs_fast_typing,
+    nudge_network,
     png_size,
+    run_post_boot,
     shell_command,
     spare_keycodes,
     typing_plan,
 )
-from harness.postboot import PostBootConfig, nudge_network, run_post_boot
 
 API_PORT, VNC_PORT, SSH_PORT = 5000, 5901, 22
 APP_PORTS = tuple(range(3001, 3019))

@@ -37,10 +37,9 @@ from harness.agents import (
     load_plans,
     provider_agent,
 )
-from harness.control import ControlError
+from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
 from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.loop import LoopConfig, run_task
-from harness.postboot import PostBootConfig, SetupError, parse_parts
 from harness.recorder import Recorder
 from harness.tasks import TaskFileError, load_tasks
 
