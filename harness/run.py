@@ -37,8 +37,8 @@ from harness.agents import (
     load_plans,
     provider_agent,
 )
+from harness.backends import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
-from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.tasks import TaskFileError, load_tasks

@@ -10,7 +10,7 @@ import requests
 
 from harness.agents import AnthropicAgent, provider_agent
 from harness.agents.base import AgentError
-from harness.envs import FakeEnv
+from harness.backends import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.run import main

@@ -20,8 +20,8 @@ from harness.agents import AnthropicAgent, GeminiAgent, MissingApiKey, OpenAIAge
 from harness.agents.anthropic import tool_versions
 from harness.agents.openai import PLACEHOLDER_PNG
 from harness.agents.openai_compatible import parse_tool_calls
+from harness.backends import FakeEnv
 from harness.control import ExecResult
-from harness.envs import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder
 from harness.results import read_task_dir

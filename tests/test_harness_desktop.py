@@ -14,8 +14,8 @@ from PIL import Image, ImageChops
 
 from harness.actions import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 from harness.agents.scripted import Plan, ScriptedAgent, Turn
+from harness.backends import LocalEnv
 from harness.control import ControlClient
-from harness.envs import LocalEnv
 from harness.guest.desktop import LocalDesktopGuest, keysym, missing_tools, xdotool_commands
 from harness.loop import LoopConfig, run_task
 from harness.recorder import Recorder

@@ -11,7 +11,7 @@ from harness.agents import DummyAgent, ScriptedAgent
 from harness.agents.base import AgentState
 from harness.agents.prompts import stop_signal, strip_signal, system_prompt
 from harness.agents.scripted import Plan, Turn
-from harness.envs import FakeEnv
+from harness.backends import FakeEnv
 from harness.loop import LoopConfig, run_task
 from harness.recorder import CallbackSink, Recorder
 from harness.results import read_task_dir

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
+from harness.backends import RemoteEnv
 from harness.control import PARTS, WEB_APPS, ControlError, PostBootConfig, SetupError, parse_parts, session_token
-from harness.envs import RemoteEnv
 from harness.guest.apps_stub import check_token, start_app_stubs, stop_app_stubs
 from harness.guest.headless import HeadlessGuest
 from harness.guest.server import ControlServer

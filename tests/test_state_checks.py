@@ -10,8 +10,8 @@ from django.contrib.auth.models import AnonymousUser
 
 from harness.agents import ScriptedAgent
 from harness.agents.scripted import Plan
+from harness.backends import FakeEnv
 from harness.control import ControlError, ExecResult
-from harness.envs import FakeEnv
 from harness.judge.state_checks import output_matches, run_state_checks
 from harness.loop import LoopConfig
 from harness.results import BundleError, read_task_dir

@@ -24,7 +24,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from harness.envs import kvm_problem
+from harness.backends import kvm_problem
 from harness.testing.qemu_guest import GUEST_SOURCES, BuildError, _run, _skip_userland, cache_dir, fetch_debs
 
 REPOSITORY = "mypcbench-test-guest"

@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.envs import VMConfig
+from harness.backends import VMConfig
 
 HERE = Path(__file__).resolve().parents[1]  # the harness package (this module is in harness/testing/)
 KERNEL_META = "linux-image-cloud-amd64"  # Debian's kernel for VMs: virtio drivers, ext4 built in

@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from harness import safejson
-from harness.envs import BACKENDS
+from harness.backends import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.providers import PROVIDERS
 from leaderboard.models import Model, Run, Suite, Task

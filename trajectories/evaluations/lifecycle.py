@@ -11,8 +11,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent, provider_agent
+from harness.backends import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
-from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.judge.state_checks import run_state_checks
 from harness.loop import LoopConfig, run_task
 from harness.recorder import HARNESS_VERSION, Recorder
