@@ -11,9 +11,7 @@ import requests
 from harness.agents import AnthropicAgent, provider_agent
 from harness.agents.base import AgentError
 from harness.backends import FakeEnv
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
-from harness.run import main
+from harness.run import LoopConfig, Recorder, main, run_task
 from harness.tasks import load_tasks
 from tests.simulators import ProviderSimulator
 from tests.simulators.computer_use import anthropic_turn

@@ -22,10 +22,8 @@ from harness.agents.openai import PLACEHOLDER_PNG
 from harness.agents.openai_compatible import parse_tool_calls
 from harness.backends import FakeEnv
 from harness.control import ExecResult
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
 from harness.results import read_task_dir
-from harness.run import main
+from harness.run import LoopConfig, Recorder, main, run_task
 from harness.tasks import load_tasks
 from tests.simulators import ProviderSimulator, Reply
 from tests.simulators.computer_use import anthropic_turn, chat_turn, gemini_turn, images_in, openai_turn, qwen_call

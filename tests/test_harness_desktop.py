@@ -17,9 +17,8 @@ from harness.agents.scripted import Plan, ScriptedAgent, Turn
 from harness.backends import LocalEnv
 from harness.control import ControlClient
 from harness.guest.desktop import LocalDesktopGuest, keysym, missing_tools, xdotool_commands
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
 from harness.results import read_task_dir
+from harness.run import LoopConfig, Recorder, run_task
 from harness.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,9 +12,8 @@ from harness.agents.base import AgentState
 from harness.agents.prompts import stop_signal, strip_signal, system_prompt
 from harness.agents.scripted import Plan, Turn
 from harness.backends import FakeEnv
-from harness.loop import LoopConfig, run_task
-from harness.recorder import CallbackSink, Recorder
 from harness.results import read_task_dir
+from harness.run import CallbackSink, LoopConfig, Recorder, run_task
 from harness.tasks import load_tasks
 
 DEMO_SUITE = Path(__file__).resolve().parent.parent / "seeding" / "demo_suite.json"

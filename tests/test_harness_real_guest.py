@@ -21,9 +21,7 @@ from harness.control import GUEST_COMMAND_TIMEOUT, ControlClient, ExecResult
 from harness.guest.fake import start_fake_guest
 from harness.guest.headless import HeadlessGuest
 from harness.guest.server import ControlServer
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
-from harness.run import main, run_suite
+from harness.run import LoopConfig, Recorder, main, run_suite, run_task
 from harness.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,9 +13,8 @@ from harness.agents.scripted import Plan
 from harness.backends import FakeEnv
 from harness.control import ControlError, ExecResult
 from harness.judge.state_checks import output_matches, run_state_checks
-from harness.loop import LoopConfig
 from harness.results import BundleError, read_task_dir
-from harness.run import run_suite
+from harness.run import LoopConfig, run_suite
 from harness.tasks import TaskFileError, load_tasks
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import JudgeConfig, RubricItem

@@ -14,8 +14,7 @@ from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError,
 from harness.backends import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
 from harness.judge.state_checks import run_state_checks
-from harness.loop import LoopConfig, run_task
-from harness.recorder import HARNESS_VERSION, Recorder
+from harness.run import HARNESS_VERSION, LoopConfig, Recorder, run_task
 from harness.tasks import RubricSpec, TaskSpec
 from leaderboard.catalog.slugs import free_slug
 from leaderboard.models import Model, RubricItem, Run, Suite, Task

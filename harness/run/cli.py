@@ -39,8 +39,8 @@ from harness.agents import (
 )
 from harness.backends import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
+from harness.run.loop import LoopConfig, run_task
+from harness.run.recorder import Recorder
 from harness.tasks import TaskFileError, load_tasks
 
 RUN_FILE = "run.json"
