@@ -138,7 +138,7 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
 
 
 def scores_summary(root: Path, rows: list[dict], expected_tasks: int | None = None) -> dict:
-    """scores.json by the site's rule (harness.scoring.run_figures): a judge error or a folder
+    """scores.json by the site's rule (harness.results.run_figures): a judge error or a folder
     without a bundle is unknown, not a failure; rates are over the known tasks, with bounds that
     count the unknown ones as failures / successes; tasks of the suite with no folder
     (``expected_tasks`` minus the folders) count as failures, as on the site."""

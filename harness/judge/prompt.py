@@ -60,7 +60,7 @@ Reply with your brief analysis, then the final JSON object
 
 @dataclass
 class JudgeItem:
-    """One rubric item to judge. Anything with these attributes will do (harness.taskfile
+    """One rubric item to judge. Anything with these attributes will do (harness.tasks.taskfile
     RubricSpec, the site's RubricItem)."""
 
     position: int

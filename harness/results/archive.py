@@ -197,7 +197,7 @@ def _copy(source, target: Path, rel: PurePosixPath, budget: _Budget) -> None:
             written += len(chunk)
             budget.add_bytes(rel, written, len(chunk))
             out.write(chunk)
-    pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
+    pace()  # a worker held to a share of a CPU rests here (harness/results/pacing.py)
 
 
 # ---------------------------------------------------------------- zip

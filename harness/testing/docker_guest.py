@@ -5,7 +5,7 @@ port 5000. No registry, no Dockerfile and no base image are involved: the packag
 ``apt-get download`` and share the QEMU test guest's cache.
 
 It is a stand-in for the released image (which runs the MyPCBench VM under QEMU inside the container
-and has to be pulled from a registry), so that the docker backend (harness.envs.DockerEnv) runs for
+and has to be pulled from a registry), so that the docker backend (harness.backends.DockerEnv) runs for
 real: a container per slot, ports published on loopback, waiting for readiness, reset to a fresh
 container, removal. It is not the benchmark VM: no desktop, no apps, no VM inside.
 

@@ -1,6 +1,6 @@
 """Import a MyPCBench task suite (tasks, apps, versioned rubric items) from upstream task files.
 
-Reading and validation live in ``harness.taskfile``; this module turns the result into rows, all or
+Reading and validation live in ``harness.tasks.taskfile``; this module turns the result into rows, all or
 nothing, and says what changed.
 """
 

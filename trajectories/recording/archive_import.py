@@ -1,5 +1,5 @@
 """import_results on a .zip or .tar.gz: the archive is read as a stream, one task folder at a time
-(harness.archive_stream), through the same layout reader, bundle reader and ingest path as a folder.
+(harness.results.archive_stream), through the same layout reader, bundle reader and ingest path as a folder.
 All-or-nothing like a folder import: every problem and gap is collected over the whole archive and
 reported together, and a refused import leaves no rows and no media files."""
 

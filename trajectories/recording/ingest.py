@@ -548,7 +548,7 @@ def ingest_bundle(
             report.steps += 1
             report.screenshots += data is not None
             report.missing_screenshots += bool(record.screenshot_gap)
-            pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
+            pace()  # a worker held to a share of a CPU rests here (harness/results/pacing.py)
         finish_trajectory(
             trajectory,
             ended_by=bundle.ended_by,

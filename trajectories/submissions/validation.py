@@ -375,7 +375,7 @@ def _check_screenshots(
         except IngestError as exc:
             bad.add(rel)
             report.append(Problem(rel, str(exc).removeprefix(rel + ": ")))
-        pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
+        pace()  # a worker held to a share of a CPU rests here (harness/results/pacing.py)
 
 
 def _check_json_files(root: Path, report: list[Problem], already: set[str]) -> None:
