@@ -38,7 +38,7 @@ GROUPS: dict[str, list[str]] = {
         "harness.judge.core.xǁJudgeǁ_permanent_failure*",
     ],
     "archive": ["harness.results.archive.*"],
-    "translate": ["harness.actions.translate.*"],
+    "translate": ["harness.actions.translation.*"],
     "validation": ["trajectories.submissions.validation.*"],
     "rubrics": [
         "trajectories.recording.ingest.x_rubric_version_for*",

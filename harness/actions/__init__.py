@@ -1,12 +1,12 @@
 """Actions: what an agent did, as recorded (``parse``: a pyautogui snippet, a WAIT/DONE/FAIL word or an
 OSWorld ``computer_13`` dict read into a structured action, and the action-shape kinds the analysis pages
-count) and how each provider's computer-use actions become pyautogui commands (``translate``).
+count) and how each provider's computer-use actions become pyautogui commands (``translation``).
 
 May use: the shared utilities at the harness root (``safejson``). Pure functions, no I/O: agents, guests,
 backends and result readers use this room. Exports the names the rest of the project uses."""
 
 from harness.actions.parse import ACTION_KINDS, action_kind, action_type_of, count_action_kinds, parse_action
-from harness.actions.translate import (
+from harness.actions.translation import (
     KEY_NAMES,
     PYAUTOGUI_X11_KEYS,
     QWEN_ACTIONS,

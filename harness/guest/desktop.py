@@ -24,7 +24,7 @@ CHROMIUM_FLAGS = [
     "--disable-dev-shm-usage",
     "--password-store=basic",
 ]
-# pyautogui key names (its KEY_NAMES list, and the names harness.actions.translate produces) -> X keysyms, as
+# pyautogui key names (its KEY_NAMES list, and the names harness.actions.translation produces) -> X keysyms, as
 # xdotool takes them: the keysyms pyautogui's own X11 backend presses, and for the names it leaves
 # unmapped there (browser, media, launch keys) the XF86 keysym of that key, so the guest presses them.
 KEYSYMS = {

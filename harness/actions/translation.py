@@ -430,47 +430,14 @@ def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
         return [click(*point, button=button, clicks=count)]
     if name in ("hover_at", "move"):
         return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
-    if name == "type_text_at":
-        commands = [click(*point)]
-        if _flag(args.get("clear_before_typing"), True):
-            commands += [press(["ctrl", "a"]), press(["backspace"])]
-        commands.append(type_text(args.get("text", "")))
-        if _flag(args.get("press_enter"), True):
-            commands.append(press(["enter"]))
-        return commands
-    if name == "type":
-        commands = [click(*point)] if point else []
-        if _flag(args.get("clear_before_typing"), False) and point:
-            commands += [press(["ctrl", "a"]), press(["backspace"])]
-        commands.append(type_text(args.get("text", "")))
-        if _flag(args.get("press_enter"), False):
-            commands.append(press(["enter"]))
-        return commands
-    if name in ("key_combination", "press_key", "hotkey"):
-        return [press(_gemini_keys(args))]
-    if name in ("key_down", "key_up"):
-        verb = "keyDown" if name == "key_down" else "keyUp"
-        keys = _gemini_keys(args)
-        return ["; ".join(f"pyautogui.{verb}({k!r})" for k in (keys if verb == "keyDown" else reversed(keys)))]
+    if name in ("type_text_at", "type"):
+        return _gemini_typing(name, args, point)
+    if name in ("key_combination", "press_key", "hotkey", "key_down", "key_up"):
+        return _gemini_keys_pressed(name, args)
     if name in ("mouse_down", "mouse_up"):
-        verb = "mouseDown" if name == "mouse_down" else "mouseUp"
-        button = _OPENAI_BUTTONS.get(str(args.get("button", "left")).lower())
-        if button is None:
-            raise TranslationError("Gemini", f"{name} button {args.get('button')}", {"left", "right", "middle"})
-        where = f"{point[0]}, {point[1]}, " if point else ""
-        return [f"pyautogui.{verb}({where}button={button!r})"]
+        return _gemini_mouse_button(name, args, point)
     if name in ("scroll_document", "scroll_at", "scroll"):
-        direction = args.get("direction", "down")
-        # magnitude is on the 0-999 grid too (default 800): a share of the screen, scrolled in wheel clicks
-        horizontal = direction in ("left", "right")
-        if not horizontal and direction not in ("up", "down"):
-            raise TranslationError("Gemini", f"{name} direction {direction}", {"up", "down", "left", "right"})
-        side = screen[0] if horizontal else screen[1]
-        amount = abs(wheel_clicks(float(args.get("magnitude", 800)) / 1000 * side)) or 1
-        x, y = point if point else (screen[0] // 2, screen[1] // 2)
-        if horizontal:
-            return [scroll(x, y, dx=amount if direction == "right" else -amount)]
-        return [scroll(x, y, dy=amount if direction == "up" else -amount)]
+        return _gemini_scroll(name, args, point, screen)
     if name == "drag_and_drop":
         end = gemini_point(args["destination_x"], args["destination_y"], screen)
         return [drag(point, end)]
@@ -486,6 +453,58 @@ def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
             return []
         return [press(["ctrl", "l"]), type_text(url), press(["enter"])]
     raise TranslationError("Gemini", name, GEMINI_ACTIONS)
+
+
+def _gemini_typing(name: str, args: dict, point) -> list[str]:
+    """``type_text_at`` (clicks, clears and presses Enter unless told not to) and ``type`` (clicks and
+    clears only when given a point and told to, presses Enter only when told to)."""
+    if name == "type_text_at":
+        commands = [click(*point)]
+        if _flag(args.get("clear_before_typing"), True):
+            commands += [press(["ctrl", "a"]), press(["backspace"])]
+        commands.append(type_text(args.get("text", "")))
+        if _flag(args.get("press_enter"), True):
+            commands.append(press(["enter"]))
+        return commands
+    commands = [click(*point)] if point else []
+    if _flag(args.get("clear_before_typing"), False) and point:
+        commands += [press(["ctrl", "a"]), press(["backspace"])]
+    commands.append(type_text(args.get("text", "")))
+    if _flag(args.get("press_enter"), False):
+        commands.append(press(["enter"]))
+    return commands
+
+
+def _gemini_keys_pressed(name: str, args: dict) -> list[str]:
+    """A key combination pressed at once, or keys held down (released in reverse order)."""
+    if name in ("key_combination", "press_key", "hotkey"):
+        return [press(_gemini_keys(args))]
+    verb = "keyDown" if name == "key_down" else "keyUp"
+    keys = _gemini_keys(args)
+    return ["; ".join(f"pyautogui.{verb}({k!r})" for k in (keys if verb == "keyDown" else reversed(keys)))]
+
+
+def _gemini_mouse_button(name: str, args: dict, point) -> list[str]:
+    verb = "mouseDown" if name == "mouse_down" else "mouseUp"
+    button = _OPENAI_BUTTONS.get(str(args.get("button", "left")).lower())
+    if button is None:
+        raise TranslationError("Gemini", f"{name} button {args.get('button')}", {"left", "right", "middle"})
+    where = f"{point[0]}, {point[1]}, " if point else ""
+    return [f"pyautogui.{verb}({where}button={button!r})"]
+
+
+def _gemini_scroll(name: str, args: dict, point, screen: tuple[int, int]) -> list[str]:
+    direction = args.get("direction", "down")
+    # magnitude is on the 0-999 grid too (default 800): a share of the screen, scrolled in wheel clicks
+    horizontal = direction in ("left", "right")
+    if not horizontal and direction not in ("up", "down"):
+        raise TranslationError("Gemini", f"{name} direction {direction}", {"up", "down", "left", "right"})
+    side = screen[0] if horizontal else screen[1]
+    amount = abs(wheel_clicks(float(args.get("magnitude", 800)) / 1000 * side)) or 1
+    x, y = point if point else (screen[0] // 2, screen[1] // 2)
+    if horizontal:
+        return [scroll(x, y, dx=amount if direction == "right" else -amount)]
+    return [scroll(x, y, dy=amount if direction == "up" else -amount)]
 
 
 # ---------------------------------------------------------------- Qwen computer_use tool calls
