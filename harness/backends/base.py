@@ -90,6 +90,13 @@ class Environment:
         """This backend as ``options`` ask for it (each backend takes the options it uses)."""
         raise NotImplementedError
 
+    @property
+    def api(self) -> ControlClient:
+        """The Control API client of the guest (there is none before a backend that finds its URL starts)."""
+        if self.client is None:
+            raise ControlError(self.url or self.name, "the guest has not been started (no Control API client yet)")
+        return self.client
+
     # lifecycle -----------------------------------------------------------
     def preflight(self) -> list[str]:
         """Reasons this backend cannot start here (empty when it can)."""
@@ -99,7 +106,7 @@ class Environment:
         problems = self.preflight()
         if problems:
             raise BackendUnavailable(self.name, problems)
-        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, on_wait=self.while_waiting)
+        self.api.wait_ready(timeout=self.ready_timeout, interval=1.0, on_wait=self.while_waiting)
         self.after_boot()
 
     def while_waiting(self, waited: float, state: str) -> None:
@@ -126,7 +133,7 @@ class Environment:
 
     def check_screen(self) -> None:
         """Ask the guest (POST /screen_size); refuse a different size unless told to adopt it."""
-        size = self.client.screen_size()
+        size = self.api.screen_size()
         self.guest_screen_size = size
         if size == tuple(self.screen_size):
             return
@@ -137,7 +144,7 @@ class Environment:
         fix = ("post-boot setup ran xrandr but the size did not change" if self._xrandr_ran()
                else "--setup xrandr forces it with xrandr where the guest has a display")  # fmt: skip
         raise ScreenSizeMismatch(
-            self.client._url("/screen_size"),
+            self.api._url("/screen_size"),
             f"the guest's screen is {w}x{h} but the run is set up for {rw}x{rh} (--width/--height): agents would "
             f"see a squeezed screen and click in the wrong place ({fix}; or pass --width {w} --height {h}, or "
             "--adopt-screen-size to run at the guest's size)",
@@ -148,11 +155,11 @@ class Environment:
 
     def reset(self, task=None) -> None:
         """A remote guest is not ours to restore: it is only checked to be up."""
-        self.client.wait_ready(timeout=self.ready_timeout, interval=1.0)
+        self.api.wait_ready(timeout=self.ready_timeout, interval=1.0)
 
     def stop(self) -> None:
         if self.client is not None:
-            self.client.close()
+            self.api.close()
 
     def describe(self) -> dict:
         return {"backend": self.name, "url": self.url, "screen_size": list(self.screen_size)}
@@ -160,7 +167,7 @@ class Environment:
     def protocol(self) -> dict:
         """What the run's bundle.json records about the guest: the real screen size and what was asked for,
         the post-boot setup each part did, how tasks are isolated."""
-        data = {"screen_size": list(self.screen_size), "screen_size_requested": list(self.requested_screen_size)}
+        data: dict = {"screen_size": list(self.screen_size), "screen_size_requested": list(self.requested_screen_size)}
         if self.guest_screen_size is not None:
             data["guest_screen_size"] = list(self.guest_screen_size)
         data["post_boot"] = self.post_boot_record or {"status": "off"}
@@ -172,11 +179,11 @@ class Environment:
 
     # actions -------------------------------------------------------------
     def screenshot(self) -> bytes:
-        data = self.client.screenshot()
+        data = self.api.screenshot()
         size = png_size(data)
         if size is not None and size != tuple(self.screen_size):
             (w, h), (rw, rh) = size, self.screen_size
-            raise ScreenSizeMismatch(self.client._url("/screenshot"),
+            raise ScreenSizeMismatch(self.api._url("/screenshot"),
                                      f"the screenshot is {w}x{h} but the guest's screen was {rw}x{rh} at start "
                                      "(did the resolution change?)")  # fmt: skip
         return data
@@ -188,8 +195,8 @@ class Environment:
         if shell:
             if isinstance(command, list):  # the server would run only its first element
                 command = shlex.join(str(part) for part in command)
-            return self.client.execute(shell_command(command), shell=False)
-        return self.client.execute(command, shell=False)
+            return self.api.execute(shell_command(command), shell=False)
+        return self.api.execute(command, shell=False)
 
     def run_action(self, action: str) -> ExecResult:
         """One agent action: WAIT sleeps, DONE and FAIL touch nothing, anything else is pyautogui code
@@ -205,21 +212,21 @@ class Environment:
             fast = self._type_fast(text)
             if fast is not None:
                 return fast
-        return self.client.run_pyautogui(action)
+        return self.api.run_pyautogui(action)
 
     def _type_fast(self, text: str) -> ExecResult | None:
         """Type with xdotool (non-ASCII characters mapped first, see harness.control.typing_plan); None
         when the guest has no xdotool, so the caller falls back to pyautogui."""
         spare = []
         if not text.isascii():
-            keymap = self.client.execute(["xmodmap", "-pke"], shell=False)
+            keymap = self.api.execute(["xmodmap", "-pke"], shell=False)
             spare = spare_keycodes(keymap.output) if keymap.ok else []
         result, typed = ExecResult(returncode=0), False
         for argv in typing_plan(text, spare):
             if argv[0] == "sleep":
                 time.sleep(float(argv[1]))
                 continue
-            result = self.client.execute(argv, shell=False)
+            result = self.api.execute(argv, shell=False)
             if argv[0] == "xdotool" and not typed and result.returncode == -1 and "not found" in result.error:
                 return None  # nothing typed yet: pyautogui can still do it all
             if not result.ok:
@@ -234,14 +241,14 @@ class Environment:
         self._fresh = False
         encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
         if len(encoded) <= ANSWER_CHUNK:
-            return self.client.execute(f"echo {encoded} | base64 -d > {ANSWER_PATH}", shell=True)
+            return self.api.execute(f"echo {encoded} | base64 -d > {ANSWER_PATH}", shell=True)
         staging = f"{ANSWER_PATH}.b64"
         for i in range(0, len(encoded), ANSWER_CHUNK):
             redirect = ">" if i == 0 else ">>"
-            result = self.client.execute(f"printf %s {encoded[i : i + ANSWER_CHUNK]} {redirect} {staging}", shell=True)
+            result = self.api.execute(f"printf %s {encoded[i : i + ANSWER_CHUNK]} {redirect} {staging}", shell=True)
             if not result.ok:
                 return result
-        return self.client.execute(f"base64 -d {staging} > {ANSWER_PATH} && rm -f {staging}", shell=True)
+        return self.api.execute(f"base64 -d {staging} > {ANSWER_PATH} && rm -f {staging}", shell=True)
 
 
 def _typed_text(action: str) -> str | None:

@@ -1,7 +1,12 @@
 """The local backend: our local desktop guest (harness.guest.desktop: Xvfb, Chromium, xdotool)."""
 
+from typing import TYPE_CHECKING
+
 from harness.backends.base import BackendOptions, BackendUnavailable, Environment
-from harness.control import ControlClient
+from harness.control import ControlClient, ControlError
+
+if TYPE_CHECKING:  # the guest is imported when the backend starts
+    from harness.guest.desktop import LocalDesktopGuest
 
 
 class LocalEnv(Environment):
@@ -18,7 +23,7 @@ class LocalEnv(Environment):
     def __init__(self, *, start_url: str = "about:blank", screen_size=(1280, 800), **kwargs):
         super().__init__("", screen_size=screen_size, **kwargs)
         self.start_url = start_url
-        self.guest = None
+        self.guest: LocalDesktopGuest | None = None
 
     def preflight(self) -> list[str]:
         from harness.guest.desktop import missing_tools
@@ -31,13 +36,16 @@ class LocalEnv(Environment):
         problems = self.preflight()
         if problems:
             raise BackendUnavailable(self.name, problems)
-        self.guest = LocalDesktopGuest(*self.screen_size, url=self.start_url)
-        self.url = self.guest.start()
+        width, height = self.screen_size
+        guest = self.guest = LocalDesktopGuest(width, height, url=self.start_url)
+        self.url = guest.start()
         self.client = ControlClient(self.url, retry_delay=0.2)
         self.client.wait_ready(timeout=30, interval=0.2)
         self.after_boot()
 
     def reset(self, task=None) -> None:
+        if self.guest is None:
+            raise ControlError(self.name, "the local desktop guest has not been started")
         self.guest.desktop.open(self.start_url)
 
     def stop(self) -> None:

@@ -185,14 +185,14 @@ class QemuEnv(VMEnv):
     def reset(self, task=None) -> None:
         """Load the snapshot taken when the guest was first ready (memory and disk as they were then);
         without one, or when loading fails, a cold boot from a fresh overlay."""
-        if self._fresh and self._exit_problem() is None and self.client.health():
+        if self._fresh and self._exit_problem() is None and self.api.health():
             return
         started = time.monotonic()
         if self.config.snapshot_reset and self.snapshot_taken and self._exit_problem() is None:
             try:
                 self.hmp(f"loadvm {SNAPSHOT_NAME}")
                 # connections kept open from before the snapshot point at sockets the guest no longer has
-                self.client.close()
+                self.api.close()
                 self.client = ControlClient(self.url)
                 self.client.wait_ready(timeout=min(60.0, self.ready_timeout), interval=0.05)
                 self._fresh = True

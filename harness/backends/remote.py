@@ -36,7 +36,7 @@ class RemoteEnv(Environment):
         problems = self.preflight()
         if problems:
             raise BackendUnavailable(self.name, problems)
-        self.client.wait_ready(
+        self.api.wait_ready(
             timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace, on_wait=self.while_waiting
         )
         self.after_boot()
@@ -56,7 +56,7 @@ class RemoteEnv(Environment):
             if self.shared_tasks == 1:
                 self.warn("the remote guest is not reset between tasks (no --reset-command or --reset-url): "
                           "each task starts on the screen and files the previous one left")  # fmt: skip
-            self.client.wait_ready(timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace)
+            self.api.wait_ready(timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace)
             return
         if self.reset_command:
             try:
@@ -69,12 +69,12 @@ class RemoteEnv(Environment):
                 raise ControlError(self.url, f"--reset-command exited {done.returncode}: {detail}")
         else:
             try:
-                answer = self.client.session.post(self.reset_url, timeout=(5, self.ready_timeout))
+                answer = self.api.session.post(self.reset_url, timeout=(5, self.ready_timeout))
             except Exception as exc:
                 raise ControlError(self.reset_url, f"reset URL failed: {type(exc).__name__}: {exc}") from exc
             if answer.status_code >= 300:
                 raise ControlError(self.reset_url, f"reset URL answered HTTP {answer.status_code}: {answer.text[:200]}")
-        self.client.wait_ready(
+        self.api.wait_ready(
             timeout=self.ready_timeout, interval=1.0, refused_grace=self.refused_grace, on_wait=self.while_waiting
         )
         self.after_boot()

@@ -168,7 +168,7 @@ class VMEnv(Environment):
 
     def reset(self, task=None) -> None:
         """A fresh guest, unless the guest has just booted and nothing was sent to it."""
-        if self._fresh and self._exit_problem() is None and self.client.health():
+        if self._fresh and self._exit_problem() is None and self.api.health():
             return
         self._kill()
         deadline = time.monotonic() + 90

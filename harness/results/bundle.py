@@ -332,6 +332,7 @@ def _read_legacy_context(bundle: TrajectoryBundle, context: Path) -> None:
             actions = parsed if isinstance(parsed, list) else [parsed]
         texts = [a if isinstance(a, str) else json.dumps(a, ensure_ascii=False) for a in actions]
         parsed_actions = [parse_action(a) for a in actions]
+        action: dict
         if not parsed_actions:
             action = {"type": "other", "text": ""}
         elif len(parsed_actions) == 1:

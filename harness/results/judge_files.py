@@ -96,7 +96,8 @@ def _per_step_judge(path: Path, bundle: TrajectoryBundle) -> JudgeRecord:
     if not isinstance(best, list) or len(best) != len(rubric):
         raise BundleError(path, f"is {str(best)[:60]}", field="per_rubric_max",
                           expected=f"one 0/1 value per rubric item ({len(rubric)})")  # fmt: skip
-    per_step = data.get("per_step_scores") if isinstance(data.get("per_step_scores"), list) else []
+    scored = data.get("per_step_scores")
+    per_step: list = scored if isinstance(scored, list) else []
     first_index: dict[int, int] = {}
     for step in bundle.steps:
         first_index.setdefault(step.turn, step.index)
