@@ -92,6 +92,7 @@ def computer13_action(value: dict) -> dict | None:
     params = value.get("parameters")
     params = params if isinstance(params, dict) else {}
     point = _point(params)
+    action: dict
     if kind in _COMPUTER13_SIMPLE:
         action = {"type": _COMPUTER13_SIMPLE[kind]}
         return action if kind in ("WAIT", "DONE", "FAIL") else {**action, **point}
@@ -259,7 +260,7 @@ def _typing_call(call: ast.Call, source: str) -> dict:
 
 def _key_call(name: str, call: ast.Call) -> dict:
     values = _args(call, ("keys", "presses"))
-    action = {"type": "key", "keys": _keys(values.get("keys"))}
+    action: dict = {"type": "key", "keys": _keys(values.get("keys"))}
     if name != "press":
         action["state"] = "down" if name == "keyDown" else "up"
     presses = values.get("presses")
@@ -280,7 +281,7 @@ def _scroll_call(name: str, call: ast.Call) -> dict:
 def _combine(actions: list[dict]) -> list[dict]:
     """Fold idioms the agents emit into one action: move-then-drag is a drag from the move's point;
     copy-to-clipboard-then-paste is typing (how non-ASCII text is entered)."""
-    combined = []
+    combined: list[dict] = []
     for action in actions:
         previous = combined[-1] if combined else None
         if (

@@ -3,6 +3,7 @@ Qwen) becomes pyautogui command strings (or WAIT / DONE / FAIL). Pure functions,
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 DONE, FAIL, WAIT = "DONE", "FAIL", "WAIT"
 
@@ -25,7 +26,7 @@ PYAUTOGUI_X11_KEYS = frozenset(
 )
 # X keysyms (xdotool names, as Claude writes them) and browser-style names (OpenAI, Gemini) -> pyautogui
 # names; a tuple is a combination (ISO_Left_Tab is shift+Tab). Keys are lower case.
-KEY_NAMES = {
+KEY_NAMES: dict[str, str | tuple[str, ...]] = {
     "return": "enter", "enter": "enter", "kp_enter": "enter", "linefeed": "enter",
     "escape": "esc", "esc": "esc",
     "backspace": "backspace", "back_space": "backspace",
@@ -255,6 +256,13 @@ ANTHROPIC_ACTIONS = {
 }
 
 
+def _pointed(point: tuple[int, int] | None, provider: str, name) -> tuple[int, int]:
+    """The point of an action that needs one; told to the model as the call's error when it has none."""
+    if point is None:
+        raise ValueError(f"{provider} action {name!r} needs a coordinate")
+    return point
+
+
 def from_anthropic(action: dict, scale: Scale = Scale()) -> list[str]:
     """An Anthropic ``computer`` tool input (``{"action": "left_click", "coordinate": [x, y]}``)."""
     name = action.get("action")
@@ -269,7 +277,8 @@ def from_anthropic(action: dict, scale: Scale = Scale()) -> list[str]:
             return [f"pyautogui.click(button={button!r}, clicks={clicks})"]
         return [click(*point, button=button, clicks=clicks, hold=hold)]
     if name == "mouse_move":
-        return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
+        at = _pointed(point, "Anthropic", name)
+        return [f"pyautogui.moveTo({at[0]}, {at[1]})"]
     if name == "type":
         return [type_text(action.get("text", ""))]
     if name == "key":
@@ -295,7 +304,7 @@ def from_anthropic(action: dict, scale: Scale = Scale()) -> list[str]:
         return [scroll(x, y, dy=amount if direction == "up" else -amount, hold=hold)]
     if name == "left_click_drag":
         start = scale.point(*action["start_coordinate"])
-        return [drag(start, point)]
+        return [drag(start, _pointed(point, "Anthropic", name))]
     if name == "wait":
         return [WAIT]
     raise TranslationError("Anthropic", name, ANTHROPIC_ACTIONS)
@@ -425,11 +434,12 @@ def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
         raise ValueError(f"Gemini action {name!r} needs both x and y (on the 0-999 grid)")
     clicks = {"click_at": ("left", 1), "click": ("left", 1), "double_click": ("left", 2)}
     clicks |= {"triple_click": ("left", 3), "right_click": ("right", 1), "middle_click": ("middle", 1)}
+    at = cast(tuple[int, int], point)  # every GEMINI_POINTED action has its point (checked above)
     if name in clicks:
         button, count = clicks[name]
-        return [click(*point, button=button, clicks=count)]
+        return [click(*at, button=button, clicks=count)]
     if name in ("hover_at", "move"):
-        return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
+        return [f"pyautogui.moveTo({at[0]}, {at[1]})"]
     if name in ("type_text_at", "type"):
         return _gemini_typing(name, args, point)
     if name in ("key_combination", "press_key", "hotkey", "key_down", "key_up"):
@@ -440,7 +450,7 @@ def from_gemini(name: str, args: dict, screen: tuple[int, int]) -> list[str]:
         return _gemini_scroll(name, args, point, screen)
     if name == "drag_and_drop":
         end = gemini_point(args["destination_x"], args["destination_y"], screen)
-        return [drag(point, end)]
+        return [drag(at, end)]
     if name in ("wait_5_seconds", "wait"):
         return [WAIT]
     if name == "take_screenshot":
@@ -572,7 +582,7 @@ def smart_resize(size: tuple[int, int], *, factor: int = QWEN25_FACTOR, min_pixe
 def qwen_model_size(screen: tuple[int, int], coordinate_type: str = "relative") -> tuple[int, int]:
     """The size of the screenshot the model is sent: the screen itself (relative), or its smart_resize (absolute)."""
     check_coordinate_type(coordinate_type)
-    return smart_resize(screen) if coordinate_type == "absolute" else tuple(screen)
+    return smart_resize(screen) if coordinate_type == "absolute" else cast(tuple[int, int], tuple(screen))
 
 
 def qwen_point(coordinate, screen: tuple[int, int], coordinate_type: str = "relative",
@@ -602,9 +612,11 @@ def from_qwen(args: dict, screen: tuple[int, int], coordinate_type: str = "relat
             return [holding(hold, f"pyautogui.click(button={button!r}, clicks={count})")]
         return [click(*point, button=button, clicks=count, hold=hold)]
     if name == "mouse_move":
-        return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
+        x, y = _pointed(point, "Qwen", name)
+        return [f"pyautogui.moveTo({x}, {y})"]
     if name == "left_click_drag":
-        return [f"pyautogui.dragTo({point[0]}, {point[1]}, duration=0.5)"]
+        x, y = _pointed(point, "Qwen", name)
+        return [f"pyautogui.dragTo({x}, {y}, duration=0.5)"]
     if name == "type":
         return [type_text(args.get("text", ""))]
     if name == "key":
@@ -615,9 +627,9 @@ def from_qwen(args: dict, screen: tuple[int, int], coordinate_type: str = "relat
         return [press(keys)]
     if name in ("scroll", "hscroll"):
         # pixels, positive up / right, clamped and turned into wheel clicks (the tool text says so)
-        clicks = wheel_clicks(args.get("pixels", 0), QWEN_MAX_SCROLL_PIXELS)
-        x, y = point if point else (None, None)
-        return [scroll(x, y, dx=clicks) if name == "hscroll" else scroll(x, y, dy=clicks)]
+        wheel = wheel_clicks(args.get("pixels", 0), QWEN_MAX_SCROLL_PIXELS)
+        sx, sy = point if point else (None, None)
+        return [scroll(sx, sy, dx=wheel) if name == "hscroll" else scroll(sx, sy, dy=wheel)]
     if name == "wait":
         return [WAIT]
     if name == "terminate":
