@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from harness.tasks.taskfile import TaskFile, TaskFileError, TaskSpec, parse_json_text
 
@@ -80,7 +81,7 @@ def _spec(raw, task_id: str, domain: str, position: int, file: str) -> TaskSpec:
     if not isinstance(apps, list) or not all(isinstance(a, str) for a in apps):
         raise TaskFileError(file, "related_apps", f"is {apps!r}", "a list of app names")
     extra = {key: raw[key] for key in _KEPT if key in raw}
-    meta = {
+    meta: dict[str, Any] = {
         "id": task_id,
         "category": domain,
         "instruction": instruction,
