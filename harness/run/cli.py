@@ -142,16 +142,16 @@ def serve_guest(args) -> int:
     from harness.guest.server import BindRefused, ControlServer
 
     size = (args.width, args.height)
-    backend = FakeGuest(*size) if args.kind == "fake" else LocalDesktop(*size, args.start_url,
-                                                                         allow_shell=args.allow_shell)  # fmt: skip
+    desktop = None if args.kind == "fake" else LocalDesktop(*size, args.start_url, allow_shell=args.allow_shell)
+    backend = FakeGuest(*size) if desktop is None else desktop
     try:
         server = ControlServer(backend, args.host, args.port, allow_remote=args.allow_remote)
     except (BindRefused, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        if args.kind == "local":
-            backend.start()
+        if desktop is not None:
+            desktop.start()
         print(f"{args.kind} guest serving the Control API at {server.url} (Ctrl-C stops it)", file=sys.stderr)
         server.serve_forever()
     except DesktopUnavailable as exc:
@@ -161,8 +161,8 @@ def serve_guest(args) -> int:
         pass
     finally:
         server.httpd.server_close()
-        if args.kind == "local":
-            backend.stop()
+        if desktop is not None:
+            desktop.stop()
     return 0
 
 

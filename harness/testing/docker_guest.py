@@ -172,8 +172,10 @@ def build_test_image(cache: Path | None = None, *, docker: str = "docker", log=l
                                             stdout=subprocess.DEVNULL, stderr=errors)  # fmt: skip
             except FileNotFoundError:
                 raise BuildError(f"importing the test image: {docker} is not installed")
+            stdin = importer.stdin  # a pipe: started with stdin=PIPE
+            assert stdin is not None
             try:
-                write_userland(debs, importer.stdin, Path(scratch))
+                write_userland(debs, stdin, Path(scratch))
             except BrokenPipeError:
                 pass  # docker import stopped reading; its exit code and message follow
             except BaseException:
@@ -181,9 +183,9 @@ def build_test_image(cache: Path | None = None, *, docker: str = "docker", log=l
                 importer.wait()
                 raise
             finally:
-                if not importer.stdin.closed:
+                if not stdin.closed:
                     try:
-                        importer.stdin.close()
+                        stdin.close()
                     except BrokenPipeError:
                         pass
             code = importer.wait(timeout=600)

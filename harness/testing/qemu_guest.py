@@ -197,7 +197,7 @@ def _module_bytes(path: Path) -> bytes:
 
 
 def _modinfo(path: Path) -> dict[str, str]:
-    info = {}
+    info: dict[str, str] = {}
     for match in re.finditer(rb"(?<=\0)(depends|name|vermagic)=([^\0]*)", _module_bytes(path)):
         info.setdefault(match.group(1).decode(), match.group(2).decode())
     return info
