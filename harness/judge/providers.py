@@ -75,6 +75,7 @@ class ProviderError(Exception):
         self.retry_after = retry_after
         self.status = status
         self.tries = 1
+        self.google_status = ""  # Gemini's status name (NOT_FOUND, PERMISSION_DENIED...) when Gemini answered
 
 
 @dataclass
@@ -264,7 +265,7 @@ class Provider:
         self.model = model
         self.api_key = api_key
         self.base_url = base_url
-        self.temperature = temperature
+        self.temperature: float | None = temperature  # None: the API takes no temperature
         self.max_request_bytes = int(REQUEST_LIMITS.get(self.name, 50 * MB) * SAFETY_MARGIN)
 
     def extra_settings(self) -> dict:
@@ -479,7 +480,7 @@ class AnthropicProvider(Provider):
     def ask(self, handle, item):
         anthropic = self.sdk
         prefix = handle.prefix
-        blocks = []
+        blocks: list[dict] = []
         for part in prefix.with_item(item):
             if isinstance(part, TextPart):
                 blocks.append({"type": "text", "text": part.text})
@@ -493,7 +494,8 @@ class AnthropicProvider(Provider):
                 model=self.model,
                 max_tokens=MAX_OUTPUT_TOKENS,
                 system=handle.prefix.system,
-                messages=[{"role": "user", "content": blocks}],
+                # the SDK types messages as TypedDicts: blocks built as plain dicts cannot match one
+                messages=[{"role": "user", "content": blocks}],  # type: ignore[misc, list-item]
             )
             response = raw.parse()
         except anthropic.APIStatusError as exc:
@@ -568,7 +570,7 @@ class OpenAIProvider(Provider):
             raise ProviderError(f"{self.name} API unreachable: {exc!r}", transient=True) from exc
 
     def ask(self, handle, item):
-        content = []
+        content: list[dict] = []
         for part in handle.prefix.with_item(item):
             if isinstance(part, TextPart):
                 content.append({"type": "text", "text": part.text})
