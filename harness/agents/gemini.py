@@ -47,7 +47,7 @@ class GeminiAgent(ProviderAgent):
         from google.genai import errors, types
 
         self.types, self.errors = types, errors
-        options = {"timeout": int(self.timeout * 1000)}
+        options: dict = {"timeout": int(self.timeout * 1000)}
         if self.base_url:
             options["base_url"] = self.base_url
         self.client = genai.Client(api_key=self.api_key, http_options=types.HttpOptions(**options))
