@@ -38,7 +38,7 @@ GROUPS: dict[str, list[str]] = {
         "harness.judge.core.xǁJudgeǁ_permanent_failure*",
     ],
     "archive": ["harness.results.archive.*"],
-    "translate": ["harness.actions.translation.*"],
+    "translate": ["harness.actions.translation.*", "harness.actions.commands.*"],
     "validation": ["trajectories.submissions.validation.*"],
     "rubrics": [
         "trajectories.recording.ingest.x_rubric_version_for*",
