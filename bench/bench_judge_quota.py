@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness.judge import Judge, JudgeItem, TrajectoryForJudge, make_provider  # noqa: E402
 from harness.judge.images import ImagePolicy  # noqa: E402
 from harness.judge.prompt import build_prefix  # noqa: E402
-from harness.judge.providers import PROVIDERS, REQUEST_LIMITS, SAFETY_MARGIN, request_bytes  # noqa: E402
+from harness.judge.provider_base import PROVIDERS, REQUEST_LIMITS, SAFETY_MARGIN, request_bytes  # noqa: E402
 from harness.results import StepRecord  # noqa: E402
 from tests.factories import write_task_dir  # noqa: E402
 from tests.simulators import ProviderSimulator  # noqa: E402

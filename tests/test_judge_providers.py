@@ -19,7 +19,7 @@ from harness.judge.cli import judge_folder
 from harness.judge.cli import main as cli_main
 from harness.judge.images import ImagePolicy
 from harness.judge.limiter import AdaptiveLimiter
-from harness.judge.providers import REQUEST_LIMITS, request_bytes, retry_delay_from_body
+from harness.judge.provider_base import REQUEST_LIMITS, request_bytes, retry_delay_from_body
 from harness.results import StepRecord
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator, Reply

@@ -22,7 +22,8 @@ from harness.judge.core import (
 from harness.judge.images import DEFAULT_MAX_SIDE, DEFAULT_QUALITY, FORMATS, ImagePolicy, ImageSettingError
 from harness.judge.prices import PRICES_ENV, PriceFileError, price_status, price_table
 from harness.judge.prompt import DEFAULT_MAX_IMAGES, PROMPT_VERSION, PROMPT_VERSIONS, TrajectoryForJudge
-from harness.judge.providers import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError, make_provider
+from harness.judge.provider_base import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError
+from harness.judge.providers import make_provider
 from harness.results import BundleError, find_task_dirs, read_task_dir, run_figures
 
 BUNDLE_FILE = "rubric_bundle.json"

@@ -28,7 +28,7 @@ from harness.judge.prompt import (
     build_prefix,
     item_text,
 )
-from harness.judge.providers import Provider, ProviderError, Usage, request_bytes
+from harness.judge.provider_base import Provider, ProviderError, Usage, request_bytes
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from harness import safejson
 from harness.backends import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
-from harness.judge.providers import PROVIDERS
+from harness.judge.provider_base import PROVIDERS
 from leaderboard.models import Model, Run, Suite, Task
 from trajectories.evaluations import lifecycle as evaluations
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
