@@ -1,6 +1,7 @@
 """Read agent result folders (upstream MyPCBench task dirs, the parallel runner's vm<i>/ nesting,
-OSWorld-style trees, the legacy context/ layout) into plain dataclasses. Django-free: the harness
-writes what this reads, and the site ingests what this returns."""
+OSWorld-style trees, the legacy context/ layout) into the plain dataclasses of ``records``: the tree, each
+task folder's steps, markers, tool calls and ending here, its judge files in ``judge_files``. Django-free:
+the harness writes what this reads, and the site ingests what this returns."""
 
 import hashlib
 import json
