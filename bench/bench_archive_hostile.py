@@ -187,14 +187,14 @@ def _module(name: str, source: Path):
 
 def child(version: str, kind: str, path: Path, old_dir: Path) -> None:
     if kind == "dir":
-        reader = _module("old_bundle", old_dir / "bundle.py") if version == "old" else _import("harness.bundle")
+        reader = _module("old_bundle", old_dir / "bundle.py") if version == "old" else _import("harness.results")
         task = next(path.iterdir())
 
         def work():
             reader.read_task_dir(task)
 
     else:
-        archive = _module("old_archive", old_dir / "archive.py") if version == "old" else _import("harness.archive")
+        archive = _module("old_archive", old_dir / "archive.py") if version == "old" else _import("harness.results")
 
         def work():
             dest = Path(tempfile.mkdtemp(prefix="bench-out-", dir=path.parent))

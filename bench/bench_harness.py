@@ -20,11 +20,14 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.agents.base import AgentState  # noqa: E402
+from harness.backends import FakeEnv  # noqa: E402
 from harness.control import pyautogui_command  # noqa: E402
-from harness.envs import FakeEnv  # noqa: E402
-from harness.loop import LoopConfig, run_task  # noqa: E402
-from harness.recorder import Recorder  # noqa: E402
-from harness.taskfile import load_tasks  # noqa: E402
+from harness.run import (  # noqa: E402
+    LoopConfig,
+    Recorder,  # noqa: E402
+    run_task,
+)
+from harness.tasks import load_tasks  # noqa: E402
 
 TARGET_MS = 50.0
 

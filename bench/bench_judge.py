@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from harness.bundle import read_task_dir  # noqa: E402
 from harness.judge import Judge, TrajectoryForJudge, make_provider  # noqa: E402
 from harness.judge.cli import judge_folder  # noqa: E402
 from harness.judge.prices import DEFAULT_PRICES  # noqa: E402
+from harness.results import read_task_dir  # noqa: E402
 from tests.factories import write_task_dir  # noqa: E402
 from tests.simulators import ProviderSimulator  # noqa: E402
 

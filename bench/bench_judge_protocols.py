@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from harness.bundle import BundleError, find_task_dirs, read_task_dir  # noqa: E402
 from harness.judge import (  # noqa: E402
     ERROR,
     PROVIDERS,
@@ -27,6 +26,7 @@ from harness.judge import (  # noqa: E402
     task_score,
 )
 from harness.judge.cli import _instruction  # noqa: E402
+from harness.results import BundleError, find_task_dirs, read_task_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from harness.bundle import StepRecord  # noqa: E402
 from harness.judge import Judge, JudgeItem, TrajectoryForJudge, make_provider  # noqa: E402
 from harness.judge.images import ImagePolicy  # noqa: E402
 from harness.judge.prompt import build_prefix  # noqa: E402
-from harness.judge.providers import PROVIDERS, REQUEST_LIMITS, SAFETY_MARGIN, request_bytes  # noqa: E402
+from harness.judge.provider_base import PROVIDERS, REQUEST_LIMITS, SAFETY_MARGIN, request_bytes  # noqa: E402
+from harness.results import StepRecord  # noqa: E402
 from tests.factories import write_task_dir  # noqa: E402
 from tests.simulators import ProviderSimulator  # noqa: E402
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def quota_bench(args) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from harness.bundle import read_task_dir
+    from harness.results import read_task_dir
 
     n_tasks = max(1, args.calls // args.items)
     calls = n_tasks * args.items

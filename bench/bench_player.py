@@ -145,7 +145,7 @@ def display_ssim(png: bytes, webp: bytes) -> float:
 
 
 def build_trajectory(pngs, label):
-    from harness.bundle import StepRecord
+    from harness.results import StepRecord
     from leaderboard.models import Model, Run
     from tests.factories import make_suite
     from trajectories.recording import ingest, media

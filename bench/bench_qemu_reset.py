@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.envs import QemuEnv, kvm_problem  # noqa: E402
+from harness.backends import QemuEnv, kvm_problem  # noqa: E402
 from harness.testing.qemu_guest import build_test_guest, make_disk  # noqa: E402
 from tests.vm_slots import free_slot  # noqa: E402
 

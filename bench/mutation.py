@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Mutant names are <module>.x_<function>__mutmut_<n>, or <module>.xǁ<Class>ǁ<method>__mutmut_<n>.
 GROUPS: dict[str, list[str]] = {
-    "scoring": ["leaderboard.scoring.*", "mypcbench_site.page_cache.*", "harness.scoring.*"],
+    "scoring": ["leaderboard.scoring.*", "mypcbench_site.page_cache.*", "harness.results.scoring.*"],
     # one trajectory's score and page version (the player, task pages) and what visitors' pages are cached at
     "trajectory": ["leaderboard.scoring.one_trajectory.*", "leaderboard.scoring.public_version.*"],
     "parser": ["harness.judge.parse.*"],
@@ -37,8 +37,8 @@ GROUPS: dict[str, list[str]] = {
         "harness.judge.core.xǁJudgeǁ_backoff*",
         "harness.judge.core.xǁJudgeǁ_permanent_failure*",
     ],
-    "archive": ["harness.archive.*"],
-    "translate": ["harness.translate.*"],
+    "archive": ["harness.results.archive.*"],
+    "translate": ["harness.actions.translation.*", "harness.actions.commands.*"],
     "validation": ["trajectories.submissions.validation.*"],
     "rubrics": [
         "trajectories.recording.rubric_versions.x_rubric_version_for*",

@@ -1,4 +1,4 @@
-"""``python -m harness``: the harness command line (see harness/run.py)."""
+"""``python -m harness``: the harness command line (see harness/run/cli.py)."""
 
 import sys
 

@@ -162,8 +162,8 @@ def catalog():
 
 @pytest.fixture
 def env():
-    """A started fake guest (harness.envs.FakeEnv) with a 320x200 screen, stopped afterwards."""
-    from harness.envs import FakeEnv
+    """A started fake guest (harness.backends.FakeEnv) with a 320x200 screen, stopped afterwards."""
+    from harness.backends import FakeEnv
 
     env = FakeEnv(screen_size=(320, 200))
     env.start()

@@ -8,7 +8,7 @@ import socket
 import threading
 from pathlib import Path
 
-from harness.envs import SlotPorts, port_taken
+from harness.backends import SlotPorts, port_taken
 
 CLAIM_BASE = 20000  # claim ports: CLAIM_BASE + slot, below every slot's ports (slots < 700 from 25000)
 _claims: list[socket.socket] = []  # held until this test process ends

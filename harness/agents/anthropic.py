@@ -11,6 +11,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from harness.actions import Scale, TranslationError, fit_within, from_anthropic
 from harness.agents.base import AgentError
 from harness.agents.common import (
     IMAGE_REMOVED,
@@ -21,7 +22,6 @@ from harness.agents.common import (
     png_at,
     strip_images,
 )
-from harness.translate import Scale, TranslationError, fit_within, from_anthropic
 
 MAX_DISPLAY = (1280, 800)  # WXGA: sent unscaled by the API, so the model's pixels are ours up to the factor
 # The paper's Claude harness declares 1280x720 and resizes every screenshot to it (formats.md §5.1).
@@ -237,7 +237,7 @@ class AnthropicAgent(ProviderAgent):
         image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(screenshot)}}
         if not self.history:
             return {"role": "user", "content": [{"type": "text", "text": instruction}, image]}
-        results = []
+        results: list[dict] = []
         gave_image = False
         for tool_id, kind, text, is_error in self.pending:
             if kind == "computer" and not gave_image:
@@ -249,7 +249,7 @@ class AnthropicAgent(ProviderAgent):
                 results.append({"type": "tool_result", "tool_use_id": tool_id,
                                 "content": [{"type": "text", "text": "done; see the next screenshot"}]})  # fmt: skip
             else:
-                result = {"type": "tool_result", "tool_use_id": tool_id,
+                result: dict = {"type": "tool_result", "tool_use_id": tool_id,
                           "content": [{"type": "text", "text": text or "(no output)"}]}  # fmt: skip
                 if is_error:
                     result["is_error"] = True  # the model is told the call failed, and why
@@ -310,7 +310,7 @@ class AnthropicAgent(ProviderAgent):
         user = self._next_user_message(instruction, png_at(observation["screenshot"], display))
         messages = self._windowed([*self.history, user])
         system = [{"type": "text", "text": self.system_prompt(display), "cache_control": {"type": "ephemeral"}}]
-        options = {}
+        options: dict = {}
         if self.reasoning_effort:
             options["output_config"] = {"effort": self.reasoning_effort}
         if self.thinking:
@@ -318,9 +318,10 @@ class AnthropicAgent(ProviderAgent):
 
         def call(budget):
             try:
+                # The SDK types system, tools and messages as TypedDicts; ours are built as plain dicts.
                 reply = self.client.beta.messages.create(
-                    model=self.model, max_tokens=budget, system=system, tools=self.tools(display),
-                    messages=messages, betas=[self.tools_version.beta], **options,
+                    model=self.model, max_tokens=budget, system=system, tools=self.tools(display),  # type: ignore[arg-type]
+                    messages=messages, betas=[self.tools_version.beta], **options,  # type: ignore[arg-type]
                 )  # fmt: skip
             except self.sdk.APIStatusError as exc:
                 raise ProviderCallError(exc.status_code, _message(exc)) from exc

@@ -50,7 +50,7 @@ def png_at(png: bytes, size: tuple[int, int]) -> bytes:
     with Image.open(io.BytesIO(png)) as image:
         if image.size == tuple(size):
             return png
-        resized = image.convert("RGB").resize(tuple(size), Image.LANCZOS)
+        resized = image.convert("RGB").resize((size[0], size[1]), Image.Resampling.LANCZOS)
     out = io.BytesIO()
     resized.save(out, format="PNG")
     return out.getvalue()

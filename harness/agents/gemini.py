@@ -2,9 +2,9 @@
 plus a ``bash`` function run in the guest; every function response carries the screenshot taken after
 the batch, and only the most recent screenshots stay in the conversation."""
 
+from harness.actions import TranslationError, from_gemini
 from harness.agents.base import AgentError
 from harness.agents.common import IMAGE_REMOVED, STRIPPED, ProviderAgent, ProviderCallError
-from harness.translate import TranslationError, from_gemini
 
 # Models before gemini-3.5 know only the browser environment and its action names.
 BROWSER_ONLY = ("gemini-2.5-computer-use", "gemini-3-flash", "gemini-3.1-pro", "gemini-3-pro")
@@ -47,7 +47,7 @@ class GeminiAgent(ProviderAgent):
         from google.genai import errors, types
 
         self.types, self.errors = types, errors
-        options = {"timeout": int(self.timeout * 1000)}
+        options: dict = {"timeout": int(self.timeout * 1000)}
         if self.base_url:
             options["base_url"] = self.base_url
         self.client = genai.Client(api_key=self.api_key, http_options=types.HttpOptions(**options))

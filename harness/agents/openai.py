@@ -3,6 +3,7 @@ safety checks acknowledged, shell results sent back as shell_call_output, turns 
 previous_response_id (the paper's harness) or the windowed conversation sent whole. Screenshots go at
 the screen's own resolution, so coordinates need no scaling."""
 
+from harness.actions import TranslationError, from_openai
 from harness.agents.base import AgentError
 from harness.agents.common import (
     IMAGE_REMOVED,
@@ -13,7 +14,6 @@ from harness.agents.common import (
     strip_images,
     truncate,
 )
-from harness.translate import TranslationError, from_openai
 
 SHELL_OUTPUT_LIMIT = 8192
 # How the conversation reaches the model. With previous_response_id the server keeps every screenshot:

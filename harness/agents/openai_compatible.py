@@ -15,9 +15,7 @@ import json
 import re
 
 from harness import safejson
-from harness.agents.base import AgentError
-from harness.agents.common import ProviderAgent, ProviderCallError, b64, images_to_drop, png_at, strip_images
-from harness.translate import (
+from harness.actions import (
     QWEN_ACTIONS,
     QWEN_COORDINATE_TYPES,
     QWEN_MAX_SCROLL_PIXELS,
@@ -26,6 +24,8 @@ from harness.translate import (
     from_qwen,
     qwen_model_size,
 )
+from harness.agents.base import AgentError
+from harness.agents.common import ProviderAgent, ProviderCallError, b64, images_to_drop, png_at, strip_images
 
 COLLAPSED = "This screenshot has been collapsed."
 
@@ -230,14 +230,15 @@ class OpenAICompatibleAgent(ProviderAgent):
         tools = [computer_use_tool(self.coordinate_type, model_size), BASH]
         system = f"{self.system_prompt(model_size)}\n\n{tools_prompt(tools)}"
         messages = [{"role": "system", "content": system}, *self._windowed([*self.history, user])]
-        extra = {"top_k": self.sampling["top_k"], "min_p": self.sampling["min_p"]}  # vLLM's own sampling fields
+        extra: dict = {"top_k": self.sampling["top_k"], "min_p": self.sampling["min_p"]}  # vLLM's own sampling fields
         if self.reasoning_effort:
             extra["chat_template_kwargs"] = {"enable_thinking": self.reasoning_effort != "none"}
 
         def call(budget):
             try:
+                # The SDK types messages as TypedDicts; ours are built as plain dicts.
                 completion = self.client.chat.completions.create(
-                    model=self.model, messages=messages, max_tokens=budget, temperature=self.temperature,
+                    model=self.model, messages=messages, max_tokens=budget, temperature=self.temperature,  # type: ignore[arg-type]
                     top_p=self.sampling["top_p"], presence_penalty=self.sampling["presence_penalty"],
                     extra_body=extra,
                 )  # fmt: skip

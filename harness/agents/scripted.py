@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.actions import VOCABULARIES, TranslationError, translate
 from harness.agents.base import AgentError, AgentState
-from harness.translate import VOCABULARIES, TranslationError, translate
 
 OUTCOMES = {"done", "fail", "infeasible", "none"}
 

@@ -1,4 +1,4 @@
-"""Stand-ins for the 17 in-VM web apps, as far as post-boot setup touches them (harness/postboot.py): each
+"""Stand-ins for the 17 in-VM web apps, as far as post-boot setup touches them (harness/control/postboot.py): each
 answers its init path only with a valid signed session cookie ``session_<app>`` (HMAC-SHA256 with the
 apps' key, for that app), and then seeds its database ``<data_dir>/<app>.sqlite`` with rows, as a real
 app's first request does (Dinoco's also gets a ``bookings`` table with fares but, like databases made

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from typing import Any
 
 from harness.actions import parse_action
 from harness.chromium import CHROMIUM, QUIET_ARGS
@@ -24,7 +25,7 @@ CHROMIUM_FLAGS = [
     "--disable-dev-shm-usage",
     "--password-store=basic",
 ]
-# pyautogui key names (its KEY_NAMES list, and the names harness.translate produces) -> X keysyms, as
+# pyautogui key names (its KEY_NAMES list, and the names harness.actions.translation produces) -> X keysyms, as
 # xdotool takes them: the keysyms pyautogui's own X11 backend presses, and for the names it leaves
 # unmapped there (browser, media, launch keys) the XF86 keysym of that key, so the guest presses them.
 KEYSYMS = {
@@ -107,7 +108,7 @@ def xdotool_commands(action: dict) -> list[list[str]]:
         verb = "mousemove_relative" if action.get("relative") else "mousemove"
         moves = [[verb, "--", str(int(action["x"])), str(int(action["y"]))]]
     if kind == "click":
-        button = {"middle": "2", "right": "3"}.get(action.get("button"), "1")
+        button = {"middle": "2", "right": "3"}.get(action.get("button") or "", "1")
         return [*moves, ["click", "--repeat", str(int(action.get("clicks", 1))), button]]
     if kind == "double_click":
         return [*moves, ["click", "--repeat", "2", "1"]]
@@ -129,7 +130,7 @@ def xdotool_commands(action: dict) -> list[list[str]]:
     if kind == "type":
         return [["type", "--delay", "12", "--", action["text"]]]
     if kind == "key":
-        verb = {"down": "keydown", "up": "keyup"}.get(action.get("state"), "key")
+        verb = {"down": "keydown", "up": "keyup"}.get(action.get("state") or "", "key")
         repeat = ["--repeat", str(action["presses"])] if action.get("presses") else []
         return [[verb, *repeat, keysym(k)] for k in action["keys"]]
     if kind == "hotkey":
@@ -178,7 +179,8 @@ class LocalDesktop:
         with os.fdopen(read_fd) as pipe:
             number = pipe.readline().strip()
         if not number.isdigit():
-            error = self._xvfb.stderr.read().decode(errors="replace")[-300:] if self._xvfb.poll() is not None else ""
+            stderr = self._xvfb.stderr  # a pipe: Xvfb was started with stderr=PIPE
+            error = stderr.read().decode(errors="replace")[-300:] if stderr and self._xvfb.poll() is not None else ""
             self.stop()
             raise DesktopUnavailable(f"Xvfb did not report a display number: {error or 'no output'}")
         self.display = f":{number}"
@@ -286,7 +288,7 @@ class LocalDesktop:
         parsed = parse_action(snippet)
         steps = parsed.get("actions", [parsed])
         try:
-            plans = []
+            plans: list[tuple[str, Any]] = []
             for action in steps:
                 if action["type"] == "wait":
                     plans.append(("sleep", min(float(action.get("seconds", 1.0)), MAX_WAIT_SECONDS)))

@@ -224,7 +224,7 @@ class FakeGuest:
         return out.getvalue()
 
 
-_FONT = []
+_FONT: list = []  # the font, loaded once
 
 
 def _command_key(command) -> str:

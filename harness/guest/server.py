@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Protocol, cast
 
 MAX_BODY = 10 * 1024 * 1024
 LOOPBACK_HOSTS = {"localhost"}
@@ -107,7 +108,33 @@ def check_bind(host: str, allow_remote: bool) -> None:
     )
 
 
+class GuestBackend(Protocol):
+    """What a ControlServer serves (the fake, headless and local desktop guests): each call answers with
+    an HTTP status and what to send."""
+
+    size: tuple[int, int]
+
+    def health(self) -> tuple[int, dict]: ...
+
+    def screenshot_response(self) -> tuple[int, bytes, str]: ...
+
+    def execute(self, command, shell: bool) -> tuple[int, dict]: ...
+
+    def run_python(self, code) -> tuple[int, dict]: ...
+
+
+class _GuestHTTPServer(ThreadingHTTPServer):
+    """The HTTP server of a ControlServer, holding the backend its handlers route to."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], backend: GuestBackend):
+        super().__init__(address, _Handler)
+        self.backend = backend
+
+
 class _Handler(BaseHTTPRequestHandler):
+    server: _GuestHTTPServer
     protocol_version = "HTTP/1.1"  # keep-alive: one connection per client session
     # Headers and body go out in separate writes; with Nagle on, each answer waits ~40 ms for an ACK.
     disable_nagle_algorithm = True
@@ -180,17 +207,15 @@ class ControlServer:
     """Serve ``backend`` (health, screenshot_response, execute, run_python, size) on host:port in a
     background thread. Port 0 picks a free port; ``url`` says where it ended up."""
 
-    def __init__(self, backend, host: str = "127.0.0.1", port: int = 0, *, allow_remote: bool = False):
+    def __init__(self, backend: GuestBackend, host: str = "127.0.0.1", port: int = 0, *, allow_remote: bool = False):
         check_bind(host, allow_remote)
         self.backend = backend
-        self.httpd = ThreadingHTTPServer((host, port), _Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.backend = backend
+        self.httpd = _GuestHTTPServer((host, port), backend)
         self.thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
+        host, port = cast(tuple[str, int], self.httpd.server_address)[:2]  # an AF_INET address
         return f"http://{host}:{port}"
 
     def start(self) -> "ControlServer":

@@ -25,15 +25,8 @@ from harness.judge.prompt import (
     build_prefix,
     item_text,
 )
-from harness.judge.providers import (
-    DEFAULT_MODELS,
-    PROVIDERS,
-    ConfigurationError,
-    Provider,
-    ProviderError,
-    Usage,
-    make_provider,
-)
+from harness.judge.provider_base import DEFAULT_MODELS, PROVIDERS, ConfigurationError, Provider, ProviderError, Usage
+from harness.judge.providers import make_provider
 
 __all__ = [
     "DEFAULT_MODELS",

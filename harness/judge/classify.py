@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from harness import safejson
 from harness.judge.failure_modes import FAILURE_MODES, classify_failure
 from harness.judge.prompt import neutralise
-from harness.judge.providers import PROVIDERS, Provider, ProviderError
+from harness.judge.provider_base import PROVIDERS, Provider, ProviderError
 
 CLASSIFIER_VERSION = "mypc-failure-modes-1"
 CLASSIFIER_ENV = "MYPCBENCH_FAILURE_CLASSIFIER"

@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from harness import safejson
-from harness.bundle import BundleError, find_task_dirs, read_task_dir
 from harness.judge.core import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
@@ -23,8 +22,9 @@ from harness.judge.core import (
 from harness.judge.images import DEFAULT_MAX_SIDE, DEFAULT_QUALITY, FORMATS, ImagePolicy, ImageSettingError
 from harness.judge.prices import PRICES_ENV, PriceFileError, price_status, price_table
 from harness.judge.prompt import DEFAULT_MAX_IMAGES, PROMPT_VERSION, PROMPT_VERSIONS, TrajectoryForJudge
-from harness.judge.providers import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError, make_provider
-from harness.scoring import run_figures
+from harness.judge.provider_base import DEFAULT_MODELS, GOOGLE, PROVIDERS, ConfigurationError
+from harness.judge.providers import make_provider
+from harness.results import BundleError, find_task_dirs, read_task_dir, run_figures
 
 BUNDLE_FILE = "rubric_bundle.json"
 TASK_RESULT_FILE = "rubric_judge_result.json"
@@ -139,7 +139,7 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
 
 
 def scores_summary(root: Path, rows: list[dict], expected_tasks: int | None = None) -> dict:
-    """scores.json by the site's rule (harness.scoring.run_figures): a judge error or a folder
+    """scores.json by the site's rule (harness.results.run_figures): a judge error or a folder
     without a bundle is unknown, not a failure; rates are over the known tasks, with bounds that
     count the unknown ones as failures / successes; tasks of the suite with no folder
     (``expected_tasks`` minus the folders) count as failures, as on the site."""

@@ -9,6 +9,7 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,13 +22,13 @@ from harness.judge.prompt import (
     PROMPT_VERSION,
     PROMPT_VERSIONS,
     PROTOCOLS,
-    JudgeItem,
+    JudgedItem,
     Prefix,
     TrajectoryForJudge,
     build_prefix,
     item_text,
 )
-from harness.judge.providers import Provider, ProviderError, Usage, request_bytes
+from harness.judge.provider_base import Provider, ProviderError, Usage, request_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -175,7 +176,7 @@ class Judge:
     @property
     def settings(self) -> dict:
         """What identifies this judge configuration (stored with every judgment)."""
-        persona = {"sent": bool(self.persona_summary)}
+        persona: dict = {"sent": bool(self.persona_summary)}
         if self.persona_summary:
             persona["sha256"] = hashlib.sha256(self.persona_summary.encode()).hexdigest()
             persona["path"] = self.persona_path
@@ -274,7 +275,7 @@ class Judge:
             return parse_status_answer(text, n_steps, prefix.data_text)
         return parse_answer(text, n_steps, prefix.data_text)
 
-    def judge_item(self, handle, item: JudgeItem, n_steps: int, key: str) -> ItemVerdict:
+    def judge_item(self, handle, item: JudgedItem, n_steps: int, key: str) -> ItemVerdict:
         result = ItemVerdict(position=item.position, rubric_id=item.rubric_id, verdict=ERROR)
         usage = Usage()
         text = item_text(item, self.prompt_version)
@@ -326,7 +327,7 @@ class Judge:
 
     # ------------------------------------------------------------ one trajectory
 
-    def build_prefix(self, trajectory: TrajectoryForJudge, items: list[JudgeItem]) -> Prefix:
+    def build_prefix(self, trajectory: TrajectoryForJudge, items: Sequence[JudgedItem]) -> Prefix:
         """The prefix, with the oldest screenshots left out when the request would pass the
         provider's byte limit (what was left out is noted on every verdict)."""
         prefix = build_prefix(
@@ -347,7 +348,7 @@ class Judge:
             prefix.notes["images_dropped_for_request_limit"] = dropped
         return prefix
 
-    def judge(self, trajectory: TrajectoryForJudge, items: list[JudgeItem]) -> list[ItemVerdict]:
+    def judge(self, trajectory: TrajectoryForJudge, items: Sequence[JudgedItem]) -> list[ItemVerdict]:
         """Verdicts for ``items`` in the order given. The first item is judged alone so the
         provider's cache holds the prefix before the others fan out."""
         if not items:
@@ -401,7 +402,7 @@ class WeightError(ValueError):
     """A rubric item without a usable weight: a task cannot be scored until it has one."""
 
 
-def task_score(items: list[JudgeItem], verdicts: list[ItemVerdict]) -> tuple[int, bool]:
+def task_score(items: Sequence[JudgedItem], verdicts: list[ItemVerdict]) -> tuple[int, bool]:
     """(integer percent, complete): weighted share of items judged success; ``complete`` is False
     when any item ended in error (then the score is a lower bound, not a result). Rounding never
     makes a task with a failed or unjudged item perfect: such a task scores 99 at most."""

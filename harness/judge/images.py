@@ -51,6 +51,7 @@ def _original(path: Path) -> tuple[bytes, str]:
 def _encoded(path: str, mtime_ns: int, size: int, policy: ImagePolicy) -> tuple[bytes, str]:
     from PIL import Image
 
+    image: Image.Image  # opened as an ImageFile, converted to a plain Image
     with Image.open(path) as image:
         image.load()
         if policy.max_side and max(image.size) > policy.max_side:

@@ -5,9 +5,10 @@ its appendix and released judge describe it (rubric item first, then the full ac
 the screenshots, answered ``Thoughts:`` / ``Status:``), rewritten in our own words."""
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from harness.bundle import StepRecord
 from harness.judge.images import ImagePolicy, encode_screenshot
+from harness.results import StepRecord
 
 OURS = "mypc-judge-1"
 PAPER = "paper-v1"
@@ -58,10 +59,29 @@ Reply with your brief analysis, then the final JSON object
 {{"reasoning": ..., "cited_steps": [...], "verdict": "success"|"failure"}}."""
 
 
+class JudgedItem(Protocol):
+    """What the judge reads of a rubric item: a JudgeItem, harness.tasks.taskfile's RubricSpec or the
+    site's RubricItem will do."""
+
+    @property
+    def position(self) -> int: ...
+
+    @property
+    def rubric_id(self) -> str: ...
+
+    @property
+    def criterion(self) -> str: ...
+
+    @property
+    def verification(self) -> str: ...
+
+    @property
+    def weight(self) -> float | None: ...
+
+
 @dataclass
 class JudgeItem:
-    """One rubric item to judge. Anything with these attributes will do (harness.taskfile
-    RubricSpec, the site's RubricItem)."""
+    """One rubric item to judge (see JudgedItem: anything with these attributes will do)."""
 
     position: int
     rubric_id: str
@@ -131,7 +151,7 @@ class Prefix:
                 label = (
                     index - 1 if index > 0 and getattr(self.parts[index - 1], "label_of", None) == part.step else None
                 )
-                for gone in sorted({index, label} - {None}, reverse=True):
+                for gone in [index] if label is None else [index, label]:  # the later part first
                     del self.parts[gone]
                     if self.item_at is not None and gone < self.item_at:
                         self.item_at -= 1
@@ -290,7 +310,7 @@ Requirement: {criterion}
 {extra}"""
 
 
-def item_text(item: JudgeItem, prompt_version: str = OURS) -> str:
+def item_text(item: JudgedItem, prompt_version: str = OURS) -> str:
     if prompt_version == PAPER:
         extra = []
         if item.verification:

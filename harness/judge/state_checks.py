@@ -7,8 +7,8 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from harness.bundle import STATE_CHECKS_FILE
 from harness.control import ControlError
+from harness.results import STATE_CHECKS_FILE
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 OUTPUT_KEPT = 4000  # characters of the command's output stored with the result

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.envs import kvm_problem
+from harness.backends import kvm_problem
 from harness.testing import qemu_guest
 from harness.testing.docker_guest import build_test_image, run_line
 from harness.testing.qemu_guest import BuildError, build_test_guest, cache_dir, make_disk

@@ -5,7 +5,7 @@ port 5000. No registry, no Dockerfile and no base image are involved: the packag
 ``apt-get download`` and share the QEMU test guest's cache.
 
 It is a stand-in for the released image (which runs the MyPCBench VM under QEMU inside the container
-and has to be pulled from a registry), so that the docker backend (harness.envs.DockerEnv) runs for
+and has to be pulled from a registry), so that the docker backend (harness.backends.DockerEnv) runs for
 real: a container per slot, ports published on loopback, waiting for readiness, reset to a fresh
 container, removal. It is not the benchmark VM: no desktop, no apps, no VM inside.
 
@@ -24,7 +24,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from harness.envs import kvm_problem
+from harness.backends import kvm_problem
 from harness.testing.qemu_guest import GUEST_SOURCES, BuildError, _run, _skip_userland, cache_dir, fetch_debs
 
 REPOSITORY = "mypcbench-test-guest"
@@ -172,8 +172,10 @@ def build_test_image(cache: Path | None = None, *, docker: str = "docker", log=l
                                             stdout=subprocess.DEVNULL, stderr=errors)  # fmt: skip
             except FileNotFoundError:
                 raise BuildError(f"importing the test image: {docker} is not installed")
+            stdin = importer.stdin  # a pipe: started with stdin=PIPE
+            assert stdin is not None
             try:
-                write_userland(debs, importer.stdin, Path(scratch))
+                write_userland(debs, stdin, Path(scratch))
             except BrokenPipeError:
                 pass  # docker import stopped reading; its exit code and message follow
             except BaseException:
@@ -181,9 +183,9 @@ def build_test_image(cache: Path | None = None, *, docker: str = "docker", log=l
                 importer.wait()
                 raise
             finally:
-                if not importer.stdin.closed:
+                if not stdin.closed:
                     try:
-                        importer.stdin.close()
+                        stdin.close()
                     except BrokenPipeError:
                         pass
             code = importer.wait(timeout=600)

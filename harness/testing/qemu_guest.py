@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.envs import VMConfig
+from harness.backends import VMConfig
 
 HERE = Path(__file__).resolve().parents[1]  # the harness package (this module is in harness/testing/)
 KERNEL_META = "linux-image-cloud-amd64"  # Debian's kernel for VMs: virtio drivers, ext4 built in
@@ -197,7 +197,7 @@ def _module_bytes(path: Path) -> bytes:
 
 
 def _modinfo(path: Path) -> dict[str, str]:
-    info = {}
+    info: dict[str, str] = {}
     for match in re.finditer(rb"(?<=\0)(depends|name|vermagic)=([^\0]*)", _module_bytes(path)):
         info.setdefault(match.group(1).decode(), match.group(2).decode())
     return info

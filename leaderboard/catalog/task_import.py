@@ -1,6 +1,6 @@
 """Import a MyPCBench task suite (tasks, apps, versioned rubric items) from upstream task files.
 
-Reading and validation live in ``harness.taskfile``; this module turns the result into rows, all or
+Reading and validation live in ``harness.tasks.taskfile``; this module turns the result into rows, all or
 nothing, and says what changed.
 """
 
@@ -13,9 +13,16 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from harness.apps import APPS, app_key, normalise_app
-from harness.osworld import is_osworld_folder, load_osworld_tasks
-from harness.task_types import ResolvedType, load_task_types, resolve_type
-from harness.taskfile import TaskFileError, TaskSpec, load_tasks
+from harness.tasks import (
+    ResolvedType,
+    TaskFileError,
+    TaskSpec,
+    is_osworld_folder,
+    load_osworld_tasks,
+    load_task_types,
+    load_tasks,
+    resolve_type,
+)
 from leaderboard.models import App, RubricItem, Suite, Task, TypeSource, apps_touched_bin
 
 DEFAULT_SUITE_NAME = "MyPCBench"

@@ -15,7 +15,7 @@ Rules (issues 3 and 14):
   before its first step or through our own machinery, e.g. its VM never started or the worker
   failed ("infrastructure"): not the agent's failure.
 * Point estimates are over the known cells; :meth:`RunOutcomes.figures` (the shared rule of
-  harness/scoring.py, also behind the offline judge's scores.json) adds the bounds with every
+  harness/results/scoring.py, also behind the offline judge's scores.json) adds the bounds with every
   unknown cell as a failure / as a success. Boards rank on the lower bound.
 * Rubric score: authored weights normalised per task (``RubricItem.normalised_weight``) or equal
   weights (``weighting="equal"``). Only judgments of current rubric items count unless
@@ -40,7 +40,7 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Q, Sum
 
-from harness.scoring import Figures, run_figures
+from harness.results import Figures, run_figures
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from leaderboard.scoring import data_version, metrics
 from trajectories.models import Judgment, Trajectory
@@ -174,7 +174,7 @@ class RunOutcomes:
     # -- point estimates (headline rule: over known cells) --------------------------------
 
     def figures(self) -> Figures:
-        """The shared rule (harness.scoring.run_figures) over every cell: point estimates over the
+        """The shared rule (harness.results.run_figures) over every cell: point estimates over the
         known cells and bounds with the unknown ones as failures / successes."""
         return run_figures(
             self.scores.ravel().tolist(),

@@ -9,7 +9,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 
-from harness.bundle import StepRecord
+from harness.results import StepRecord
 from leaderboard.management.commands.load_demo import DEMO_RESULTS_DIR, DEMO_RUN_NAME
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import png_bytes

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.taskfile import load_tasks
+from harness.tasks import load_tasks
 from tests.simulators import ProviderSimulator
 
 DEMO_SUITE = Path(__file__).resolve().parents[2] / "seeding" / "demo_suite.json"

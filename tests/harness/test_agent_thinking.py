@@ -10,11 +10,9 @@ import requests
 
 from harness.agents import AnthropicAgent, provider_agent
 from harness.agents.base import AgentError
-from harness.envs import FakeEnv
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
-from harness.run import main
-from harness.taskfile import load_tasks
+from harness.backends import FakeEnv
+from harness.run import LoopConfig, Recorder, main, run_task
+from harness.tasks import load_tasks
 from tests.simulators.computer_use import anthropic_turn
 
 DEMO_SUITE = Path(__file__).resolve().parents[2] / "seeding" / "demo_suite.json"

@@ -20,12 +20,10 @@ from harness.agents import AnthropicAgent, GeminiAgent, MissingApiKey, OpenAIAge
 from harness.agents.anthropic import tool_versions
 from harness.agents.openai import PLACEHOLDER_PNG
 from harness.agents.openai_compatible import parse_tool_calls
-from harness.bundle import read_task_dir
+from harness.backends import FakeEnv
 from harness.control import ExecResult
-from harness.envs import FakeEnv
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
-from harness.run import main
+from harness.results import read_task_dir
+from harness.run import LoopConfig, Recorder, main, run_task
 from tests.simulators import Reply
 from tests.simulators.computer_use import anthropic_turn, chat_turn, gemini_turn, images_in, openai_turn, qwen_call
 

@@ -6,7 +6,7 @@ import tarfile
 
 import pytest
 
-from harness.archive import ArchiveError, ArchiveLimits, extract_archive, safe_member_path
+from harness.results import ArchiveError, ArchiveLimits, extract_archive, safe_member_path
 from tests.submission_data import tar_gz_bytes, zip_bytes
 
 

@@ -15,7 +15,7 @@ import zipfile
 
 import pytest
 
-from harness.archive import ArchiveError, ArchiveLimits, extract_archive
+from harness.results import ArchiveError, ArchiveLimits, extract_archive
 
 MiB = 1024 * 1024
 

@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from harness.archive import ArchiveError, ArchiveLimits, extract_archive, safe_member_path
+from harness.results import ArchiveError, ArchiveLimits, extract_archive, safe_member_path
 from tests.submission_data import tar_gz_bytes
 
 BOTH = "expected each name used for a file or a folder, not both"

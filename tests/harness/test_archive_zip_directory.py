@@ -9,7 +9,8 @@ import zipfile
 
 import pytest
 
-from harness.archive import ArchiveError, _zip_directory, extract_archive
+from harness.results import ArchiveError, extract_archive
+from harness.results.archive import _zip_directory
 
 
 def zip_bytes(names, comment: bytes = b"") -> bytes:

@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 
-from harness.archive import ArchiveError, ArchiveLimits, extract_archive
+from harness.results import ArchiveError, ArchiveLimits, extract_archive
 
 
 def zip_of(entries) -> bytes:

@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from harness.bundle import BundleError, cited_steps_from_text, read_results, read_task_dir
+from harness.results import BundleError, cited_steps_from_text, read_results, read_task_dir
 from tests.factories import JUDGE_MODEL, RUBRIC, png_bytes, write_legacy_task_dir, write_task_dir
 
 

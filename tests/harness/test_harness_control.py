@@ -9,7 +9,6 @@ import threading
 import pytest
 from PIL import Image
 
-from harness import control
 from harness.control import ControlClient, ControlError, fix_less_than, pyautogui_command, snippet_from_command
 from harness.guest.fake import start_fake_guest
 from harness.guest.server import BindRefused, ControlServer
@@ -190,7 +189,7 @@ class _Answers:
 
 @pytest.mark.parametrize("announce", [True, False], ids=["content-length", "no-length"])
 def test_an_answer_beyond_the_bound_is_refused_not_read_whole(monkeypatch, announce):
-    monkeypatch.setattr(control, "MAX_ANSWER_BYTES", 4096)
+    monkeypatch.setattr("harness.control.client.MAX_ANSWER_BYTES", 4096)
     guest = _Answers(b'{"returncode": 0, "output": "' + b"x" * 100_000 + b'"}', announce=announce)
     client = ControlClient(guest.url, retry_delay=0.01)
     try:
@@ -202,7 +201,7 @@ def test_an_answer_beyond_the_bound_is_refused_not_read_whole(monkeypatch, annou
 
 
 def test_a_screenshot_beyond_the_bound_is_refused(monkeypatch):
-    monkeypatch.setattr(control, "MAX_SCREENSHOT_BYTES", 10_000)
+    monkeypatch.setattr("harness.control.client.MAX_SCREENSHOT_BYTES", 10_000)
     guest = _Answers(b"\x89PNG\r\n\x1a\n" + b"\0" * 50_000, content_type="image/png")
     client = ControlClient(guest.url, retry_delay=0.01)
     try:

@@ -12,15 +12,14 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
+from harness.actions import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
 from harness.agents.scripted import Plan, ScriptedAgent, Turn
-from harness.bundle import read_task_dir
+from harness.backends import LocalEnv
 from harness.control import ControlClient
-from harness.envs import LocalEnv
 from harness.guest.desktop import LocalDesktopGuest, keysym, missing_tools, xdotool_commands
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
-from harness.taskfile import load_tasks
-from harness.translate import KEY_NAMES, PYAUTOGUI_X11_KEYS, key_names
+from harness.results import read_task_dir
+from harness.run import LoopConfig, Recorder, run_task
+from harness.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (
@@ -148,7 +147,7 @@ PYAUTOGUI_KEY_NAMES = (
 
 
 def translator_key_names() -> set[str]:
-    """Every key name harness.translate can put in a pyautogui call: its table's values, the X11 names it
+    """Every key name harness.actions can put in a pyautogui call: its table's values, the X11 names it
     passes through, and any single printable character (passed as it is)."""
     names = set(PYAUTOGUI_X11_KEYS) | {chr(c) for c in range(33, 127)}
     for value in KEY_NAMES.values():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envs import BackendUnavailable, BootFailed, DockerEnv, VMConfig, kvm_problem
+from harness.backends import BackendUnavailable, BootFailed, DockerEnv, VMConfig, kvm_problem
 from harness.testing.docker_guest import build_test_image
 from harness.testing.qemu_guest import BuildError
 from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_plan

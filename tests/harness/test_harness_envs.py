@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from harness.envs import (
+from harness.backends import (
     BackendUnavailable,
     DockerEnv,
     QemuEnv,

@@ -1,6 +1,6 @@
 """The agent loop against the fake guest: turn budget, screenshot window, each stop signal, agent
 crashes, provider errors, an unresponsive guest, and the bundle it writes, read back by
-harness.bundle exactly as the site's importer reads it."""
+harness.results exactly as the site's importer reads it."""
 
 import json
 from pathlib import Path
@@ -11,9 +11,8 @@ from harness.agents import DummyAgent, ScriptedAgent
 from harness.agents.base import AgentState
 from harness.agents.prompts import stop_signal, strip_signal, system_prompt
 from harness.agents.scripted import Plan, Turn
-from harness.bundle import read_task_dir
-from harness.loop import LoopConfig, run_task
-from harness.recorder import CallbackSink, Recorder
+from harness.results import read_task_dir
+from harness.run import CallbackSink, LoopConfig, Recorder, run_task
 
 DEMO_SUITE = Path(__file__).resolve().parents[2] / "seeding" / "demo_suite.json"
 FAST = LoopConfig(sleep_after=0.0)

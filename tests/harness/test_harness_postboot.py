@@ -10,12 +10,11 @@ import subprocess
 
 import pytest
 
-from harness.control import ControlError
-from harness.envs import RemoteEnv
+from harness.backends import RemoteEnv
+from harness.control import PARTS, WEB_APPS, ControlError, PostBootConfig, SetupError, parse_parts, session_token
 from harness.guest.apps_stub import check_token, start_app_stubs, stop_app_stubs
 from harness.guest.headless import HeadlessGuest
 from harness.guest.server import ControlServer
-from harness.postboot import PARTS, WEB_APPS, PostBootConfig, SetupError, parse_parts, session_token
 
 KEY = "sk-test-0123456789abcdef"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envs import BackendUnavailable, BootFailed, QemuEnv, VMConfig, kvm_problem, port_taken
+from harness.backends import BackendUnavailable, BootFailed, QemuEnv, VMConfig, kvm_problem, port_taken
 from harness.testing.qemu_guest import BuildError, build_test_guest, find_tool, make_disk
 from tests.vm_slots import assert_demo_plan_ran, start_side_by_side, write_demo_plan
 from tests.vm_slots import free_slot as _free_slot

@@ -16,15 +16,13 @@ from pathlib import Path
 import pytest
 
 from harness.agents.scripted import Plan, ScriptedAgent
+from harness.backends import ANSWER_PATH, FakeEnv, RemoteEnv, ScreenSizeMismatch
 from harness.control import GUEST_COMMAND_TIMEOUT, ControlClient, ExecResult
-from harness.envs import ANSWER_PATH, FakeEnv, RemoteEnv, ScreenSizeMismatch
 from harness.guest.fake import start_fake_guest
 from harness.guest.headless import HeadlessGuest
 from harness.guest.server import ControlServer
-from harness.loop import LoopConfig, run_task
-from harness.recorder import Recorder
-from harness.run import main, run_suite
-from harness.taskfile import load_tasks
+from harness.run import LoopConfig, Recorder, main, run_suite, run_task
+from harness.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SUITE = ROOT / "seeding" / "demo_suite.json"
@@ -351,7 +349,7 @@ def test_exec_result_reports_a_guest_side_timeout_as_not_the_guests_failure():
 
 @pytest.mark.vm
 def test_non_ascii_typing_reaches_a_real_screen_through_xdotool():
-    from harness.envs import LocalEnv
+    from harness.backends import LocalEnv
     from harness.guest.desktop import missing_tools
 
     if missing_tools():

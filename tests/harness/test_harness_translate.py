@@ -4,8 +4,7 @@ harness.actions.parse_action, so what we send is what the site will show."""
 
 import pytest
 
-from harness.actions import parse_action
-from harness.translate import (
+from harness.actions import (
     PYAUTOGUI_X11_KEYS,
     KeyNameError,
     Scale,
@@ -16,6 +15,7 @@ from harness.translate import (
     from_openai,
     from_qwen,
     key_names,
+    parse_action,
     smart_resize,
     split_keys,
     translate,

@@ -1,8 +1,8 @@
-"""harness.result_files on the shapes each agent family writes (formats.md 2.4, 5.1-5.3): messages.json
+"""harness.results.result_files on the shapes each agent family writes (formats.md 2.4, 5.1-5.3): messages.json
 tool calls of Claude (content blocks), OpenAI (Responses items with shell calls) and Qwen (<tool_call>
 text), usage.json counters in each provider's naming, and Git LFS pointers."""
 
-from harness import result_files
+from harness.results import result_files
 
 
 def test_claude_bash_and_editor_rounds_skip_computer_turns():

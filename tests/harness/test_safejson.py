@@ -9,10 +9,8 @@ import tracemalloc
 import pytest
 
 from harness import safejson
-from harness.bundle import BundleError, read_task_dir
-from harness.layouts import classify
-from harness.printable import printable
-from harness.taskfile import TaskFileError, parse_json_text
+from harness.results import BundleError, classify, printable, read_task_dir
+from harness.tasks import TaskFileError, parse_json_text
 
 DEEP = "[" * 50_000 + "]" * 50_000
 HUGE_INT = "9" * 5_000
@@ -259,7 +257,7 @@ def test_unstorable_names_what_a_json_column_cannot_hold():
 
 
 def test_an_oversized_task_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
-    from harness import taskfile
+    from harness.tasks import taskfile
 
     path = tmp_path / "tasks.json"
     path.write_bytes(b"[" + b" " * 2000 + b"]")

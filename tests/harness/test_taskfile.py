@@ -1,4 +1,4 @@
-"""Reading task files (harness.taskfile), the behavioural-type mapping and the app registry."""
+"""Reading task files (harness.tasks), the behavioural-type mapping and the app registry."""
 
 import json
 from collections import Counter
@@ -6,16 +6,17 @@ from collections import Counter
 import pytest
 
 from harness.apps import APPS, normalise_app
-from harness.task_types import (
+from harness.tasks import (
     SHIPPED_TYPES,
     SOURCE_DERIVED,
     SOURCE_FILE,
     SOURCE_SHIPPED,
     TYPES,
+    TaskFileError,
     load_task_types,
+    load_tasks,
     resolve_type,
 )
-from harness.taskfile import TaskFileError, load_tasks
 
 
 def make_task(task_id="retrieval-f901", **over):

@@ -4,7 +4,7 @@ to its command string (found by mutation testing, README: Testing)."""
 
 import pytest
 
-from harness.translate import (
+from harness.actions import (
     KeyNameError,
     TranslationError,
     fit_within,

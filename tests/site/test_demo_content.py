@@ -19,9 +19,8 @@ from django.core.management import call_command
 from PIL import Image
 
 from harness.apps import normalise_app
-from harness.bundle import read_results
-from harness.task_types import TYPES, resolve_type
-from harness.taskfile import load_tasks
+from harness.results import read_results
+from harness.tasks import TYPES, load_tasks, resolve_type
 from leaderboard.management.commands import load_demo
 from leaderboard.models import APPS_TOUCHED_BINS, Model, ReportedFigure, RubricItem, Run, Suite, Task, apps_touched_bin
 from seeding import record_demo

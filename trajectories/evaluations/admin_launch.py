@@ -11,9 +11,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from harness import safejson
-from harness.envs import BACKENDS
+from harness.backends import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
-from harness.judge.providers import PROVIDERS
+from harness.judge.provider_base import PROVIDERS
 from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import Model, Run, Suite, Task
 from trajectories.evaluations import agent_backend, lifecycle

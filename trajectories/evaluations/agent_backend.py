@@ -8,9 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent, provider_agent
-from harness.control import ControlError
-from harness.envs import BACKENDS, VMConfig, make_env
-from harness.postboot import PostBootConfig, SetupError, parse_parts
+from harness.backends import BACKENDS, VMConfig, make_env
+from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
 
 if TYPE_CHECKING:
     from trajectories.evaluations.lifecycle import LaunchSpec

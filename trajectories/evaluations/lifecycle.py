@@ -11,12 +11,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from harness.agents import AGENTS
+from harness.backends import BackendUnavailable
 from harness.control import ControlError
-from harness.envs import BackendUnavailable
 from harness.judge.state_checks import run_state_checks
-from harness.loop import LoopConfig, run_task
-from harness.recorder import HARNESS_VERSION, Recorder
-from harness.taskfile import RubricSpec, TaskSpec
+from harness.run import HARNESS_VERSION, LoopConfig, Recorder, run_task
+from harness.tasks import RubricSpec, TaskSpec
 from leaderboard.catalog.slugs import free_slug
 from leaderboard.models import Model, RubricItem, Run, Suite, Task
 from mypcbench_site.outages import SERVICE_UNAVAILABLE

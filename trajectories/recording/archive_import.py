@@ -1,15 +1,21 @@
 """import_results on a .zip or .tar.gz: the archive is read as a stream, one task folder at a time
-(harness.archive_stream), through the same layout reader, bundle reader and ingest path as a folder.
+(harness.results.archive_stream), through the same layout reader, bundle reader and ingest path as a folder.
 All-or-nothing like a folder import: every problem and gap is collected over the whole archive and
 reported together, and a refused import leaves no rows and no media files."""
 
 import hashlib
 from pathlib import Path, PurePosixPath
 
-from harness import layouts, result_files
-from harness.archive import ArchiveError
-from harness.archive_stream import iter_task_folders, list_archive
-from harness.bundle import BundleError, _read_scores, read_task_dir
+from harness.results import (
+    ArchiveError,
+    BundleError,
+    iter_task_folders,
+    layouts,
+    list_archive,
+    read_scores,
+    read_task_dir,
+    result_files,
+)
 from leaderboard.models import Suite
 from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.recording import import_notes, import_runs
@@ -68,7 +74,7 @@ def import_archive(
             for rel, copy in iter_task_folders(path, listing):
                 if rel in listing.extra:
                     try:
-                        scores.update(_read_scores(copy, report.warnings))
+                        scores.update(read_scores(copy, report.warnings))
                     except BundleError as exc:
                         problems.add(str(rel), exc.problem)
                     continue

@@ -4,9 +4,9 @@ its own done, a named app never touched, errors met before the end, a document n
 judge's explanation, by the same rules our judge uses; no language model is asked. Every import calls
 it (trajectories.recording.import_results), so each caller gets classified verdicts."""
 
-from harness.bundle import StepRecord
 from harness.judge.failure_modes import classify_failure, trajectory_signals
 from harness.judge.prompt import TrajectoryForJudge
+from harness.results import StepRecord
 from trajectories.models import Judgment, Trajectory
 
 

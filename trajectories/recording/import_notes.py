@@ -6,7 +6,7 @@ path of the imported folder: only its name."""
 from collections import Counter
 from pathlib import Path
 
-from harness import result_files
+from harness.results import result_files
 from leaderboard.models import Suite, Task
 
 ALLOW_MISSING_FLAG = "--allow-missing-screenshots"

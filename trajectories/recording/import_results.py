@@ -5,7 +5,7 @@ classified from the trajectories' signals before the summary is returned, whoeve
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.bundle import BundleError, read_results
+from harness.results import BundleError, read_results
 from leaderboard.models import Suite
 from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.recording import import_notes

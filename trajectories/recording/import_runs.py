@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from harness.bundle import TASK_SCORE_RESULT, JudgeRecord, ResultsTree
+from harness.results import TASK_SCORE_RESULT, JudgeRecord, ResultsTree
 from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import JudgeConfig, Model, Run, Suite, Task
 from trajectories.recording import import_notes
@@ -60,7 +60,7 @@ def finish_run(run: Run, report: IngestReport, layouts: dict, root: Path) -> Non
     if len(judges) == 1:
         run.judge_config = JudgeConfig.objects.get(name=judges[0])
     run.metadata = import_notes.run_metadata(report, layouts, root)
-    # the attempt grid scored: the layouts number attempts from 0 without gaps (harness.layouts)
+    # the attempt grid scored: the layouts number attempts from 0 without gaps (harness.results.layouts)
     run.attempts_per_task = report.attempts or None
     run.save()
 

@@ -19,9 +19,12 @@ from django.db.models import Q
 from django.utils import timezone
 from PIL import Image, UnidentifiedImageError
 
-from harness.bundle import StepRecord, TrajectoryBundle
-from harness.pacing import pace
-from harness.result_files import usage_by_kind
+from harness.results import (
+    StepRecord,
+    TrajectoryBundle,
+    pace,
+    usage_by_kind,
+)
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.models import Judgment, Step, Trajectory
@@ -467,7 +470,7 @@ def ingest_bundle(
             report.steps += 1
             report.screenshots += data is not None
             report.missing_screenshots += bool(record.screenshot_gap)
-            pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
+            pace()  # a worker held to a share of a CPU rests here (harness/results/pacing.py)
         finish_trajectory(
             trajectory,
             ended_by=bundle.ended_by,

@@ -5,7 +5,7 @@ it happens, so the run page and player show a live trajectory. Step writes are k
 from django.db import transaction
 
 from harness.actions import parse_action
-from harness.bundle import StepRecord, parse_timestamp
+from harness.results import StepRecord, parse_timestamp
 from trajectories.models import Step, Trajectory
 from trajectories.recording import action_counts
 from trajectories.recording.ingest import add_step, all_or_nothing, delete_unused, finish_trajectory

@@ -9,8 +9,8 @@ import math
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from harness.bundle import FULL_TRAJ_RESULT, PER_STEP_RESULT, JudgeRecord, TrajectoryBundle
-from harness.taskfile import RubricSpec
+from harness.results import FULL_TRAJ_RESULT, PER_STEP_RESULT, JudgeRecord, TrajectoryBundle
+from harness.tasks import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 work to a thread of its own whose nice value is raised (Linux keeps one per thread) and waits for it,
 so visitors browsing while an archive is decoded keep their response times (bench/bench_load.py,
 upload scenario). MYPCBENCH_UPLOAD_NICE sets how much lower (0: in the request's own thread). A worker
-(``idle``) may also be held to a share of one CPU, MYPCBENCH_UPLOAD_CPU_SHARE (harness/pacing.py)."""
+(``idle``) may also be held to a share of one CPU, MYPCBENCH_UPLOAD_CPU_SHARE (harness/results/pacing.py)."""
 
 import os
 import threading
@@ -10,7 +10,7 @@ import threading
 from django.conf import settings
 from django.db import connections
 
-from harness.pacing import cpu_share
+from harness.results import cpu_share
 
 
 def at_low_priority(work, *args, idle: bool = False, **kwargs):

@@ -22,8 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from harness import safejson
-from harness.archive import ArchiveError, ArchiveLimits, extract_archive
-from harness.bundle import BundleError, JudgeRecord
+from harness.results import ArchiveError, ArchiveLimits, BundleError, JudgeRecord, extract_archive
 from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import JudgeConfig, Model, Run
 from trajectories import queue

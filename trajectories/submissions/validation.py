@@ -11,10 +11,7 @@ from urllib.parse import urlparse
 
 from django.conf import settings
 
-from harness.bundle import BundleError, TrajectoryBundle, find_task_dirs, read_task_dir
-from harness.layouts import classify
-from harness.pacing import pace
-from harness.printable import printable
+from harness.results import BundleError, TrajectoryBundle, classify, find_task_dirs, pace, printable, read_task_dir
 from harness.safejson import JSONRefused, loads
 from leaderboard.models import Run, Suite, Task
 from trajectories.models import Step, Trajectory
@@ -384,7 +381,7 @@ def _check_screenshots(
         except IngestError as exc:
             bad.add(rel)
             report.append(Problem(rel, str(exc).removeprefix(rel + ": ")))
-        pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
+        pace()  # a worker held to a share of a CPU rests here (harness/results/pacing.py)
 
 
 def _check_json_files(root: Path, report: list[Problem], already: set[str]) -> None:

@@ -3,8 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from harness import upstream_tasks
-from harness.taskfile import TaskFileError
+from harness.tasks import TaskFileError, upstream_tasks
 from leaderboard.catalog.task_import import DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION, import_tasks
 
 

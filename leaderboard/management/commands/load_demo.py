@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from harness.bundle import BundleError, read_results
+from harness.results import BundleError, read_results
 from leaderboard.models import Model, Run, Suite
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 

@@ -9,7 +9,6 @@ import json
 import pytest
 from PIL import Image
 
-from harness.bundle import read_results, read_task_dir
 from harness.judge import (
     ERROR,
     FAILURE,
@@ -26,6 +25,7 @@ from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_folder
 from harness.judge.cli import main as cli_main
 from harness.judge.images import ImagePolicy
 from harness.judge.prompt import BEGIN, END
+from harness.results import read_results, read_task_dir
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator, Reply
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from harness.bundle import read_task_dir
 from harness.judge import SUCCESS, Judge, JudgeItem, TrajectoryForJudge, make_provider
 from harness.judge.limiter import AdaptiveLimiter
-from harness.judge.providers import RateLimits, rate_limits_from_headers
+from harness.judge.provider_base import RateLimits, rate_limits_from_headers
+from harness.results import read_task_dir
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator
 

@@ -8,7 +8,7 @@ Every expected number is worked out in the comments from those rules, not read f
 import pytest
 
 from harness.judge.limiter import AdaptiveLimiter
-from harness.judge.providers import RateLimits
+from harness.judge.provider_base import RateLimits
 
 WINDOW = 60.0 * 1.01 + 0.1  # a 60 s quota window, with the margin for our clock against the provider's
 

@@ -8,7 +8,7 @@ docstrings and upstream scores.json's >= 0.999)."""
 import pytest
 
 from harness.judge.parse import AnswerError, parse_answer, parse_status_answer
-from harness.scoring import PERFECT_THRESHOLD, is_perfect, run_figures
+from harness.results import PERFECT_THRESHOLD, is_perfect, run_figures
 
 
 def refusal(parse, text: str, n_steps: int = 3, trajectory_text: str = "") -> str:

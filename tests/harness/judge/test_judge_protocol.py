@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from harness.bundle import read_task_dir
 from harness.judge import (
     ERROR,
     FAILURE,
@@ -28,6 +27,7 @@ from harness.judge import (
 from harness.judge.cli import ITEMS_FILE, judge_folder
 from harness.judge.cli import main as cli_main
 from harness.judge.prompt import PAPER_SYSTEM
+from harness.results import read_task_dir
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator
 

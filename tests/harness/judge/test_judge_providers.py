@@ -14,12 +14,12 @@ import openai
 import pytest
 from PIL import Image
 
-from harness.bundle import StepRecord
 from harness.judge import ERROR, SUCCESS, Judge, JudgeItem, TrajectoryForJudge, make_provider
 from harness.judge.cli import judge_folder
 from harness.judge.cli import main as cli_main
 from harness.judge.images import ImagePolicy
-from harness.judge.providers import REQUEST_LIMITS, request_bytes, retry_delay_from_body
+from harness.judge.provider_base import REQUEST_LIMITS, request_bytes, retry_delay_from_body
+from harness.results import StepRecord
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator, Reply
 
@@ -44,7 +44,7 @@ def judge_for(sim, provider="google", model=None, **kwargs):
 
 
 def small_trajectory(tmp_path, n_steps=3) -> TrajectoryForJudge:
-    from harness.bundle import read_task_dir
+    from harness.results import read_task_dir
 
     actions = [(n, f"pyautogui.click({n}, {n})") for n in range(1, n_steps + 1)]
     bundle = read_task_dir(write_task_dir(tmp_path, f"retrieval-f{n_steps:03d}", actions=actions))

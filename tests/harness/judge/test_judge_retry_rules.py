@@ -10,7 +10,7 @@ import pytest
 from harness.judge import core
 from harness.judge.core import Judge, JudgeStopped
 from harness.judge.limiter import AdaptiveLimiter
-from harness.judge.providers import Provider, ProviderError
+from harness.judge.provider_base import Provider, ProviderError
 
 JITTER = 0.5  # random.random() fixed: the backoff is multiplied by 1 + 0.1 * 0.5
 

@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard.scoring import page_cache
+from mypcbench_site import page_cache
 from tests.board_data import judge, traj
 from tests.html_text import visible_text
 

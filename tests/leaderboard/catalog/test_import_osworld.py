@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from harness.taskfile import TaskFileError
+from harness.tasks import TaskFileError
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import Suite, Task
 from leaderboard.scoring import outcomes

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from harness import upstream_tasks
+from harness.tasks import upstream_tasks
 from leaderboard.models import Suite
 from tests.conftest import UPSTREAM, need_upstream
 

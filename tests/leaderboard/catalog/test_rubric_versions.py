@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.taskfile import RubricSpec
+from harness.tasks import RubricSpec
 from leaderboard.models import RubricItem
 from tests.factories import RUBRIC, make_run, make_suite
 from trajectories.recording import rubric_versions

@@ -3,7 +3,7 @@ def test_a_rubric_item_copied_to_a_spec_and_back_keeps_every_field():
     RubricSpec has besides the state check, so no copy between the two forgets one."""
     import dataclasses
 
-    from harness.taskfile import RubricSpec
+    from harness.tasks import RubricSpec
     from leaderboard.models import RubricItem
 
     spec_fields = {f.name for f in dataclasses.fields(RubricSpec)} - {"state_check"}

@@ -14,7 +14,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from harness.archive import ArchiveError, ArchiveLimits, extract_archive
+from harness.results import ArchiveError, ArchiveLimits, extract_archive
 from leaderboard.scoring import metrics
 from tests.submission_data import tar_gz_bytes, zip_bytes
 from trajectories.accounts import ratelimits

@@ -9,7 +9,7 @@ from django.core.cache import cache
 
 import leaderboard.boards.board
 from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_task_dir, scores_summary
-from harness.scoring import run_figures
+from harness.results import run_figures
 from leaderboard.models import Run
 from leaderboard.scoring import bootstrap, data_version, metrics, outcomes
 from leaderboard.scoring.filters import BoardFilters

@@ -294,7 +294,7 @@ def test_writing_the_same_step_twice_keeps_one(world, queued):
 def test_an_unresponsive_guest_gets_bounded_restarts_then_the_trajectory_ends_as_error(world, queued, monkeypatch,
                                                                                         settings):  # fmt: skip
     settings.MYPCBENCH_VM_GUEST_ATTEMPTS = 2
-    from harness.envs import FakeEnv
+    from harness.backends import FakeEnv
 
     resets = []
     real_reset = FakeEnv.reset

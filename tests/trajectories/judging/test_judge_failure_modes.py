@@ -10,7 +10,6 @@ from django.core.management import call_command
 from django.forms.models import model_to_dict
 from django.test import RequestFactory
 
-from harness.bundle import StepRecord
 from harness.judge import TrajectoryForJudge
 from harness.judge.failure_modes import (
     HALLUCINATED_PERSONA_DATA,
@@ -22,6 +21,7 @@ from harness.judge.failure_modes import (
     classify_failure,
     trajectory_signals,
 )
+from harness.results import StepRecord
 from leaderboard.models import Task
 from tests.factories import make_suite, write_task_dir
 from tests.simulators import ProviderSimulator

@@ -14,7 +14,7 @@ from harness.judge.classify import ClassifierSettingError, parse_classifier_sett
 from harness.judge.cli import main as cli_main
 from harness.judge.core import cost_of
 from harness.judge.prices import DEFAULT_PRICES, PriceFileError, price_table, read_price_file
-from harness.judge.providers import Usage
+from harness.judge.provider_base import Usage
 from tests.factories import write_task_dir
 from tests.simulators import ProviderSimulator
 from tests.site.test_settings import manage

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from harness.bundle import StepRecord
+from harness.results import StepRecord
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from trajectories.models import Judgment, Step, Trajectory

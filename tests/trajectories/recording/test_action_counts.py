@@ -12,7 +12,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from harness.actions import ACTION_KINDS
-from harness.bundle import StepRecord, TrajectoryBundle
+from harness.results import StepRecord, TrajectoryBundle
 from leaderboard.models import App, JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task
 from trajectories.models import Judgment, Step, Trajectory

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from harness import archive_stream
+from harness.results import archive_stream
 from leaderboard.models import Run
 from tests.factories import make_suite, write_task_dir
 from tests.trajectories.recording.test_import_real_results import UUID_A, UUID_B, osworld_task_dir

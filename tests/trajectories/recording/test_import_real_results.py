@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from harness.layouts import LayoutError, classify
+from harness.results import LayoutError, classify
 from leaderboard.models import RubricItem, Run
 from tests.factories import RUBRIC, make_suite, png_bytes, write_task_dir
 from trajectories.models import Judgment, Step, Trajectory

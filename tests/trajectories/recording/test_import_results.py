@@ -273,7 +273,7 @@ def test_scores_json_gives_the_task_score_when_no_judge_file_does(tmp_path):
 
 
 def test_ingest_bundle_alone_finds_the_task_and_cleans_up_on_failure(tmp_path, isolated_media):
-    from harness.bundle import read_task_dir
+    from harness.results import read_task_dir
     from leaderboard.models import Suite
     from trajectories.recording.ingest import ingest_bundle
 

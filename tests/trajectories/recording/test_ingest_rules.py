@@ -16,8 +16,8 @@ from django.db import DatabaseError
 from django.utils import timezone
 from PIL import Image
 
-from harness.bundle import JudgeRecord, RubricVerdict, StepRecord, TrajectoryBundle
-from harness.taskfile import RubricSpec
+from harness.results import JudgeRecord, RubricVerdict, StepRecord, TrajectoryBundle
+from harness.tasks import RubricSpec
 from leaderboard.models import JudgeConfig, RubricItem
 from tests.factories import RUBRIC, make_run, make_suite, png_bytes
 from trajectories.models import Judgment, Step, Trajectory

@@ -10,12 +10,11 @@ from django.contrib.auth.models import AnonymousUser
 
 from harness.agents import ScriptedAgent
 from harness.agents.scripted import Plan
-from harness.bundle import BundleError, read_task_dir
 from harness.control import ControlError, ExecResult
 from harness.judge.state_checks import output_matches, run_state_checks
-from harness.loop import LoopConfig
-from harness.run import run_suite
-from harness.taskfile import TaskFileError, load_tasks
+from harness.results import BundleError, read_task_dir
+from harness.run import LoopConfig, run_suite
+from harness.tasks import TaskFileError, load_tasks
 from leaderboard.catalog.task_import import import_tasks
 from leaderboard.models import JudgeConfig, RubricItem
 from trajectories.models import Judgment, StateCheckResult, Trajectory

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from harness import pacing
+from harness.results import pacing
 from trajectories.recording import ingest
 from trajectories.submissions import low_priority, validation
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.bundle import BundleError, read_task_dir
+from harness.results import BundleError, read_task_dir
 from tests.factories import make_run, make_suite, write_task_dir
 from trajectories.submissions import validation
 from trajectories.submissions.validation import Problem, parse_metadata

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from harness.bundle import read_task_dir
+from harness.results import read_task_dir
 from leaderboard.models import Model, Run
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, files_under, folder_entries, stored_counts, upload, zip_bytes

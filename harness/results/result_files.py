@@ -218,6 +218,130 @@ def _call_from(name: str, args: dict) -> ToolCall | None:
     return None
 
 
+_CALL_KINDS = ("shell_call", "computer_call", "function_call")
+
+
+def _arguments(text) -> dict:
+    """A function call's JSON arguments; text that is not JSON reads as no arguments."""
+    try:
+        return safejson.loads(text or "{}")
+    except ValueError:
+        return {}
+
+
+class _RoundReader:
+    """What tool_rounds keeps while it reads a conversation in order: the rounds closed so far, the round
+    being read (and whether it took a computer action), and the calls whose outputs may still come."""
+
+    def __init__(self):
+        self.rounds: list[list[ToolCall]] = []
+        self.by_id: dict[str, ToolCall] = {}
+        self.pending_qwen: list[ToolCall] = []
+        self.current: list[ToolCall] = []
+        self.reading = False  # a round is open
+        self.has_gui = False
+
+    def close(self) -> None:
+        if self.reading and self.current and not self.has_gui:
+            self.rounds.append(self.current)
+        self.current, self.reading, self.has_gui = [], False, False
+
+    def _add(self, call_id: str, call: ToolCall | None) -> None:
+        if call:
+            self.by_id[call_id] = call
+            self.current.append(call)
+
+    def assistant(self, message: dict, role, kind, content) -> None:
+        """A model turn (or one of its Responses items): the calls it makes."""
+        if role == "assistant" and kind not in _CALL_KINDS:
+            self.close()
+            self.reading = True
+        elif not self.reading:
+            self.current, self.reading = [], True
+        if kind == "shell_call":
+            action = message.get("action") or {}
+            call = ToolCall("bash", "\n".join(map(str, action.get("commands") or [])))
+            self._add(str(message.get("call_id") or message.get("id")), call)
+        elif kind == "computer_call":
+            self.has_gui = True
+        elif kind == "function_call":
+            args = _arguments(message.get("arguments"))
+            self._add(str(message.get("call_id")), _call_from(str(message.get("name")), args))
+        self._tool_use_blocks(content)
+        self._chat_tool_calls(message.get("tool_calls") or [])
+        self._qwen_calls(_text_of(content) if isinstance(content, str | list) else "")
+
+    def _tool_use_blocks(self, content) -> None:
+        """Anthropic content blocks."""
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                if block.get("name") == "computer":
+                    self.has_gui = True
+                    continue
+                self._add(str(block.get("id")), _call_from(str(block.get("name")), block.get("input") or {}))
+
+    def _chat_tool_calls(self, tool_calls) -> None:
+        """Chat-completions tool calls."""
+        for tool_call in tool_calls:
+            function = (tool_call or {}).get("function") or {}
+            args = _arguments(function.get("arguments"))
+            if function.get("name") == "computer_use":
+                self.has_gui = True
+                continue
+            call = _call_from(str(function.get("name")), args)
+            if call:
+                self._add(str(tool_call.get("id")), call)
+
+    def _qwen_calls(self, text: str) -> None:
+        """Qwen-style <tool_call> text; their outputs come back in order, not by id."""
+        for raw in _QWEN_CALL.findall(text):
+            func = _QWEN_FUNC.search(raw)
+            params = dict(_QWEN_PARAM.findall(raw))
+            if func and func.group(1) == "computer_use":
+                self.has_gui = True
+            elif func:
+                call = _call_from(func.group(1), params)
+                if call:
+                    self.pending_qwen.append(call)
+                    self.current.append(call)
+
+    def shell_output(self, message: dict) -> None:
+        """An OpenAI Responses shell_call_output: stdout and stderr, and how the command ended."""
+        call = self.by_id.get(str(message.get("call_id")))
+        if not call:
+            return
+        outputs = message.get("output") or []
+        parts = []
+        for out in outputs if isinstance(outputs, list) else [outputs]:
+            if isinstance(out, dict):
+                parts += [str(out.get("stdout") or ""), str(out.get("stderr") or "")]
+                outcome = out.get("outcome") or {}
+                if outcome.get("type") == "timeout":
+                    call.exit_status = "timeout"
+                elif "exit_code" in outcome:
+                    call.exit_status = str(outcome["exit_code"])
+        call.output = "\n".join(p for p in parts if p)
+
+    def tool_output(self, message: dict, content) -> None:
+        """A function_call_output item or a chat-completions tool message."""
+        call = self.by_id.get(str(message.get("call_id") or message.get("tool_call_id")))
+        if call:
+            call.output = _text_of(message.get("output") or content)
+
+    def user(self, content) -> None:
+        """A user turn: Anthropic tool results, or Qwen <tool_response> text."""
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                call = self.by_id.get(str(block.get("tool_use_id")))
+                if call:
+                    call.output = _text_of(block.get("content"))
+                    if block.get("is_error"):
+                        call.exit_status = "error"
+        for raw in _QWEN_RESPONSE.findall(_text_of(content)):
+            if self.pending_qwen:
+                self.pending_qwen.pop(0).output = raw
+
+
 def tool_rounds(messages) -> list[list[ToolCall]]:
     """The model turns of a conversation that called only bash/editor tools (no computer action),
     each as its calls with their outputs, in order: what the runner's TOOL_CALL rows stand for.
@@ -227,105 +351,18 @@ def tool_rounds(messages) -> list[list[ToolCall]]:
         messages = messages.get("messages") or messages.get("input") or []
     if not isinstance(messages, list):
         return []
-    rounds: list[list[ToolCall]] = []
-    by_id: dict[str, ToolCall] = {}
-    pending_qwen: list[ToolCall] = []
-    current: list[ToolCall] | None = None
-    has_gui = False
-
-    def close():
-        nonlocal current, has_gui
-        if current and not has_gui:
-            rounds.append(current)
-        current, has_gui = None, False
-
+    reader = _RoundReader()
     for message in messages:
         if not isinstance(message, dict):
             continue
         role, kind, content = message.get("role"), message.get("type"), message.get("content")
         if role == "assistant" or kind in ("shell_call", "computer_call", "function_call", "reasoning"):
-            if role == "assistant" and kind not in ("shell_call", "computer_call", "function_call"):
-                close()
-                current = []
-            elif current is None:
-                current = []
-            if kind == "shell_call":
-                action = message.get("action") or {}
-                call = ToolCall("bash", "\n".join(map(str, action.get("commands") or [])))
-                by_id[str(message.get("call_id") or message.get("id"))] = call
-                current.append(call)
-            elif kind == "computer_call":
-                has_gui = True
-            elif kind == "function_call":
-                try:
-                    args = safejson.loads(message.get("arguments") or "{}")
-                except ValueError:
-                    args = {}
-                call = _call_from(str(message.get("name")), args)
-                if call:
-                    by_id[str(message.get("call_id"))] = call
-                    current.append(call)
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    if block.get("name") == "computer":
-                        has_gui = True
-                        continue
-                    call = _call_from(str(block.get("name")), block.get("input") or {})
-                    if call:
-                        by_id[str(block.get("id"))] = call
-                        current.append(call)
-            for tool_call in message.get("tool_calls") or []:
-                function = (tool_call or {}).get("function") or {}
-                try:
-                    args = safejson.loads(function.get("arguments") or "{}")
-                except ValueError:
-                    args = {}
-                if function.get("name") == "computer_use":
-                    has_gui = True
-                    continue
-                call = _call_from(str(function.get("name")), args)
-                if call:
-                    by_id[str(tool_call.get("id"))] = call
-                    current.append(call)
-            text = _text_of(content) if isinstance(content, str | list) else ""
-            for raw in _QWEN_CALL.findall(text):
-                func = _QWEN_FUNC.search(raw)
-                params = dict(_QWEN_PARAM.findall(raw))
-                if func and func.group(1) == "computer_use":
-                    has_gui = True
-                elif func:
-                    call = _call_from(func.group(1), params)
-                    if call:
-                        pending_qwen.append(call)
-                        current.append(call)
+            reader.assistant(message, role, kind, content)
         elif kind == "shell_call_output":
-            call = by_id.get(str(message.get("call_id")))
-            if call:
-                outputs = message.get("output") or []
-                parts = []
-                for out in outputs if isinstance(outputs, list) else [outputs]:
-                    if isinstance(out, dict):
-                        parts += [str(out.get("stdout") or ""), str(out.get("stderr") or "")]
-                        outcome = out.get("outcome") or {}
-                        if outcome.get("type") == "timeout":
-                            call.exit_status = "timeout"
-                        elif "exit_code" in outcome:
-                            call.exit_status = str(outcome["exit_code"])
-                call.output = "\n".join(p for p in parts if p)
+            reader.shell_output(message)
         elif kind == "function_call_output" or role == "tool":
-            call = by_id.get(str(message.get("call_id") or message.get("tool_call_id")))
-            if call:
-                call.output = _text_of(message.get("output") or content)
+            reader.tool_output(message, content)
         elif role == "user":
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    call = by_id.get(str(block.get("tool_use_id")))
-                    if call:
-                        call.output = _text_of(block.get("content"))
-                        if block.get("is_error"):
-                            call.exit_status = "error"
-            for raw in _QWEN_RESPONSE.findall(_text_of(content)):
-                if pending_qwen:
-                    pending_qwen.pop(0).output = raw
-    close()
-    return rounds
+            reader.user(content)
+    reader.close()
+    return reader.rounds

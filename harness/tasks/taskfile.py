@@ -8,6 +8,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 
@@ -246,7 +247,7 @@ def _describe(error) -> tuple[str, str, str]:
 
 def _validate_task(raw, index: int, file: str, top_is_list: bool) -> None:
     # Schema order puts the most telling fields (id, category, instruction) first; one report per field.
-    by_field = {}
+    by_field: dict[tuple, Any] = {}
     for error in _VALIDATOR.iter_errors(raw):
         by_field.setdefault(tuple(error.absolute_path), error)
     errors = list(by_field.values())
@@ -279,7 +280,7 @@ def build_rubric(raw_items: list[dict]) -> list[RubricSpec]:
     for i, (item, weight) in enumerate(zip(raw_items, weights, strict=True)):
         rubric_id = item.get("id", item.get("rubric_id"))
         rubric_id = str(rubric_id) if rubric_id not in (None, "") else f"R{i + 1}"
-        criterion = item.get("criterion") or item.get("requirement")
+        criterion = cast(str, item.get("criterion") or item.get("requirement"))  # callers check the shape first
         verification = item.get("verification") or ""
         content = {"rubric_id": rubric_id, "criterion": criterion, "verification": verification, "weight": weight}
         state_check = normalise_state_check(item.get("state_check"))
@@ -396,10 +397,10 @@ def _read_file(path: Path, root: Path | None, first_position: int) -> list[TaskS
         )
     bucket_hint = _bucket_hint(path, root)
     specs = []
-    for i, raw in enumerate(raws):
-        _validate_task(raw, i, file, top_is_list)
+    for i, task in enumerate(raws):
+        _validate_task(task, i, file, top_is_list)
         where = f"[{i}]" if top_is_list else ""
-        specs.append(_spec(raw, first_position + i, file, where, bucket_hint))
+        specs.append(_spec(task, first_position + i, file, where, bucket_hint))
     return specs
 
 

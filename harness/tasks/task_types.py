@@ -26,7 +26,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-from harness.taskfile import TaskFileError, json_kind, parse_json_text
+from harness.tasks.taskfile import TaskFileError, json_kind, parse_json_text
 
 BOUNDED_ACTION = "bounded_action"
 MULTI_STEP_ORCHESTRATION = "multi_step_orchestration"

@@ -6,11 +6,14 @@ the evaluator's result.txt, not by a rubric). Django-free."""
 
 import hashlib
 import json
+import re
 from pathlib import Path
+from typing import Any
 
-from harness.layouts import UUID
-from harness.taskfile import TaskFile, TaskFileError, TaskSpec, parse_json_text
+from harness.tasks.taskfile import TaskFile, TaskFileError, TaskSpec, parse_json_text
 
+# An OSWorld task id: a UUID, with the _<n> suffix side-by-side attempts of one task add to their folders.
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?:_\d+)?$", re.IGNORECASE)
 INDEX_FILE = "test_all.json"
 EXAMPLES = "examples"
 # Keys kept in TaskSpec.extra for reference; the rest of a task file is not needed to show or score it.
@@ -78,7 +81,7 @@ def _spec(raw, task_id: str, domain: str, position: int, file: str) -> TaskSpec:
     if not isinstance(apps, list) or not all(isinstance(a, str) for a in apps):
         raise TaskFileError(file, "related_apps", f"is {apps!r}", "a list of app names")
     extra = {key: raw[key] for key in _KEPT if key in raw}
-    meta = {
+    meta: dict[str, Any] = {
         "id": task_id,
         "category": domain,
         "instruction": instruction,

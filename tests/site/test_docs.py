@@ -5,7 +5,7 @@ and no references to our issue tracker's numbers (which a reader cannot follow).
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 ALL_DOCS = [

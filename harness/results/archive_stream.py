@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from harness.archive import ArchiveError, archive_kind, safe_member_path
+from harness.results.archive import ArchiveError, archive_kind, safe_member_path
 
 _CHUNK = 1024 * 1024
 TRAJ_FILE = "traj.jsonl"

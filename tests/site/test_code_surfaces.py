@@ -9,7 +9,7 @@ import ast
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("harness", "seeding", "leaderboard", "trajectories", "world", "mypcbench_site", "bench", "tests")
 NOT_PRODUCTION = ("tests", "bench")
 MAX_LINES = 600

@@ -37,12 +37,11 @@ from harness.agents import (
     load_plans,
     provider_agent,
 )
-from harness.control import ControlError
-from harness.envs import BACKENDS, BackendUnavailable, VMConfig, make_env
-from harness.loop import LoopConfig, run_task
-from harness.postboot import PostBootConfig, SetupError, parse_parts
-from harness.recorder import Recorder
-from harness.taskfile import TaskFileError, load_tasks
+from harness.backends import BACKENDS, BackendUnavailable, VMConfig, make_env
+from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
+from harness.run.loop import LoopConfig, run_task
+from harness.run.recorder import Recorder
+from harness.tasks import TaskFileError, load_tasks
 
 RUN_FILE = "run.json"
 
@@ -143,16 +142,16 @@ def serve_guest(args) -> int:
     from harness.guest.server import BindRefused, ControlServer
 
     size = (args.width, args.height)
-    backend = FakeGuest(*size) if args.kind == "fake" else LocalDesktop(*size, args.start_url,
-                                                                         allow_shell=args.allow_shell)  # fmt: skip
+    desktop = None if args.kind == "fake" else LocalDesktop(*size, args.start_url, allow_shell=args.allow_shell)
+    backend = FakeGuest(*size) if desktop is None else desktop
     try:
         server = ControlServer(backend, args.host, args.port, allow_remote=args.allow_remote)
     except (BindRefused, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        if args.kind == "local":
-            backend.start()
+        if desktop is not None:
+            desktop.start()
         print(f"{args.kind} guest serving the Control API at {server.url} (Ctrl-C stops it)", file=sys.stderr)
         server.serve_forever()
     except DesktopUnavailable as exc:
@@ -162,8 +161,8 @@ def serve_guest(args) -> int:
         pass
     finally:
         server.httpd.server_close()
-        if args.kind == "local":
-            backend.stop()
+        if desktop is not None:
+            desktop.stop()
     return 0
 
 

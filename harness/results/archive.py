@@ -18,9 +18,10 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
-from harness.pacing import pace
-from harness.printable import printable
+from harness.results.pacing import pace
+from harness.results.safe_names import printable
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -197,10 +198,14 @@ def _copy(source, target: Path, rel: PurePosixPath, budget: _Budget) -> None:
             written += len(chunk)
             budget.add_bytes(rel, written, len(chunk))
             out.write(chunk)
-    pace()  # a worker held to a share of a CPU rests here (harness/pacing.py)
+    pace()  # a worker held to a share of a CPU rests here (harness/results/pacing.py)
 
 
 # ---------------------------------------------------------------- zip
+
+# zipfile's own record layouts (sizes, signatures, struct formats): undocumented module constants its
+# type stubs leave out. The directory is measured with exactly the constants zipfile parses it with.
+ZIP_RECORDS: Any = zipfile
 
 
 def _zip_directory(handle) -> tuple[int, int, int] | None:
@@ -209,38 +214,38 @@ def _zip_directory(handle) -> tuple[int, int, int] | None:
     directory measured here is the one zipfile would parse. None when there is no end record."""
     handle.seek(0, os.SEEK_END)
     file_size = handle.tell()
-    if file_size < zipfile.sizeEndCentDir:
+    if file_size < ZIP_RECORDS.sizeEndCentDir:
         return None
-    handle.seek(-zipfile.sizeEndCentDir, os.SEEK_END)
+    handle.seek(-ZIP_RECORDS.sizeEndCentDir, os.SEEK_END)
     data = handle.read()
-    if data[:4] == zipfile.stringEndArchive and data[-2:] == b"\0\0":
-        location = file_size - zipfile.sizeEndCentDir
+    if data[:4] == ZIP_RECORDS.stringEndArchive and data[-2:] == b"\0\0":
+        location = file_size - ZIP_RECORDS.sizeEndCentDir
         record = data
     else:  # an archive comment follows the end record (up to 64 KiB)
-        search_from = max(file_size - (1 << 16) - zipfile.sizeEndCentDir, 0)
+        search_from = max(file_size - (1 << 16) - ZIP_RECORDS.sizeEndCentDir, 0)
         handle.seek(search_from)
         data = handle.read()
-        found = data.rfind(zipfile.stringEndArchive)
-        record = data[found : found + zipfile.sizeEndCentDir] if found >= 0 else b""
-        if len(record) != zipfile.sizeEndCentDir:
+        found = data.rfind(ZIP_RECORDS.stringEndArchive)
+        record = data[found : found + ZIP_RECORDS.sizeEndCentDir] if found >= 0 else b""
+        if len(record) != ZIP_RECORDS.sizeEndCentDir:
             return None
         location = search_from + found
-    fields = struct.unpack(zipfile.structEndArchive, record)
+    fields = struct.unpack(ZIP_RECORDS.structEndArchive, record)
     entries, size, offset = fields[4], fields[5], fields[6]
     concat = location - size - offset  # data prepended to the zip (self-extractors) shifts everything
     # zip64: a locator right before the end record, and the zip64 end record right before that.
-    locator_at = location - zipfile.sizeEndCentDir64Locator
+    locator_at = location - ZIP_RECORDS.sizeEndCentDir64Locator
     if locator_at >= 0:
         handle.seek(locator_at)
-        locator = handle.read(zipfile.sizeEndCentDir64Locator)
-        if locator[:4] == zipfile.stringEndArchive64Locator:
-            record64_at = locator_at - zipfile.sizeEndCentDir64
+        locator = handle.read(ZIP_RECORDS.sizeEndCentDir64Locator)
+        if locator[:4] == ZIP_RECORDS.stringEndArchive64Locator:
+            record64_at = locator_at - ZIP_RECORDS.sizeEndCentDir64
             handle.seek(max(record64_at, 0))
-            record64 = handle.read(zipfile.sizeEndCentDir64)
-            if record64_at >= 0 and record64[:4] == zipfile.stringEndArchive64:
-                fields64 = struct.unpack(zipfile.structEndArchive64, record64)
+            record64 = handle.read(ZIP_RECORDS.sizeEndCentDir64)
+            if record64_at >= 0 and record64[:4] == ZIP_RECORDS.stringEndArchive64:
+                fields64 = struct.unpack(ZIP_RECORDS.structEndArchive64, record64)
                 entries, size, offset = fields64[7], fields64[8], fields64[9]
-                concat = location - size - offset - zipfile.sizeEndCentDir64 - zipfile.sizeEndCentDir64Locator
+                concat = location - size - offset - ZIP_RECORDS.sizeEndCentDir64 - ZIP_RECORDS.sizeEndCentDir64Locator
     return entries, offset + concat, size
 
 
@@ -269,12 +274,12 @@ def _check_zip_directory(path: Path, budget: _Budget) -> None:
         data = handle.read(size)
     position = count = 0
     while position < size:
-        record = data[position : position + zipfile.sizeCentralDir]
-        if len(record) != zipfile.sizeCentralDir or record[:4] != zipfile.stringCentralDir:
+        record = data[position : position + ZIP_RECORDS.sizeCentralDir]
+        if len(record) != ZIP_RECORDS.sizeCentralDir or record[:4] != ZIP_RECORDS.stringCentralDir:
             return  # damaged: zipfile refuses it with its own message
-        fields = struct.unpack(zipfile.structCentralDir, record)
+        fields = struct.unpack(ZIP_RECORDS.structCentralDir, record)
         flags, name_length = fields[5], fields[12]
-        name_at = position + zipfile.sizeCentralDir
+        name_at = position + ZIP_RECORDS.sizeCentralDir
         name = data[name_at : name_at + name_length]
         count += 1
         if count > limits.max_files:
@@ -423,7 +428,8 @@ def _tar_entries(path: Path, dest: Path, budget: _Budget) -> None:
     stream = _TarStream(raw, budget.limits)
     with raw:
         try:
-            archive = tarfile.open(fileobj=stream, mode="r:")
+            # tarfile only reads here; its stub asks of a file object the writing methods too
+            archive = tarfile.open(fileobj=stream, mode="r:")  # type: ignore[call-overload]
         except _TAR_ERRORS as exc:
             raise ArchiveError(f"not a readable tar.gz archive ({exc})", entry=path.name, expected="a valid .tar.gz")
         with archive:

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from harness.apps import APPS, WEB
-from harness.control import shell_command
+from harness.control.client import shell_command
 
 PARTS = ("network_nudge", "dns", "xrandr", "chatbot_key", "prewarm", "dinoco_fare_paid")
 # Run while waiting for the guest, not after it answers (see nudge_network); recorded with the others.

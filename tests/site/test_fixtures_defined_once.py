@@ -7,7 +7,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 # name -> {file under tests/: why this file defines its own}. Each is a different fixture that shares a
 # plain name with another (different data, scope or guest); none is a copy of another.

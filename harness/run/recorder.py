@@ -10,8 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from harness.bundle import TIMESTAMP_FORMAT, TRAJ_FILE
 from harness.control import image_kind
+from harness.results import TIMESTAMP_FORMAT, TRAJ_FILE
 
 BUNDLE_FORMAT = "mypcbench-bundle"
 BUNDLE_VERSION = 1

@@ -160,7 +160,9 @@ def typing_plan(text: str, spare: list[int]) -> list[list[str]]:
     usable = spare[1:]
     if text.isascii() or not usable:
         return xdotool_type_commands(text)
-    pieces, piece, chars = [], "", []
+    pieces: list[tuple[str, list[str]]] = []
+    piece = ""
+    chars: list[str] = []
     for char in text:
         if not char.isascii() and char not in chars:
             if len(chars) == len(usable):
@@ -234,7 +236,7 @@ def strip_prelude(code: str) -> str:
     end = None
     for statement in tree.body:
         if isinstance(statement, ast.Import | ast.ImportFrom) or _is_setting(statement):
-            end = (statement.end_lineno, statement.end_col_offset)
+            end = (statement.end_lineno or 0, statement.end_col_offset or 0)  # ast.parse sets both
             continue
         break
     if end is None:

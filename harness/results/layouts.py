@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from harness.tasks import UUID
+
 KIND_OSWORLD = "osworld"
 KIND_MYPCBENCH = "mypcbench"
 KINDS = (KIND_OSWORLD, KIND_MYPCBENCH)
@@ -40,7 +42,6 @@ OSWORLD_DOMAINS = {
     "file_explorer",
     "msedge",
 }
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?:_\d+)?$", re.IGNORECASE)
 MYPCBENCH_ID = re.compile(r"^[a-z_]+-[a-z0-9]+$")
 # Folders that hold one attempt each: attempt_<n> (inside or above the task folder) and G<n> groups.
 ATTEMPT_FOLDER = re.compile(r"^attempt[_-]?(\d{1,4})$")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 PERFECT_THRESHOLD = 0.999  # upstream scores.json counts a task perfect at score >= 0.999
 
@@ -102,7 +103,7 @@ def run_figures(
     for score, flag, was_graded in zip(scores, flags, judged, strict=True):
         if _unknown(score):
             continue
-        score = float(score)
+        score = float(cast(float, score))  # not None: _unknown passed it
         if not 0.0 <= score <= 1.0:
             raise ValueError(f"a cell score must be within 0..1, not {score}")
         known += 1

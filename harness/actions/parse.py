@@ -92,30 +92,16 @@ def computer13_action(value: dict) -> dict | None:
     params = value.get("parameters")
     params = params if isinstance(params, dict) else {}
     point = _point(params)
+    action: dict
     if kind in _COMPUTER13_SIMPLE:
         action = {"type": _COMPUTER13_SIMPLE[kind]}
         return action if kind in ("WAIT", "DONE", "FAIL") else {**action, **point}
     if kind == "CLICK":
-        button, clicks = params.get("button"), params.get("num_clicks")
-        if button == "right":
-            return {"type": "right_click", **point}
-        if clicks == 2:
-            return {"type": "double_click", **point}
-        action = {"type": "click", **point}
-        if isinstance(clicks, int) and not isinstance(clicks, bool) and clicks > 2:
-            action["clicks"] = clicks
-        if button == "middle":
-            action["button"] = "middle"
-        return action
+        return _computer13_click(params, point)
     if kind in ("MOUSE_DOWN", "MOUSE_UP"):
         return {"type": "other", "mouse": "down" if kind == "MOUSE_DOWN" else "up", **point}
     if kind == "SCROLL":
-        action = {"type": "scroll"}
-        for axis in ("dx", "dy"):
-            amount = params.get(axis)
-            if isinstance(amount, int | float) and not isinstance(amount, bool) and amount:
-                action[axis] = amount
-        return action
+        return _computer13_scroll(params)
     if kind == "TYPING" and isinstance(params.get("text"), str):
         return {"type": "type", "text": params["text"]}
     if kind in ("PRESS", "KEY_DOWN", "KEY_UP") and params.get("key") is not None:
@@ -126,6 +112,29 @@ def computer13_action(value: dict) -> dict | None:
     if kind == "HOTKEY":
         return {"type": "hotkey", "keys": _keys(params.get("keys"))}
     return {"type": "other", "text": json.dumps(value, ensure_ascii=False, default=str)[:2000]}
+
+
+def _computer13_click(params: dict, point: dict) -> dict:
+    button, clicks = params.get("button"), params.get("num_clicks")
+    if button == "right":
+        return {"type": "right_click", **point}
+    if clicks == 2:
+        return {"type": "double_click", **point}
+    action = {"type": "click", **point}
+    if isinstance(clicks, int) and not isinstance(clicks, bool) and clicks > 2:
+        action["clicks"] = clicks
+    if button == "middle":
+        action["button"] = "middle"
+    return action
+
+
+def _computer13_scroll(params: dict) -> dict:
+    action: dict = {"type": "scroll"}
+    for axis in ("dx", "dy"):
+        amount = params.get(axis)
+        if isinstance(amount, int | float) and not isinstance(amount, bool) and amount:
+            action[axis] = amount
+    return action
 
 
 def _segment(text: str, node) -> str:
@@ -185,22 +194,7 @@ def _keys(value) -> list[str]:
 def _call(call: ast.Call, source: str) -> dict:
     name = _call_name(call.func)
     if name in _CLICKS:
-        kind, clicks = _CLICKS[name]
-        values = _args(call, ("x", "y", "clicks", "interval", "button"))
-        action = {"type": kind, **_point(values)}
-        button = values.get("button")
-        clicks = clicks or values.get("clicks")
-        if name == "middleClick":
-            button = "middle"
-        if kind == "click" and button == "right":
-            action["type"] = "right_click"
-        elif kind == "click" and clicks == 2:
-            action["type"] = "double_click"
-        elif isinstance(clicks, int) and clicks > 2:
-            action["clicks"] = clicks
-        if button in ("middle",):
-            action["button"] = button
-        return action
+        return _click_call(name, call)
     if name in _MOVES:
         values = _args(call, ("x", "y", "duration"))
         action = {"type": "move", **_point(values)}
@@ -214,32 +208,14 @@ def _call(call: ast.Call, source: str) -> dict:
             action["relative"] = True
         return action
     if name in ("typewrite", "write"):
-        values = _args(call, ("message", "interval"))
-        message = values.get("message")
-        if isinstance(message, str):
-            return {"type": "type", "text": message}
-        if isinstance(message, list | tuple):
-            return {"type": "key", "keys": _keys(message)}
-        return {"type": "other", "text": _segment(source, call)}
+        return _typing_call(call, source)
     if name in ("press", "keyDown", "keyUp"):
-        values = _args(call, ("keys", "presses"))
-        action = {"type": "key", "keys": _keys(values.get("keys"))}
-        if name != "press":
-            action["state"] = "down" if name == "keyDown" else "up"
-        presses = values.get("presses")
-        if isinstance(presses, int) and presses > 1:
-            action["presses"] = presses
-        return action
+        return _key_call(name, call)
     if name == "hotkey":
         keys = [_literal(arg) for arg in call.args]
         return {"type": "hotkey", "keys": [str(k) for k in keys if k is not None]}
     if name in _SCROLLS:
-        values = _args(call, ("clicks", "x", "y"))
-        action = {"type": "scroll", **_point(values)}
-        amount = values.get("clicks")
-        if isinstance(amount, int | float):
-            action[_SCROLLS[name]] = amount
-        return action
+        return _scroll_call(name, call)
     if name in ("mouseDown", "mouseUp"):
         values = _args(call, ("x", "y", "button"))
         return {"type": "other", "mouse": "down" if name == "mouseDown" else "up", **_point(values)}
@@ -253,10 +229,59 @@ def _call(call: ast.Call, source: str) -> dict:
     return {"type": "other", "text": _segment(source, call)}
 
 
+def _click_call(name: str, call: ast.Call) -> dict:
+    kind, clicks = _CLICKS[name]
+    values = _args(call, ("x", "y", "clicks", "interval", "button"))
+    action = {"type": kind, **_point(values)}
+    button = values.get("button")
+    clicks = clicks or values.get("clicks")
+    if name == "middleClick":
+        button = "middle"
+    if kind == "click" and button == "right":
+        action["type"] = "right_click"
+    elif kind == "click" and clicks == 2:
+        action["type"] = "double_click"
+    elif isinstance(clicks, int) and clicks > 2:
+        action["clicks"] = clicks
+    if button in ("middle",):
+        action["button"] = button
+    return action
+
+
+def _typing_call(call: ast.Call, source: str) -> dict:
+    values = _args(call, ("message", "interval"))
+    message = values.get("message")
+    if isinstance(message, str):
+        return {"type": "type", "text": message}
+    if isinstance(message, list | tuple):
+        return {"type": "key", "keys": _keys(message)}
+    return {"type": "other", "text": _segment(source, call)}
+
+
+def _key_call(name: str, call: ast.Call) -> dict:
+    values = _args(call, ("keys", "presses"))
+    action: dict = {"type": "key", "keys": _keys(values.get("keys"))}
+    if name != "press":
+        action["state"] = "down" if name == "keyDown" else "up"
+    presses = values.get("presses")
+    if isinstance(presses, int) and presses > 1:
+        action["presses"] = presses
+    return action
+
+
+def _scroll_call(name: str, call: ast.Call) -> dict:
+    values = _args(call, ("clicks", "x", "y"))
+    action = {"type": "scroll", **_point(values)}
+    amount = values.get("clicks")
+    if isinstance(amount, int | float):
+        action[_SCROLLS[name]] = amount
+    return action
+
+
 def _combine(actions: list[dict]) -> list[dict]:
     """Fold idioms the agents emit into one action: move-then-drag is a drag from the move's point;
     copy-to-clipboard-then-paste is typing (how non-ASCII text is entered)."""
-    combined = []
+    combined: list[dict] = []
     for action in actions:
         previous = combined[-1] if combined else None
         if (
