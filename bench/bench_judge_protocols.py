@@ -25,7 +25,7 @@ from harness.judge import (  # noqa: E402
     make_provider,
     task_score,
 )
-from harness.judge.cli import _instruction  # noqa: E402
+from harness.judge.cli import task_instruction  # noqa: E402
 from harness.results import BundleError, find_task_dirs, read_task_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,7 @@ def main() -> int:
         except BundleError as exc:
             print(f"skipped {task_dir}: {exc}")
             continue
-        trajectory = TrajectoryForJudge(task_dir.name, _instruction(task_dir), bundle.steps, bundle.final_answer)
+        trajectory = TrajectoryForJudge(task_dir.name, task_instruction(task_dir), bundle.steps, bundle.final_answer)
         results = {version: judge.judge(trajectory, bundle.rubric) for version, judge in judges.items()}
         ours, paper = results["mypc-judge-1"], results["paper-v1"]
         for a, b, item in zip(ours, paper, bundle.rubric, strict=True):

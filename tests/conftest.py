@@ -64,14 +64,14 @@ def fresh_caches():
     ids repeat between tests) and the in-process memos of the code."""
     from django.core.cache import cache
 
-    from harness.judge.images import _encoded
+    from harness.judge.images import encoded
     from leaderboard.boards.board_display import paper_facts
     from leaderboard.scoring import one_trajectory, public_version
     from mypcbench_site import page_cache
 
     cache.clear()
     paper_facts.cache_clear()
-    _encoded.cache_clear()
+    encoded.cache_clear()
     page_cache._page_memos.clear()
     one_trajectory._run_memo.clear()
     public_version.forget_memos()

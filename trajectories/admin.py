@@ -22,8 +22,7 @@ from trajectories.models import (
     Trajectory,
 )
 from trajectories.recording import action_counts
-from trajectories.submissions import review
-from trajectories.submissions import words as submission_words
+from trajectories.submissions import review, words
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -270,7 +269,7 @@ class ShownStatusFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         choices = list(Submission.Status.choices)
         at = next(i for i, (value, _label) in enumerate(choices) if value == Submission.Status.AWAITING_REVIEW)
-        return [*choices[:at], (submission_words.AWAITING_JUDGE, submission_words.AWAITING_JUDGE_STATUS), *choices[at:]]
+        return [*choices[:at], (words.AWAITING_JUDGE, words.AWAITING_JUDGE_STATUS), *choices[at:]]
 
     def queryset(self, request, queryset):
         value = self.value()
@@ -278,9 +277,9 @@ class ShownStatusFilter(admin.SimpleListFilter):
             return queryset
         waiting = Q(
             status__in=[Submission.Status.AWAITING_REVIEW, Submission.Status.JUDGING],
-            metadata__judging__state=submission_words.AWAITING_JUDGE,
+            metadata__judging__state=words.AWAITING_JUDGE,
         )
-        if value == submission_words.AWAITING_JUDGE:
+        if value == words.AWAITING_JUDGE:
             return queryset.filter(waiting)
         return queryset.filter(status=value).exclude(waiting)
 

@@ -48,7 +48,7 @@ def _read_json(path: Path):
         return None
 
 
-def _instruction(task_dir: Path) -> str:
+def task_instruction(task_dir: Path) -> str:
     data = _read_json(task_dir / BUNDLE_FILE) or {}
     task = data.get("task") if isinstance(data, dict) else None
     return (task or {}).get("instruction") or ""
@@ -103,7 +103,7 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
     todo = [item for item in items if item.position not in kept]
     trajectory = TrajectoryForJudge(
         key=task_id,
-        instruction=_instruction(task_dir),
+        instruction=task_instruction(task_dir),
         steps=bundle.steps,
         final_answer=bundle.final_answer,
         ended_by=bundle.ended_by,

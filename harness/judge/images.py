@@ -48,7 +48,7 @@ def _original(path: Path) -> tuple[bytes, str]:
 
 
 @lru_cache(maxsize=512)
-def _encoded(path: str, mtime_ns: int, size: int, policy: ImagePolicy) -> tuple[bytes, str]:
+def encoded(path: str, mtime_ns: int, size: int, policy: ImagePolicy) -> tuple[bytes, str]:
     from PIL import Image
 
     image: Image.Image  # opened as an ImageFile, converted to a plain Image
@@ -79,6 +79,6 @@ def encode_screenshot(path, policy: ImagePolicy) -> tuple[bytes, str]:
 
     stat = path.stat()
     try:
-        return _encoded(str(path), stat.st_mtime_ns, stat.st_size, policy)
+        return encoded(str(path), stat.st_mtime_ns, stat.st_size, policy)
     except (OSError, ValueError, Image.DecompressionBombError):
         return _original(path)

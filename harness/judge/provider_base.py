@@ -52,7 +52,7 @@ REQUEST_LIMITS = {
 SAFETY_MARGIN = 0.95
 # OpenAI reasoning models (gpt-5 family, o1/o3/o4) take no temperature other than the default 1
 # (HTTP 400 "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1)
-# value is supported.", code unsupported_value: seen in qwen-code #921 for gpt-5-mini, OpenHands #4131
+# value is supported.", code unsupported_value: seen in QwenLM/qwen-code#921 for gpt-5-mini, All-Hands-AI/OpenHands#4131
 # for o1-mini) and count reasoning tokens against max_completion_tokens, so a small limit yields an
 # empty answer with finish_reason "length" (community.openai.com o1/o3-mini threads).
 REASONING_MODEL = re.compile(r"^(?:gpt-5(?!-chat)|o1|o3|o4)", re.IGNORECASE)

@@ -208,7 +208,7 @@ def _copy(source, target: Path, rel: PurePosixPath, budget: _Budget) -> None:
 ZIP_RECORDS: Any = zipfile
 
 
-def _zip_directory(handle) -> tuple[int, int, int] | None:
+def zip_directory(handle) -> tuple[int, int, int] | None:
     """(entries declared, directory offset, directory size) from a zip's end-of-central-directory
     record and, when present, its zip64 record: found exactly as zipfile finds them, so the
     directory measured here is the one zipfile would parse. None when there is no end record."""
@@ -256,7 +256,7 @@ def _check_zip_directory(path: Path, budget: _Budget) -> None:
     flagged as UTF-8 are UTF-8."""
     limits = budget.limits
     with open(path, "rb") as handle:
-        directory = _zip_directory(handle)
+        directory = zip_directory(handle)
         if directory is None:
             return  # zipfile says what is wrong
         declared, start, size = directory

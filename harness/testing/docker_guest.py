@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from harness.backends import kvm_problem
-from harness.testing.qemu_guest import GUEST_SOURCES, BuildError, _run, _skip_userland, cache_dir, fetch_debs
+from harness.testing.qemu_guest import GUEST_SOURCES, BuildError, cache_dir, fetch_debs, run_step, skip_userland
 
 REPOSITORY = "mypcbench-test-guest"
 SCREEN = "1280x800"
@@ -104,7 +104,7 @@ class _Tar:
         """Everything under ``root`` (unpacked packages) that the guest has a use for."""
         for path in sorted(root.rglob("*")):
             relative = path.relative_to(root).as_posix()
-            if _skip_userland(relative):
+            if skip_userland(relative):
                 continue
             if path.is_symlink():
                 self.symlink(relative, str(path.readlink()))
@@ -123,12 +123,12 @@ def write_userland(debs: dict[str, Path], fileobj, scratch: Path) -> None:
     userland = scratch / "root"
     for role, deb in debs.items():
         if role != "kernel":
-            _run(["dpkg-deb", "-x", str(deb), str(userland)], f"unpacking {deb.name}")
+            run_step(["dpkg-deb", "-x", str(deb), str(userland)], f"unpacking {deb.name}")
     busybox = userland / "bin" / "busybox"
     pythons = sorted((userland / "usr" / "bin").glob("python3.*[0-9]"))
     if not busybox.is_file() or not pythons:
         raise BuildError(f"the unpacked packages in {userland} have no bin/busybox or usr/bin/python3.X")
-    applets = _run([str(busybox), "--list-full"], "listing busybox's applets").stdout.split()
+    applets = run_step([str(busybox), "--list-full"], "listing busybox's applets").stdout.split()
 
     tar = _Tar(fileobj)
     for name, mode in DIRECTORIES.items():

@@ -107,7 +107,7 @@ def find_tool(name: str) -> str | None:
     return found or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.access(p, os.X_OK)), None)
 
 
-def _run(args: list[str], step: str, **kwargs) -> subprocess.CompletedProcess:
+def run_step(args: list[str], step: str, **kwargs) -> subprocess.CompletedProcess:
     try:
         done = subprocess.run(args, capture_output=True, text=True, **kwargs)
     except FileNotFoundError:
@@ -120,7 +120,7 @@ def _run(args: list[str], step: str, **kwargs) -> subprocess.CompletedProcess:
 
 def _depends_on(package: str, pattern: str) -> str:
     """The package ``package`` depends on whose name matches ``pattern`` (from the local apt lists)."""
-    shown = _run(["apt-cache", "show", "--no-all-versions", package], f"looking up {package}").stdout
+    shown = run_step(["apt-cache", "show", "--no-all-versions", package], f"looking up {package}").stdout
     for line in shown.splitlines():
         if line.startswith(("Depends:", "Pre-Depends:")):
             for name in re.findall(r"[a-z0-9][a-z0-9.+-]+", line.split(":", 1)[1]):
@@ -150,7 +150,7 @@ def fetch_debs(debs: Path) -> dict[str, Path]:
     for role, package in wanted.items():
         existing = sorted(debs.glob(f"{package}_*.deb"))
         if not existing:
-            _run(["apt-get", "download", package], f"downloading {package}", cwd=debs, timeout=600)
+            run_step(["apt-get", "download", package], f"downloading {package}", cwd=debs, timeout=600)
             existing = sorted(debs.glob(f"{package}_*.deb"))
         if not existing:
             raise BuildError(f"downloading {package}: apt-get download left no {package}_*.deb in {debs}")
@@ -260,7 +260,7 @@ class Cpio:
         return gzip.compress(self.out.getvalue(), compresslevel=6, mtime=0)
 
 
-def _skip_userland(relative: str) -> bool:
+def skip_userland(relative: str) -> bool:
     if relative.startswith(SKIP_PREFIXES) or relative + "/" in SKIP_PREFIXES:
         return True
     parts = relative.split("/")
@@ -304,10 +304,10 @@ def build_test_guest(cache: Path | None = None, *, log=lambda message: None) -> 
 
 def _build(debs: dict[str, Path], scratch: Path, out: Path) -> None:
     kernel_root, userland = scratch / "kernel", scratch / "root"
-    _run(["dpkg-deb", "-x", str(debs["kernel"]), str(kernel_root)], f"unpacking {debs['kernel'].name}")
+    run_step(["dpkg-deb", "-x", str(debs["kernel"]), str(kernel_root)], f"unpacking {debs['kernel'].name}")
     for role, deb in debs.items():
         if role != "kernel":
-            _run(["dpkg-deb", "-x", str(deb), str(userland)], f"unpacking {deb.name}")
+            run_step(["dpkg-deb", "-x", str(deb), str(userland)], f"unpacking {deb.name}")
     kernels = sorted((kernel_root / "boot").glob("vmlinuz-*"))
     module_dirs = sorted((kernel_root / "lib" / "modules").glob("*"))
     if not kernels or not module_dirs:
@@ -327,7 +327,7 @@ def _build(debs: dict[str, Path], scratch: Path, out: Path) -> None:
         archive.file(f"lib/modules/{name}.ko", _module_bytes(path))
     for guest_path, source in GUEST_SOURCES.items():
         archive.file(guest_path, source.read_bytes())
-    archive.tree(userland, skip=_skip_userland)
+    archive.tree(userland, skip=skip_userland)
     archive.symlink("usr/bin/python3", pythons[-1].name)
     archive.symlink("usr/bin/python", pythons[-1].name)  # OSWorld's client runs ``python -c``
 
@@ -354,7 +354,8 @@ def make_disk(path, files: dict[str, str | bytes] | None = None, *, size_mb: int
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data.encode() if isinstance(data, str) else data)
         mke2fs = find_tool("mke2fs") or "mke2fs"
-        _run([mke2fs, "-q", "-F", "-t", "ext4", "-L", "mypcbench-test", "-d", str(content), str(raw), f"{size_mb}M"],
+        mkfs_args = [mke2fs, "-q", "-F", "-t", "ext4", "-L", "mypcbench-test", "-d", str(content), str(raw)]
+        run_step([*mkfs_args, f"{size_mb}M"],
              "making the test disk's filesystem")  # fmt: skip
-        _run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(path)], "converting the test disk")
+        run_step(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(path)], "converting the test disk")
     return path

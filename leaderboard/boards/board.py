@@ -390,7 +390,7 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
             "rank_high": int(ranks[i][1]) if judged else None,
             "tier": int(tiers[i]) if judged else None,
         }
-        if not judged:  # nothing judged yet: no figure to show, nothing to rank (issue 15 item 20)
+        if not judged:  # nothing judged yet: no figure to show, nothing to rank
             row["perfect"] = row["perfect_boot"] = row["rubric"] = Interval(None)
             row["efficiency"] = Interval(None, places=2)
             row["perfect_bounds"] = row["rubric_bounds"] = None

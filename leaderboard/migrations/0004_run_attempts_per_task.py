@@ -1,4 +1,4 @@
-"""Run.attempts_per_task: the declared attempt grid of a run (issue 14 item 11)."""
+"""Run.attempts_per_task: the declared attempt grid of a run."""
 
 from django.db import migrations, models
 

@@ -2,7 +2,7 @@
 order, so the pure functions of leaderboard/scoring/metrics.py apply directly. Pages, exports and the API
 all score runs through here.
 
-Rules (issues 3 and 14):
+Rules:
 
 * The grid is the suite's tasks x the run's declared attempts per task (``Run.attempts_per_task``;
   when empty, the number of distinct attempt numbers used). Attempt numbers are mapped in order onto

@@ -7,8 +7,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from seeding import demo_world_apps as apps
-from seeding.world.build import build as build_world
+from seeding import demo_world_apps
+from seeding.world.build import build
 from tests.seeding.test_demo_world_apps import ANCHOR
 from tests.seeding.test_seeding_world import SMALL
 
@@ -18,8 +18,8 @@ pytestmark = pytest.mark.browser
 def test_the_filled_pages_work_as_the_agent_uses_them(page, tmp_path):
     persona = tmp_path / "pat_tester.json"
     persona.write_text(json.dumps(SMALL))
-    build_world(persona, tmp_path / "world", ANCHOR)
-    apps.render(tmp_path / "world", tmp_path / "pages")
+    build(persona, tmp_path / "world", ANCHOR)
+    demo_world_apps.render(tmp_path / "world", tmp_path / "pages")
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 

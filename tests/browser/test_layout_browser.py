@@ -41,7 +41,7 @@ CLIPPED_CELLS = """() => {
 
 
 @pytest.fixture
-def demo(live_server, settings):
+def layout_demo(live_server, settings):
     from django.contrib.auth import get_user_model
 
     from trajectories.models import Trajectory
@@ -60,8 +60,8 @@ def open_page(context, url):
     return page
 
 
-def test_pages_read_whole_on_a_phone_and_a_desktop(chromium_browser, demo, shot):
-    base = demo["url"]
+def test_pages_read_whole_on_a_phone_and_a_desktop(chromium_browser, layout_demo, shot):
+    base = layout_demo["url"]
     for size, (width, height) in SIZES.items():
         context = chromium_browser.new_context(viewport={"width": width, "height": height})
 
@@ -85,7 +85,7 @@ def test_pages_read_whole_on_a_phone_and_a_desktop(chromium_browser, demo, shot)
         page.close()
 
         # Player: the screenshot, the play button and the scrubber on the first screen
-        page = open_page(context, base + demo["player"])
+        page = open_page(context, base + layout_demo["player"])
         page.wait_for_selector("#player:not([hidden])")
         stage, play, scrubber = (page.locator(s).bounding_box() for s in ("#stage", "#btn-play", "#scrubber"))
         if size == "desktop":
@@ -138,7 +138,7 @@ def test_pages_read_whole_on_a_phone_and_a_desktop(chromium_browser, demo, shot)
     # Signed in (a longer header): the player's controls still on the first screen at 1280x800
     context = chromium_browser.new_context(viewport=dict(zip(("width", "height"), SIZES["desktop"], strict=True)))
     log_in(context, base, "maintainer", PASSWORD)
-    page = open_page(context, base + demo["player"])
+    page = open_page(context, base + layout_demo["player"])
     page.wait_for_selector("#player:not([hidden])")
     assert page.locator(".nav-logout").count() == 1
     for selector in ("#stage", "#btn-play", "#scrubber"):

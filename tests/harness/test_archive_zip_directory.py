@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from harness.results import ArchiveError, extract_archive
-from harness.results.archive import _zip_directory
+from harness.results.archive import zip_directory
 
 
 def zip_bytes(names, comment: bytes = b"") -> bytes:
@@ -57,14 +57,14 @@ THREE = ["task/traj.jsonl", "task/step_1.png", "task/result.txt"]
 )
 def test_the_directory_measured_is_the_one_zipfile_reads(data):
     data = data if data is not None else zip64_bytes()  # built only when this case runs (2 s)
-    measured = _zip_directory(io.BytesIO(data))
+    measured = zip_directory(io.BytesIO(data))
     assert measured == as_zipfile_reads_it(data)
 
 
 def test_the_zip64_case_really_has_zip64_records():
     data = zip64_bytes()
     assert zipfile.stringEndArchive64 in data[-200:] and zipfile.stringEndArchive64Locator in data[-200:]
-    assert _zip_directory(io.BytesIO(data))[0] == 65536  # the classic end record says 65,535
+    assert zip_directory(io.BytesIO(data))[0] == 65536  # the classic end record says 65,535
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_the_zip64_case_really_has_zip64_records():
     ],
 )
 def test_no_directory_where_zipfile_finds_none_either(data):
-    assert _zip_directory(io.BytesIO(data)) is None
+    assert zip_directory(io.BytesIO(data)) is None
     with pytest.raises(zipfile.BadZipFile):
         zipfile.ZipFile(io.BytesIO(data))
 

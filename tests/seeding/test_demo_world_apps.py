@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from seeding import demo_world_apps as apps
-from seeding.__main__ import main as seeding_main
-from seeding.world.build import build as build_world
+from seeding import demo_world_apps
+from seeding.__main__ import main
+from seeding.world.build import build
 from tests.seeding.test_seeding_world import SMALL
 
 pytestmark = pytest.mark.slow  # builds a persona world and renders the demo apps
@@ -24,7 +24,7 @@ def world(tmp_path_factory):
     base = tmp_path_factory.mktemp("demo-apps-world")
     persona = base / "pat_tester.json"
     persona.write_text(json.dumps(SMALL))
-    build_world(persona, base / "out", ANCHOR)
+    build(persona, base / "out", ANCHOR)
     return base / "out"
 
 
@@ -35,16 +35,18 @@ def _data(page_text: str, name: str):
 
 
 def test_each_page_holds_the_worlds_records_around_the_anchor(world, tmp_path):
-    counts = apps.render(world, tmp_path / "pages")
+    counts = demo_world_apps.render(world, tmp_path / "pages")
     assert all(counts[k] > 0 for k in ("mails", "events", "transactions", "chats")), counts
     mail = (tmp_path / "pages" / "hoolimail.html").read_text()
     mails = _data(mail, "MAILS")
-    assert mails == apps.mails(world, ANCHOR) and len(mails) == counts["mails"]
+    assert mails == demo_world_apps.mails(world, ANCHOR) and len(mails) == counts["mails"]
     assert any("DN-11111" in m["subject"] + m["body"] for m in mails), "the Boston trip's booking mail"
     bank = (tmp_path / "pages" / "gringotts.html").read_text()
     tx = _data(bank, "TX")
     assert [t[0] for t in tx] == sorted((t[0] for t in tx), reverse=True), "newest first"
-    assert all(ANCHOR - dt.timedelta(days=apps.DEFAULT_DAYS) <= dt.date.fromisoformat(t[0]) <= ANCHOR for t in tx)
+    assert all(
+        ANCHOR - dt.timedelta(days=demo_world_apps.DEFAULT_DAYS) <= dt.date.fromisoformat(t[0]) <= ANCHOR for t in tx
+    )
     assert any("Streamflix" in t[1] and t[3] == 12.99 for t in tx), "the recurring charge, as a charge"
     assert "limit $5,000.00" in bank and "Checking" in bank
     cal = (tmp_path / "pages" / "hoolicalendar.html").read_text()
@@ -59,14 +61,14 @@ def test_each_page_holds_the_worlds_records_around_the_anchor(world, tmp_path):
 
 
 def test_the_same_build_gives_the_same_pages(world, tmp_path):
-    apps.render(world, tmp_path / "one")
-    apps.render(world, tmp_path / "two")
-    for name in apps.PAGES:
+    demo_world_apps.render(world, tmp_path / "one")
+    demo_world_apps.render(world, tmp_path / "two")
+    for name in demo_world_apps.PAGES:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
 
 
 def test_a_folder_that_is_not_a_build_is_refused_by_name(tmp_path, capsys):
-    with pytest.raises(apps.DemoAppsError, match="manifest.json"):
-        apps.render(tmp_path, tmp_path / "out")
-    assert seeding_main(["demo-apps", str(tmp_path), str(tmp_path / "out")]) == 2
+    with pytest.raises(demo_world_apps.DemoAppsError, match="manifest.json"):
+        demo_world_apps.render(tmp_path, tmp_path / "out")
+    assert main(["demo-apps", str(tmp_path), str(tmp_path / "out")]) == 2
     assert "demo-apps failed" in capsys.readouterr().err

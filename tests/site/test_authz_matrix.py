@@ -23,7 +23,7 @@ from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, path, reverse
 
 from leaderboard.models import App, ReportedFigure, Run
-from seeding.world.build import build as build_world
+from seeding.world.build import build
 from tests import run_page_data
 from tests.evaluation_data import PLAN
 from tests.factories import make_suite
@@ -55,7 +55,7 @@ def small_world_build(tmp_path_factory):
     base = tmp_path_factory.mktemp("authz-world")
     persona = base / "pat_tester.json"
     persona.write_text(json.dumps(SMALL))
-    build_world(persona, base / "out", dt.date(2026, 4, 13))
+    build(persona, base / "out", dt.date(2026, 4, 13))
     return base / "out"
 
 

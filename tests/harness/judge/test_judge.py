@@ -21,8 +21,7 @@ from harness.judge import (
     make_provider,
     parse_answer,
 )
-from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_folder
-from harness.judge.cli import main as cli_main
+from harness.judge.cli import ITEMS_FILE, TASK_RESULT_FILE, judge_folder, main
 from harness.judge.images import ImagePolicy
 from harness.judge.prompt import BEGIN, END
 from harness.results import read_results, read_task_dir
@@ -303,11 +302,11 @@ def test_cli_scores_a_task_by_weights_and_reports_a_missing_key(tmp_path, monkey
         return GOOD if "Opens HooliMail" in request.last_text else BAD
 
     with ProviderSimulator(answer) as sim:
-        code = cli_main([str(root), "--provider", "anthropic", "--base-url", sim.url, "--api-key", "k"])
+        code = main([str(root), "--provider", "anthropic", "--base-url", sim.url, "--api-key", "k"])
     assert code == 0
     assert json.loads((root / "retrieval-f001" / TASK_RESULT_FILE).read_text())["result"] == 50  # weight 0.5 of 1.0
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    assert cli_main([str(root), "--provider", "anthropic", "--force"]) == 2
+    assert main([str(root), "--provider", "anthropic", "--force"]) == 2
     assert "no API key for the anthropic judge" in capsys.readouterr().err
 
 

@@ -24,8 +24,7 @@ from harness.judge import (
     parse_status_answer,
     task_score,
 )
-from harness.judge.cli import ITEMS_FILE, judge_folder
-from harness.judge.cli import main as cli_main
+from harness.judge.cli import ITEMS_FILE, judge_folder, main
 from harness.judge.prompt import PAPER_SYSTEM
 from harness.results import read_task_dir
 from tests.factories import write_task_dir
@@ -103,7 +102,7 @@ def test_the_cli_judges_with_the_paper_protocol_and_records_it(tmp_path):
     root = tmp_path / "results"
     write_task_dir(root, "retrieval-f001")
     with ProviderSimulator(lambda r: STATUS_GOOD) as sim:
-        code = cli_main([str(root), "--provider", "anthropic", "--base-url", sim.url, "--api-key", "k",
+        code = main([str(root), "--provider", "anthropic", "--base-url", sim.url, "--api-key", "k",
                          "--prompt-version", "paper-v1"])  # fmt: skip
     assert code == 0
     items = json.loads((root / "retrieval-f001" / ITEMS_FILE).read_text())

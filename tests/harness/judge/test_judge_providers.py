@@ -15,8 +15,7 @@ import pytest
 from PIL import Image
 
 from harness.judge import ERROR, SUCCESS, Judge, JudgeItem, TrajectoryForJudge, make_provider
-from harness.judge.cli import judge_folder
-from harness.judge.cli import main as cli_main
+from harness.judge.cli import judge_folder, main
 from harness.judge.images import ImagePolicy
 from harness.judge.provider_base import REQUEST_LIMITS, request_bytes, retry_delay_from_body
 from harness.results import StepRecord
@@ -255,7 +254,7 @@ def test_a_run_whose_calls_all_fail_the_same_way_stops_with_one_error(tmp_path, 
     assert "stopped after 3 calls failed the same way" in summary["stopped"]
     assert summary["judge_errors"] == 5 and summary["graded"] == 0
     with ProviderSimulator(lambda r: Reply(status=400)) as sim:
-        code = cli_main([str(root), "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", sim.openai_url,
+        code = main([str(root), "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", sim.openai_url,
                          "--api-key", "k", "--concurrency", "1", "--force"])  # fmt: skip
         assert len(sim.of_api("openai_chat")) <= 3 + 1
     assert code == 1

@@ -14,12 +14,12 @@ from django.urls import reverse
 
 from leaderboard.catalog.badges import run_badge
 from leaderboard.models import Model, Run
-from tests import run_page_data as data
+from tests import run_page_data
 from tests.evaluation_data import PLAN
 from tests.factories import make_suite
 from tests.html_text import visible_text
 from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
-from trajectories.evaluations import lifecycle as evaluations
+from trajectories.evaluations import lifecycle
 from trajectories.evaluations.lifecycle import LaunchRefused, LaunchSpec
 from trajectories.models import Submission
 from trajectories.submissions.uploads import submit_archive
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def no_broker(monkeypatch):
+def queued_reruns(monkeypatch):
     from mypcbench_site.celery import app
 
     sent = []
@@ -80,7 +80,7 @@ def test_approving_a_judged_upload_asks_nothing(admin_client, settings, tmp_path
     author = get_user_model().objects.create_user("pam", password="pw-beesly-2026")
     sub = submit_archive(author, upload(zip_bytes(good_entries(tmp_path))), METADATA).submission
     for trajectory in sub.run.trajectories.all():
-        data.judge(trajectory, ["success", "success", "success"], name="ours: test")
+        run_page_data.judge(trajectory, ["success", "success", "success"], name="ours: test")
     sub.metadata = {**sub.metadata, "judging": {"state": "queued", "judge": "ours: test"}}
     sub.save()
     changelist = reverse("admin:trajectories_submission_changelist")
@@ -92,8 +92,8 @@ def test_approving_a_judged_upload_asks_nothing(admin_client, settings, tmp_path
 # ---------------------------------------------------------------- rerun
 
 
-def test_rerunning_from_the_run_page_asks_first_and_a_second_click_queues_nothing(admin_client, no_broker):
-    run, _tasks = data.launch(2)
+def test_rerunning_from_the_run_page_asks_first_and_a_second_click_queues_nothing(admin_client, queued_reruns):
+    run, _tasks = run_page_data.launch(2)
     page = visible_text(admin_client.get(reverse("leaderboard:run_detail", args=[run.slug])))
     assert "Rerun whole run…" in page and "Each asks for a confirmation first" in page
     url = reverse("trajectories:run_rerun", args=[run.slug])
@@ -115,8 +115,8 @@ def test_rerunning_from_the_run_page_asks_first_and_a_second_click_queues_nothin
     assert "this run has been rerun 1 time already" in asked
 
 
-def test_the_run_list_asks_before_rerunning_the_whole_run(admin_client, no_broker):
-    run, _tasks = data.launch(1)
+def test_the_run_list_asks_before_rerunning_the_whole_run(admin_client, queued_reruns):
+    run, _tasks = run_page_data.launch(1)
     changelist = reverse("admin:leaderboard_run_changelist")
     form = {"action": "rerun_whole", "_selected_action": [run.pk]}
     response = admin_client.post(changelist, form)
@@ -145,8 +145,10 @@ def launch_form(suite, **overrides):
     }
 
 
-def test_the_launch_form_refuses_a_scripted_agent_under_a_real_models_name_or_without_a_plan(admin_client, no_broker):
-    suite, _tasks = data.make_suite(2)
+def test_the_launch_form_refuses_a_scripted_agent_under_a_real_models_name_or_without_a_plan(
+    admin_client, queued_reruns
+):
+    suite, _tasks = run_page_data.make_suite(2)
     opus = Model.objects.create(name="Claude Opus 4.6", slug="claude-opus-4-6", provider="anthropic")
     url = reverse("admin:run_launch")
     form = admin_client.get(url)
@@ -159,7 +161,7 @@ def test_the_launch_form_refuses_a_scripted_agent_under_a_real_models_name_or_wi
     assert "Claude Opus 4.6 is a Anthropic model: the openai agent runs OpenAI models" in page
     page = visible_text(admin_client.post(url, launch_form(suite, agent_type="gemini")))
     assert "choose the model the gemini agent runs (a Google model)" in page
-    assert not Run.objects.exists() and no_broker == []
+    assert not Run.objects.exists() and queued_reruns == []
 
     # a scripted agent with its plan and no model: named for what it is
     response = admin_client.post(url, launch_form(suite, agent_type="scripted", plan=json.dumps(PLAN)))
@@ -175,22 +177,22 @@ def test_the_launch_form_refuses_a_scripted_agent_under_a_real_models_name_or_wi
 # ---------------------------------------------------------------- what a run ran
 
 
-def test_a_smoke_run_of_a_few_tasks_counts_the_tasks_it_ran(admin_client, no_broker):
-    suite, tasks = data.make_suite(9)
+def test_a_smoke_run_of_a_few_tasks_counts_the_tasks_it_ran(admin_client, queued_reruns):
+    suite, tasks = run_page_data.make_suite(9)
     model = Model.objects.create(name="Scripted player", slug="scripted-player")
     with mock.patch.object(run_trajectory, "apply_async"):
-        run = evaluations.launch_run(
+        run = lifecycle.launch_run(
             LaunchSpec(suite=suite, model=model, agent_type="scripted", plan=PLAN, tasks=tasks[:3])
         )
-    for trajectory in data.trajectories(run):
-        data.start(trajectory)
-        data.finish(trajectory, 0)
+    for trajectory in run_page_data.trajectories(run):
+        run_page_data.start(trajectory)
+        run_page_data.finish(trajectory, 0)
     url = reverse("leaderboard:run_detail", args=[run.slug])
     page = visible_text(admin_client.get(url))
     assert "0 of 9 tasks" not in page
     assert "3 tasks run, none judged yet · 6 of the suite's tasks not run (failures on the leaderboard)" in page
-    for trajectory, verdict in zip(data.trajectories(run), ["success", "failure", "success"], strict=True):
-        data.judge(trajectory, [verdict, verdict])
+    for trajectory, verdict in zip(run_page_data.trajectories(run), ["success", "failure", "success"], strict=True):
+        run_page_data.judge(trajectory, [verdict, verdict])
     page = visible_text(admin_client.get(url))
     assert "2 of 3 tasks it ran · 6 of the suite's tasks not run (failures on the leaderboard)" in page
 
@@ -209,9 +211,9 @@ def test_a_demo_runs_badge_says_what_made_it():
     assert uploaded.title.startswith("Uploaded by an author on the demo suite") and "scripts" not in uploaded.title
 
 
-def test_a_rerun_the_service_refuses_once_another_was_queued_since(no_broker):
-    run, _tasks = data.launch(1)
-    evaluations.rerun(run, "all", reruns_seen=0)
+def test_a_rerun_the_service_refuses_once_another_was_queued_since(queued_reruns):
+    run, _tasks = run_page_data.launch(1)
+    lifecycle.rerun(run, "all", reruns_seen=0)
     with pytest.raises(LaunchRefused, match="was queued since you confirmed"):
-        evaluations.rerun(run, "all", reruns_seen=0)
-    assert evaluations.rerun(run, "all").parent == run, "callers that confirm nothing are not held back"
+        lifecycle.rerun(run, "all", reruns_seen=0)
+    assert lifecycle.rerun(run, "all").parent == run, "callers that confirm nothing are not held back"

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from harness.judge.classify import ClassifierSettingError, parse_classifier_setting
-from harness.judge.cli import main as cli_main
+from harness.judge.cli import main
 from harness.judge.core import cost_of
 from harness.judge.prices import DEFAULT_PRICES, PriceFileError, price_table, read_price_file
 from harness.judge.provider_base import Usage
@@ -165,11 +165,11 @@ def test_the_offline_cli_reads_the_price_file(tmp_path, monkeypatch, capsys):
     root = tmp_path / "results"
     write_task_dir(root, "retrieval-f001")
     monkeypatch.setenv("MYPCBENCH_JUDGE_PRICES", str(tmp_path / "absent.json"))
-    assert cli_main([str(root), "--provider", "anthropic", "--api-key", "k", "--base-url", "http://127.0.0.1:9"]) == 2
+    assert main([str(root), "--provider", "anthropic", "--api-key", "k", "--base-url", "http://127.0.0.1:9"]) == 2
     assert "MYPCBENCH_JUDGE_PRICES=" in capsys.readouterr().err
     monkeypatch.setenv("MYPCBENCH_JUDGE_PRICES", str(write(tmp_path, {"claude-sonnet-4-6": {"input": 0, "output": 0}})))
     with ProviderSimulator(lambda r: GOOD) as sim:
-        assert cli_main([str(root), "--provider", "anthropic", "--api-key", "k", "--base-url", sim.url]) == 0
+        assert main([str(root), "--provider", "anthropic", "--api-key", "k", "--base-url", sim.url]) == 0
     assert "estimated" not in capsys.readouterr().err
     items = json.loads((root / "retrieval-f001" / "mypc_judge_result.json").read_text())["items"]
     assert all(item["cost_usd"] == 0 for item in items)  # the configured (zero) price, not the shipped one

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def people(settings, tmp_path, isolated_media):
+def author_and_staff(settings, tmp_path, isolated_media):
     settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path / "upload-tmp"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only
     cache.clear()  # upload and API counters live in the cache; user ids repeat between tests
@@ -61,9 +61,9 @@ def form_fields(data: bytes, metadata: dict, name="opus.zip") -> dict:
 
 
 def test_an_upload_our_judge_cannot_start_on_has_one_status_everywhere(
-    client, people, tmp_path, no_judge_key, django_capture_on_commit_callbacks
+    client, author_and_staff, tmp_path, no_judge_key, django_capture_on_commit_callbacks
 ):
-    author, staff = people
+    author, staff = author_and_staff
     token = new_token(client, author)
     with django_capture_on_commit_callbacks(execute=True):
         response = api_upload(client, token, zip_bytes(good_entries(tmp_path)), METADATA)
@@ -100,8 +100,8 @@ def test_an_upload_our_judge_cannot_start_on_has_one_status_everywhere(
     assert "Awaiting our judge" in admin_page and "Nothing happens by itself" in admin_page
 
 
-def test_a_judged_upload_is_awaiting_review_on_the_page_and_in_the_api(client, people, tmp_path):
-    author, _staff = people
+def test_a_judged_upload_is_awaiting_review_on_the_page_and_in_the_api(client, author_and_staff, tmp_path):
+    author, _staff = author_and_staff
     token = new_token(client, author)
     body = api_upload(client, token, zip_bytes(good_entries(tmp_path)), METADATA).json()
     assert body["status"] == "awaiting_review" and body["status_label"] == "Awaiting review"
@@ -114,8 +114,8 @@ def test_a_judged_upload_is_awaiting_review_on_the_page_and_in_the_api(client, p
 # ---------------------------------------------------------------- the same archive again
 
 
-def test_the_same_archive_with_other_metadata_is_refused_through_the_api(client, people, tmp_path):
-    author, _staff = people
+def test_the_same_archive_with_other_metadata_is_refused_through_the_api(client, author_and_staff, tmp_path):
+    author, _staff = author_and_staff
     token = new_token(client, author)
     data = zip_bytes(good_entries(tmp_path))
     first = api_upload(client, token, data, METADATA).json()
@@ -136,8 +136,8 @@ def test_the_same_archive_with_other_metadata_is_refused_through_the_api(client,
     assert Submission.objects.get().metadata["model"] == "Claude Opus 4.6"
 
 
-def test_the_same_archive_with_other_metadata_is_refused_on_the_upload_page(client, people, tmp_path):
-    author, _staff = people
+def test_the_same_archive_with_other_metadata_is_refused_on_the_upload_page(client, author_and_staff, tmp_path):
+    author, _staff = author_and_staff
     data = zip_bytes(good_entries(tmp_path))
     client.force_login(author)
     url = reverse("trajectories:submission_new")
@@ -156,10 +156,10 @@ def test_the_same_archive_with_other_metadata_is_refused_on_the_upload_page(clie
 
 
 def test_the_same_archive_with_other_metadata_is_refused_where_workers_check_uploads(
-    client, people, tmp_path, settings
+    client, author_and_staff, tmp_path, settings
 ):
     settings.MYPCBENCH_UPLOAD_VALIDATION = "worker"
-    author, _staff = people
+    author, _staff = author_and_staff
     token = new_token(client, author)
     data = zip_bytes(good_entries(tmp_path))
     first = api_upload(client, token, data, METADATA)
