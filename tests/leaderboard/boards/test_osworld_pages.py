@@ -37,7 +37,7 @@ def test_the_suite_page_counts_tasks_by_domain(osworld_suite, client):
     text = visible_text(page)
     assert "Tasks by domain" in text and "chrome 2" in text and "os 1" in text
     assert "behavioural type" not in text.lower()
-    assert f"?osworld_suite={osworld_suite.slug}&amp;domain=chrome" in page.content.decode()
+    assert f"?suite={osworld_suite.slug}&amp;domain=chrome" in page.content.decode()
 
 
 def test_the_task_list_filters_by_domain(osworld_suite, client):
