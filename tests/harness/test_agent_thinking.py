@@ -35,6 +35,7 @@ def run_agent(agent, env, tmp_path):
     return run_task(task, env, agent, recorder, LoopConfig(sleep_after=0.0))
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_thinking_blocks_go_back_unchanged_and_the_budget_is_sent(sim, env, tmp_path):
     sim.script = [
         anthropic_turn(

@@ -108,6 +108,7 @@ def shell_sent(env) -> list[str]:
 # ---------------------------------------------------------------- every agent through the loop
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 @pytest.mark.parametrize("name", sorted(AGENTS))
 def test_budget_and_screenshot_window(name, task, sim, env, tmp_path):
     _, _, click, _ = AGENTS[name]
@@ -212,6 +213,7 @@ def _anthropic_images(request) -> list[dict]:
     return found
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_anthropic_scales_screenshots_and_coordinates_and_runs_bash(task, sim, tmp_path):
     env = make_env((1920, 1200))
     try:
@@ -373,6 +375,7 @@ def test_openai_drops_a_batch_with_an_unknown_action_and_says_why(task, sim, env
 # ---------------------------------------------------------------- Gemini
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_gemini_normalised_coordinates_and_safety_acknowledgement_by_policy(task, sim, tmp_path):
     env = make_env((1000, 500))
     try:
@@ -496,6 +499,7 @@ def test_openai_compatible_relative_grid_sends_the_screen_as_it_is(task, sim, en
         ((1920, 1080), (1316, 728), [1316, 728], (1920, 1080)),
     ],
 )
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_openai_compatible_absolute_pixels_of_the_resized_screenshot(task, sim, tmp_path, screen, sent, model_point,
                                                                      screen_point):  # fmt: skip
     env = make_env(screen)
@@ -724,6 +728,7 @@ def test_qwen_tool_calls_drafted_inside_the_thinking_are_never_run(task, sim, en
 # ---------------------------------------------------------------- what failed is told to the model
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_anthropic_tells_the_model_which_key_could_not_be_pressed(task, sim, env, tmp_path):
     sim.script = [
         anthropic_turn("", [("computer", {"action": "key", "text": "ctrl+Hyper_R"}),
@@ -775,6 +780,7 @@ def test_an_unknown_claude_model_is_refused_with_the_known_ones(sim, env):
         build("anthropic", sim, env, model="claude-nova-5")
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_maintainer_adds_a_claude_model_in_a_json_file(task, sim, env, tmp_path, monkeypatch):
     table = tmp_path / "claude-tools.json"
     table.write_text(json.dumps({
@@ -814,6 +820,7 @@ def test_cli_reads_a_claude_tool_table_and_refuses_an_unknown_model(sim, tmp_pat
 # ---------------------------------------------------------------- protocol fidelity with the paper
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_claude_sees_the_papers_1280x720_display_by_default(task, sim, env, tmp_path):
     sim.script = [_anthropic_click(1280, 720), anthropic_turn("Done.\n```DONE```")]
     result, folder = run(task, env, build("anthropic", sim, env), tmp_path)
@@ -824,6 +831,7 @@ def test_claude_sees_the_papers_1280x720_display_by_default(task, sim, env, tmp_
     assert bundle_json(folder)["agent_protocol"]["display"] == "1280x720"
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_the_dual_tool_hint_goes_to_openai_and_qwen_as_in_the_paper(task, sim, env, tmp_path):
     hint = "You have both the screen and a shell"
     prompts = {}
@@ -841,6 +849,7 @@ def test_the_dual_tool_hint_goes_to_openai_and_qwen_as_in_the_paper(task, sim, e
     assert hint not in build("openai", sim, env, dual_tool_hint=False).system_prompt((1280, 800))
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_anthropic_drops_old_screenshots_in_chunks_so_the_cached_prefix_holds(task, sim, env, tmp_path):
     sim.responder = lambda request: _anthropic_click(10, 10)
     agent = build("anthropic", sim, env, screenshot_window=4, image_drop_chunk=2)
@@ -863,6 +872,7 @@ def test_anthropic_drops_old_screenshots_in_chunks_so_the_cached_prefix_holds(ta
     assert [prefix_kept(a, b) for a, b in pairs] == [True, True, True, False, False, False, False]
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_openai_windowed_context_resends_the_conversation_with_the_newest_screenshots(task, sim, env, tmp_path):
     sim.responder = lambda request: _openai_click(10, 10)
     agent = build("openai", sim, env, screenshot_window=3, context="windowed")

@@ -394,6 +394,7 @@ def test_skipped_litter_still_counts_against_the_limits(tmp_path):
 # ---------------------------------------------------------------- damaged data
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_corrupt_compressed_data_is_a_refusal(tmp_path):
     text = "".join(f"{random.Random(i).random()}\n" for i in range(100_000)).encode()
     good = tar_gz(member("task/a.txt", text))

@@ -61,6 +61,7 @@ def test_the_directory_measured_is_the_one_zipfile_reads(data):
     assert measured == as_zipfile_reads_it(data)
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_the_zip64_case_really_has_zip64_records():
     data = zip64_bytes()
     assert zipfile.stringEndArchive64 in data[-200:] and zipfile.stringEndArchive64Locator in data[-200:]

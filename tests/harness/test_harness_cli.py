@@ -77,6 +77,7 @@ def test_run_then_import_results_unchanged(tmp_path, plan_file, capsys):
     assert summary.report.new_rubric_versions == []  # the bundle's rubric is the suite's, not a new version
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_dummy_agent_on_the_whole_suite(tmp_path, capsys):
     out = tmp_path / "results"
     assert harness("--agent", "dummy", "--out", out) == 0
@@ -97,6 +98,7 @@ def test_bad_input_is_reported_before_anything_runs(tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_unavailable_backend_exits_with_the_reason(tmp_path):
     done = subprocess.run(
         [
@@ -122,6 +124,7 @@ def test_unavailable_backend_exits_with_the_reason(tmp_path):
     assert "the qemu backend cannot start" in done.stderr and "none.qcow2 does not exist" in done.stderr
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_served_guest_is_driven_through_the_remote_backend(tmp_path, capsys):
     # port 0: the guest binds a free port itself and names it (no port checked free, then bound later)
     guest = subprocess.Popen(
@@ -143,6 +146,7 @@ def test_a_served_guest_is_driven_through_the_remote_backend(tmp_path, capsys):
         guest.wait(timeout=10)
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_serving_a_guest_beyond_loopback_is_refused():
     done = subprocess.run(
         [sys.executable, "-m", "harness", "guest", "--kind", "fake", "--host", "0.0.0.0", "--port", "0"],

@@ -199,6 +199,7 @@ OSWORLD_CALLS = [
 ]
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_every_call_osworlds_controller_sends_is_carried_out(guest):
     for code in OSWORLD_CALLS:
         answer = post(guest, "/execute", osworld_command(code))

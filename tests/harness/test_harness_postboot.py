@@ -39,6 +39,7 @@ def config(tmp_path, stubs, **overrides) -> PostBootConfig:
     return PostBootConfig(**{**settings, **overrides})
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_every_part_does_its_work_and_the_record_says_so(guest, tmp_path):
     server, stubs = guest
     env = RemoteEnv(server.url, screen_size=(640, 400), ready_timeout=10, post_boot=config(tmp_path, stubs))
@@ -117,6 +118,7 @@ def test_setup_parts_from_the_command_line():
         parse_parts("dns,wallpaper")
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_fare_paid_backfill_fills_only_empty_rows_and_can_run_twice(guest, tmp_path):
     server, stubs = guest
     settings = config(tmp_path, stubs, parts=("prewarm", "dinoco_fare_paid"))
@@ -160,6 +162,7 @@ def fake_nmcli(tmp_path, ready_file):
     return bin_dir, log
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_guest_whose_network_is_down_is_nudged_once_and_comes_up(tmp_path, monkeypatch):
     ready_file = tmp_path / "network-up"
     bin_dir, log = fake_nmcli(tmp_path, ready_file)
@@ -178,6 +181,7 @@ def test_a_guest_whose_network_is_down_is_nudged_once_and_comes_up(tmp_path, mon
     assert "NetworkManager restarted through the Control API" in nudge["detail"]
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_without_the_nudge_part_a_guest_whose_network_is_down_never_gets_ready(tmp_path, monkeypatch):
     ready_file = tmp_path / "network-up"
     bin_dir, log = fake_nmcli(tmp_path, ready_file)

@@ -227,6 +227,7 @@ def test_a_missing_program_is_a_500_as_on_the_real_server(headless):
 # ---------------------------------------------------------------- 6, 7. the remote backend
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_remote_fails_fast_when_nothing_listens():
     env = RemoteEnv(f"http://127.0.0.1:{free_port()}", ready_timeout=900, refused_grace=0.5)
     started = time.monotonic()
@@ -235,6 +236,7 @@ def test_remote_fails_fast_when_nothing_listens():
     assert time.monotonic() - started < 10
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_remote_keeps_waiting_for_a_guest_that_answers_but_is_not_ready(fake_1080):
     guest, server = fake_1080
     guest.fail_next("health", "down", 10_000)
@@ -256,6 +258,7 @@ def test_remote_without_a_reset_hook_warns_once_tasks_share_the_guest(fake_1080,
     assert env.protocol()["reset"].startswith("none")
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_remote_reset_command_runs_before_every_task_but_the_first(fake_1080, tmp_path):
     guest, server = fake_1080
     marker = tmp_path / "resets.log"
@@ -302,6 +305,7 @@ def test_remote_reset_url_is_posted(fake_1080):
 # ---------------------------------------------------------------- 23. typing
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_long_and_non_ascii_typing_goes_through_xdotool(tmp_path):
     env = FakeEnv(screen_size=(320, 200))
     env.start()

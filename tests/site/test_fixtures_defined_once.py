@@ -4,6 +4,7 @@ nothing is imported. A name defined in more than one file must be listed below, 
 reason; every listed file must still define it, so the list cannot go stale."""
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -94,8 +95,14 @@ DELIBERATE = {
 
 def fixture_names(path: Path) -> set[str]:
     """Names of the fixtures ``path`` defines (``@pytest.fixture`` or ``@fixture``, ``name=`` respected)."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    names: set[str] = set()
+    text = path.read_text()
+    if "fixture" not in text:
+        return names
+    tree = ast.parse(text, filename=str(path))
+    # fixtures live at module level or in test classes: no need to walk every expression of the file
+    nodes = [*tree.body, *(n for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body)]
+    for node in nodes:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         for decorator in node.decorator_list:
@@ -110,6 +117,7 @@ def fixture_names(path: Path) -> set[str]:
     return names
 
 
+@functools.cache
 def where_defined(root: Path = TESTS) -> dict[str, set[str]]:
     found = defaultdict(set)
     for path in sorted(root.rglob("*.py")):

@@ -231,6 +231,7 @@ def sweep_now() -> str:
     return out.getvalue()
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_store_cut_off_during_an_upload_stores_nothing_and_the_sweep_removes_what_it_wrote(
     client, bucket, gated_store, tmp_path
 ):

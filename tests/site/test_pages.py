@@ -246,6 +246,7 @@ def _count_queries(client, url) -> int:
     return len(ctx)
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_list_pages_use_a_constant_number_of_queries(client, catalog):
     from leaderboard.models import Run
     from trajectories.models import Trajectory
@@ -269,6 +270,7 @@ def test_list_pages_use_a_constant_number_of_queries(client, catalog):
     assert after == before
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_admin_lists_and_opens_every_model(client, catalog, django_user_model):
     load_reported()
     admin_user = django_user_model.objects.create_superuser("root", "root@example.org", "pw")

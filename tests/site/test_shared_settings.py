@@ -33,6 +33,7 @@ def without(*names) -> dict:
     return dict.fromkeys(names)  # None: removed from the child's environment
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_defaults_are_per_process_memory_and_the_filesystem(tmp_path):
     found = probe(tmp_path, **without("MYPCBENCH_CACHE_URL", "REDIS_URL", "MYPCBENCH_S3_BUCKET"))
     assert found["cache"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
@@ -50,11 +51,13 @@ def test_defaults_are_per_process_memory_and_the_filesystem(tmp_path):
         ),
     ],
 )
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_cache_url_selects_djangos_redis_cache(tmp_path, env, location):
     found = probe(tmp_path, **{**without("MYPCBENCH_CACHE_URL", "REDIS_URL"), **env})
     assert found["cache"] == {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": location}
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_bucket_puts_media_in_object_storage_and_leaves_static_files_alone(tmp_path):
     plain = probe(tmp_path, **without("MYPCBENCH_S3_BUCKET"))
     found = probe(tmp_path, MYPCBENCH_S3_BUCKET="site-media", AWS_S3_ENDPOINT_URL="http://127.0.0.1:9000")

@@ -172,6 +172,7 @@ def test_a_permanent_500_ends_as_error_never_failure(task, provider):
     assert len(sim.of_api({"google": "gemini", "anthropic": "anthropic", "openai": "openai_chat"}[provider])) == 9
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_an_answer_without_a_verdict_is_asked_again_once_then_error(task):
     trajectory, rubric = task
     with ProviderSimulator(lambda r: "I think it went fine.") as sim:
@@ -209,6 +210,7 @@ CANARY = (
 )
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_prompt_injection_in_agent_text_cannot_turn_a_failure_into_a_success(tmp_path):
     actions = [(1, "pyautogui.click(10, 10)"), (2, "DONE")]
     bundle = read_task_dir(write_task_dir(tmp_path, "retrieval-f009", actions=actions, final_text=CANARY))
@@ -235,6 +237,7 @@ def test_prompt_injection_in_agent_text_cannot_turn_a_failure_into_a_success(tmp
 # ---------------------------------------------------------------- images
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_only_the_most_recent_screenshots_are_sent_and_zero_means_all(tmp_path):
     actions = [(n, f"pyautogui.click({n}, {n})") for n in range(1, 6)]
     bundle = read_task_dir(write_task_dir(tmp_path, "retrieval-f002", actions=actions))
@@ -310,6 +313,7 @@ def test_cli_scores_a_task_by_weights_and_reports_a_missing_key(tmp_path, monkey
     assert "no API key for the anthropic judge" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_simulator_speaks_the_responses_api_for_other_harness_clients():
     import openai
 

@@ -88,6 +88,7 @@ def items(n: int) -> list[JudgeItem]:
     return [JudgeItem(i, f"R{i}", f"Requirement number {i} is met", weight=1.0) for i in range(1, n + 1)]
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
 def test_a_stated_quota_is_kept_without_a_single_429(tmp_path, provider):
     with ProviderSimulator(lambda r: GOOD, latency=(0.02, 0.04), quota=(30, 1.0)) as sim:
@@ -102,6 +103,7 @@ def test_a_stated_quota_is_kept_without_a_single_429(tmp_path, provider):
     assert refused == 0 and judge.limiter.state()["stated_quota"] == 30
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_without_a_quota_the_judge_reaches_its_concurrency_within_one_trajectory(tmp_path):
     with ProviderSimulator(lambda r: GOOD, latency=(0.15, 0.2)) as sim:
         judge = Judge(make_provider("anthropic", None, api_key="k", base_url=sim.url), concurrency=32)

@@ -129,6 +129,7 @@ def test_the_simulator_answers_an_oversized_anthropic_request_with_413_request_t
     assert caught.value.body["error"]["type"] == "request_too_large"
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 @pytest.mark.parametrize("provider", ["anthropic", "google", "openai"])
 def test_a_trajectory_too_big_for_one_request_is_fitted_to_the_provider_limit(big_screenshots, provider):
     trajectory = big_trajectory(big_screenshots)
@@ -147,6 +148,7 @@ def test_a_trajectory_too_big_for_one_request_is_fitted_to_the_provider_limit(bi
     assert judge.settings["max_request_bytes"] == judge.provider.max_request_bytes
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_without_a_cap_the_oversized_request_is_refused_once_and_not_retried(big_screenshots):
     trajectory = big_trajectory(big_screenshots)
     with ProviderSimulator(lambda r: GOOD) as sim:
@@ -233,6 +235,7 @@ def test_a_per_minute_quota_is_waited_out_beyond_five_attempts(tmp_path):
 # ---------------------------------------------------------------- 5. only retry what can succeed
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 413, 422])
 def test_requests_that_cannot_succeed_are_not_retried(tmp_path, status):
     trajectory = small_trajectory(tmp_path)
@@ -242,6 +245,7 @@ def test_requests_that_cannot_succeed_are_not_retried(tmp_path, status):
     assert f"HTTP {status}" in verdict.error and "simulated error" in verdict.error  # the provider's message
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_run_whose_calls_all_fail_the_same_way_stops_with_one_error(tmp_path, capsys):
     root = tmp_path / "results"
     for n in range(1, 6):
@@ -262,6 +266,7 @@ def test_a_run_whose_calls_all_fail_the_same_way_stops_with_one_error(tmp_path, 
     assert err.count("error: the judge stopped after") == 1 and "HTTP 400" not in err.split("error:")[0]
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_run_that_has_succeeded_does_not_stop_on_one_item_s_refusals(tmp_path):
     trajectory = small_trajectory(tmp_path)
 
@@ -278,6 +283,7 @@ def test_a_run_that_has_succeeded_does_not_stop_on_one_item_s_refusals(tmp_path)
 # ---------------------------------------------------------------- 6. Gemini cache failures and storage
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_failing_gemini_cache_creation_falls_back_to_the_full_prefix(tmp_path):
     trajectory = small_trajectory(tmp_path)
     with ProviderSimulator(lambda r: GOOD, gemini_cache_create_status=500) as sim:
@@ -304,6 +310,7 @@ def test_a_gemini_cache_that_expires_mid_trajectory_falls_back_to_the_full_prefi
     assert verdicts[1].notes.get("sent_full_prefix_after_cache_loss") is True
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_gemini_cache_storage_is_in_the_cost(tmp_path):
     trajectory = small_trajectory(tmp_path)
     prices = {"gemini-3.1-flash-lite-preview": {"input": 0.25, "cached_input": 0.025, "output": 1.5}}
@@ -323,6 +330,7 @@ def test_gemini_cache_storage_is_in_the_cost(tmp_path):
 # ---------------------------------------------------------------- 4. adaptive concurrency under a quota
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_adaptive_concurrency_keeps_429s_rare_under_a_request_quota(tmp_path):
     trajectory = small_trajectory(tmp_path)
     items = [JudgeItem(n, f"R{n}", f"Requirement number {n} is met", weight=1.0) for n in range(1, 91)]

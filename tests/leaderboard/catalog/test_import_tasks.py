@@ -80,6 +80,7 @@ def test_upstream_suite_with_task_types(upstream_dir):
     assert not App.objects.filter(kind=App.Kind.UNKNOWN).exists()
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_upstream_suite_without_task_types_uses_the_shipped_mapping(upstream_dir):
     summary = import_tasks(upstream_dir)
     assert Counter(Task.objects.values_list("behavioural_type", flat=True)) == PAPER_TYPES
@@ -101,6 +102,7 @@ def test_second_import_changes_nothing(upstream_dir):
     assert summary.tasks_unchanged == 184 and summary.types_by_source == {"file": 184}
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_edited_criterion_creates_a_new_rubric_version_for_that_task_only(upstream_dir, tmp_path):
     import_tasks(upstream_dir / "all_tasks_with_grading.json")
     task = Task.objects.get(task_id="retrieval-f016")

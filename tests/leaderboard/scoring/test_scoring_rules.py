@@ -37,6 +37,7 @@ def board_rows(user=None):
 # ------------------------------------------------------------------ 9: unknowns never flatter
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_bounds_beside_each_figure(board, client):
     a = outcomes.run_outcomes([board.a])[board.a.pk].figures()
     # run A: 6 cells; t1 1, t2 0.5, t3 0.75, t6 1 graded, t5 missing 0, t4 unknown (error verdict)

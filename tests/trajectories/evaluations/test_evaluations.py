@@ -80,6 +80,7 @@ def test_the_task_runs_a_trajectory_against_the_fake_guest_and_streams_its_steps
     assert trajectory.steps.count() == 4
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_refused_before_anything_is_queued(world, queued, monkeypatch):
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
@@ -291,6 +292,7 @@ def test_writing_the_same_step_twice_keeps_one(world, queued):
     assert list(trajectory.steps.values_list("index", "model_text")) == [(1, "b")]
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_an_unresponsive_guest_gets_bounded_restarts_then_the_trajectory_ends_as_error(world, queued, monkeypatch,
                                                                                         settings):  # fmt: skip
     settings.MYPCBENCH_VM_GUEST_ATTEMPTS = 2
@@ -317,6 +319,7 @@ def test_an_unresponsive_guest_gets_bounded_restarts_then_the_trajectory_ends_as
 # ---------------------------------------------------------------- rerun and cancel
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_rerun_failed_makes_a_new_run_and_leaves_the_old_one_alone(world, queued, admin_user):
     run = launch(world)
     ok, bad = run.trajectories.order_by("task__position")

@@ -62,6 +62,7 @@ def test_default_setup_is_all_on_vm_backends_and_none_elsewhere():
     assert agent_backend.setup_parts("remote", "dns, xrandr") == ("dns", "xrandr")
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_launched_run_records_its_settings_and_the_agent_and_backend_protocol(admin_client, world, queued):
     """The open-weight agent against the OpenAI-compatible provider simulator on loopback (no GPU server here)."""
     world["model"].api_model = "qwen3-vl"

@@ -135,6 +135,7 @@ def _run_in_every_state(n_tasks: int) -> Run:
     return run
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_the_progress_endpoint_answers_in_the_same_number_of_queries_for_3_or_30_trajectories(
     admin_client, django_assert_max_num_queries
 ):

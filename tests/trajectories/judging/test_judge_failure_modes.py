@@ -84,6 +84,7 @@ NEVER_OPENED = 'No.\n{"reasoning": "The agent never opened HooliChat.", "cited_s
 PASSED = 'Yes.\n{"reasoning": "Done in step 2.", "cited_steps": [2], "verdict": "success"}'
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 @pytest.mark.django_db
 def test_failed_items_get_a_mode_and_signals_and_an_admin_override_survives_rejudging(tmp_path, settings, monkeypatch):
     settings.MYPCBENCH_DERIVATIVES = "off"

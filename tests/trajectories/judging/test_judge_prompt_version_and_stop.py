@@ -30,6 +30,7 @@ def ours():
     return Judgment.objects.filter(judge__origin=JudgeConfig.Origin.OURS)
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_choosing_the_papers_prompt_records_paper_v1_in_the_judge_configuration(imported_run):
     with ProviderSimulator(lambda request: GOOD) as sim:
         judge_cmd(imported_run, sim, "--prompt-version", "paper-v1")
@@ -64,6 +65,7 @@ def test_a_persona_summary_is_sent_and_makes_its_own_configuration(imported_run,
     assert "Regional manager of Dunder Mifflin Scranton" in json.dumps(sim.requests[0].body)
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_stopped_judge_records_one_error_and_leaves_the_unsent_items_unjudged(imported_run):
     with ProviderSimulator(lambda request: Reply(status=401)) as sim:
         with pytest.raises(CommandError, match="the judge stopped after 3 calls failed the same way"):
@@ -81,6 +83,7 @@ def test_a_stopped_judge_records_one_error_and_leaves_the_unsent_items_unjudged(
     assert "judge_stopped" not in imported_run.metadata, "a judging that went through clears the stop"
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_the_celery_task_reports_the_stop_and_the_task_score(imported_run):
     trajectory = imported_run.trajectories.order_by("pk").first()
     spec = our_judge.JudgeSpec(provider="anthropic", concurrency=1)
@@ -120,6 +123,7 @@ def test_the_launch_form_passes_the_chosen_prompt_version(admin_client, monkeypa
     assert run.judge_config.prompt_version == "paper-v1" and run.judge_config.settings["protocol"] == "paper"
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_the_papers_protocol_is_the_default_beside_published_figures(imported_run):
     # the imported run's suite gets the paper's published figures: what stands beside them is judged the same way
     Run.objects.create(

@@ -96,6 +96,7 @@ def test_a_bad_price_file_is_a_clear_error(tmp_path, content, problem):
         ("MYPCBENCH_UPLOAD_CPU_SHARE", "a tenth", "MYPCBENCH_UPLOAD_CPU_SHARE is 'a tenth' (expected a share"),
     ],
 )
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_the_site_refuses_to_start_with_a_malformed_setting(tmp_path, variable, value, message):
     result = manage(tmp_path, "check", **{variable: value})
     assert result.returncode != 0
@@ -119,6 +120,7 @@ def test_manage_py_judge_says_estimated_unless_the_price_was_configured(imported
     assert our_judge.describe_judge_cost(0, "some-new-model").startswith("unknown (no price for some-new-model")
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 @pytest.mark.django_db
 def test_the_judgment_admin_says_estimated_beside_the_cost(imported_run, settings, client, django_user_model, tmp_path):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only

@@ -56,6 +56,7 @@ def test_manage_py_judge_stores_one_judgment_per_item_with_tokens_and_cost(impor
     assert "2/2 trajectories fully judged" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_rerun_judges_only_missing_or_errored_items_and_force_redoes_all(imported_run, capsys, settings):
     settings.MYPCBENCH_JUDGE = {"attempts": 2}  # one retry after a 1 s backoff, then error
 
@@ -96,6 +97,7 @@ def test_missing_key_or_run_is_a_clear_error_before_any_call(imported_run, monke
     assert sim.requests == [] and not ours().exists()
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_judge_run_as_a_celery_group_on_the_judging_queue(imported_run, settings):
     from mypcbench_site.celery import app
     from trajectories.tasks import judge_trajectory_task
@@ -115,6 +117,7 @@ def test_judge_run_as_a_celery_group_on_the_judging_queue(imported_run, settings
     assert len(sim.requests) == 6 and ours().count() == 6
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_judging_starts_when_a_trajectory_finishes_only_when_asked(
     tmp_path, settings, monkeypatch, django_capture_on_commit_callbacks
 ):

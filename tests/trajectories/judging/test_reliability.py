@@ -153,6 +153,7 @@ GOOD = '{"reasoning": "Seen in step 2.", "cited_steps": [2], "verdict": "success
 BAD = '{"reasoning": "Not seen.", "cited_steps": [], "verdict": "failure"}'
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_a_forced_rejudging_keeps_the_replaced_verdicts(tmp_path, monkeypatch, settings, client):
     settings.MYPCBENCH_DERIVATIVES = "off"
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")

@@ -40,6 +40,7 @@ def test_each_provider_classifies_from_text_alone(provider, keys):
     assert '"ended_by_done_before_budget": true' in request.all_text
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_the_rules_decide_when_the_provider_cannot(keys):
     with ProviderSimulator(lambda r: "I would say it is partial.") as sim:
         found = classifier("anthropic", sim).classify(EXPLANATION, SIGNALS)
@@ -99,6 +100,7 @@ def test_off_by_default_the_rules_classify(run):
     assert not any(BEGIN in r.all_text for r in sim.requests)
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 @pytest.mark.django_db
 def test_the_setting_turns_on_the_llm_and_overrides_survive(run, settings):
     with ProviderSimulator(judge_answer) as sim:

@@ -26,6 +26,7 @@ def read(field) -> bytes:
         return fh.read()
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_display_and_thumbnail_are_webp_scaled_and_smaller(isolated_media):
     trajectory = make_trajectory(2)
     summary = media.make_trajectory_derivatives(trajectory.id)
@@ -200,6 +201,7 @@ def test_request_with_an_unknown_mode_names_the_setting(settings):
         request_derivatives(1)
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_command_backfills_one_run_and_reports(capsys):
     wanted = make_trajectory(2, slug="wanted")
     other = make_trajectory(1, slug="other")
