@@ -135,12 +135,15 @@ def citation() -> str:
 
 def suite_tabs(user) -> list[dict]:
     """Every suite with published runs, with how many are graded (trajectories we scored) and how
-    many reported (published figures), so a visitor sees where each kind of row lives."""
+    many models have reported figures (one row each by default, from the paper's newest version), so a
+    visitor sees where each kind of row lives."""
     graded = ~Q(runs__provenance=Run.Provenance.REPORTED)
     suites = Suite.objects.annotate(
         n_graded=Count("runs", filter=Q(runs__publication="published") & graded, distinct=True),
         n_reported=Count(
-            "runs", filter=Q(runs__publication="published", runs__provenance=Run.Provenance.REPORTED), distinct=True
+            "runs__model",
+            filter=Q(runs__publication="published", runs__provenance=Run.Provenance.REPORTED),
+            distinct=True,
         ),
         n_tasks=Count("tasks", distinct=True),
     ).order_by("is_demo", "name", "-version")
