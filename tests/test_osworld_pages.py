@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from leaderboard.models import Suite
 from tests.html_text import visible_text
-from tests.test_import_osworld import IDS, write_definitions
+from tests.leaderboard.catalog.test_import_osworld import IDS, write_definitions
 
 pytestmark = pytest.mark.django_db
 
