@@ -122,7 +122,8 @@ class BoardRow:
     source: str = ""  # reported runs: where the figures come from
     version: str = ""  # reported runs: the published version (result set) the figures are from
     version_order: int | None = None  # reported runs: 0 = the paper's newest version, then older ones
-    superseded_by: str = ""  # reported runs: the newer version with this model's figures, if any
+    superseded_by: str = ""  # reported runs: the version whose row is shown for this model instead, if any
+    superseded_note: str = ""  # why: "older version", or "not published in this version" (a slice it lacks)
     notes: list[str] = field(default_factory=list)
     badge: Badge | None = None  # verified / re-judged / reported / imported
     # bounds in percent with every unknown cell a failure / a success (None when nothing is unknown)
@@ -302,16 +303,24 @@ def _mark_superseded(rows: list[BoardRow]) -> int:
     """Mark each reported row that a newer published version of the paper has figures for the same
     model (the paper's agent for it) with that version; returns how many are marked. Versions are
     ordered by the result set's place in leaderboard/data/paper_results.json (newest first); a row
-    whose version's place is not recorded is never marked, since nothing says which is newer."""
+    whose version's place is not recorded is never marked, since nothing says which is newer. In a
+    slice (a behavioural type, an apps-touched bin) the newest version with a figure for it wins: a
+    version that did not publish that slice does not hide one that did."""
+
+    def has_figures(r: BoardRow) -> bool:
+        return r.perfect.value is not None or r.rubric.value is not None
+
     newest: dict[str, BoardRow] = {}
     dated = [r for r in rows if r.version_order is not None]
-    for r in sorted(dated, key=lambda r: r.version_order or 0):
+    for r in sorted(dated, key=lambda r: (not has_figures(r), r.version_order or 0)):
         newest.setdefault(r.model_slug, r)
     marked = 0
     for r in dated:
         best = newest[r.model_slug]
-        if best.version_order != r.version_order:
+        if best is not r:
             r.superseded_by = best.version
+            older = (r.version_order or 0) > (best.version_order or 0)
+            r.superseded_note = "older version" if older else "not published in this version"
             marked += 1
     return marked
 

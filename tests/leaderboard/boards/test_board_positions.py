@@ -89,6 +89,25 @@ def test_each_model_once_from_the_newest_published_version_with_older_ones_a_cli
     assert '<input type="hidden" name="versions" value="all">' in every.content.decode()
 
 
+def test_in_a_slice_the_newest_version_that_published_it_wins(client, paper):
+    """Only the older version published figures by behavioural type: in that slice its row is shown,
+    and the newer version's (nothing for this slice) is the hidden one, marked why."""
+    ReportedFigure.objects.create(
+        run=paper["reported-v1-alpha"],
+        metric="rubric",
+        slice_kind="task_type",
+        slice_value="personal_lookup",
+        value=66.0,
+        source="paper v1, Table 5",
+    )
+    r = client.get("/leaderboard/?suite=paper-r0&type=personal_lookup")
+    slugs = [slug for slug, _ in shown(r)]
+    assert "reported-v1-alpha" in slugs and "reported-v2-alpha" not in slugs
+    every = client.get("/leaderboard/?suite=paper-r0&type=personal_lookup&versions=all")
+    newer = re.search(r'<tr data-kind="reported" data-run="reported-v2-alpha".*?</tr>', every.content.decode(), re.S)
+    assert "not published in this version" in visible_text(newer.group(0))
+
+
 def test_columns_no_row_has_are_left_out_and_explained_once(client, paper):
     r = client.get("/leaderboard/?suite=paper-r0")
     html = r.content.decode()
