@@ -180,5 +180,7 @@ def test_a_suite_without_tasks_shows_its_published_figures_not_zeros(client, pap
     assert slugs == ["reported-v2-alpha", "reported-v2-gamma", "reported-v1-alpha", "reported-v1-beta"]
     assert 'href="/leaderboard/?suite=paper-r0"' in detail.content.decode()
     home = visible_text(client.get("/"))
-    assert "Paper r0: published figures only (4 reported runs)" in home
+    assert "Paper r0: published figures only (4 reported runs of 3 models)" in home
     assert "Paper r0: 0 tasks" not in home
+    # the top of the leaderboard on home says what its rows are
+    assert "published figures only This suite's tasks are not loaded on this site" in home
