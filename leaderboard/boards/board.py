@@ -347,8 +347,9 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     outcomes = scored_slice(runs, filters, version, every_judge=True)  # a row per (run, judge)
     task_count = outcomes[0].n_tasks if outcomes else suite.tasks.count()
     by_slug = {r.slug: r for r in runs}
-    # the scored rows depend on the data, the slice and who looks (sorting happens after)
-    state = urlencode(sorted(filters.as_query(sort="", dir="").items()))
+    # the scored rows depend on the data, the slice and who looks (sorting and the published versions
+    # shown happen after)
+    state = urlencode(sorted(filters.as_query(sort="", dir="", versions="").items()))
     key = f"board:{version}:{sees_unpublished(user)}:{suite.pk}:{state}"
     stats = cache.get(key)
     if stats is None:
