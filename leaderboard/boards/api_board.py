@@ -1,5 +1,6 @@
-"""GET /api/leaderboard: the scored leaderboard with the page's filters, per row each metric with
-its interval, the rank interval, n, provenance and badge. Reads the same selector as the page."""
+"""GET /api/leaderboard: the scored leaderboard with the page's filters, per row its position, each
+metric with its interval, the rank interval, n, provenance and badge. Reads the same selector as the
+page, so the rows, their order and the collapsing of older published versions are the page's."""
 
 from ninja import Field, Query, Router, Schema
 
@@ -26,6 +27,14 @@ class BoardRowOut(Schema):
     kind: str = Field(
         description="graded (something judged: ranked), not_judged (a run nothing is judged on yet: no figures, "
         "never counted as graded) or reported (published figures: no intervals)"
+    )
+    position: int | None = Field(
+        description="Place in the current sort, graded and reported rows alike (equal values share one); "
+        "null for a row with no value to sort on (nothing judged yet). Reported rows have no interval."
+    )
+    position_note: str = Field(
+        description="Where the place comes from: 'reported by the paper', 'graded by our judge', "
+        "'graded by the source's judge', 'self-reported (the author's judge)' or 'not judged yet'."
     )
     run: str
     run_name: str
@@ -63,7 +72,10 @@ class BoardRowOut(Schema):
     input_tokens: int | None
     output_tokens: int | None
     cost_usd: float | None
-    rank: int | None = Field(description="null for reported rows and for runs nothing was judged on yet.")
+    rank: int | None = Field(
+        description="Position among graded rows in the headline order; null for reported rows and for runs "
+        "nothing was judged on yet."
+    )
     ranked_on: str = Field(
         description="What the rank uses: 'complete results', or the lower bound (unknown outcomes counted as "
         "failures) when some are not known; '' when not ranked."
@@ -73,6 +85,10 @@ class BoardRowOut(Schema):
     tier: int | None
     counts: dict[str, int]
     source: str
+    version: str = Field(description="Reported rows: the published version (result set) of the figures.")
+    superseded_by: str = Field(
+        description="Reported rows of an older published version (shown with versions=all): the newer version."
+    )
 
 
 class BoardOut(Schema):
@@ -80,6 +96,9 @@ class BoardOut(Schema):
     tasks: int
     bootstrap_replicates: int
     filters: dict[str, str]
+    older_versions: int = Field(
+        description="Reported rows from older published versions of the paper: left out unless versions=all."
+    )
     rows: list[BoardRowOut]
 
 
@@ -90,6 +109,8 @@ def _bounds(pair) -> dict | None:
 def _row(row: BoardRow) -> dict:
     return {
         "kind": row.kind,
+        "position": row.position,
+        "position_note": row.position_note,
         "run": row.run_slug,
         "run_name": row.run_name,
         "model": row.model_name,
@@ -121,6 +142,8 @@ def _row(row: BoardRow) -> dict:
         "tier": row.tier,
         "counts": row.counts,
         "source": row.source,
+        "version": row.version,
+        "superseded_by": row.superseded_by,
     }
 
 
@@ -131,17 +154,26 @@ def _row(row: BoardRow) -> dict:
     description=(
         "Query parameters as on /leaderboard/: suite, surface, judge, provenance, type (behavioural type), "
         "bin (apps touched: 1, 2-3, 4-6, 7+), app, weighting (authored|equal), metric (perfect|rubric: "
-        "what ranks and tiers use), sort, dir. Unknown values are ignored. Rates are percentages; "
-        "graded rows are in the page's order, reported rows follow."
+        "what ranks and tiers use), sort, dir, versions (all: every published version's reported row; by "
+        "default a model's published figures appear once, from the paper's newest version). Unknown values are "
+        "ignored. Rates are percentages; rows are in the page's order, graded and reported in one list."
     ),
 )
-def get_leaderboard(request, query: Query[WeightedRunFilterQuery], metric: str = "", sort: str = "", dir: str = ""):
-    filters = BoardFilters.from_query(query_values(query, metric=metric, sort=sort, dir=dir))
+def get_leaderboard(
+    request,
+    query: Query[WeightedRunFilterQuery],
+    metric: str = "",
+    sort: str = "",
+    dir: str = "",
+    versions: str = "",
+):
+    filters = BoardFilters.from_query(query_values(query, metric=metric, sort=sort, dir=dir, versions=versions))
     b = board(request.user, filters)
     return {
         "suite": b.suite.slug if b.suite else None,
         "tasks": b.task_count,
         "bootstrap_replicates": b.B,
         "filters": filters.as_query(),
-        "rows": [_row(r) for r in [*b.rows, *b.reported_rows]],
+        "older_versions": b.older_versions,
+        "rows": [_row(r) for r in b.shown],
     }

@@ -1,7 +1,8 @@
 """Selectors of the scored leaderboard: filters from query strings, rows with every metric and its
-interval, rank intervals and tied groups, reported runs beside them. The board page, its CSV/JSON
-export and GET /api/leaderboard all read :func:`board`; the two-run comparison builds its rows here
-too (leaderboard/boards/comparison.py)."""
+interval, rank intervals and tied groups, reported runs beside them (a model's published figures once,
+from the paper's newest version, unless every version is asked for), and every shown row's position in
+the current sort. The board page, its CSV/JSON export and GET /api/leaderboard all read :func:`board`;
+the two-run comparison builds its rows here too (leaderboard/boards/comparison.py)."""
 
 from __future__ import annotations
 
@@ -113,11 +114,16 @@ class BoardRow:
     output_tokens: int | None = None
     cost_usd: float | None = None
     counts: dict[str, int] = field(default_factory=dict)
-    rank: int | None = None  # position in the current sort
+    rank: int | None = None  # graded rows: position among graded rows in the headline order
+    position: int | None = None  # every shown row: its place in the current sort (None: no value to sort on)
     rank_low: int | None = None
     rank_high: int | None = None
     tier: int | None = None  # tied group on the rank metric (1 = top)
     source: str = ""  # reported runs: where the figures come from
+    version: str = ""  # reported runs: the published version (result set) the figures are from
+    version_order: int | None = None  # reported runs: 0 = the paper's newest version, then older ones
+    superseded_by: str = ""  # reported runs: the version whose row is shown for this model instead, if any
+    superseded_note: str = ""  # why: "older version", or "not published in this version" (a slice it lacks)
     notes: list[str] = field(default_factory=list)
     badge: Badge | None = None  # verified / re-judged / reported / imported
     # bounds in percent with every unknown cell a failure / a success (None when nothing is unknown)
@@ -187,6 +193,26 @@ class BoardRow:
         return "graded" if self.ranked else "not_judged"
 
     @property
+    def position_note(self) -> str:
+        """Where a row's place comes from, said beside it: the paper's figures, or whose judge graded it."""
+        if self.reported:
+            return "reported by the paper"
+        if not self.ranked:
+            return "not judged yet"
+        return {
+            "imported": "graded by the source's judge",
+            "self_reported": "self-reported (the author's judge)",
+        }.get(self.judge_origin, "graded by our judge")
+
+    @property
+    def position_text(self) -> str:
+        """The row's place as shown: "3" for a graded row (its rank interval is shown beside it),
+        "3 (no interval)" for published figures, "" when the row has no value to be placed by."""
+        if self.position is None:
+            return ""
+        return f"{self.position} (no interval)" if self.reported else str(self.position)
+
+    @property
     def failure_count(self) -> int:
         return sum(self.counts.get(s, 0) for s in FAILURE_STATUSES)
 
@@ -218,11 +244,13 @@ class BoardRow:
 class Board:
     filters: BoardFilters
     suite: Suite | None
-    rows: list[BoardRow]
-    reported_rows: list[BoardRow]
+    rows: list[BoardRow]  # graded rows, in the current sort
+    reported_rows: list[BoardRow]  # reported rows shown (by default the newest version per model)
     task_count: int  # tasks in the current slice
     options: dict
     B: int = B
+    shown: list[BoardRow] = field(default_factory=list)  # graded and reported in one list, positioned
+    older_versions: int = 0  # reported rows of older published versions (hidden unless versions=all)
 
     @property
     def graded_rows(self) -> list[BoardRow]:
@@ -267,8 +295,12 @@ def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     # published figures are per type or per bin, over every app, for the source's judge
     unanswerable = filters.judge or filters.app or (filters.type and filters.bin)
     reported_rows = [] if unanswerable else [_reported_row(r, filters) for r in reported]
+    older = _mark_superseded(reported_rows)
+    if not filters.all_versions:
+        reported_rows = [r for r in reported_rows if not r.superseded_by]
     _sort(rows, filters)
-    return Board(filters, suite, rows, reported_rows, task_count, options)
+    shown = merged_rows(rows, reported_rows, filters)
+    return Board(filters, suite, rows, reported_rows, task_count, options, shown=shown, older_versions=older)
 
 
 def _reported_figures(filters: BoardFilters) -> Prefetch:
@@ -293,7 +325,37 @@ def _reported_row(run: Run, filters: BoardFilters) -> BoardRow:
             row.efficiency = Interval(fig.value, places=2)
         row.source = fig.source
     row.source = row.source or run.public_source
+    meta = run.metadata or {}
+    row.version = meta.get("result_set_label") or row.source
+    position = meta.get("result_set_position")
+    row.version_order = position if isinstance(position, int) else None
     return row
+
+
+def _mark_superseded(rows: list[BoardRow]) -> int:
+    """Mark each reported row that a newer published version of the paper has figures for the same
+    model (the paper's agent for it) with that version; returns how many are marked. Versions are
+    ordered by the result set's place in leaderboard/data/paper_results.json (newest first); a row
+    whose version's place is not recorded is never marked, since nothing says which is newer. In a
+    slice (a behavioural type, an apps-touched bin) the newest version with a figure for it wins: a
+    version that did not publish that slice does not hide one that did."""
+
+    def has_figures(r: BoardRow) -> bool:
+        return r.perfect.value is not None or r.rubric.value is not None
+
+    newest: dict[str, BoardRow] = {}
+    dated = [r for r in rows if r.version_order is not None]
+    for r in sorted(dated, key=lambda r: (not has_figures(r), r.version_order or 0)):
+        newest.setdefault(r.model_slug, r)
+    marked = 0
+    for r in dated:
+        best = newest[r.model_slug]
+        if best is not r:
+            r.superseded_by = best.version
+            older = (r.version_order or 0) > (best.version_order or 0)
+            r.superseded_note = "older version" if older else "not published in this version"
+            marked += 1
+    return marked
 
 
 def base_row(run: Run, reported: bool) -> BoardRow:
@@ -318,8 +380,9 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     outcomes = scored_slice(runs, filters, version, every_judge=True)  # a row per (run, judge)
     task_count = outcomes[0].n_tasks if outcomes else suite.tasks.count()
     by_slug = {r.slug: r for r in runs}
-    # the scored rows depend on the data, the slice and who looks (sorting happens after)
-    state = urlencode(sorted(filters.as_query(sort="", dir="").items()))
+    # the scored rows depend on the data, the slice and who looks (sorting and the published versions
+    # shown happen after)
+    state = urlencode(sorted(filters.as_query(sort="", dir="", versions="").items()))
     key = f"board:{version}:{sees_unpublished(user)}:{suite.pk}:{state}"
     stats = cache.get(key)
     if stats is None:
@@ -461,10 +524,43 @@ def _sort(rows: list[BoardRow], filters: BoardFilters) -> None:
     rows[:] = known + unknown
 
 
+def merged_rows(graded: list[BoardRow], reported: list[BoardRow], filters: BoardFilters) -> list[BoardRow]:
+    """Graded and reported rows in one list, each given its position. With the default sort, best
+    first on the rank metric (graded rows by what they are ranked on, the lower bound; reported ones by
+    their published figure); with a column sort, by that column, reported rows placed by their value
+    like any other. Rows with no value go last, without a position; rows with equal values share one
+    (1, 2, 2, 4). Graded rows keep their rank interval and tied group; reported ones have none."""
+    key = filters.sort
+    value = lambda r: sort_value(r, key)  # noqa: E731
+    if key == "rank":
+        key = "rubric" if filters.metric == "rubric" else "perfect"
+        desc = filters.dir != "asc"
+        value = lambda r: sort_value(r, key) if r.reported else r.rank_value  # noqa: E731
+    else:
+        desc = (filters.dir or ("asc" if key in ASCENDING_FIRST else "desc")) == "desc"
+    rows = [*graded, *reported]
+    known = [r for r in rows if value(r) is not None]
+    unknown = [r for r in rows if value(r) is None]
+    # stable ties: graded first, then newest published version first, then by name
+    known.sort(key=lambda r: (r.reported, bool(r.superseded_by), r.run_name.lower()))
+    known.sort(key=value, reverse=desc)
+    previous = object()
+    for i, r in enumerate(known, start=1):
+        v = value(r)
+        if v != previous:
+            place, previous = i, v
+        r.position = place
+    for r in unknown:
+        r.position = None
+    return known + unknown
+
+
 # ------------------------------------------------------------------------------ export
 
 EXPORT_COLUMNS = (
     "kind",
+    "position",  # place in the current sort, reported and graded alike (reported rows: no interval)
+    "position_note",  # where the place comes from: "reported by the paper", "graded by our judge", ...
     "rank",
     "rank_interval",
     "tier",
@@ -503,20 +599,24 @@ EXPORT_COLUMNS = (
     "cost_usd",
     *(f"n_{s}" for s in STATUSES),
     "source",
+    "version",  # reported rows: the published version the figures are from
+    "superseded_by",  # reported rows of an older version (versions=all): the newer version
 )
 
 
 def export_rows(b: Board) -> list[dict]:
-    """The rows shown, in the order shown, rounded as shown (graded, then reported)."""
+    """The rows shown, in the order shown (graded and reported in one list), rounded as shown."""
 
     def r(x, places):
         return None if x is None else round(x, places)
 
     out = []
-    for row in [*b.rows, *b.reported_rows]:
+    for row in b.shown:
         out.append(
             {
                 "kind": row.kind,
+                "position": row.position,
+                "position_note": row.position_note,
                 "rank": None if row.reported else row.rank,
                 "rank_interval": row.rank_text,
                 "tier": row.tier,
@@ -555,6 +655,8 @@ def export_rows(b: Board) -> list[dict]:
                 "cost_usd": r(row.cost_usd, 2),
                 **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in STATUSES},
                 "source": row.source,
+                "version": row.version,
+                "superseded_by": row.superseded_by,
             }
         )
     return out

@@ -10,11 +10,11 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Count, Max, Q
 
-from leaderboard.boards.board import ASCENDING_FIRST, Board, BoardRow, board, sort_value
+from leaderboard.boards.board import Board, BoardRow, board
 from leaderboard.models import Run, Suite
 from leaderboard.scoring.filters import BoardFilters
 
-PAPER_FILE = Path(__file__).resolve().parent / "data" / "paper_results.json"
+PAPER_FILE = Path(__file__).resolve().parent.parent / "data" / "paper_results.json"
 
 
 @functools.cache
@@ -43,25 +43,38 @@ def protocol_label(row: BoardRow, run_metadata: dict | None = None) -> str:
 
 
 def merged_rows(board: Board) -> list[BoardRow]:
-    """Graded and reported rows in one list. With the default sort, best first on the rank metric
-    (rows without a value last); with a column sort, by that column, reported rows placed by their
-    value like any other. Graded rows keep their rank interval; reported ones have none."""
-    f = board.filters
-    key = f.sort
-    value = lambda r: sort_value(r, key)  # noqa: E731
-    if key == "rank":
-        key = "rubric" if f.metric == "rubric" else "perfect"
-        desc = f.dir != "asc"
-        # graded rows by what they are ranked on (the lower bound; none when nothing was judged)
-        value = lambda r: sort_value(r, key) if r.reported else r.rank_value  # noqa: E731
-    else:
-        desc = (f.dir or ("asc" if key in ASCENDING_FIRST else "desc")) == "desc"
-    rows = [*board.rows, *board.reported_rows]
-    known = [r for r in rows if value(r) is not None]
-    unknown = [r for r in rows if value(r) is None]
-    known.sort(key=lambda r: (r.reported, r.run_name.lower()))  # stable ties: graded first, then by name
-    known.sort(key=value, reverse=desc)
-    return known + unknown
+    """Graded and reported rows in one list, in the current sort, each with its position (built by
+    leaderboard/boards/board.py, so the page and its exports show the same rows in the same order)."""
+    return board.shown
+
+
+OPTIONAL_COLUMNS = ("efficiency", "steps", "tokens", "cost", "graded", "compare")
+
+
+def shown_columns(rows: list[BoardRow]) -> dict[str, bool]:
+    """Which of the board's optional columns have a value on at least one shown row; a column that is
+    unknown for every row (tokens, cost and task counts are never published) is left out, not a
+    column of dashes."""
+    known = {
+        "efficiency": lambda r: r.efficiency.value is not None,
+        "steps": lambda r: r.avg_steps is not None,
+        "tokens": lambda r: r.tokens is not None,
+        "cost": lambda r: r.cost_usd is not None,
+        "graded": lambda r: not r.reported,
+        "compare": lambda r: not r.reported,
+    }
+    return {col: any(known[col](r) for r in rows) for col in OPTIONAL_COLUMNS}
+
+
+def missing_columns_text(columns: dict[str, bool]) -> str:
+    """The one sentence naming the tokens, cost and task columns left out ("" when all are shown)."""
+    names = [
+        name for key, name in (("tokens", "Tokens"), ("cost", "cost"), ("graded", "task counts")) if not columns[key]
+    ]
+    if not names:
+        return ""
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return listed[0].upper() + listed[1:]
 
 
 @dataclass
@@ -122,12 +135,15 @@ def citation() -> str:
 
 def suite_tabs(user) -> list[dict]:
     """Every suite with published runs, with how many are graded (trajectories we scored) and how
-    many reported (published figures), so a visitor sees where each kind of row lives."""
+    many models have reported figures (one row each by default, from the paper's newest version), so a
+    visitor sees where each kind of row lives."""
     graded = ~Q(runs__provenance=Run.Provenance.REPORTED)
     suites = Suite.objects.annotate(
         n_graded=Count("runs", filter=Q(runs__publication="published") & graded, distinct=True),
         n_reported=Count(
-            "runs", filter=Q(runs__publication="published", runs__provenance=Run.Provenance.REPORTED), distinct=True
+            "runs__model",
+            filter=Q(runs__publication="published", runs__provenance=Run.Provenance.REPORTED),
+            distinct=True,
         ),
         n_tasks=Count("tasks", distinct=True),
     ).order_by("is_demo", "name", "-version")
@@ -148,5 +164,5 @@ def suite_tabs(user) -> list[dict]:
 def run_rows(user, run) -> list:
     """The run's leaderboard rows (one per judge; a reported run's published figures), or []: the score a
     visitor looks for first at the top of a run page, counted the way the leaderboard counts it."""
-    b = board(user, BoardFilters.from_query({"suite": run.suite.slug}))
-    return [r for r in [*b.rows, *b.reported_rows] if r.run_slug == run.slug]
+    b = board(user, BoardFilters.from_query({"suite": run.suite.slug, "versions": "all"}))
+    return [r for r in b.shown if r.run_slug == run.slug]

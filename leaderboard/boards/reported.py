@@ -1,5 +1,6 @@
-"""The reported leaderboard: published reported runs grouped by result set, and a reported run's
-figures grouped for its run page."""
+"""The reported leaderboard: published reported runs grouped by result set, the published figures of
+suites with no tasks loaded (shown as "published figures only" on home and the suite pages), and a
+reported run's figures grouped for its run page."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 
 from leaderboard.catalog.selectors import slice_label
-from leaderboard.models import ReportedFigure, Run
+from leaderboard.models import ReportedFigure, Run, Suite
 
 
 @dataclass
@@ -75,6 +76,53 @@ def reported_leaderboard() -> list[ReportedSet]:
     for s in sets.values():
         s.rows.sort(key=lambda r: (-(r.perfect if r.perfect is not None else -1), r.run.model.name))
     return sorted(sets.values(), key=lambda s: (order[s.id], s.id))
+
+
+@dataclass
+class PublishedOnly:
+    """What a suite with no tasks loaded has: its published reported runs, newest version first."""
+
+    rows: list[ReportedRow]
+    versions: list[str]  # the published versions (result sets) they come from, newest first
+
+    @property
+    def models(self) -> int:
+        return len({r.run.model_id for r in self.rows})
+
+
+def published_only(suites: list[Suite]) -> dict[int, PublishedOnly]:
+    """For each given suite, by id, its published reported runs with their overall figures, newest
+    published version first (the result set's place in the figures file), best perfect score first
+    within one (2 queries). Suites without any are left out."""
+    runs = (
+        Run.objects.filter(suite__in=suites, provenance=Run.Provenance.REPORTED, publication=Run.Publication.PUBLISHED)
+        .select_related("model")
+        .prefetch_related(
+            Prefetch(
+                "reported_figures", queryset=ReportedFigure.objects.filter(slice_kind="overall"), to_attr="overall"
+            )
+        )
+    )
+    by_suite: dict[int, list[ReportedRow]] = defaultdict(list)
+    for run in runs:
+        row = ReportedRow(run=run)
+        for fig in run.overall:
+            if fig.metric in ("perfect", "rubric", "avg_steps", "traj_eff"):
+                setattr(row, fig.metric, fig.value)
+        by_suite[run.suite_id].append(row)
+
+    def version(r: ReportedRow) -> str:
+        return (r.run.metadata or {}).get("result_set_label") or r.run.source
+
+    def order(r: ReportedRow):
+        position = (r.run.metadata or {}).get("result_set_position")
+        return (position if isinstance(position, int) else 99, -(r.perfect or 0), r.run.model.name)
+
+    out = {}
+    for suite_id, rows in by_suite.items():
+        rows.sort(key=order)
+        out[suite_id] = PublishedOnly(rows=rows, versions=list(dict.fromkeys(version(r) for r in rows)))
+    return out
 
 
 def reported_figure_groups(run: Run) -> list[tuple[str, list[ReportedFigure]]]:

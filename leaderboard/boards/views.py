@@ -1,4 +1,5 @@
-"""Thin views over leaderboard selectors: home (reported leaderboard), suites, tasks, runs."""
+"""Thin views over leaderboard selectors: home (the top of the leaderboard), suites (a suite with no
+tasks loaded shown as its published figures only), tasks, runs."""
 
 from django.core.paginator import Paginator
 from django.shortcuts import render
@@ -27,7 +28,7 @@ def home(request, version):
             "board": b,
             "chart": board_display.headline_chart(rows)[:8],
             "more": max(0, len(rows) - 8),
-            "suites": selectors.suite_list(),
+            "suites": _with_published_only(selectors.suite_list()),
             "links": board_display.project_links(),
             "last_updated": board_display.last_updated(),
             "citation": board_display.citation(),
@@ -35,12 +36,22 @@ def home(request, version):
     )
 
 
+def _with_published_only(suites: list) -> list:
+    """Give each suite with no tasks loaded what it has instead (``published``: its reported runs),
+    so pages show "published figures only" rather than a table of zeros."""
+    empty = [s.suite for s in suites if not s.task_count]
+    found = reported.published_only(empty) if empty else {}
+    for s in suites:
+        s.published = found.get(s.suite.pk)
+    return suites
+
+
 def suite_list(request):
-    return render(request, "leaderboard/suite_list.html", {"suites": selectors.suite_list()})
+    return render(request, "leaderboard/suite_list.html", {"suites": _with_published_only(selectors.suite_list())})
 
 
 def suite_detail(request, slug):
-    stats = selectors.suite_detail(slug)
+    stats = _with_published_only([selectors.suite_detail(slug)])[0]
     return render(request, "leaderboard/suite_detail.html", {"stats": stats, "suite": stats.suite})
 
 

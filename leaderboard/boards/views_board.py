@@ -15,7 +15,7 @@ from leaderboard.scoring.filters import BoardFilters
 from mypcbench_site.page_cache import anonymous_page_cache
 
 SORTABLE = (
-    ("rank", "Rank"),
+    ("rank", "Position"),
     ("perfect", "Perfect %"),
     ("rubric", "Rubric %"),
     ("efficiency", "Efficiency"),
@@ -57,6 +57,7 @@ def _board(request, version):
             }
         )
     rows = board_display.merged_rows(b)
+    columns = board_display.shown_columns(rows)
     return render(
         request,
         "leaderboard/board.html",
@@ -71,8 +72,14 @@ def _board(request, version):
             "filters": filters,
             "options": b.options,
             "headers": {h["key"]: h for h in headers},
+            "columns": columns,
+            "missing_columns": board_display.missing_columns_text(columns),
+            # the newest published version of each model's figures, or every version: one click apart
+            "versions_href": "?" + urlencode(filters.as_query(versions="" if filters.all_versions else "all")),
             "query": urlencode(query),
-            "filters_set": any(k != "suite" for k in query),  # the suite is chosen by its chip, not a filter
+            "filters_set": any(
+                k not in ("suite", "versions") for k in query
+            ),  # the suite is chosen by its chip, not a filter
             "csv_href": "?" + urlencode({**query, "format": "csv"}),
             "json_href": "?" + urlencode({**query, "format": "json"}),
             "api_href": "/api/leaderboard?" + urlencode(query),
@@ -101,6 +108,7 @@ def _json(b) -> JsonResponse:
         "filters": b.filters.as_query(),
         "tasks": b.task_count,
         "bootstrap_replicates": b.B,
+        "older_versions": b.older_versions,  # reported rows of older published versions (shown with versions=all)
         "rows": leaderboard.boards.board.export_rows(b),
     }
     response = JsonResponse(payload, json_dumps_params={"indent": 1})

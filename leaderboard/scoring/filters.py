@@ -14,6 +14,7 @@ from leaderboard.scoring.outcomes import WEIGHTINGS, RunOutcomes, judged_outcome
 from trajectories.models import Judgment
 
 RANK_METRICS = ("perfect", "rubric")
+VERSIONS = ("", "all")  # the board: "" = the newest published version of each model's figures; "all" = every one
 SORT_KEYS = ("rank", "perfect", "rubric", "efficiency", "steps", "tokens", "cost", "graded", "name")
 
 
@@ -83,12 +84,15 @@ class RunFilters:
 
 @dataclass
 class BoardFilters(RunFilters):
-    """Every filter and display choice of the leaderboard (rank by ``metric``, ``sort``, ``dir``)."""
+    """Every filter and display choice of the leaderboard (rank by ``metric``, ``sort``, ``dir``, and
+    ``versions``: by default a model's published figures show once, from the paper's newest version
+    that has them; ``versions=all`` shows every published version's row)."""
 
-    OFFERED: ClassVar[tuple[str, ...]] = (*RunFilters.OFFERED, "sort", "dir")
+    OFFERED: ClassVar[tuple[str, ...]] = (*RunFilters.OFFERED, "sort", "dir", "versions")
 
     sort: str = "rank"
     dir: str = ""  # "asc" / "desc"; "" = the natural direction of the sort key
+    versions: str = ""  # "" (newest published version per model) or "all"
 
     def clean(self, defaults: dict) -> None:
         super().clean(defaults)
@@ -96,6 +100,12 @@ class BoardFilters(RunFilters):
             self.sort = "rank"
         if self.dir not in ("asc", "desc"):
             self.dir = ""
+        if self.versions not in VERSIONS:
+            self.versions = ""
+
+    @property
+    def all_versions(self) -> bool:
+        return self.versions == "all"
 
 
 def filterable_judges() -> list[str]:

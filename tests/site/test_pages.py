@@ -41,7 +41,11 @@ def test_home_leads_to_one_leaderboard_best_first_with_paper_link_and_citation(c
     assert shown[0] == ("Claude Opus 4.6", 55.4) and shown[-1] == ("Qwen 3.5 9B", 2.7)
     assert [v for _, v in shown] == sorted((v for _, v in shown), reverse=True)
     assert all(r.reported and not r.perfect.has_interval for r in board.context["rows"])
-    assert visible_text(board).replace("&#x27;", "'").count("judged by the paper's judge") == 12
+    # each model once, from the paper's newest version (arXiv v1; GPT-5.4 only in the submission version)
+    assert visible_text(board).replace("&#x27;", "'").count("judged by the paper's judge") == 7
+    every = client.get(reverse("leaderboard:board") + "?versions=all")
+    assert visible_text(every).replace("&#x27;", "'").count("judged by the paper's judge") == 12
+    assert sorted(r.position for r in board.context["rows"]) == list(range(1, 8))
 
 
 def test_home_links_to_suites_tasks_runs_and_trajectories(client):

@@ -63,7 +63,7 @@ def test_staff_see_draft_runs(staff_client, board):
     assert ("run-c", "our judge (test)") in rows(r)
     # nothing judged yet (t1 running, the rest missing): no figure and no rank (issue 15 item 20)
     assert cell(r, "run-c", "perfect") == "— not judged yet"
-    assert cell(r, "run-c", "rank") == "—"
+    assert cell(r, "run-c", "rank") == "— not judged yet"  # no position either
 
 
 def test_filters_narrow_rows_and_slice_tasks(client, board):
@@ -139,11 +139,15 @@ def test_api_leaderboard_uses_the_same_rows(client, board):
     assert a["rubric_pct"]["value"] == 65.0 and a["rubric_pct"]["low"] <= 65.0 <= a["rubric_pct"]["high"]
     assert a["counts"]["incomplete"] == 1 and a["counts"]["missing"] == 1
     assert a["provenance"] == "harness" and a["rank_low"] >= 1
-    # with no judge chosen, reported runs follow the graded ones, without intervals
+    # with no judge chosen, reported runs are placed among the graded ones as on the page, without intervals
     everything = client.get("/api/leaderboard").json()["rows"]
-    assert [r["kind"] for r in everything] == ["graded"] * 3 + ["reported"]
+    page = client.get("/leaderboard/").context["rows"]
+    assert [(r["run"], r["judge"], r["position"]) for r in everything] == [
+        (r.run_slug, r.judge_name, r.position) for r in page
+    ]
     reported = [r for r in everything if r["kind"] == "reported"]
     assert reported[0]["perfect_pct"] == {"value": 40.0, "low": None, "high": None}
+    assert reported[0]["position"] is not None and reported[0]["position_note"] == "reported by the paper"
     # anonymous callers never see the draft run
     assert "run-c" not in {r["run"] for r in data["rows"]}
 

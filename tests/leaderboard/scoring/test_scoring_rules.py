@@ -50,7 +50,7 @@ def test_bounds_beside_each_figure(board, client):
     assert row.rubric_bounds == (pytest.approx(54.1667, abs=1e-3), pytest.approx(70.8333, abs=1e-3))
     html = client.get("/leaderboard/").content.decode()
     assert "bounds 33.3–50.0" in html and "bounds 54.2–70.8" in html
-    assert "Ranks use complete results, or the lower bound" in html
+    assert "Graded runs are placed by complete results, or the lower bound" in html
 
 
 def test_a_run_whose_outcomes_are_mostly_unknown_does_not_outrank_a_complete_one(board, client):
