@@ -1,4 +1,4 @@
-"""Bench: hostile uploads against the Django-free readers, before and after hardening (issue 15).
+"""Bench: hostile uploads against the Django-free readers, before and after hardening.
 
 Worst cases, each built here into a temporary folder (removed at the end):
   pax-huge      a tar.gz of a few MB holding one 512 MiB pax header (tarfile reads headers whole;

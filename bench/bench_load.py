@@ -18,7 +18,7 @@ Scenarios, one after the other on the same server:
               (the web processes check and store it before they answer). Every request's own time is
               recorded; each page's p95 over the requests sent while an upload was in flight is
               compared with its p95 over the browse rounds, with a bootstrap interval, beside the
-              spread of the browse rounds' own p95. Goal (issue 19): no page's p95 moves by more than 20%.
+              spread of the browse rounds' own p95. Goal: no page's p95 moves by more than 20%.
               Control (leave it out with --no-control): after each upload round, a third round in which
               a do-nothing loop in the idle scheduling class spins for as long as each upload was in
               flight, so the table shows what any CPU use at all beside the visitors costs them on this

@@ -1,9 +1,9 @@
 """Full persona world build time, beside the time to write the same bytes (the I/O floor).
 
-Workload: the upstream Michael Scott spec (``../shared/upstream/michael_scott.json`` or --persona) built
-with a pinned anchor into a temporary folder: 17 app databases, ~2,400 Maildir files, the .ics, the
-Firefox profile and the documents. Baseline in the same run: copying the built tree file by file
-(every byte written once, no generation). Target (issue 18): a full build under 60 s on this 2-CPU
+Workload: the upstream Michael Scott spec (the copy shipped in ``upstream/mypcbench/michael_scott.json``, or
+--persona) built with a pinned anchor into a temporary folder: 17 app databases, ~2,400 Maildir files,
+the .ics, the Firefox profile and the documents. Baseline in the same run: copying the built tree file by file
+(every byte written once, no generation). Target: a full build under 60 s on this 2-CPU
 machine; the per-seeder timings show where the time goes.
 
     .venv/bin/python bench/bench_seeding.py [--persona PATH] [--anchor 2026-04-13] [--runs 1]
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from seeding.world.build import build  # noqa: E402
 
 TARGET_S = 60.0
-DEFAULT_PERSONA = Path(__file__).resolve().parent.parent.parent / "shared/upstream/michael_scott.json"
+DEFAULT_PERSONA = Path(__file__).resolve().parent.parent / "upstream" / "mypcbench" / "michael_scott.json"
 
 
 def main() -> int:

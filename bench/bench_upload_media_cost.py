@@ -1,4 +1,4 @@
-"""Bench: one screenshot named by many rows of an upload (issue 15 item 1), before and after.
+"""Bench: one screenshot named by many rows of an upload, before and after.
 
 Cases, each an upload built here from one 1280x800 noise PNG (about 3 MB, as in the issue):
   rows100-file1   100 rows of traj.jsonl naming the one file (step_num 1..100): the issue's attack

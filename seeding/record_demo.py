@@ -5,7 +5,8 @@ upstream MyPCBench result folders with real screenshots and scripted verdicts: `
 careful plan) and ``demo_results_hasty/``.
 
 Run: ``.venv/bin/python -m seeding.record_demo [--out DIR] [--persona SPEC | --world BUILD]``
-(default ``seeding/``; the spec defaults to michael_scott.json in MYPCBENCH_UPSTREAM_DIR or ../shared/upstream).
+(default ``seeding/``; the spec defaults to michael_scott.json in MYPCBENCH_UPSTREAM_DIR or the copy shipped in
+upstream/mypcbench/).
 """
 
 import argparse
@@ -121,7 +122,7 @@ def _quiet_handler():
 
 def default_persona():
     """The upstream persona spec the demo world is built from (as bin/demo finds it)."""
-    upstream = os.environ.get("MYPCBENCH_UPSTREAM_DIR") or str(SEEDING.parent.parent / "shared" / "upstream")
+    upstream = os.environ.get("MYPCBENCH_UPSTREAM_DIR") or str(SEEDING.parent / "upstream" / "mypcbench")
     return Path(upstream) / "michael_scott.json"
 
 

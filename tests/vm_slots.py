@@ -96,7 +96,7 @@ def assert_demo_plan_ran(done, out, backend: str) -> None:
     bundle = json.loads((task / "bundle.json").read_text())
     assert bundle["backend"] == backend and bundle["final_answer"] == "DN1562"
     assert not any("not written to the guest" in note for note in bundle["notes"])  # it was
-    # post-boot setup ran in the test guest and recorded each part (issue 16, item 2)
+    # post-boot setup ran in the test guest and recorded each part
     assert bundle["guest_screen_size"] == bundle["screen_size"] == [1280, 800]
     setup = bundle["post_boot"]
     assert setup["dns"]["status"] == "done", setup

@@ -2,7 +2,9 @@
 intervals, the stratified and paired bootstrap, rank intervals and tied groups, and the replay
 (pass@k) expectation. No Django here, so the API, pages, exports and benches share one tested core.
 
-Formulas and test vectors: ../shared/reference/statistics.md.
+Formulas: "Computer Use at the Edge of the Statistical Precipice" (arXiv 2605.08261): the Wilson score
+interval (section 4.2, Eq. 1), the hierarchical bootstrap (section 4.3, App. 12), paired comparisons
+(section 6.2) and pass@k against replay (section 2.1-2.2, App. 9-10).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a real guest (OSWorld's server on a MyPCBench VM) does that our guests used to hide (issue 16):
+"""What a real guest (OSWorld's server on a MyPCBench VM) does that our guests used to hide:
 the guest's screen size is asked and checked, shell commands run under bash, timeouts say whose they
 were, output that is not UTF-8 and very long answers survive, a list command with shell=True runs as the
 real server runs it, a missing program is a 500, the remote backend fails fast on a dead URL and is reset

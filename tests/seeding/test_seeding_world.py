@@ -489,7 +489,7 @@ def test_real_spec_reaches_the_paper_volumes_and_passes_checks(tmp_path):
     report = check(tmp_path / "world", upstream / "all_tasks_with_grading.json")
     assert report.ok, report.render()
     assert report.coverage["tasks"] == 184
-    # Issue 18's goal: the entities named by at least 95% of the tasks are found in the world.
+    # the goal: the entities named by at least 95% of the tasks are found in the world.
     assert report.coverage["task_rate"] >= 0.95, [t for t in report.coverage["by_task"] if t["missing"]]
 
 

@@ -1,4 +1,4 @@
-"""A web process killed (kill -9) in the middle of an upload (issue 19 faults): gunicorn serves the site on
+"""A web process killed (kill -9) in the middle of an upload: gunicorn serves the site on
 the test database, an upload's body is sent halfway, and the process is killed while Django spools it to
 the upload temporary folder. Nothing of the upload remains as a row or a media file; the spooled body the
 dead process could not remove is what ``manage.py sweep_media`` clears, and the same upload sent again

@@ -1,4 +1,4 @@
-"""deploy/docker-compose.yml describes the topology deploy/topology.py runs (issue 19): the same
+"""deploy/docker-compose.yml describes the topology deploy/topology.py runs: the same
 services with the same commands and settings, no volume shared between app containers. `docker
 compose config` validates the file where the compose plugin exists. The whole topology run
 (`deploy/run-topology --check`, needs PostgreSQL, Redis and RabbitMQ) is opt-in:

@@ -1,4 +1,4 @@
-"""Media in S3-compatible object storage (issue 19), against a local S3 server (moto's server mode on a
+"""Media in S3-compatible object storage, against a local S3 server (moto's server mode on a
 loopback port, a real HTTP server speaking the S3 protocol, so django-storages and boto3 take the same
 code path as with real S3): an upload stores its archive and screenshots in the bucket, a derivatives
 process that shares no folder with this one (its own working, media and temp folders: "another host")
@@ -210,7 +210,7 @@ def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3
     assert requests.get(plain, timeout=10).status_code == 403
 
 
-# ---------------------------------------------------------------- the store cut off (issue 19 faults)
+# ---------------------------------------------------------------- the store cut off
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Settings for several hosts (issue 19): a Redis cache shared by every process when a cache URL is
+"""Settings for several hosts: a Redis cache shared by every process when a cache URL is
 given (per-process memory otherwise), and media in an S3 bucket when one is named (the filesystem
 otherwise). Each case runs in a fresh process, because settings are read once per process."""
 

@@ -1,4 +1,4 @@
-"""The judge's adaptive concurrency (harness/judge/limiter.py, issue 14 item 4): slow start doubles
+"""The judge's adaptive concurrency (harness/judge/limiter.py): slow start doubles
 until the first 429, and the request quota Anthropic and OpenAI state in their rate-limit headers paces
 calls before any 429. Unit cases run on a fake clock; the end-to-end ones against the simulator, whose
 Anthropic and OpenAI answers carry those headers as the real APIs do."""

@@ -61,7 +61,7 @@ def test_board_shows_figures_with_intervals_and_denominators(client, board):
 def test_staff_see_draft_runs(staff_client, board):
     r = staff_client.get("/leaderboard/")
     assert ("run-c", "our judge (test)") in rows(r)
-    # nothing judged yet (t1 running, the rest missing): no figure and no rank (issue 15 item 20)
+    # nothing judged yet (t1 running, the rest missing): no figure and no rank
     assert cell(r, "run-c", "perfect") == "— not judged yet"
     assert cell(r, "run-c", "rank") == "— not judged yet"  # no position either
 

@@ -1,4 +1,4 @@
-"""OSWorld as a suite kind (issue 13 item 1): import_tasks reads OSWorld's task definitions
+"""OSWorld as a suite kind: import_tasks reads OSWorld's task definitions
 (examples/<domain>/<uuid>.json + test_all.json), and a run on such a suite, scored by result.txt,
 shows on the leaderboard, run, task, player and compare pages with no rubric anywhere. The real 369
 Ubuntu definitions are read from ../shared/upstream/osworld/ when present; a small set is generated
@@ -129,7 +129,7 @@ def test_a_run_is_scored_by_result_txt_over_the_suite_and_every_page_shows_it(tm
 
 def test_computer_13_dict_actions_import_as_clicks_typing_and_keys_not_other(tmp_path):
     """OSWorld's computer_13 action space records dicts ({"action_type": ..., "parameters": ...}); each
-    step is stored as the action it is and counted in its kind (issue 13)."""
+    step is stored as the action it is and counted in its kind."""
     call_command("import_tasks", str(write_definitions(tmp_path / "osworld")), verbosity=0)
     chrome_a = IDS["chrome"][0]
     results = write_run(tmp_path / "results", {chrome_a: "1.0\n"})

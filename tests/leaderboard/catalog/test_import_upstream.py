@@ -1,4 +1,4 @@
-"""import_tasks --upstream mypcbench|osworld (issue 13): the published task files are downloaded at their
+"""import_tasks --upstream mypcbench|osworld: the published task files are downloaded at their
 pinned commits, checked against their pinned sha256 and imported. A loopback HTTP server stands in for
 the raw file host (the network is not reachable from tests); it serves the conformance copies of
 ../shared/upstream under <repo>/<commit>/<path>, as the host does, and 404s anything else."""

@@ -87,7 +87,7 @@ def test_each_judge_gives_its_own_row(board):
 def test_missing_tasks_fill_the_denominator_and_a_running_one_is_unknown(board):
     c = outcomes.run_outcomes([board.c])[board.c.pk]
     assert c.counts()["unfinished"] == 1 and c.counts()["missing"] == 5
-    # the running t1 is not the agent's failure (issue 14 item 10): unknown, bounded 0..1/6
+    # the running t1 is not the agent's failure: unknown, bounded 0..1/6
     assert c.perfect_k_n() == (0, 5) and c.mean_score() == 0
     assert c.figures().score_bounds == (0.0, pytest.approx(1 / 6))
     assert c.judge_name == "our judge (test)"  # its configured judge, nothing judged yet

@@ -1,5 +1,5 @@
-"""The scoring rules of issue 14 (items 9-15) and issue 15 item 20, on the hand-built board of
-tests/board_data.py plus runs added here; every expected figure is worked out by hand in comments."""
+"""The scoring rules (the attempt grid, unknown cells, bounds, and rows nothing is judged on), on the
+hand-built board of tests/board_data.py plus runs added here; every expected figure is worked out by hand in comments."""
 
 import json
 
@@ -221,7 +221,7 @@ def test_wilson_only_for_one_attempt_per_task(board):
     assert a.perfect_interval == "wilson" and round(a.perfect.low, 1) == 11.8 and round(a.perfect.high, 1) == 76.9
 
 
-# ------------------------------------------------------------------ issue 15 item 20
+# ------------------------------------------------------------------ nothing judged yet
 
 
 def test_an_upload_not_yet_judged_is_not_ranked(board, client):

@@ -129,7 +129,7 @@ def test_app_is_read_from_ports_then_names():
 
     assert payloads.step_app(step(action="pyautogui.typewrite('localhost:3016/inbox')")) == "HooliMail"
     assert payloads.step_app(step(out="curl http://127.0.0.1:3001/api")) == "Gringotts"
-    # The model's prose never labels a step (issue 13 item 9): only what the agent touched.
+    # The model's prose never labels a step: only what the agent touched.
     assert payloads.step_app(step(text="Now I open hoolicalendar to check")) == ""
     assert payloads.step_app(step(action="pyautogui.click(5, 5)", text="Back in HooliMail"), "HooliWork") == "HooliWork"
     assert payloads.step_app(step(action="pyautogui.click(1, 2)", text="Thinking")) == ""

@@ -1,4 +1,4 @@
-"""import_results on a .zip or .tar.gz (issue 13, archives): read as a stream one task folder at a
+"""import_results on a .zip or .tar.gz: read as a stream one task folder at a
 time, through the same layout and bundle readers as a folder, all-or-nothing, every problem reported.
 The archives are built here from generated result folders (formats.md 2; OSWorld's run.py tree)."""
 

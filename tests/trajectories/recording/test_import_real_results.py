@@ -1,4 +1,4 @@
-"""import_results on result folders as researchers actually have them (issue 13): OSWorld run.py trees
+"""import_results on result folders as researchers actually have them: OSWorld run.py trees
 with model ids holding '/', the published archive layout, gaps (missing screenshots, Git LFS
 pointers), the per-step judge's rubric_result.json, TOOL_CALL rows filled from messages.json, rubric
 drift, usage counters of every kind, trajectories that never answered, side-by-side attempts, no
@@ -317,7 +317,7 @@ def test_queueing_on_the_embedded_broker_prints_no_hostname_warning(caplog):
     assert not [r for r in caplog.records if "No hostname was supplied" in r.getMessage()]
 
 
-# ------------------------------------------------------------------ issue 16 items 12-13
+# ------------------------------------------------------------------ what real result folders hold
 
 
 def test_without_suite_the_suite_holding_the_ids_is_chosen_and_bundle_json_names_the_model(tmp_path):

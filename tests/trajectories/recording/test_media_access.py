@@ -1,4 +1,4 @@
-"""/media/ answers as the pages do (issue 15 item 14): media of unpublished runs and uploaded
+"""/media/ answers as the pages do: media of unpublished runs and uploaded
 archives only for their author and maintainers (404 for anyone else), media of published runs for
 everyone and cacheable; a file shared by several steps is public when any of its runs is published;
 behind a front server the bytes go out by X-Accel-Redirect."""

@@ -1,4 +1,4 @@
-"""Uploads under attack, the guarded edges (issue 15 items 5, 17, 18, 19): file names in refusals
+"""Uploads under attack, the guarded edges: file names in refusals
 are shown with control and bidirectional characters escaped; identical uploads by one author
 answer with the same submission while another author's duplicate does not reveal it; sign-ups and
 log-ins are throttled per client address and per account."""

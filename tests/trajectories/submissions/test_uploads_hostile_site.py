@@ -1,4 +1,4 @@
-"""Hostile JSON in an upload, site side (issue 15 items 7, 8, 12): metadata and side files are read
+"""Hostile JSON in an upload, site side: metadata and side files are read
 through harness.safejson, so NaN, huge numbers and lone surrogates are refused with the file named,
 and nothing is stored or left behind."""
 

@@ -1,4 +1,4 @@
-"""One screenshot named by many rows must not multiply cost (issue 15 item 1): rows per step_num and
+"""One screenshot named by many rows must not multiply cost: rows per step_num and
 per screenshot file are bounded, each distinct image is decoded once per upload and stored once
 under its content hash, an upload's decoded pixels are budgeted, and a shared file is never
 deleted while a step still shows it. Every archive is built here from bytes."""
