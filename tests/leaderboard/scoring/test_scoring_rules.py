@@ -1,5 +1,6 @@
 """The scoring rules (the attempt grid, unknown cells, bounds, and rows nothing is judged on), on the
-hand-built board of tests/board_data.py plus runs added here; every expected figure is worked out by hand in comments."""
+hand-built board of tests/board_data.py plus runs added here; every expected figure is worked out by hand
+in comments."""
 
 import json
 
