@@ -15,6 +15,7 @@ The scale used is printed first.
 """
 
 import argparse
+import functools
 import os
 import sys
 import tempfile
@@ -39,6 +40,19 @@ def best_of(fn, repeat=20):  # served pages take well under a millisecond: many 
     times = []
     result = None
     for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def best_first_load(fn, before, repeat=3):
+    """Best of a few first loads, each after ``before`` (the machine is shared: the best is the least
+    disturbed)."""
+    times = []
+    result = None
+    for _ in range(repeat):
+        before()
         start = time.perf_counter()
         result = fn()
         times.append(time.perf_counter() - start)
@@ -121,16 +135,7 @@ def main():
         f"{Judgment.objects.count():,} judgments"
     )
 
-    def cold_of(fn, before=cache.clear, repeat=3):
-        """Best of a few first loads, each after ``before`` (the machine is shared: the best is
-        the least disturbed)."""
-        times = []
-        for _ in range(repeat):
-            before()
-            start = time.perf_counter()
-            result = fn()
-            times.append(time.perf_counter() - start)
-        return min(times), result
+    cold_of = functools.partial(best_first_load, before=cache.clear)
 
     def change_a_judgment():
         Judgment.objects.order_by("pk").first().save()  # moves the data version, as the judge does
