@@ -11,11 +11,11 @@ from django.core.files.storage import storages
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from mypcbench_site.outages import SERVICE_UNAVAILABLE
+from mypcbench_site.outages import SERVICE_RETRY_SECONDS, SERVICE_UNAVAILABLE
 from trajectories.submissions.upload_gate import check_upload_request
 
 logger = logging.getLogger(__name__)
-DATABASE_RETRY_SECONDS = 30
+DATABASE_RETRY_SECONDS = SERVICE_RETRY_SECONDS
 
 # The vendored plotly.min.js injects one fixed <style> element when it loads (the stylesheet of
 # its map library, which we never use): allowed by its hash only, so no other inline style runs.
