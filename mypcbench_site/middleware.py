@@ -40,7 +40,7 @@ def media_origins(storage, public_base_url: str) -> list[str]:
     """The origins the media view redirects readers to when media are in a bucket: the bucket's own
     URL (as the store itself spells it: endpoint, addressing style, region) and the public base URL
     (a CDN) if one is set. None for media on disk."""
-    from mypcbench_site.storage import MediaS3Storage  # boto3 is loaded only where media are in a bucket
+    from mypcbench_site.storage import MediaS3Storage  # here: imported once per storage setting, not at start
 
     if not isinstance(storage, MediaS3Storage):
         return []
