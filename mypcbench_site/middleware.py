@@ -1,27 +1,66 @@
 """A strict Content-Security-Policy header: trajectory text is untrusted, so pages load
-scripts, styles and images only from this site; the site's own error pages when configured; and a
-plain 503 page when the database does not answer."""
+scripts, styles and images only from this site (images also from the media bucket, when media are
+in one); the site's own error pages when configured; and a plain 503 page when the database does
+not answer."""
 
 import logging
+from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.files.storage import storages
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from mypcbench_site.outages import SERVICE_UNAVAILABLE
+from mypcbench_site.outages import SERVICE_RETRY_SECONDS, SERVICE_UNAVAILABLE
 from trajectories.submissions.upload_gate import check_upload_request
 
 logger = logging.getLogger(__name__)
-DATABASE_RETRY_SECONDS = 30
+DATABASE_RETRY_SECONDS = SERVICE_RETRY_SECONDS
 
 # The vendored plotly.min.js injects one fixed <style> element when it loads (the stylesheet of
 # its map library, which we never use): allowed by its hash only, so no other inline style runs.
 # Recompute it when static/vendor/plotly changes (tests/browser/test_site_browser.py fails otherwise).
 PLOTLY_INJECTED_STYLE = "'sha256-ji27qzEtxXZW+7dun6UwjHXJ18e6WAin1VvNtkzIE/o='"
-POLICY = (
-    f"default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self' {PLOTLY_INJECTED_STYLE}; "
+POLICY_TEMPLATE = (
+    "default-src 'self'; img-src 'self' data: blob:{media_origins}; script-src 'self'; "
+    f"style-src 'self' {PLOTLY_INJECTED_STYLE}; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'"
 )
+POLICY = POLICY_TEMPLATE.format(media_origins="")  # media on disk: images from this site only
+_policy_for: tuple | None = None  # (media storage, public base URL, policy): the last one worked out
+
+
+def origin(url: str) -> str:
+    """scheme://host[:port] of a URL: the narrowest source a CSP can name for it."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def media_origins(storage, public_base_url: str) -> list[str]:
+    """The origins the media view redirects readers to when media are in a bucket: the bucket's own
+    URL (as the store itself spells it: endpoint, addressing style, region) and the public base URL
+    (a CDN) if one is set. None for media on disk."""
+    from mypcbench_site.storage import MediaS3Storage  # here: imported once per storage setting, not at start
+
+    if not isinstance(storage, MediaS3Storage):
+        return []
+    bucket_url = storage.unsigned_connection.meta.client.generate_presigned_url(
+        "get_object", Params={"Bucket": storage.bucket_name, "Key": "csp-probe"}
+    )
+    found = [origin(bucket_url), origin(public_base_url)]
+    return [o for i, o in enumerate(found) if o and o not in found[:i]]
+
+
+def content_security_policy() -> str:
+    """POLICY, with images also allowed from exactly the media bucket's origin(s) when media are in
+    one (screenshots reach the player by redirect there). Worked out once per storage setting."""
+    global _policy_for
+    storage = storages["default"]
+    base = getattr(settings, "MYPCBENCH_MEDIA_PUBLIC_BASE_URL", "")
+    if _policy_for is None or _policy_for[0] is not storage or _policy_for[1] != base:
+        extra = "".join(f" {o}" for o in media_origins(storage, base))
+        _policy_for = (storage, base, POLICY_TEMPLATE.format(media_origins=extra))
+    return _policy_for[2]
 
 
 class ContentSecurityPolicyMiddleware:
@@ -32,7 +71,7 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         # Swagger UI and the admin bootstrap with inline code; public pages are strict.
         if not request.path.startswith(("/api/docs", "/admin/")):
-            response.setdefault("Content-Security-Policy", POLICY)
+            response.setdefault("Content-Security-Policy", content_security_policy())
         return response
 
 

@@ -14,6 +14,8 @@ STORAGE_UNAVAILABLE = (StoreConnectionError, HTTPClientError)
 # the shared Redis cache (page cache, figures, counters, rate limits) restarting
 CACHE_UNAVAILABLE = (CacheConnectionError, CacheTimeoutError)
 SERVICE_UNAVAILABLE = DATABASE_UNAVAILABLE + STORAGE_UNAVAILABLE + CACHE_UNAVAILABLE
+# the Retry-After a 503 for one of these carries (pages, the API, the upload gate)
+SERVICE_RETRY_SECONDS = 30
 MAX_RETRY_SECONDS = 60.0
 
 

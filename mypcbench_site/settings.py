@@ -29,6 +29,12 @@ if not SECRET_KEY:
     if not DEBUG:
         raise RuntimeError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
     SECRET_KEY = "insecure-development-key-set-DJANGO_SECRET_KEY-in-production"
+# Production refuses a weak key by Django's own rule (security.W009): 50+ characters, 5+ distinct ones.
+if not DEBUG and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5):
+    raise RuntimeError(
+        "DJANGO_SECRET_KEY is too weak for DJANGO_DEBUG=0: it needs at least 50 characters "
+        "and at least 5 distinct characters (Django's security.W009 rule)"
+    )
 ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 

@@ -99,3 +99,13 @@ def test_production_without_a_secret_key_refuses_to_start(tmp_path):
     result = manage(tmp_path, "check", DJANGO_DEBUG="0", DJANGO_ALLOWED_HOSTS="mypcbench.example.org")
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.parametrize("weak", ["abc", "ab" * 30], ids=["short", "few-distinct"])
+def test_production_with_a_weak_secret_key_refuses_to_start(tmp_path, weak):
+    result = manage(
+        tmp_path, "check", DJANGO_DEBUG="0", DJANGO_SECRET_KEY=weak, DJANGO_ALLOWED_HOSTS="mypcbench.example.org"
+    )
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY" in result.stderr
+    assert "at least 50 characters" in result.stderr and "5 distinct characters" in result.stderr

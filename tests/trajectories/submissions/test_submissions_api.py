@@ -357,3 +357,32 @@ def test_submission_page_shows_our_judges_scores_apart_from_self_reported(client
     assert "1 of 2 trajectories judged by our judge." in page
     assert ">70%<" in page.replace(" ", ""), "our score: 0.5 + 0.2 of the rubric weight"
     assert page.count("3/3 items") == 2, "the author's own verdicts are shown, labelled self-reported"
+
+
+def test_an_upload_while_the_cache_is_down_is_a_503_with_retry_after(client, setup, settings, tmp_path):
+    """The rate counters' Redis restarting: a real Redis client pointed at a port nothing listens on,
+    so the gate meets redis's own ConnectionError. The API and the web form both answer 503 with
+    Retry-After and plain words, never a crash page, and nothing is received."""
+    import socket
+
+    author, _staff = setup
+    raw = new_token(client, author)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"}
+    }
+    archive = zip_bytes(good_entries(tmp_path / "a", ["retrieval-f016"]))
+    form = {"archive": upload(archive, "run.zip"), "metadata": json.dumps(METADATA)}
+    refused = client.post("/api/submissions", form, HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert refused.status_code == 503 and refused["Retry-After"] == "30"
+    assert "not answering" in refused.json()["detail"] and "try again in a minute" in refused.json()["detail"]
+
+    client.force_login(author)
+    form = {**METADATA, "links": "", "archive": upload(zip_bytes(good_entries(tmp_path / "b", ["writing-a001"])))}
+    page = client.post(reverse("trajectories:submission_new"), form)
+    assert page.status_code == 503 and page["Retry-After"] == "30"
+    text = page.content.decode()
+    assert "not answering" in text and "Traceback" not in text and "ConnectionError" not in text
+    assert Submission.objects.count() == 0, "nothing received"
