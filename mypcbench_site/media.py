@@ -4,6 +4,7 @@ deployment: a redirect to object storage (public URL or short-lived signed URL),
 for the front server (X-Accel-Redirect under MYPCBENCH_MEDIA_ACCEL_PREFIX), or Django itself."""
 
 import mimetypes
+from typing import cast
 from urllib.parse import quote
 
 from django.conf import settings
@@ -50,7 +51,7 @@ def _deliver(request, name: str, public: bool):
     if not settings.SERVE_MEDIA:
         raise Http404("Media are not served by this process")
     if isinstance(storage, FileSystemStorage):
-        return serve(request, name, document_root=storage.location)
+        return serve(request, name, document_root=cast(str, storage.location))  # an absolute path (str)
     return FileResponse(storage.open(name, "rb"))
 
 

@@ -14,6 +14,7 @@ import gzip
 import logging
 import re
 import time
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -38,7 +39,7 @@ _REBUILDING_ANY_KEY = "page-cache:rebuilding-any"
 # moved the signal counter (only writes that send no signal, such as bulk inserts from another
 # process, can go unseen, and for at most this long, within the refresh window anyway).
 VERSION_MEMO_SECONDS = 1.0
-_memo = {"at": float("-inf"), "signals": None, "version": ""}
+_memo: dict[str, Any] = {"at": float("-inf"), "signals": None, "version": ""}
 # the same memo for pages with a version of their own (page_version): (page, args) -> (at, signals, version)
 _page_memos: dict[tuple, tuple[float, object, str]] = {}
 PAGE_MEMOS_MAX = 20_000

@@ -11,6 +11,7 @@ cell's link; charts.js turns that into the trace, its hover text and its click-t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from leaderboard.analysis.heatmaps import Heatmap
 from leaderboard.analysis.taxonomy import TaxonomyTable
@@ -79,7 +80,7 @@ def heatmap(hm: Heatmap) -> dict:
     grid = lambda attr, places=None: [  # noqa: E731
         [getattr(c, attr) if places is None else _round(getattr(c, attr), places) for c in row] for row in hm.cells
     ]
-    figure = {
+    figure: dict[str, Any] = {
         "kind": "heatmap",
         "x": _distinct([_abbreviate(label) if wide else _wrap(label) for label in hm.col_labels]),
         "labels": list(hm.col_labels),

@@ -7,6 +7,7 @@ import dataclasses
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from django.urls import reverse
@@ -166,7 +167,7 @@ def heatmap_cells(scored: list[Scored], keys: list[str], metric: str, mask_of, u
                 if metric == "perfect":
                     cell.value = 100 * k / n
                     if wilson[row]:
-                        low, high = metrics.wilson_interval(k, n)
+                        low, high = cast(tuple[float, float], metrics.wilson_interval(k, n))  # n > 0 here
                         cell.low, cell.high = 100 * low, 100 * high
                         continue
                 else:

@@ -4,7 +4,9 @@ performance profiles, action shapes from stored counts, and the published figure
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 from django.db.models import IntegerField, Q, Sum
@@ -63,7 +65,7 @@ def action_shapes(runs: list[Run], filters: RunFilters | None = None) -> list[Ac
         .order_by()
     )
     counts = {}
-    for row in rows:
+    for row in cast(Iterable[dict[str, Any]], rows):  # the keys are the n_<kind> annotations above
         found = {k: row[f"n_{k}"] for k in ACTION_KINDS if row[f"n_{k}"]}
         if found:
             counts[row["run_id"]] = found
@@ -206,7 +208,7 @@ def sliced_usage(scored: list[Scored], filters: RunFilters) -> dict[int, tuple]:
         .annotate(i=Sum("input_tokens"), o=Sum("output_tokens"), c=Sum("cost_usd"))
         .order_by()
     )
-    usage = {sc.run.pk: (None, None, None) for sc in scored}
+    usage: dict[int, tuple] = {sc.run.pk: (None, None, None) for sc in scored}
     for r in rows:
         usage[r["run_id"]] = (r["i"], r["o"], None if r["c"] is None else float(r["c"]))
     return usage

@@ -3,6 +3,7 @@ graded, how many were perfect, and the mean rubric score, from the same scores t
 with the judge whose verdicts they count."""
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.db.models import Count
 
@@ -12,10 +13,13 @@ from leaderboard.scoring.metrics import PERFECT_THRESHOLD
 from leaderboard.scoring.one_trajectory import default_judge_id, trajectory_scores
 from trajectories.models import Judgment
 
+if TYPE_CHECKING:
+    from leaderboard.models import Run
+
 
 @dataclass
 class TaskRate:
-    run: object
+    run: "Run"
     trajectories: list = field(default_factory=list)  # (trajectory, score or None), by attempt
     graded: int = 0
     perfect: int = 0
@@ -46,7 +50,7 @@ def task_solve_rates(task, user) -> list[TaskRate]:
             row.score_sum += score
             row.perfect += score >= PERFECT_THRESHOLD
     judge_ids = {pk: default_judge_id(row.run) for pk, row in rows.items() if row.graded}
-    names = dict(
+    names: dict[int | None, str] = dict(
         JudgeConfig.objects.filter(pk__in=set(judge_ids.values()))
         .exclude(origin=JudgeConfig.Origin.SELF_REPORTED)
         .values_list("pk", "name")

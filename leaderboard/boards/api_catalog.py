@@ -74,11 +74,11 @@ class TaskDetailOut(TaskOut):
 
     @staticmethod
     def resolve_rubric_item_count(task: Task) -> int:
-        return len(task.current_items)
+        return len(task.current_items)  # type: ignore[attr-defined]  # Prefetch(to_attr=) in selectors.task_detail
 
     @staticmethod
     def resolve_rubric(task: Task) -> list:
-        return task.current_items
+        return task.current_items  # type: ignore[attr-defined]  # Prefetch(to_attr=) in selectors.task_detail
 
 
 class ModelOut(Schema):
@@ -157,7 +157,7 @@ class RunDetailOut(RunOut):
 
     @staticmethod
     def resolve_trajectories(run: Run) -> list:
-        return run.trajectory_rows
+        return run.trajectory_rows  # type: ignore[attr-defined]  # set by get_run below
 
 
 class StepOut(Schema):
@@ -262,8 +262,9 @@ def list_runs(request):
 @router.get("/runs/{slug}", response=RunDetailOut, tags=["runs"], summary="One run with figures and trajectories")
 def get_run(request, slug: str):
     run = selectors.run_detail(request.user, slug)
-    run.trajectory_rows = list(selectors.run_trajectories(run))
-    run.trajectory_count = len(run.trajectory_rows)
+    # attributes for RunDetailOut only (not model fields)
+    run.trajectory_rows = list(selectors.run_trajectories(run))  # type: ignore[attr-defined]
+    run.trajectory_count = len(run.trajectory_rows)  # type: ignore[attr-defined]
     return run
 
 

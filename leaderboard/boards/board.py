@@ -6,6 +6,8 @@ the two-run comparison builds its rows here too (leaderboard/boards/comparison.p
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
@@ -53,8 +55,8 @@ def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     if suite is None:
         return Board(filters, None, [], [], 0, options)
 
-    runs = filtered_runs(user, filters, suite).select_related("model", "suite")
-    runs = list(runs.prefetch_related(_reported_figures(filters)))
+    candidates = filtered_runs(user, filters, suite).select_related("model", "suite")
+    runs = list(candidates.prefetch_related(_reported_figures(filters)))
     graded = [r for r in runs if not r.is_reported]
     reported = [r for r in runs if r.is_reported]
 
@@ -81,7 +83,7 @@ def _reported_figures(filters: BoardFilters) -> Prefetch:
 
 def _reported_row(run: Run, filters: BoardFilters) -> BoardRow:
     row = base_row(run, reported=True)
-    for fig in run.board_figures:
+    for fig in run.board_figures:  # type: ignore[attr-defined]  # Prefetch(to_attr=) of _reported_figures
         if fig.metric == "perfect":
             row.perfect = Interval(fig.value)
         elif fig.metric == "rubric":
@@ -280,7 +282,7 @@ def _sort(rows: list[BoardRow], filters: BoardFilters) -> None:
     desc = (filters.dir or natural) == "desc"
 
     def headline(r: BoardRow):
-        return (-r.rank_value, r.run_name.lower())
+        return (-cast(float, r.rank_value), r.run_name.lower())  # ranked rows have a rank value
 
     for i, r in enumerate(sorted([r for r in rows if r.ranked], key=headline), start=1):
         r.rank = i

@@ -76,18 +76,18 @@ def _suite_stats(suites: list[Suite]) -> list[SuiteStats]:
     by_bin: dict[int, dict[str, int]] = {i: {b: 0 for b in APPS_TOUCHED_BINS} for i in ids}
     for row in Task.objects.filter(suite_id__in=ids).values("suite_id", "behavioural_type").annotate(n=Count("id")):
         by_type[row["suite_id"]][row["behavioural_type"]] = row["n"]
-    for row in Task.objects.filter(suite_id__in=ids).values("suite_id", "apps_touched_bin").annotate(n=Count("id")):
-        by_bin[row["suite_id"]][row["apps_touched_bin"] or "unknown"] = row["n"]
+    for bin_row in Task.objects.filter(suite_id__in=ids).values("suite_id", "apps_touched_bin").annotate(n=Count("id")):
+        by_bin[bin_row["suite_id"]][bin_row["apps_touched_bin"] or "unknown"] = bin_row["n"]
     by_domain: dict[int, dict[str, int]] = {s.id: {} for s in suites if s.kind == Suite.Kind.OSWORLD}
     if by_domain:
         rows = Task.objects.filter(suite_id__in=list(by_domain)).values("suite_id", "category").annotate(n=Count("id"))
-        for row in rows.order_by("-n", "category"):
-            by_domain[row["suite_id"]][row["category"]] = row["n"]
+        for domain_row in rows.order_by("-n", "category"):
+            by_domain[domain_row["suite_id"]][domain_row["category"]] = domain_row["n"]
     return [
         SuiteStats(
             suite=s,
-            task_count=s.task_count,
-            rubric_item_count=s.rubric_item_count,
+            task_count=s.task_count,  # type: ignore[attr-defined]  # annotated by _suites_annotated
+            rubric_item_count=s.rubric_item_count,  # type: ignore[attr-defined]  # annotated by _suites_annotated
             by_type={k: v for k, v in by_type[s.id].items()},
             by_apps_touched_bin=by_bin[s.id],
             by_domain=by_domain.get(s.id),
@@ -217,12 +217,14 @@ def task_detail(suite_slug: str, task_id: str) -> Task:
     )
     if task is None:
         raise Http404(f"No task {task_id!r} in suite {suite_slug!r}")
-    task.instruction_display = task.instruction.strip()
-    for item in task.current_items:
-        item.weight_pct = item.normalised_weight * 100
+    # attributes for the task page's template and the API only (not model fields); current_items is the
+    # Prefetch(to_attr=) above
+    task.instruction_display = task.instruction.strip()  # type: ignore[attr-defined]
+    for item in task.current_items:  # type: ignore[attr-defined]
+        item.weight_pct = item.normalised_weight * 100  # type: ignore[attr-defined]
     # versions a run brought (rubric drift) count once that run is published: an unreviewed upload's
     # rubric is the author's text and stays off the shared task's page
-    task.older_versions = (
+    task.older_versions = (  # type: ignore[attr-defined]
         RubricItem.objects.filter(task=task, is_current=False)
         .filter(Q(source_run__isnull=True) | Q(source_run__publication=Run.Publication.PUBLISHED))
         .values("version")

@@ -178,7 +178,8 @@ def _suite(
             n += 1
             slug = f"{base}-{n}"
         suite = Suite(name=name, version=version, slug=slug)
-    wanted = {"source_name": source, "source_hash": sha256, "kind": kind}
+    assert suite is not None  # found or made above
+    wanted: dict[str, object] = {"source_name": source, "source_hash": sha256, "kind": kind}
     if is_demo is not None:
         wanted["is_demo"] = is_demo
     if created or any(getattr(suite, k) != v for k, v in wanted.items()):
@@ -223,13 +224,14 @@ def import_tasks(
     if osworld and (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION):
         suite_name, suite_version = OSWORLD_SUITE_NAME, OSWORLD_SUITE_VERSION
     file_types = load_task_types(task_types_path) if task_types_path else None
-    resolved = {}
+    resolved: dict[str, ResolvedType] = {}
     for spec in task_file.tasks:
         # OSWorld tasks have domains, not the paper's behavioural types.
         no_type = ResolvedType("", TypeSource.DERIVED)
-        resolved[spec.id] = no_type if osworld else resolve_type(spec.id, spec.category, file_types)
-        if resolved[spec.id] is None:  # categories are validated, so only a rule change could get here
+        found = no_type if osworld else resolve_type(spec.id, spec.category, file_types)
+        if found is None:  # categories are validated, so only a rule change could get here
             raise TaskFileError(spec.source_file, f"{spec.id}.category", "no behavioural type", "a typed category")
+        resolved[spec.id] = found
 
     with transaction.atomic():
         source_name = Path(task_file.files[0]).name if len(task_file.files) == 1 else Path(path).name + "/"

@@ -3,6 +3,7 @@ tasks a scored page shows, parsed from and written to query strings, and the sco
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import asdict, dataclass, fields
 from typing import ClassVar
 
@@ -68,7 +69,7 @@ class RunFilters:
         defaults = {fl.name: fl.default for fl in fields(self)}
         return {k: values[k] for k in self.OFFERED if values[k] and values[k] != defaults[k]}
 
-    def carried_to(self, other: type[RunFilters], **override) -> dict[str, str]:
+    def carried_to(self, other: builtins.type[RunFilters], **override) -> dict[str, str]:
         """This state as a query string of another page: only the filters that page offers."""
         return other.from_query(self.as_query(**override)).as_query()
 

@@ -81,14 +81,14 @@ def stratified_bootstrap(
     if scores.ndim != 3:
         raise ValueError("scores must have shape (runs, tasks) or (runs, tasks, attempts)")
     M, N, R = scores.shape
-    strata = np.asarray(strata)
-    if strata.shape != (N,):
-        raise ValueError(f"{strata.size} strata labels for {N} tasks")
+    labels = np.asarray(strata)
+    if labels.shape != (N,):
+        raise ValueError(f"{labels.size} strata labels for {N} tasks")
     if stat not in {"micro", "macro"}:
         raise ValueError(f"stat must be 'micro' or 'macro', not {stat!r}")
     rng = np.random.default_rng(seed)
     attempt_rng = attempt_generator(seed, R)
-    groups = [np.flatnonzero(strata == g) for g in np.unique(strata)]
+    groups = [np.flatnonzero(labels == g) for g in np.unique(labels)]
     total = np.zeros((M, B))
     for idx in groups:
         n_g = idx.size
@@ -157,5 +157,5 @@ def tied_groups(intervals: np.ndarray) -> list[int]:
 
 def replay_expected_success(p: Sequence[float], k: int) -> float:
     """Expected success of a blind replay of k rollouts = pass@k = mean(1 - (1 - p_i)^k)."""
-    p = np.asarray(p, dtype=float)
-    return float(np.mean(1 - (1 - p) ** k))
+    rates = np.asarray(p, dtype=float)
+    return float(np.mean(1 - (1 - rates) ** k))

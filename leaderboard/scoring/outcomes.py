@@ -35,6 +35,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from django.core.cache import cache
@@ -278,10 +279,14 @@ def verdict_counts(judgments, *more_fields: str):
 
 def _run_rows(runs) -> list[dict]:
     ids = [r.pk if isinstance(r, Run) else int(r) for r in runs]
-    rows = list(
-        Run.objects.filter(pk__in=ids)
-        .values("pk", "slug", "suite_id", "judge_config_id", "provenance", "attempts_per_task")
-        .order_by("pk")
+    # the values() rows are used as plain dicts here (django-stubs types them as TypedDicts)
+    rows = cast(
+        list[dict],
+        list(
+            Run.objects.filter(pk__in=ids)
+            .values("pk", "slug", "suite_id", "judge_config_id", "provenance", "attempts_per_task")
+            .order_by("pk")
+        ),
     )
     return [r for r in rows if r["provenance"] != Run.Provenance.REPORTED]
 
@@ -335,10 +340,11 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
 
     # 1. the suites' tasks in order, 2. their apps, 3. current rubric size per task
     tasks_by_suite: dict[int, list[dict]] = defaultdict(list)
-    for t in (
+    for t in cast(
+        Iterable[dict],
         Task.objects.filter(suite_id__in=suite_ids)
         .values("pk", "suite_id", "task_id", "behavioural_type", "apps_touched_bin")
-        .order_by("suite_id", "position", "task_id")
+        .order_by("suite_id", "position", "task_id"),
     ):
         tasks_by_suite[t["suite_id"]].append(t)
     apps: dict[int, set[str]] = defaultdict(set)
@@ -355,19 +361,22 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
 
     # 4. trajectories (one row each, no steps)
     trajs: dict[int, list[dict]] = defaultdict(list)
-    for t in Trajectory.objects.filter(run_id__in=run_ids).values(
-        "pk",
-        "run_id",
-        "task_id",
-        "attempt",
-        "status",
-        "n_steps",
-        "input_tokens",
-        "output_tokens",
-        "cost_usd",
-        "imported_score",
-        "imported_score_judge_id",
-        "error",
+    for t in cast(
+        Iterable[dict],
+        Trajectory.objects.filter(run_id__in=run_ids).values(
+            "pk",
+            "run_id",
+            "task_id",
+            "attempt",
+            "status",
+            "n_steps",
+            "input_tokens",
+            "output_tokens",
+            "cost_usd",
+            "imported_score",
+            "imported_score_judge_id",
+            "error",
+        ),
     ):
         trajs[t["run_id"]].append(t)
 

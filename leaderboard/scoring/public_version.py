@@ -25,7 +25,7 @@ PUBLIC_VERSION_KEY = "scoring:public-version"
 # not (a publication change itself moves the counter at once; the aggregates see the rest anyway).
 PUBLICATION_MEMO_SECONDS = 1.0
 _publication_memo: dict[int, tuple[float, bool]] = {}
-_run_of_trajectory: dict[int, int] = {}  # never changes for a trajectory
+_run_of_trajectory: dict[int | None, int] = {}  # never changes for a trajectory
 MEMO_MAX = 100_000
 
 
@@ -103,7 +103,8 @@ def run_is_public(run_id: int | None) -> bool:
 def trajectory_is_public(trajectory_id: int | None) -> bool:
     run_id = _run_of_trajectory.get(trajectory_id)
     if run_id is None:
-        run_id = Trajectory.objects.filter(pk=trajectory_id).values_list("run_id", flat=True).first()
+        # pk=None (an unsaved trajectory) finds nothing
+        run_id = Trajectory.objects.filter(pk=trajectory_id).values_list("run_id", flat=True).first()  # type: ignore[misc]
         if run_id is None:
             return True  # gone (deleted with its run): count it, to be safe
         if len(_run_of_trajectory) >= MEMO_MAX:

@@ -24,7 +24,7 @@ def app_name(app: str) -> str:
 
 def app_list(world: World) -> list[dict]:
     """Every app with its record count per table, in the seeding order."""
-    counts = {}
+    counts: dict[str, list[tuple[str, int]]] = {}
     for row in WorldRecord.objects.filter(world=world).values("app", "kind").annotate(n=Count("id")):
         counts.setdefault(row["app"], []).append((row["kind"], row["n"]))
     return [
@@ -60,7 +60,7 @@ class RecordFilters:
 
     @classmethod
     def from_query(cls, query) -> "RecordFilters":
-        errors = []
+        errors: list[str] = []
         date_from = _parse_date(query.get("from", "").strip(), "From", errors)
         date_to = _parse_date(query.get("to", "").strip(), "To", errors)
         return cls(
@@ -120,7 +120,8 @@ def section_label(section: str, names: dict[str, str] | None = None) -> str:
     "contacts[0].birthday" -> "Contacts: Jim Halpert, birthday", "routines.work_calendar" ->
     "Routines: work calendar". A section that does not parse is returned as it is."""
     names = names or {}
-    pieces, path = [], ""
+    pieces: list[str] = []
+    path = ""
     for part in section.split("."):
         match = _PART.match(part)
         if not match:
@@ -189,7 +190,7 @@ def event_chain(world: World, event_id: str) -> dict:
     event = WorldEvent.objects.filter(world=world, event_id=event_id).first()
     if event is None:
         raise Http404(f"No event {event_id!r} in the world.")
-    by_app = {}
+    by_app: dict[str, list[WorldRecord]] = {}
     for record in event.records.order_by("date", "kind", "row_id"):
         by_app.setdefault(record.app, []).append(record)
     order = [a for a in event.apps if a in by_app] + sorted(a for a in by_app if a not in event.apps)

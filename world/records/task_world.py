@@ -67,7 +67,7 @@ def task_world(task) -> dict | None:
     named = extract_entities(task_text(task))
     events, matched = [], []
     for event in WorldEvent.objects.filter(world=world).order_by("position"):
-        event.app_names = [app_name(a) for a in event.apps]
+        event.app_names = [app_name(a) for a in event.apps]  # type: ignore[attr-defined]  # for the template only
         if task.task_id in event.tasks:
             events.append(event)
         elif (event.is_contradiction or event.is_dependency) and _mentions(event, named) >= MENTIONS_TO_MATCH:

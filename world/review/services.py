@@ -73,7 +73,7 @@ def review_queue(suite=None) -> list[dict]:
     tasks = Task.objects.select_related("suite", "primary_app").prefetch_related("reviews__reviewer")
     if suite is not None:
         tasks = tasks.filter(suite=suite)
-    groups = {}
+    groups: dict[str, list[dict]] = {}
     for task in tasks.order_by("suite__slug", "position", "task_id"):
         reviews = list(task.reviews.all())
         verdicts = [r.verdict for r in reviews]
