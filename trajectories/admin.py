@@ -2,6 +2,8 @@
 labelling, see admin_labelling.py), API tokens and submissions. Hashes are read-only; token keys are
 never shown, only their hash."""
 
+from typing import cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME, ActionForm
@@ -40,14 +42,14 @@ class ReadOnlyInline(admin.TabularInline):
 class StepInline(ReadOnlyInline):
     model = Step
     fields = ["index", "turn", "tool", "action_text", "done", "screenshot", "media_error"]
-    readonly_fields = fields
+    readonly_fields = cast(list[str], fields)  # plain field names, all shown read-only
     ordering = ["index"]
 
 
 class JudgmentInline(ReadOnlyInline):
     model = Judgment
     fields = ["rubric_item", "judge", "verdict", "failure_mode", "cited_steps", "explanation"]
-    readonly_fields = fields
+    readonly_fields = cast(list[str], fields)  # plain field names, all shown read-only
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("rubric_item", "rubric_item__task", "judge")
@@ -56,7 +58,7 @@ class JudgmentInline(ReadOnlyInline):
 class StateCheckInline(ReadOnlyInline):
     model = StateCheckResult
     fields = ["rubric_item", "status", "command", "expected", "match", "returncode", "output", "error"]
-    readonly_fields = fields
+    readonly_fields = cast(list[str], fields)  # plain field names, all shown read-only
     show_change_link = False
 
 
@@ -118,7 +120,7 @@ class HumanLabelInline(admin.TabularInline):
 class JudgmentHistoryInline(ReadOnlyInline):
     model = JudgmentHistory
     fields = ["verdict", "judged_at", "replaced_at", "failure_mode", "explanation"]
-    readonly_fields = fields
+    readonly_fields = cast(list[str], fields)  # plain field names, all shown read-only
     show_change_link = False
 
 

@@ -2,6 +2,8 @@
 the Run list actions (rerun whole, rerun failed or errored, cancel). Thin: trajectories/evaluations/lifecycle.py
 does the work."""
 
+from typing import cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
@@ -314,7 +316,8 @@ class RerunForm(forms.Form):
 
     def __init__(self, run: Run, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["task"].queryset = Task.objects.filter(trajectories__run=run).distinct().order_by("position")
+        task_field = cast(forms.ModelChoiceField, self.fields["task"])
+        task_field.queryset = Task.objects.filter(trajectories__run=run).distinct().order_by("position")
 
     def clean(self):
         data = super().clean()

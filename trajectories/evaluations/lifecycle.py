@@ -4,6 +4,7 @@ on queue "vm"), execute one trajectory in a leased VM slot, rerun as a new run, 
 import logging
 import uuid
 from dataclasses import dataclass, field
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
@@ -167,8 +168,8 @@ def _queue(run: Run) -> None:
     run.metadata["celery_ids"] = ids
     run.save(update_fields=["metadata"])
     try:
-        for pk, task_id in ids.items():
-            queue.enqueue(queue.RUN_TRAJECTORY, int(pk), task_id=task_id)
+        for key, task_id in ids.items():
+            queue.enqueue(queue.RUN_TRAJECTORY, int(key), task_id=task_id)
     except Exception as exc:  # the run and its queued trajectories stay, marked, for a later rerun
         run.status = Run.Status.ERROR
         run.notes = (run.notes + "\n" if run.notes else "") + f"could not queue its trajectories: {exc}"
@@ -255,7 +256,7 @@ def rerun(run: Run, which: str = "all", *, task: Task | None = None, user=None, 
         Run.objects.select_for_update().filter(pk=run.pk).first()  # one confirmed rerun at a time
         earlier = Run.objects.filter(parent=run)
         if reruns_seen is not None and earlier.count() > reruns_seen:
-            latest = earlier.order_by("-created_at", "-pk").first()
+            latest = cast(Run, earlier.order_by("-created_at", "-pk").first())  # count() found one
             raise LaunchRefused(
                 [
                     f"a rerun of {run.name} was queued since you confirmed ({latest.name}); nothing was queued "

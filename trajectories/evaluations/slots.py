@@ -127,8 +127,9 @@ def acquire(trajectory: Trajectory, *, worker: str | None = None, slots: int | N
 def renew(lease: VmSlot, *, now=None) -> bool:
     """Push the lease's expiry forward; False when it was lost (lapsed and taken back)."""
     now = now or timezone.now()
+    # trajectory_id=None (a free slot) is IS NULL; django-stubs wants an int
     return bool(
-        VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id, holder=lease.holder).update(
+        VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id, holder=lease.holder).update(  # type: ignore[misc]
             renewed_at=now, expires_at=now + timedelta(seconds=lease_seconds())
         )
     )
@@ -136,7 +137,8 @@ def renew(lease: VmSlot, *, now=None) -> bool:
 
 def release(lease: VmSlot) -> None:
     _HELD.discard(lease.holder)
-    VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id, holder=lease.holder).update(
+    # trajectory_id=None (a free slot) is IS NULL; django-stubs wants an int
+    VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id, holder=lease.holder).update(  # type: ignore[misc]
         trajectory=None, leased_at=None, renewed_at=None, expires_at=None, holder=""
     )
 

@@ -13,7 +13,7 @@ from trajectories.models import HumanLabel, Judgment, StateCheckResult, Step
 SUCCESS, FAILURE = HumanLabel.Verdict.SUCCESS, HumanLabel.Verdict.FAILURE
 AGREE, DISAGREE = "agree", "disagree"
 CHOICES = (SUCCESS, FAILURE, AGREE, DISAGREE)
-OPPOSITE = {SUCCESS: FAILURE, FAILURE: SUCCESS}
+OPPOSITE: dict[str, str] = {SUCCESS: FAILURE, FAILURE: SUCCESS}
 
 
 def can_label(user) -> bool:

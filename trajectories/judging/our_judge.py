@@ -6,6 +6,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
+from typing import Any, cast
 
 from celery import group
 from django.conf import settings
@@ -188,7 +189,7 @@ def _verdicts(judge: Judge, items: list[RubricItem], seen: TrajectoryForJudge | 
     if isinstance(seen, MissingScreenshots):  # recorded as an error (not a failure), with the reason
         return [ItemVerdict(i.position, i.rubric_id, "error", error=str(seen)) for i in items]
     judge_items = [JudgeItem(i.position, i.rubric_id, i.criterion, i.verification, i.weight) for i in items]
-    return judge.judge(seen, judge_items)
+    return judge.judge(cast(TrajectoryForJudge, seen), judge_items)  # read by _prepare when there are items
 
 
 def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem], verdicts, seen=None) -> list[Judgment]:
@@ -342,7 +343,11 @@ def judge_trajectory_by_id(trajectory_id: int, spec: dict, *, force: bool = Fals
         return None
     judge = build_judge(with_protocol_for(JudgeSpec(**spec), trajectory.run.suite_id), check_classifier=False)
     stored = judge_trajectory(trajectory, judge, force=force)
-    result = {"trajectory": trajectory_id, "judged": len(stored), "errors": sum(j.verdict == "error" for j in stored)}
+    result: dict[str, Any] = {
+        "trajectory": trajectory_id,
+        "judged": len(stored),
+        "errors": sum(j.verdict == "error" for j in stored),
+    }
     if judge.stopped:
         result["stopped"] = judge.stopped
     result.update(trajectory_score(trajectory, judge_config_for(judge)))
@@ -362,7 +367,7 @@ def judge_run_inline(
     """Judge a run in this process. Provider calls for several trajectories run side by side
     (within the judge's concurrency); every database read and write stays in this thread.
     ``progress(trajectory)`` is called as each trajectory is stored."""
-    totals = {"trajectories": 0, "judged": 0, "errors": 0, "score_errors": []}
+    totals: dict[str, Any] = {"trajectories": 0, "judged": 0, "errors": 0, "score_errors": []}
     with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
         pending = []
         for trajectory in run_trajectories(run):
@@ -450,7 +455,7 @@ def trajectory_judge_usage(trajectory: Trajectory, config: JudgeConfig | None = 
 def describe_judge_cost(cost_usd, model: str) -> str:
     """The judge's cost for display, labelled "estimated" unless ``model``'s price comes from the price
     file named by MYPCBENCH_JUDGE_PRICES (the shipped prices are unverified)."""
-    configured = getattr(settings, "MYPCBENCH_JUDGE_PRICES_CONFIGURED", frozenset())
+    configured: frozenset[str] = getattr(settings, "MYPCBENCH_JUDGE_PRICES_CONFIGURED", frozenset())
     return describe_cost(float(cost_usd or 0), model, configured)
 
 

@@ -4,6 +4,7 @@ human labels. Every report is a fixed number of queries whatever the number of j
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import cast
 
 from django.db.models import Count, Q
 
@@ -155,7 +156,7 @@ def _items_and_verdicts(rows, history) -> tuple[dict[int, ItemReliability], dict
     """An empty tally per rubric item of ``rows``, and every verdict of each (trajectory, item): those
     re-judgings replaced, then the current one."""
     items: dict[int, ItemReliability] = {}
-    verdicts_by_key = defaultdict(list)
+    verdicts_by_key: dict[tuple[int, int], list[str]] = defaultdict(list)
     for row in rows:
         item_id = row["rubric_item_id"]
         if item_id not in items:
@@ -302,7 +303,7 @@ def _pick_judge(run: Run, judge_id: int | None):
     if run.judge_config_id in by_id:
         return by_id[run.judge_config_id], judges
     ours = [j for j in judges if j.origin == JudgeConfig.Origin.OURS]
-    return (ours or judges or [None])[0], judges
+    return (ours or judges or cast(list[JudgeConfig | None], [None]))[0], judges  # None: nobody judged it
 
 
 def run_reliability(run: Run, judge_id: int | None = None) -> RunReliability:

@@ -43,8 +43,8 @@ def step_app(step: Step, previous: str = "") -> str:
         if match and int(match.group(1)) in _PORTS:
             return _PORTS[int(match.group(1))]
     info = step.info if isinstance(step.info, dict) else {}
-    for text in (info.get("window_title"), step.action_text):
-        match = _NAME_RE.search(text or "") if isinstance(text, str) else None
+    for candidate in (info.get("window_title"), step.action_text):
+        match = _NAME_RE.search(candidate or "") if isinstance(candidate, str) else None
         if match:
             return _NAME_BY_KEY.get(app_key(match.group(1)), "")
     return previous

@@ -35,7 +35,8 @@ def _compare_help(request, problem: str = "", status: int = 200):
         {"problem": problem, "a": request.GET.get("a", "")[:20], "b": request.GET.get("b", "")[:20]},
         status=status,
     )
-    response.friendly = True  # our own page already: the error-page middleware leaves it alone
+    # our own page already: the error-page middleware leaves it alone (a mark it reads, not an HttpResponse field)
+    response.friendly = True  # type: ignore[attr-defined]
     return response
 
 

@@ -97,7 +97,8 @@ def import_archive(
                     continue  # the import will be refused: stop writing, keep reading for the report
                 if bundle.model:
                     found_models.add(bundle.model)
-                import_runs.add_scores_row(bundle, _Scores(scores))
+                # _Scores has the one attribute add_scores_row reads of a ResultsTree
+                import_runs.add_scores_row(bundle, _Scores(scores))  # type: ignore[arg-type]
                 _ingest_member(run, bundle, tasks[bundle.task_id], written, report, problems, name, rel, copy)
                 hashes.append(f"{bundle.task_id}#{bundle.attempt}:{bundle.traj_sha256}")
                 layouts_seen[bundle.layout] = layouts_seen.get(bundle.layout, 0) + 1

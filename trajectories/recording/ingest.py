@@ -11,6 +11,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -172,7 +173,8 @@ def inspect_screenshot(data: bytes, name: str, *, charge=None) -> ImageInfo:
         raise IngestError(f"{name}: not an image (expected a PNG, JPEG or WebP screenshot)")
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise IngestError(f"{name}: damaged or truncated image ({exc}) (expected a complete PNG, JPEG or WebP)")
-    return ImageInfo(sha256=hashlib.sha256(data).hexdigest(), width=width, height=height, format=fmt)
+    # opened with formats=SCREENSHOT_FORMATS, so Pillow named the format
+    return ImageInfo(sha256=hashlib.sha256(data).hexdigest(), width=width, height=height, format=cast(str, fmt))
 
 
 class ScreenshotCache:
@@ -219,7 +221,7 @@ class ScreenshotCache:
 
 
 def _check_size(width: int, height: int, name: str) -> None:
-    if width * height > Image.MAX_IMAGE_PIXELS:
+    if width * height > cast(int, Image.MAX_IMAGE_PIXELS):  # Pillow's limit, never switched off here
         raise IngestError(f"{name}: {width}x{height} pixels exceeds the {Image.MAX_IMAGE_PIXELS}-pixel limit")
     for side, value in (("width", width), ("height", height)):
         if not MIN_SCREENSHOT_SIDE <= value <= MAX_SCREENSHOT_SIDE:

@@ -2,6 +2,8 @@
 it happens, so the run page and player show a live trajectory. Step writes are keyed on
 (trajectory, index): a redelivered or restarted task rewrites its steps instead of duplicating them."""
 
+from typing import cast
+
 from django.db import transaction
 
 from harness.actions import parse_action
@@ -19,9 +21,9 @@ class StopRequested(Exception):
 
 def step_record(row: dict, index: int) -> StepRecord:
     """A traj.jsonl row as the harness recorder writes it, as a StepRecord at 1-based ``index``."""
-    action_text = row.get("action") if isinstance(row.get("action"), str) else str(row.get("action"))
+    action_text = cast(str, row.get("action")) if isinstance(row.get("action"), str) else str(row.get("action"))
     info = dict(row.get("info") or {})
-    tool = row.get("tool") if row.get("tool") in _TOOLS else "computer"
+    tool = cast(str, row.get("tool")) if row.get("tool") in _TOOLS else "computer"  # one of Step.Tool's values
     tool_output = ""
     if action_text == "TOOL_CALL":
         tool, action = "bash", {"type": "bash"}

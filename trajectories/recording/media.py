@@ -6,6 +6,7 @@ import io
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from django.core.files.base import ContentFile
@@ -217,7 +218,7 @@ def make_step_derivatives(step: Step, *, force: bool = False, known: dict[str, t
     step.media_error = ""
     step.save(update_fields=["display_image", "thumbnail", "media_error"])
     if known is not None:
-        known[step.screenshot.name] = (step.display_image.name, step.thumbnail.name)
+        known[cast(str, step.screenshot.name)] = (step.display_image.name, step.thumbnail.name)  # it has a screenshot
     return MADE
 
 

@@ -76,9 +76,9 @@ def _step_media_owners(name: str) -> MediaOwners:
 
 def media_owners(name: str) -> MediaOwners:
     """Who may read the media file stored under ``name`` (a storage name, e.g. from a URL)."""
-    name = clean_name(name)
-    if name is None:
+    cleaned = clean_name(name)
+    if cleaned is None:
         return NOBODY
-    if name.startswith(ARCHIVE_FOLDER + "/"):
-        return _archive_owners(name)
-    return _step_media_owners(name)
+    if cleaned.startswith(ARCHIVE_FOLDER + "/"):
+        return _archive_owners(cleaned)
+    return _step_media_owners(cleaned)

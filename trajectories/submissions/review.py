@@ -3,6 +3,7 @@ maintainers' review decisions (approve, reject, ask for changes, withdraw, verif
 their log, and what the submissions pages read."""
 
 import logging
+from typing import cast
 
 from django.db import transaction
 from django.db.models import Count, Q
@@ -62,7 +63,7 @@ def queue_judging(submission_id: int) -> Submission | None:
         submission.status = Submission.Status.JUDGING
     submission.save(update_fields=["metadata", "status", "updated_at"])
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=submission.run_id)
+        run = Run.objects.select_for_update().get(pk=cast(int, submission.run_id))  # a judged submission has its run
         # the run's badge: "judging" until our judge is done; a run judged before keeps "re-judged"
         if our_judging(run.metadata).get("state") != "judged":
             run.metadata = {**(run.metadata or {}), OUR_JUDGING_KEY: {"state": "judging", "at": _now()}}
@@ -111,7 +112,7 @@ def judging_progress(submission: Submission) -> dict:
             "complete": False,
             "percent": 0,
         }
-    progress = our_judge.judging_progress(submission.run, config)
+    progress = our_judge.judging_progress(cast(Run, submission.run), config)  # our judge was found for its run
     answered = progress["judged_items"] + progress["error_items"]
     progress["judge"] = config.name
     progress["complete"] = bool(progress["items"]) and answered >= progress["items"]
@@ -124,7 +125,7 @@ def _judging_underway(submission: Submission) -> bool:
     return (
         submission.status == Submission.Status.JUDGING
         or judging_state(submission).get("state") == "queued"
-        or our_judging(submission.run.metadata).get("state") != "judged"
+        or our_judging(cast(Run, submission.run).metadata).get("state") != "judged"  # judged: it has its run
     )
 
 
@@ -140,7 +141,8 @@ def sync_judging_status(submission: Submission) -> Submission:
         return submission
     with transaction.atomic():
         submission = Submission.objects.select_for_update(of=("self",)).select_related("run").get(pk=submission.pk)
-        submission.run = run = Run.objects.select_for_update().get(pk=submission.run_id)
+        # a judged submission has its run
+        submission.run = run = Run.objects.select_for_update().get(pk=cast(int, submission.run_id))
         if not _judging_underway(submission):
             return submission
         run.metadata = {

@@ -7,6 +7,7 @@ import hashlib
 import logging
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import cast
 from urllib.parse import urlparse
 
 from django.conf import settings
@@ -198,7 +199,7 @@ def parse_metadata(raw) -> tuple[SubmissionMetadata | None, list[Problem]]:
         return None, problems
     return (
         SubmissionMetadata(
-            suite=suite,
+            suite=cast(Suite, suite),  # found: no problems above
             model=model,
             agent=agent,
             tool_surface=surface,
@@ -278,7 +279,7 @@ def validate_tree(root: Path, meta: SubmissionMetadata) -> Validation:
         return result
 
     files_with_errors: set[str] = set()
-    seen: dict[str, str] = {}
+    seen: dict[tuple[str, int], str] = {}  # (task id, attempt) -> its folder
     for task_dir in task_dirs:
         rel_dir = relative_path(task_dir, root)
         try:

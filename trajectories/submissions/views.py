@@ -2,6 +2,8 @@
 validation report, judging progress and review. Thin callers of the services (sign-up, log-in and
 API tokens: trajectories.accounts.views)."""
 
+from typing import cast
+
 from django import forms
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -150,7 +152,10 @@ def submission_archive(request, pk: int):
     name = (sub.metadata or {}).get("archive_file") if sub else None
     if not name or not default_storage.exists(name):
         raise Http404("No kept archive for this submission")
-    return FileResponse(default_storage.open(name, "rb"), as_attachment=True, filename=sub.archive_name)
+    # a name was found, so the submission was
+    return FileResponse(
+        default_storage.open(name, "rb"), as_attachment=True, filename=cast(Submission, sub).archive_name
+    )
 
 
 @login_required
