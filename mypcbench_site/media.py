@@ -63,6 +63,6 @@ def media(request, path):
         raise Http404("No such media file")
     if not owners.public and not owners.allows(request.user):
         raise Http404("No such media file")
-    response = _deliver(request, name, owners.public)
+    response = _deliver(request, cast(str, name), owners.public)  # owners were found for a name
     response["Cache-Control"] = _public_cache() if owners.public else PRIVATE_CACHE
     return response

@@ -125,12 +125,13 @@ class DatabaseUnavailableMiddleware:
         if not isinstance(exception, SERVICE_UNAVAILABLE):
             return None
         logger.error("database, cache or media store unavailable for %s: %s", request.path, exception)
+        response: HttpResponse
         if request.path.startswith("/api/"):
             response = JsonResponse({"detail": self.MESSAGE}, status=503)
         else:
             response = HttpResponse(render_to_string("503.html"), status=503)
         response["Retry-After"] = str(DATABASE_RETRY_SECONDS)
-        response.friendly = True
+        response.friendly = True  # type: ignore[attr-defined]  # a mark the error-page middleware reads
         return response
 
 
@@ -147,6 +148,7 @@ class UploadGateMiddleware:
         if refusal is None:
             return self.get_response(request)
         problems = [{"file": "", "problem": refusal.message, "level": "error"}]
+        response: HttpResponse
         if refusal.api or "application/json" in request.headers.get("Accept", ""):
             response = JsonResponse({"detail": refusal.message, "problems": problems}, status=refusal.status)
         else:
@@ -156,5 +158,5 @@ class UploadGateMiddleware:
             response["Retry-After"] = str(refusal.retry_after)
         if refusal.status == 401 and refusal.api:
             response["WWW-Authenticate"] = "Bearer"
-        response.friendly = True
+        response.friendly = True  # type: ignore[attr-defined]  # a mark the error-page middleware reads
         return response

@@ -172,6 +172,7 @@ def anonymous_page_cache(prefix: str, page_version=None):
             if latest is None:
                 response, body = build()
                 return response if body is None else _anonymous_response(request, *body)
+            stale: tuple[bytes, bytes | None, dict]  # (content, compressed, headers), as build() stores it
             built_at, _, stale = latest
             window = settings.MYPCBENCH_PAGE_REFRESH_SECONDS
             # A page of the data version is stale here only once the version it is built at moved on,

@@ -406,5 +406,6 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.action(description="Queue for our judge", permissions=["change"])
     def queue_judging(self, request, queryset):
         for submission in queryset:
-            state = review.judging_state(review.queue_judging(submission.pk))
+            # the submission was just listed, so queue_judging finds it
+            state = review.judging_state(cast(Submission, review.queue_judging(submission.pk)))
             self.message_user(request, f"Submission {submission.pk}: {state.get('note', '')}", messages.INFO)

@@ -75,7 +75,7 @@ def record_detail(request, app, kind, row_id):
     if empty:
         return empty
     record = browse.record_detail(world, app, kind, row_id)
-    record.made_by = browse.made_by_labels(world, [record.section])[record.section]
+    record.made_by = browse.made_by_labels(world, [record.section])[record.section]  # type: ignore[attr-defined]  # for the template
     return render(
         request,
         "world/record_detail.html",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import asdict, dataclass, fields
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.db.models import QuerySet
 
@@ -43,7 +43,7 @@ class RunFilters:
 
     @classmethod
     def from_query(cls, params):
-        defaults = {fl.name: fl.default for fl in fields(cls)}
+        defaults: dict[str, Any] = {fl.name: fl.default for fl in fields(cls)}
         f = cls(**{name: (params.get(name) or "").strip() or defaults[name] for name in cls.OFFERED})
         f.clean(defaults)
         return f

@@ -1,6 +1,8 @@
 """Pages of an account: sign up, log in (throttled, on the site and in the admin) and the author's
 API tokens. Thin callers of trajectories.accounts.tokens and trajectories.accounts.ratelimits."""
 
+from typing import TYPE_CHECKING, Any
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -34,13 +36,14 @@ def _limited(response, exc: ratelimits.RateLimited):
 def signup(request):
     if request.user.is_authenticated:
         return redirect("trajectories:submission_list")
-    form = UserCreationForm(request.POST or None)
+    form: UserCreationForm[Any] = UserCreationForm(request.POST or None)
     if request.method == "POST":
         try:
             ratelimits.check_signup(client_address(request))
         except ratelimits.RateLimited as exc:  # refused before the form (and its password hashing)
             form = UserCreationForm()  # unbound, the message shown as the form's own error
-            form.cleaned_data, form._errors = {}, ErrorDict()
+            # BaseForm's private error dict, set so add_error works on an unbound form
+            form.cleaned_data, form._errors = {}, ErrorDict()  # type: ignore[attr-defined]
             form.add_error(None, f"Sign-up refused: {exc}")
             return _limited(render(request, "accounts/signup.html", {"form": form}, status=429), exc)
     if request.method == "POST" and form.is_valid():
@@ -52,7 +55,13 @@ def signup(request):
     return render(request, "accounts/signup.html", {"form": form})
 
 
-class ThrottledLogin:
+if TYPE_CHECKING:  # the forms it is mixed into (request, data, clean)
+    _LoginForm = AuthenticationForm
+else:
+    _LoginForm = object
+
+
+class ThrottledLogin(_LoginForm):
     """Log-in forms that refuse, before checking the password, an account or a client address with
     too many failed log-ins (trajectories.accounts.ratelimits.check_login), and count failures."""
 

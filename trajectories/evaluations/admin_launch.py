@@ -2,12 +2,13 @@
 the Run list actions (rerun whole, rerun failed or errored, cancel). Thin: trajectories/evaluations/lifecycle.py
 does the work."""
 
-from typing import cast
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -221,12 +222,14 @@ class LaunchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # no agent and no model preselected: each names the run, so the maintainer picks both
-        self.fields["agent_type"].choices = [("", "— choose the agent —")] + [
+        cast(forms.ChoiceField, self.fields["agent_type"]).choices = [("", "— choose the agent —")] + [
             (name, name) for name in agent_backend.agent_choices()
         ]
-        self.fields["tasks"].label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"
+        tasks_field = cast(forms.ModelMultipleChoiceField, self.fields["tasks"])
+        # a label for this form's field only (Django's documented way: replace it on the field)
+        tasks_field.label_from_instance = lambda task: f"{task.suite.slug} · {task.task_id}"  # type: ignore[method-assign, assignment]
         # the usual case: one real suite, preselected (one whose tasks are imported: others cannot run anything)
-        queryset = self.fields["suite"].queryset
+        queryset = cast("QuerySet[Suite]", cast(forms.ModelChoiceField, self.fields["suite"]).queryset)  # set above
         first = queryset.filter(tasks__isnull=False).distinct().first() or queryset.first()
         if first is not None and not self.is_bound:
             self.initial.setdefault("suite", first.pk)
@@ -234,7 +237,7 @@ class LaunchForm(forms.Form):
     def clean(self):
         """The model must be what the agent runs (the run is named after it) and the scripted agent needs
         its plan: refused with the reason on the field, never launched under a misleading name."""
-        data = super().clean()
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         agent, model = data.get("agent_type"), data.get("model")
         if not agent:
             return data
@@ -320,7 +323,7 @@ class RerunForm(forms.Form):
         task_field.queryset = Task.objects.filter(trajectories__run=run).distinct().order_by("position")
 
     def clean(self):
-        data = super().clean()
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         if data.get("which") == "task" and not data.get("task"):
             self.add_error("task", "choose the task to rerun")
         return data

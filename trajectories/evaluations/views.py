@@ -2,6 +2,8 @@
 trajectories, the whole run, or one task), each after a confirmation page. Thin:
 trajectories/evaluations/lifecycle.py does the work, the same functions the admin's actions call."""
 
+from typing import cast
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
@@ -62,7 +64,10 @@ def run_rerun(request, slug):
     run = _run_for_staff(request, slug)
     form = RerunForm(run, request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
-        problems = [f"{field if field != '__all__' else 'rerun'}: {' '.join(e)}" for field, e in form.errors.items()]
+        problems = [
+            f"{field if field != '__all__' else 'rerun'}: {' '.join(cast(list[str], e))}"
+            for field, e in form.errors.items()
+        ]
         messages.error(request, "Nothing was queued: " + "; ".join(problems))
         return _back(run)
     which, task = form.cleaned_data["which"], form.cleaned_data["task"]

@@ -13,7 +13,7 @@ from trajectories.recording import selectors
 def trajectory_player(request, version, pk):
     trajectory = selectors.trajectory_detail(request.user, pk)
     payload = payloads.player_payload(trajectory)
-    trajectory.task.instruction_display = trajectory.task.instruction.strip()
+    trajectory.task.instruction_display = trajectory.task.instruction.strip()  # type: ignore[attr-defined]  # for the template
     return render(
         request,
         "trajectories/player.html",

@@ -10,7 +10,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.db.models import Count
-from django.http import FileResponse, Http404, JsonResponse
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -43,7 +43,7 @@ class SubmissionForm(forms.Form):
         suites = sorted(
             Suite.objects.annotate(n_tasks=Count("tasks")).order_by("is_demo", "slug"), key=lambda s: not s.n_tasks
         )
-        self.fields["suite"].choices = [
+        cast(forms.ChoiceField, self.fields["suite"]).choices = [
             (s.slug, f"{s.name} {s.version}" + ("" if s.n_tasks else " (no tasks on this site yet)")) for s in suites
         ]
         if suites and not self.is_bound:
@@ -80,9 +80,10 @@ def submission_new(request):
         else:
             status = 400
             problems = [
-                {"file": "form", "problem": f"{name}: {' '.join(errs)}", "level": "error"}
+                {"file": "form", "problem": f"{name}: {' '.join(cast(list[str], errs))}", "level": "error"}
                 for name, errs in form.errors.items()
             ]
+        response: HttpResponse
         if _wants_json(request):
             response = JsonResponse({"problems": problems}, status=status)
         else:  # the form again with the problems listed; a rate limit keeps its 429

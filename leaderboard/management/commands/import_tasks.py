@@ -49,7 +49,7 @@ class Command(BaseCommand):
             fetched = self._fetch(options["upstream"], options["verbosity"])
             options["path"] = str(fetched.folder)
             options["task_types"] = options["task_types"] or (str(fetched.task_types) if fetched.task_types else None)
-        bars = []
+        bars: list = []
 
         def progress(done, total):
             if not bars:  # created on the first task, so a file refused up front prints no empty bar
