@@ -95,7 +95,9 @@ def _matches(rows: list[dict], want: dict, app: str) -> list[dict]:
 
 
 def _check_records(root: Path, event: dict, dbs: dict, report: Report) -> int:
-    """Each record ``event`` expects in an app's database; returns how many were compared."""
+    """Each record ``event`` expects in an app's database; returns how many were compared. A charge dated after
+    the anchor is not expected in Gringotts: nothing is posted before it happens."""
+    anchor = json.loads((root / "manifest.json").read_text())["anchor"]
     checked = 0
     for app, entries in event.get("expect", {}).items():
         app = canonical(app)
@@ -107,6 +109,8 @@ def _check_records(root: Path, event: dict, dbs: dict, report: Report) -> int:
         if app == "vaultbank":
             rows = [r for r in rows if r["description"] != "PAYMENT RECEIVED"]
         for want in entries:
+            if app == "vaultbank" and want["date"] > anchor:
+                continue
             checked += 1
             if not _matches(rows, want, app):
                 report.fail(

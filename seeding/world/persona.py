@@ -181,3 +181,15 @@ def load_persona(path, overlay=None, use_default_overlay=True, name=None) -> Per
         persona.coverage_ignore = _coverage_ignore(data.get("coverage_ignore", []), overlay_path)
     persona.reference_date = spec.get("reference_date", persona.reference_date)
     return persona
+
+
+# A parenthetical is the spec author's remark, not part of a name, when it starts in lower case or talks about
+# the persona in the third person: "Paramount+ (forgot he signed up)", "(active — never cancelled ...)".
+_REMARK = re.compile(r"\s*\((?:[a-z]|[^)]*\b(?:he|his|him|himself|Michael's)\b)[^)]*\)")
+
+
+def plain_name(text):
+    """``text`` without the spec author's parenthetical remarks; real qualifiers such as "(No Ads)" stay."""
+    if not isinstance(text, str):
+        return text
+    return _REMARK.sub("", text).strip()

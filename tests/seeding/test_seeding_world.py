@@ -240,7 +240,7 @@ def test_trip_fans_out_with_the_same_code_amount_and_date_everywhere(small):
         .execute("SELECT amount, description FROM transactions WHERE provenance = 'trips[0].etaxi_to_airport'")
         .fetchone()
     )
-    assert ride_charge[0] == -31.0 and ride[0] in ride_charge[1]
+    assert ride_charge is None  # the ride is after the anchor: Gringotts posts nothing before it happens
     dinner = (
         _db(out, "tablefind")
         .execute(

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 
 from . import (
     bank,
+    banking,
     calendar,
+    calendar_people,
     catalogs,
     chat,
     cross_app_events,
@@ -28,12 +30,17 @@ from . import (
     files,
     firefox,
     mail,
+    markets,
+    network,
     office,
     plants,
+    predictions,
     profiles,
     routine,
     shopping,
+    taxes,
     trips,
+    workspace,
 )
 
 
@@ -52,6 +59,11 @@ SEEDERS = [
     Seeder("cross_app_events", cross_app_events.seed_cross_app_events, ("catalogs",)),
     Seeder("shopping", shopping.seed_shopping, ("catalogs",)),
     Seeder("plants", plants.seed_plants, ("catalogs",)),
+    Seeder("markets", markets.seed_markets, ("profiles",)),
+    Seeder("predictions", predictions.seed_predictions, ("profiles",)),
+    Seeder("taxes", taxes.seed_taxes, ("profiles",)),
+    Seeder("workspace", workspace.seed_workspace, ("profiles",)),
+    Seeder("network", network.seed_network, ("profiles",)),
     Seeder("routine.rides", routine.fill_rides, ("trips", "cross_app_events", "plants")),
     Seeder("routine.food", routine.fill_food, ("cross_app_events", "plants")),
     Seeder("routine.retail", routine.fill_retail, ("shopping", "trips", "cross_app_events", "plants")),
@@ -61,7 +73,15 @@ SEEDERS = [
     Seeder(
         "vaultbank",
         bank.seed_bank,
-        ("derived", "routine.rides", "routine.food", "routine.retail", "routine.grocery", "routine.recurring"),
+        (
+            "derived",
+            "markets",
+            "routine.rides",
+            "routine.food",
+            "routine.retail",
+            "routine.grocery",
+            "routine.recurring",
+        ),
     ),
     Seeder("chat", chat.seed_chat, ("trips", "cross_app_events", "plants")),
     Seeder(
@@ -80,10 +100,28 @@ SEEDERS = [
         ),
     ),
     Seeder("calendar", calendar.seed_calendar, ("trips", "cross_app_events", "plants")),
+    Seeder("calendar_people", calendar_people.seed_calendar_people, ("calendar",)),
+    Seeder("banking", banking.seed_banking, ("vaultbank",)),
     Seeder("firefox", firefox.seed_firefox, ("trips", "cross_app_events", "plants")),
     Seeder("documents", files.seed_documents, ("derived",)),
     Seeder("office", office.seed_office, ("vaultbank", "calendar", "documents")),
-    Seeder("databases", files.seed_databases, ("vaultbank", "chat", "mail", "calendar")),
+    Seeder(
+        "databases",
+        files.seed_databases,
+        (
+            "vaultbank",
+            "banking",
+            "chat",
+            "mail",
+            "calendar",
+            "calendar_people",
+            "markets",
+            "predictions",
+            "taxes",
+            "workspace",
+            "network",
+        ),
+    ),
     Seeder("summary", files.seed_summary, ("databases", "documents", "office", "firefox")),
 ]
 

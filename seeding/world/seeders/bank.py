@@ -8,6 +8,7 @@ import datetime as dt
 from collections import defaultdict
 
 from ..apps import target
+from ..persona import plain_name
 
 CHECKING, SAVINGS, CARD = 1, 2, 3
 PURCHASES = [
@@ -28,20 +29,47 @@ def _month_end(day: dt.date) -> dt.date:
     return (day.replace(day=1) + dt.timedelta(days=32)).replace(day=1) - dt.timedelta(days=1)
 
 
+DONATION_DAYS = ("06-14", "11-20", "12-10")  # when in the tax year each listed gift was made
+
+
+def _donations(ctx) -> list[dict]:
+    """The tax return's charitable gifts, charged to the card in the tax year (the bank is their only record)."""
+    gifts = ctx.persona.section("tax_info", {}).get("deductions", {}).get("charitable", [])
+    year = ctx.persona.section("tax_info", {}).get("tax_year")
+    if not isinstance(year, int):
+        return []
+    records = []
+    for n, gift in enumerate(gifts):
+        day = ctx.day(f"{year}-{DONATION_DAYS[n % len(DONATION_DAYS)]}")
+        org = plain_name(gift["org"])
+        records.append(
+            {
+                "date": day.isoformat(),
+                "amount": -float(gift["amount"]),
+                "merchant": org,
+                "description": f"DONATION {org.upper()}"[:80],
+                "category": "Charity",
+                "method": "credit_card",
+                "reference": None,
+                "provenance": f"tax_info.deductions.charitable[{n}]",
+            }
+        )
+    return records
+
+
 def seed_bank(ctx):
     rng = ctx.rng("vaultbank")
     fin = ctx.persona.section("financial", {})
     txns = []  # (date, seq, account, row)
-    for rec in ctx.pending("charge"):
+    for rec in [*ctx.pending("charge"), *_donations(ctx)]:
+        if rec["date"] > ctx.anchor.isoformat():
+            continue  # a charge is posted when it happens: nothing after "today"
         account = CHECKING if rec.get("method") in ("checking", "zelle", "debit_card") else CARD
-        txns.append(
-            [
-                rec["date"],
-                account,
-                {k: rec[k] for k in ("amount", "merchant", "description", "category", "method", "reference")},
-                rec["provenance"],
-            ]
-        )
+        row = {k: rec[k] for k in ("amount", "merchant", "description", "category", "method", "reference")}
+        row["merchant"], row["description"] = plain_name(row["merchant"]), plain_name(row["description"])
+        if (row["description"] or "").startswith("Zelle to "):
+            row["method"] = "zelle"
+        txns.append([rec["date"], account, row, rec["provenance"]])
     # Card bill paid from checking each month: last month's card spend.
     spend: defaultdict[str, float] = defaultdict(float)
     for date, account, row, _ in txns:

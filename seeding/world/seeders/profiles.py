@@ -1,6 +1,8 @@
 """``profiles``: the persona's own records from the spec (contacts, accounts, portfolios, markets, projects,
 the LockedIn profile, tax forms, shop wishlist and subscriptions, mail and calendar settings)."""
 
+from ..persona import plain_name
+
 
 def _chat_users(ctx):
     """The persona and their contacts as HooliChat users (HooliWork: the contacts present there)."""
@@ -65,8 +67,8 @@ def _bank_customer(ctx):
             "recurring_payments",
             {
                 "account_id": 3 if charge.get("method") == "credit_card" else 1,
-                "name": charge["name"],
-                "payee": charge.get("payee"),
+                "name": plain_name(charge["name"]),
+                "payee": charge.get("payee") or plain_name(charge["name"]),
                 "amount": charge["amount"],
                 "day_of_month": charge["day"],
                 "method": charge["method"],
@@ -92,7 +94,7 @@ def _investments(ctx):
                     "shares": h["shares"],
                     "avg_cost": h["avg_cost"],
                     "cost_basis": round(h["shares"] * h["avg_cost"], 2),
-                    "note": h.get("_note"),
+                    "note": None,
                 },
                 f"investments.holdings[{n}]",
             )
@@ -149,7 +151,7 @@ def _prediction_markets(ctx):
                     "side": pos["side"],
                     "shares": pos["shares"],
                     "avg_price": pos["avg_price"],
-                    "note": pos.get("personal_relevance") or pos.get("rationale"),
+                    "note": None,
                 },
                 f"prediction_markets.active_positions[{n}]",
             )
@@ -181,7 +183,7 @@ def _projects(ctx):
                 "tasks",
                 {
                     "project_id": pid,
-                    "title": task["title"],
+                    "title": plain_name(task["title"]),
                     "assignee": task.get("assignee"),
                     "status": task["status"],
                     "due": ctx.day(task["due"]).isoformat() if task.get("due") else None,
@@ -288,7 +290,7 @@ def _tax_return(ctx):
                 {
                     "return_id": rid,
                     "kind": "charitable",
-                    "description": c["org"],
+                    "description": plain_name(c["org"]),
                     "amount": c["amount"],
                     "receipt_exists": int(bool(c.get("receipt_exists"))),
                 },
