@@ -139,7 +139,9 @@ def seed_calendar_people(ctx):
                     "event_id": event["id"],
                     "name": name,
                     "email": email,
-                    "response": rng.choice(["accepted", "accepted", "accepted", "tentative", "needsAction"]),
+                    "response": "accepted"
+                    if not organizer_is_me
+                    else rng.choice(["accepted", "accepted", "accepted", "tentative", "needsAction"]),
                     "organizer": int(not organizer_is_me),
                 },
                 event["provenance"],
