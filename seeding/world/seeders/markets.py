@@ -71,19 +71,17 @@ def _walk(rng, days: list[dt.date], pins: dict[dt.date, float], vol: float) -> l
         level -= rng.gauss(0, daily)
         back.append(math.exp(level))
     closes.extend(reversed(back))
-    index = len(before)
     for (day_a, price_a), (day_b, price_b) in zip(pinned, pinned[1:], strict=False):
         span = [d for d in days if day_a <= d < day_b]
         steps = len(span)
         noise, path = 0.0, []
         for _ in span:
+            path.append(noise)  # the walk's offset on each day, 0 on the pinned day itself
             noise += rng.gauss(0, daily)
-            path.append(noise)
         for k, _ in enumerate(span):
-            frac = k / steps if steps else 0.0
-            bridge = path[k] - frac * (path[-1] if path else 0.0)
+            frac = k / steps
+            bridge = path[k] - frac * noise
             closes.append(math.exp(math.log(price_a) * (1 - frac) + math.log(price_b) * frac + bridge))
-        index += steps
     closes.extend([pinned[-1][1]] * (len(days) - len(closes)))
     return [round(c, 2) for c in closes]
 
