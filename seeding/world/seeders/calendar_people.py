@@ -42,7 +42,7 @@ OFFICE = [
     "Darryl Philbin",
     "Toby Flenderson",
 ]
-CORPORATE = [("David Wallace", "david.wallace@dundermifflin.com")]
+CORPORATE: list[tuple[str, str | None]] = [("David Wallace", "david.wallace@dundermifflin.com")]
 CLIENT_CONTACTS = {
     "Lackawanna County": ("Carla Fern", "cfern@lackawannacounty.org"),
     "Dunmore High School": ("Principal Ed Truck", "etruck@dunmoreschools.org"),
@@ -54,12 +54,12 @@ CLIENT_CONTACTS = {
 DECLINES = ("Conference call with corporate",)
 
 
-def _people(ctx, summary: str, rng) -> list[tuple[str, str]]:
-    emails = {c["name"]: c.get("email") for c in ctx.persona.spec.get("contacts", [])}
+def _people(ctx, summary: str, rng) -> list[tuple[str, str | None]]:
+    emails: dict[str, str | None] = {c["name"]: c.get("email") for c in ctx.persona.spec.get("contacts", [])}
     lowered = summary.lower()
     for client, contact in CLIENT_CONTACTS.items():
         if client.lower() in lowered:
-            return [contact, ("Dwight Schrute", emails.get("Dwight Schrute"))]
+            return [(contact[0], contact[1]), ("Dwight Schrute", emails.get("Dwight Schrute"))]
     for name in emails:
         if name.lower() in lowered or (name.split()[0].lower() in lowered and len(name.split()[0]) > 3):
             return [(name, emails[name])]

@@ -62,7 +62,7 @@ def _walk(rng, days: list[dt.date], pins: dict[dt.date, float], vol: float) -> l
     daily = vol / math.sqrt(252)
     pinned = sorted(pins.items())
     first_day, first_price = pinned[0]
-    closes = []
+    closes: list[float] = []
     # Before the first pin: walk backwards from it.
     level = math.log(first_price)
     before = [d for d in days if d < first_day]

@@ -74,7 +74,7 @@ COMMENTS = [
 def _board(ctx):
     rng = ctx.rng("workspace.board")
     projects = {p["name"]: p for p in ctx.rows("sprintboard", "projects")}
-    members = {}
+    members: dict[int, list[str]] = {}
     for m in ctx.rows("sprintboard", "members"):
         members.setdefault(m["project_id"], []).append(m["name"])
     for project, title, assignee, status, due, points in EXTRA_TASKS:
@@ -107,12 +107,12 @@ def _board(ctx):
     }
     tasks = ctx.rows("sprintboard", "tasks")
     for n, task in enumerate(tasks):
-        due = dt.date.fromisoformat(task["due"]) if task.get("due") else ctx.anchor
-        created = min(ctx.anchor, due) - dt.timedelta(days=12 + rng.randrange(30))
+        due_day = dt.date.fromisoformat(task["due"]) if task.get("due") else ctx.anchor
+        created = min(ctx.anchor, due_day) - dt.timedelta(days=12 + rng.randrange(30))
         team = members.get(task["project_id"], ["Michael Scott"])
         task.update(
             points=int(task["estimate"]) if task.get("estimate") else 1 + rng.randrange(5),
-            description=f"{task['title']}. Owner: {task.get('assignee') or 'unassigned'}; due {due:%b %d}.",
+            description=f"{task['title']}. Owner: {task.get('assignee') or 'unassigned'}; due {due_day:%b %d}.",
             column_id=columns[(task["project_id"], task["status"])],
             reporter="Michael Scott",
             created_on=created.isoformat(),
