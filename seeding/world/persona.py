@@ -185,11 +185,15 @@ def load_persona(path, overlay=None, use_default_overlay=True, name=None) -> Per
 
 # A parenthetical is the spec author's remark, not part of a name, when it starts in lower case or talks about
 # the persona in the third person: "Paramount+ (forgot he signed up)", "(active — never cancelled ...)".
-_REMARK = re.compile(r"\s*\((?:[a-z]|[^)]*\b(?:he|his|him|himself|Michael's)\b)[^)]*\)")
+_THIRD_PERSON = r"[^)]*\b(?:he|his|him|himself|Michael's)\b"
+_REMARK = re.compile(rf"\s*\((?:[a-z]|{_THIRD_PERSON})[^)]*\)")
+_THIRD_PERSON_REMARK = re.compile(rf"\s*\({_THIRD_PERSON}[^)]*\)")
 
 
-def plain_name(text):
-    """``text`` without the spec author's parenthetical remarks; real qualifiers such as "(No Ads)" stay."""
+def plain_name(text, lowercase_remarks=True):
+    """``text`` without the spec author's parenthetical remarks; real qualifiers such as "(No Ads)" stay.
+    With ``lowercase_remarks`` off only remarks about the persona in the third person go (for text the persona
+    wrote himself, such as task titles, where "(one per cuisine)" is his own)."""
     if not isinstance(text, str):
         return text
-    return _REMARK.sub("", text).strip()
+    return (_REMARK if lowercase_remarks else _THIRD_PERSON_REMARK).sub("", text).strip()

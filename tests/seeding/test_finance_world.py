@@ -169,3 +169,16 @@ def test_every_fact_these_apps_hold_for_an_answer_key_is_found(world):
         if fact["where"] in FINANCE_APPS and not fact["found"]
     ]
     assert not missing
+
+
+def test_each_project_has_a_brief_listing_its_board(world):
+    for (project,) in _rows(world, "sprintboard", "SELECT name FROM projects"):
+        brief = world / "home/user/Documents/Projects" / f"{project.replace(' ', '_')}_Brief.txt"
+        text = brief.read_text(encoding="utf-8")
+        cards = _rows(
+            world,
+            "sprintboard",
+            "SELECT t.title FROM tasks t JOIN projects p ON p.id = t.project_id WHERE p.name = ?",
+            project,
+        )
+        assert all(title in text for (title,) in cards), project

@@ -183,7 +183,7 @@ def _projects(ctx):
                 "tasks",
                 {
                     "project_id": pid,
-                    "title": plain_name(task["title"]),
+                    "title": plain_name(task["title"], lowercase_remarks=False),
                     "assignee": task.get("assignee"),
                     "status": task["status"],
                     "due": ctx.day(task["due"]).isoformat() if task.get("due") else None,

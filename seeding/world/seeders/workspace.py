@@ -8,6 +8,8 @@ the released world shows).
 
 import datetime as dt
 
+from ..persona import plain_name
+
 # (project, title, assignee, status, due, points): cards a live board has that the spec does not list.
 EXTRA_TASKS = [
     (
@@ -183,5 +185,41 @@ def _board(ctx):
                 ctx.add("sprintboard", "cycle_tasks", {"cycle_id": cid, "task_id": task["id"]}, "work.projects")
 
 
+def _briefs(ctx):
+    """A one-page brief per project in ~/Documents/Projects, the context Michael keeps beside each board."""
+    spec = ctx.persona.spec
+    tasks = ctx.rows("sprintboard", "tasks")
+    for p, project in enumerate(spec.get("work", {}).get("projects", [])):
+        row = next(r for r in ctx.rows("sprintboard", "projects") if r["name"] == project["name"])
+        cards = [t for t in tasks if t["project_id"] == row["id"]]
+        lines = [
+            f"{project['name'].upper()} - PROJECT BRIEF",
+            "=" * (len(project["name"]) + 16),
+            "",
+            f"Owner: {spec['identity']['name']}",
+            f"Team: {', '.join(project.get('collaborators', []))}",
+            f"Deadline: {row['deadline']}",
+            f"Status: {row['status'].replace('_', ' ')}",
+            "",
+            "WHERE THINGS STAND",
+        ]
+        for card in cards:
+            due = f", due {card['due']}" if card.get("due") else ""
+            lines.append(
+                f"- [{card['status'].replace('_', ' ')}] {card['title']} ({card.get('assignee') or 'unassigned'}{due})"
+            )
+        ideas = project.get("browser_history", [])
+        if ideas:
+            lines += ["", "IDEAS TO LOOK INTO"] + [f"- {plain_name(idea)}" for idea in ideas]
+        docs = project.get("documents", [])
+        if docs:
+            lines += ["", "FILES"] + [f"- {doc}" for doc in docs]
+        name = project["name"].replace(" ", "_")
+        ctx.path(f"home/user/Documents/Projects/{name}_Brief.txt", f"work.projects[{p}]").write_text(
+            "\n".join(lines) + "\n", encoding="utf-8"
+        )
+
+
 def seed_workspace(ctx):
     _board(ctx)
+    _briefs(ctx)
