@@ -28,3 +28,5 @@ CREATE TABLE saved_jobs (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL REFEREN
 CREATE TABLE profile_views (id INTEGER PRIMARY KEY, viewer TEXT NOT NULL, viewed_on TEXT NOT NULL, provenance TEXT NOT NULL);
 CREATE TABLE notifications (id INTEGER PRIMARY KEY, sent_at TEXT NOT NULL, message TEXT NOT NULL, read INTEGER NOT NULL,
   provenance TEXT NOT NULL);
+CREATE TABLE feed_posts (id INTEGER PRIMARY KEY, connection_id INTEGER NOT NULL REFERENCES connections(id),
+  posted_at TEXT NOT NULL, body TEXT NOT NULL, likes INTEGER NOT NULL, liked_by_me INTEGER NOT NULL, provenance TEXT NOT NULL);

@@ -6,9 +6,9 @@ For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``,
 (``routine``), and the seeders that own a data surface: Gringotts (``bank``, and ``banking`` around its
 ledger), ``chat``, ``mail``, ``calendar`` (``calendar_people`` for guests, reminders and colours), BatBucks
 (``markets``), OddsMarket (``predictions``), SpeedTax (``taxes``), SprintBoard (``workspace``), LockedIn
-(``network``), ``firefox``, the office documents (``office``), and files, databases and summary (``files``). A seeder is a
-function of the build ``Context``; it adds rows, files and events, or queues intents for the seeder that owns
-a surface (charges, messages, calendar entries, visits).
+(``network``), ``firefox``, the office documents (``office``), and files, databases and summary (``files``).
+A seeder is a function of the build ``Context``; it adds rows, files and events, or queues intents for the
+seeder that owns a surface (charges, messages, calendar entries, visits).
 May use: ``seeding.world.core``, ``apps``, ``fanout`` and the office libraries; a seeder may use another's
 public helpers (``derived.paystub``, ``shopping.emit_hoolishop_charge_and_mail``).
 Exports: ``Seeder``, ``SEEDERS``, ``ordered``; ``firefox``'s profile constants and ``url_hash`` (read by ``check``).

@@ -100,6 +100,46 @@ SKILLS = [
     "Conflict Resolution",
     "Paper Products",
 ]
+# What people in Michael's network post about, by the kind of work their headline names.
+FEED_TOPICS = {
+    "sales": [
+        "Closed a new {city} account this week. Paper still sells when you show up in person.",
+        "Three calls, two meetings, one signed contract. Good Tuesday.",
+        "Tip for new reps: learn your client's kids' names. Then write them down.",
+        "Quarter's not over until the last invoice goes out. Back to the phones.",
+    ],
+    "accounting": [
+        "Month-end close done two days early. Reconciliations are a love language.",
+        "Reminder: expense reports need receipts. Every one. Yes, even that one.",
+        "Spent the morning on budget variance. The numbers always tell the story.",
+    ],
+    "hr": [
+        "Updated our workplace conduct training this quarter. Thanks to everyone who attended.",
+        "Wellness week starts Monday: stretch breaks at 10 and 3.",
+        "Open door policy means the door is open. Please knock anyway.",
+    ],
+    "manager": [
+        "Proud of the team for hitting our regional target a month early.",
+        "Good leadership is mostly listening. The rest is coffee.",
+        "Hiring: looking for a sales rep who likes people and paper. Message me.",
+        "Visited three branches this week. Every office has its own culture, and that's a strength.",
+    ],
+    "founder": [
+        "Big things coming. Can't say more. Stay tuned.",
+        "Every no gets you closer to a yes. Pitching again next week.",
+        "We just crossed 1,000 sign-ups. Thank you to everyone who believed.",
+    ],
+    "office": [
+        "New mural in the break room is finally done. Thanks for the patience, everyone.",
+        "Organized the supply closet. It will not stay this way, but it was nice for an hour.",
+        "Reception tip: a bowl of candy solves about half of all office problems.",
+    ],
+    "other": [
+        "Beautiful day in {city}. Grateful for good customers and good neighbors.",
+        "Ten years in business this spring. Thank you, {city}.",
+        "Community matters. Proud to support the local fun run again this year.",
+    ],
+}
 JOBS = [  # (company, industry, city, title)
     ("Dunder Mifflin", "Paper and office supplies", "Scranton, PA", "Regional Sales Director"),
     ("Staples", "Office supplies retail", "Philadelphia, PA", "District Manager"),
@@ -170,7 +210,46 @@ def seed_network(ctx):
     _inbox_and_jobs(ctx, rng, connections)
 
 
+def _topic(headline: str) -> str:
+    lowered = (headline or "").lower()
+    for topic, words in (
+        ("hr", ("human resources", "hr ")),
+        ("accounting", ("account", "cfo")),
+        ("founder", ("founder",)),
+        ("manager", ("manager", "director", "vp", "foreman")),
+        ("sales", ("sales", "representative")),
+        ("office", ("administrator", "warehouse", "security")),
+    ):
+        if any(word in lowered for word in words):
+            return topic
+    return "other"
+
+
+def _network_feed(ctx, rng, connections):
+    """Posts from the people Michael follows over the last year, some of which he liked."""
+    city = ctx.persona.spec["identity"].get("city", "town")
+    posts = []
+    for row in connections:
+        lines = FEED_TOPICS[_topic(row.get("headline"))]
+        for k in range(rng.randrange(3, 9)):
+            posts.append((ctx.anchor - dt.timedelta(days=rng.randrange(1, 365)), row["id"], lines[k % len(lines)]))
+    for day, cid, body in sorted(posts):
+        ctx.add(
+            "lockedin",
+            "feed_posts",
+            {
+                "connection_id": cid,
+                "posted_at": f"{day} {rng.randrange(7, 21):02d}:{rng.randrange(60):02d}:00",
+                "body": body.format(city=city),
+                "likes": rng.randrange(2, 160),
+                "liked_by_me": int(rng.random() < 0.35),
+            },
+            "lockedin feed",
+        )
+
+
 def _feed(ctx, rng, connections):
+    _network_feed(ctx, rng, connections)
     ids = [c["id"] for c in connections]
     for n, (ago, body) in enumerate(POSTS):
         when = ctx.anchor - dt.timedelta(days=ago)
