@@ -64,6 +64,15 @@ def test_the_card_is_within_its_limit_and_nothing_posts_after_today(world):
     (limit,) = _rows(world, "vaultbank", "SELECT credit_limit FROM accounts WHERE kind = 'credit_card'")[0]
     assert accounts == {"checking": 3210.0, "savings": 890.0, "credit_card": -7340.0}
     assert -accounts["credit_card"] <= limit == 8000.0
+    # ...and along the whole year: the card never over its limit, checking never overdrawn.
+    lowest_card, lowest_checking = _rows(
+        world,
+        "vaultbank",
+        "SELECT MIN(CASE WHEN a.kind = 'credit_card' THEN t.balance_after END), "
+        "MIN(CASE WHEN a.kind = 'checking' THEN t.balance_after END) FROM transactions t JOIN accounts a "
+        "ON a.id = t.account_id",
+    )[0]
+    assert -lowest_card <= limit and lowest_checking >= 0
     assert _rows(world, "vaultbank", "SELECT COUNT(*) FROM transactions WHERE posted_date > ?", ANCHOR.isoformat()) == [
         (0,)
     ]

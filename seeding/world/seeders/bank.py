@@ -57,6 +57,71 @@ def _donations(ctx) -> list[dict]:
     return records
 
 
+CHECKING_FLOOR = 150.0  # checking never dips below this: there is no overdraft fee in the ledger
+CARD_CEILING = 0.95  # the card's balance stays under this share of its limit until the spec's final balance
+
+
+def _card_payments(ctx, rng, txns, spend, fin) -> list[tuple[dt.date, float]]:
+    """A payment on the 9th of each month for the month before, sized so the card stays inside its limit and ends
+    at the spec's balance: most months pay it down to about half the limit, the last months let it climb."""
+    limit = float(fin.get("credit_limit") or 0) or None
+    final = -float(fin.get("credit_used", 0))
+    months = {}
+    for month in sorted(spend):
+        pay_day = (dt.date.fromisoformat(month + "-01") + dt.timedelta(days=40)).replace(day=9)
+        if pay_day <= ctx.anchor:
+            months[pay_day] = month
+    days = list(months)
+    if not days:
+        return []
+    charges = sorted((dt.date.fromisoformat(d), row["amount"]) for d, account, row, _ in txns if account == CARD)
+
+    def between(after: dt.date | None, until: dt.date | None) -> float:
+        return sum(a for d, a in charges if (after is None or d > after) and (until is None or d <= until))
+
+    if limit is None:  # no limit to respect: pay what was spent
+        return [(day, round(-spend[months[day]] * 0.97, 2)) for day in days]
+    after_last = final - between(days[-1], None)  # the balance right after the last payment
+    balance, previous, payments = -limit * 0.55, None, []
+    for k, day in enumerate(days):
+        balance += between(previous, day)
+        if k == len(days) - 1:
+            target = after_last
+        else:
+            coming = -between(day, days[k + 1])  # what will be charged before the next payment
+            target = -limit * rng.uniform(0.42, 0.6)
+            if k == len(days) - 2:  # low enough that the last payment still pays something
+                target = min(target, after_last - 25.0 + coming)
+            target = max(target, -limit * CARD_CEILING + coming)
+        amount = round(max(25.0, target - balance), 2)
+        payments.append((day, amount))
+        balance += amount
+        previous = day
+    return payments
+
+
+def _keep_checking_above(txns, final: float, floor: float):
+    """Move routine debit spending later where checking would dip below ``floor``: a balance only depends on
+    what flows after it (it ends at the spec's), so more spending after a dip lifts it."""
+    for _ in range(40):
+        flows = sorted(
+            ((t[0], n, t) for n, t in enumerate(txns) if t[1] == CHECKING), key=lambda item: (item[0], item[1])
+        )
+        balance, lowest, where = final, final, None
+        for position in range(len(flows) - 1, -1, -1):
+            if balance < lowest:
+                lowest, where = balance, position
+            balance -= flows[position][2][2]["amount"]
+        if where is None or lowest >= floor:
+            return
+        later = [item[2] for item in flows[where + 1 :] if item[2][3] == "financial+routines"]
+        if not later:
+            return
+        extra = (floor - lowest + 25.0) / len(later)
+        for t in later:
+            t[2]["amount"] = round(t[2]["amount"] - extra, 2)
+
+
 def seed_bank(ctx):
     rng = ctx.rng("vaultbank")
     fin = ctx.persona.section("financial", {})
@@ -75,11 +140,7 @@ def seed_bank(ctx):
     for date, account, row, _ in txns:
         if account == CARD:
             spend[date[:7]] += row["amount"]
-    for month in sorted(spend):
-        pay_day = (dt.date.fromisoformat(month + "-01") + dt.timedelta(days=40)).replace(day=9)
-        if pay_day > ctx.anchor:
-            continue
-        amount = round(-spend[month] * 0.97, 2)  # he never quite pays the whole card off
+    for pay_day, amount in _card_payments(ctx, rng, txns, spend, fin):
         txns.append(
             [
                 pay_day.isoformat(),
@@ -137,6 +198,7 @@ def seed_bank(ctx):
                     "financial+routines",
                 ]
             )
+    _keep_checking_above(txns, float(fin.get("checking_balance", 0)), CHECKING_FLOOR)
     txns.sort(key=lambda t: (t[0], t[1]))
     finals = {
         CHECKING: float(fin.get("checking_balance", 0)),
