@@ -8,47 +8,15 @@ import datetime as dt
 
 from ..apps import target
 from ..fanout import ME
+from ..text import conversation
 
 WEIGHT = {"daily": 6.0, "weekly": 1.5, "monthly": 0.4}
-OPENERS = [
-    "Hey {first}! Quick question about {activity}.",
-    "{first}, are we still on for {activity}?",
-    "Can't stop thinking about {activity}. You?",
-    "{first}!!! {activity} later?",
-    "Just had the best idea for {activity}.",
-    "Did you see what happened at {activity} today?",
-    "Thoughts on {activity} this week?",
-    "Reminder: {activity}. Don't be late {first}.",
-]
-REPLIES = [
-    "Sure thing.",
-    "Ha, maybe.",
-    "I'll let you know.",
-    "Sounds good Michael.",
-    "That's what she said?",
-    "Can we talk about this tomorrow?",
-    "Okay.",
-    "Not sure that's a good idea.",
-    "I'm in!",
-    "Please stop sending voice memos.",
-]
 WORK_CHANNELS = [
     ("general", "Office-wide announcements"),
     ("sales", "Sales team"),
     ("party-planning-committee", "PPC"),
     ("random", "Anything goes"),
-]
-WORK_LINES = [
-    "Conference room in 5 minutes. Bring your ideas and your A-game.",
-    "Who took my World's Best Boss mug?",
-    "Great numbers this week team! Pizza on me (Alfredo's, not Pizza by Alfredo).",
-    "Reminder: quarterly reports due Friday.",
-    "Can someone fix the printer? It's making the noise again.",
-    "Birthday cake in the break room at 3!",
-    "Client call moved to 2pm.",
-    "Who wants to join improv this Thursday?",
-    "Please fill out the expense form by EOD.",
-    "Fire drill at 11. This is a drill. Probably.",
+    ("warehouse", "Shipping, receiving and the loading dock"),
 ]
 
 
@@ -101,7 +69,8 @@ def _queued_messages(ctx, chat: Chat) -> list:
 
 
 def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
-    """Direct messages with the contacts, as often as each one's ``frequency`` says, most answered."""
+    """Direct-message exchanges with the contacts, as often as each one's ``frequency`` says, composed in
+    each contact's voice about what they share (``seeding.world.text.conversation``)."""
     me = ctx.persona.name
     contacts = ctx.persona.section("contacts", [])
     messages: list[tuple] = []
@@ -115,36 +84,25 @@ def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
         chat.users.setdefault(person["name"], 1)
         when = dt.datetime.combine(
             ctx.start + dt.timedelta(days=rng.randrange(span + 1)),
-            dt.time(rng.randint(8, 22), rng.randint(0, 59)),
+            dt.time(rng.randint(8, 21), rng.randint(0, 59)),
         )
-        activity = rng.choice(person.get("shared_activities") or ["catching up"]).replace("_", " ")
-        messages.append(
-            (
-                when.strftime("%Y-%m-%d %H:%M:%S"),
-                cid,
-                chat.users[me],
-                rng.choice(OPENERS).format(first=_first(person["name"]), activity=activity),
-                f"contacts[{idx}]",
-            )
-        )
-        need -= 1
-        if need > 0:
-            reply = when + dt.timedelta(minutes=rng.randint(1, 90))
+        for mine, text in conversation.exchange(rng, when, person)[:need]:
             messages.append(
                 (
-                    reply.strftime("%Y-%m-%d %H:%M:%S"),
+                    when.strftime("%Y-%m-%d %H:%M:%S"),
                     cid,
-                    chat.users[person["name"]],
-                    rng.choice(REPLIES),
+                    chat.users[me if mine else person["name"]],
+                    text,
                     f"contacts[{idx}]",
                 )
             )
+            when += dt.timedelta(minutes=rng.randint(1, 45))
             need -= 1
     return messages
 
 
 def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
-    """Workday messages in the work channels from anyone there."""
+    """Workday posts in the work channels from anyone there, each in the sender's manner."""
     messages = []
     names = list(chat.users)
     span = (ctx.anchor - ctx.start).days
@@ -160,7 +118,7 @@ def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
                 when.strftime("%Y-%m-%d %H:%M:%S"),
                 chat.channels[name],
                 chat.users[sender],
-                rng.choice(WORK_LINES),
+                conversation.work_post(rng, name, sender, when),
                 "routines.work",
             )
         )

@@ -16,6 +16,7 @@ import re
 
 from ..apps import target
 from ..core import DATETIME, ZONE, stable_id
+from ..text import letters
 
 NEWSLETTERS = [
     ("Scranton Times", "news@scrantontimes.example", "Your Scranton morning briefing"),
@@ -26,25 +27,9 @@ NEWSLETTERS = [
     ("Paper Trade Weekly", "editor@papertrade.example", "Paper prices are moving"),
     ("Netflix", "info@netflix.example", "New arrivals you might like"),
 ]
-WORK_SUBJECTS = [
-    "Quarterly sales numbers",
-    "Conference room booking",
-    "Client follow-up: {client}",
-    "Expense report reminder",
-    "Team lunch Friday?",
-    "Printer on the fritz again",
-    "Branch meeting agenda",
-    "Customer complaint: {client}",
-    "Training schedule",
-    "Office supplies order",
-]
-CLIENTS = ["Lackawanna County", "Dunmore High School", "Blue Cross", "Harper Collins", "Prince Family Paper"]
-WORK_BODIES = [
-    "Michael,\n\nFollowing up on this. Let me know when you have a minute.\n\nThanks",
-    "Hi all,\n\nPlease see below and reply by end of day.\n\nBest",
-    "Michael - can we move this to tomorrow? - thanks",
-    "Attached are the numbers you asked for. Please don't print them all.",
-]
+# People outside the contact list who write to Michael at work (the spec names them in its documents).
+CORPORATE = [{"name": "David Wallace", "email": "david.wallace@dundermifflin.com", "relationship": "boss"}]
+PERSONAL_SHARE = 0.25  # of the person-to-person mail, the share from family, friends and the landlord
 
 
 # Bodies as quoted-printable UTF-8 (7-bit safe), without touching the process-wide charset registry.
@@ -64,18 +49,31 @@ def _thread_key(rec):
     return rec.get("thread") or re.sub(r"^(re|fwd?):\s*", "", rec["subject"], flags=re.I).strip().lower()
 
 
+def _facts(rng, day: dt.date, ident: dict) -> dict:
+    return {
+        "day": day.strftime("%A"),
+        "month": day.strftime("%B"),
+        "time": f"{rng.choice((9, 10, 11, 1, 2, 3, 4))}:{rng.choice(('00', '30'))}",
+        "place": rng.choice(["Cooper's", "Alfredo's", "Chili's", "Benihana", "the break room"]),
+        "person": rng.choice(["Meredith", "Stanley", "Phyllis", "Creed", "Angela", "Kelly"]),
+        "me_first": ident["name"].split()[0],
+    }
+
+
 def _fill(ctx, rng, need):
-    """Routine mail: newsletters and office threads with the persona's work contacts."""
+    """Routine mail: newsletter issues, office threads with the work contacts (composed per sender and
+    topic, answered by Michael in his own words) and personal mail from the rest of the contacts."""
     ident = ctx.persona.spec["identity"]
-    work = [
-        c
-        for c in ctx.persona.section("contacts", [])
-        if _domain(c.get("email", "")) == _domain(ident.get("email", "x@x"))
-    ] or ctx.persona.section("contacts", [])
+    contacts = ctx.persona.section("contacts", [])
+    domain = _domain(ident.get("email", "x@x"))
+    work = [c for c in contacts if _domain(c.get("email", "")) == domain] or contacts
+    personal = [c for c in contacts if c not in work and c.get("email")]
+    personal += [c for c in CORPORATE if _domain(c["email"]) == domain]
     span = (ctx.anchor - ctx.start).days
     while need > 0:
         day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
-        if rng.random() < 0.55 or not work:
+        facts = _facts(rng, day, ident)
+        if rng.random() < 0.5 or not work:
             name, addr, subject = rng.choice(NEWSLETTERS)
             at = dt.datetime.combine(day, dt.time(rng.randint(5, 8), rng.randint(0, 59)))
             ctx.intent(
@@ -85,17 +83,22 @@ def _fill(ctx, rng, need):
                     "from_name": name,
                     "from_addr": addr,
                     "subject": f"{subject} ({day.strftime('%b %d')})",
-                    "body": f"{subject}.\n\nView in browser. Unsubscribe.\n",
+                    "body": letters.newsletter(rng, name, facts),
                     "folder": "INBOX",
                 },
                 "routines.newsletters",
             )
             need -= 1
             continue
-        person = rng.choice(work)
-        subject = rng.choice(WORK_SUBJECTS).format(client=rng.choice(CLIENTS))
-        at = dt.datetime.combine(day, dt.time(rng.randint(9, 16), rng.randint(0, 59)))
+        use_personal = personal and rng.random() < PERSONAL_SHARE
+        person = rng.choice(personal if use_personal else work)
+        composed = letters.personal_mail(rng, person.get("relationship", ""), facts) if use_personal else None
+        if composed is None:
+            composed = letters.work_mail(rng, person["name"], facts)
+        subject, body = composed
+        at = dt.datetime.combine(day, dt.time(rng.randint(8, 17), rng.randint(0, 59)))
         thread = f"{subject}|{day.isoformat()}|{person['name']}"
+        provenance = f"contacts[{contacts.index(person)}]" if person in contacts else "routines.corporate_mail"
         ctx.intent(
             "mail",
             {
@@ -103,11 +106,11 @@ def _fill(ctx, rng, need):
                 "from_name": person["name"],
                 "from_addr": person["email"],
                 "subject": subject,
-                "body": rng.choice(WORK_BODIES),
+                "body": body,
                 "thread": thread,
                 "folder": "INBOX",
             },
-            f"contacts[{ctx.persona.section('contacts').index(person)}]",
+            provenance,
         )
         need -= 1
         if need > 0 and rng.random() < 0.6:
@@ -120,7 +123,7 @@ def _fill(ctx, rng, need):
                     "from_addr": ident["email"],
                     "to_addr": person["email"],
                     "subject": f"Re: {subject}",
-                    "body": "Great point. Let's discuss. Or not. Your call. Actually my call.\n",
+                    "body": letters.michael_reply(rng, facts, personal=use_personal),
                     "thread": thread,
                     "folder": "Sent",
                 },

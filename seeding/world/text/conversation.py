@@ -1,0 +1,73 @@
+"""Chat lines: a direct-message exchange with one contact (who starts, what about, the answer in the
+contact's voice, sometimes Michael's follow-up) and a HooliWork channel post from one colleague.
+"""
+
+from . import voices
+from .letters import fill, join, pick
+
+
+def _situation(rng, when, person: dict) -> dict:
+    first = (person.get("name") or "").split()[0] if person.get("name") else "there"
+    return {
+        "first": first,
+        "first_upper": first.upper(),
+        "day": pick(rng, ["today", "tonight", "tomorrow", "this weekend", "Friday", "after work", "Thursday"]),
+        "time": f"{rng.choice((11, 12, 1, 2, 3, 4, 5, 6, 7))}:{rng.choice(('00', '15', '30', '45'))}",
+        "place": pick(rng, voices.PLACES),
+        "thing": pick(rng, voices.THINGS),
+    }
+
+
+def exchange(rng, when, person: dict) -> list[tuple[bool, str]]:
+    """A short DM exchange: (sent by Michael?, text) in order; two to three messages."""
+    relationship = person.get("relationship", "")
+    facts = _situation(rng, when, person)
+    activities = [a for a in person.get("shared_activities") or [] if a in voices.ACTIVITY_LINES] or ["catching_up"]
+    lines: list[tuple[bool, str]] = []
+    if rng.random() < 0.3 and relationship in voices.CONTACT_STARTS:
+        start = fill(rng, pick(rng, voices.CONTACT_STARTS[relationship]), facts)
+        second = fill(rng, pick(rng, voices.REPLY_SECONDS.get(relationship, voices.DEFAULT_SECONDS)), facts)
+        lines.append((False, join(start, second if rng.random() < 0.7 else "")))
+        lines.append((True, _michael(rng, relationship, activities, facts, opener=False)))
+    else:
+        lines.append((True, _michael(rng, relationship, activities, facts, opener=True)))
+        if relationship == "mentee" and rng.random() < 0.35:
+            return lines  # left on read
+        lead = fill(rng, pick(rng, voices.REPLY_LEADS.get(relationship, voices.DEFAULT_LEADS)), facts)
+        second = fill(rng, pick(rng, voices.REPLY_SECONDS.get(relationship, voices.DEFAULT_SECONDS)), facts)
+        extra = ""
+        if not second and relationship in voices.CONTACT_STARTS and rng.random() < 0.6:
+            extra = fill(rng, pick(rng, voices.CONTACT_STARTS[relationship]), facts)
+        lines.append((False, join(lead, second, extra)))
+    if rng.random() < 0.4:
+        more = fill(rng, pick(rng, voices.ACTIVITY_LINES[pick(rng, activities)]), facts) if rng.random() < 0.5 else ""
+        followup = fill(rng, pick(rng, voices.MICHAEL_FOLLOWUPS), facts)
+        lines.append((True, join(followup, more, pick(rng, voices.MICHAEL_TAILS))))
+    return lines
+
+
+def _michael(rng, relationship, activities, facts, opener: bool) -> str:
+    first = fill(rng, pick(rng, voices.MICHAEL_OPENERS.get(relationship, voices.DEFAULT_OPENERS)), facts) if opener else ""
+    topic = fill(rng, pick(rng, voices.ACTIVITY_LINES[pick(rng, activities)]), facts)
+    more = ""
+    if rng.random() < 0.35:
+        more = fill(rng, pick(rng, voices.ACTIVITY_LINES[pick(rng, activities)]), facts)
+    return join(first, topic, more if more != topic else "", pick(rng, voices.MICHAEL_TAILS))
+
+
+def work_post(rng, channel: str, sender: str, when) -> str:
+    """One message in a HooliWork channel, in the sender's manner."""
+    facts = {
+        "day": pick(rng, ["today", "tomorrow", "Friday", "Monday", "next week", "this afternoon"]),
+        "time": f"{rng.choice((9, 10, 11, 1, 2, 3, 4))}:{rng.choice(('00', '30'))}",
+        "client": pick(rng, voices.WORK_CLIENTS),
+        "theme": pick(rng, voices.PARTY_THEMES),
+        "occasion": pick(rng, voices.OCCASIONS),
+    }
+    pool = voices.WORK_TOPICS.get(channel) or voices.WORK_TOPICS["general"]
+    body = fill(rng, pick(rng, pool), facts)
+    if rng.random() < 0.35:
+        extra = fill(rng, pick(rng, pool), facts)
+        body = join(body, extra if extra != body else "")
+    lead = pick(rng, voices.WORK_LEADS.get(sender, ["", "Hi all,"]))
+    return join(lead, body, pick(rng, voices.WORK_TAILS))
