@@ -113,9 +113,7 @@ def text_variety(root, spec: dict) -> dict:
     mail_db = root / "apps/mail.sqlite"
     if mail_db.exists():
         rows = _rows(mail_db, "SELECT from_addr, to_addr, body FROM messages ORDER BY id")
-        person = [
-            body for sender, to, body in rows if sender.lower() in contacts or (sender.lower() == me_addr and to)
-        ]
+        person = [body for sender, to, body in rows if sender.lower() in contacts or (sender.lower() == me_addr and to)]
         figures = _figures([r[2] for r in rows], normalise)
         person_figures = _figures(person, normalise)
         figures["person_to_person"] = person_figures

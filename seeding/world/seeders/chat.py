@@ -5,8 +5,10 @@ shared activities, so routine chat stays on the persona's topics.
 """
 
 import datetime as dt
+import re
 
 from ..apps import target
+from ..core import DATETIME
 from ..fanout import ME
 from ..text import conversation
 
@@ -53,7 +55,14 @@ class Chat:
         return self.users[name]
 
 
-def _queued_messages(ctx, chat: Chat) -> list:
+def _trip(ctx, provenance: str) -> dict:
+    """The spec trip a provenance like ``trips[1]`` names (empty when it names something else)."""
+    match = re.match(r"trips\[(\d+)\]", provenance)
+    trips = ctx.persona.section("trips", [])
+    return trips[int(match.group(1))] if match and int(match.group(1)) < len(trips) else {}
+
+
+def _queued_messages(ctx, rng, chat: Chat) -> list:
     """The messages other seeders queued for this app (events, plants), in their channels."""
     me = ctx.persona.name
     messages = []
@@ -64,6 +73,15 @@ def _queued_messages(ctx, chat: Chat) -> list:
         else:
             cid = chat.channel(rec["channel"], "group", rec.get("members") or list(chat.users), rec["provenance"])
         sender = me if rec.get("sender", ME) in (ME, None) else rec["sender"]
+        if sender == me and rec.get("contact") and conversation.is_narration(rec["body"], me.split()[0]):
+            # The spec describes the message instead of giving it: write what he would have said.
+            when = dt.datetime.strptime(rec["at"], DATETIME)
+            lines = conversation.trip_mention(rng, rec["body"], rec["contact"], _trip(ctx, rec["provenance"]), when)
+            for mine, text in lines:
+                who = chat.user(me if mine else rec["contact"], rec["provenance"])
+                messages.append((when.strftime(DATETIME), cid, who, text, rec["provenance"]))
+                when += dt.timedelta(minutes=rng.randint(2, 30))
+            continue
         messages.append((rec["at"], cid, chat.user(sender, rec["provenance"]), rec["body"], rec["provenance"]))
     return messages
 
@@ -134,7 +152,7 @@ def seed_chat(ctx):
         if app == "workbuzz":
             for name, _ in WORK_CHANNELS:
                 chat.channel(name, "channel", list(chat.users), "app_overrides.workbuzz")
-        messages = _queued_messages(ctx, chat)
+        messages = _queued_messages(ctx, rng, chat)
         share = 0.65 if app == "buzzchat" else 0.35
         need = round(total_target * share) - len(messages)
         fill = _fill_personal if app == "buzzchat" else _fill_work

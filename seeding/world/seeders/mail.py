@@ -132,10 +132,90 @@ def _fill(ctx, rng, need):
             need -= 1
 
 
+EXPENSE_REASONS = {
+    "client entertainment": "no client is named on the receipt",
+    "team building": "team events need pre-approval from corporate",
+    "business lunch": "no client or business purpose listed",
+    "office morale": "party supplies come out of the party-planning budget",
+    "client relations": "personal gift, not a client expense",
+    "productivity tool": "electronics over $500 need IT approval",
+    "office kitchen": "kitchen appliances are not reimbursable",
+    "dundies": "awards are not a branch expense",
+}
+
+
+def _expense_lines(ctx) -> list[dict]:
+    """The line items of the persona's expense report document (date | vendor | amount | category)."""
+    for doc in ctx.persona.override("filesystem").get("documents", []):
+        if "expense_report" in doc.get("path", "").lower() and doc.get("content"):
+            lines = []
+            for line in doc["content"].splitlines():
+                cells = [c.strip() for c in line.split("|")]
+                if len(cells) == 4 and re.match(r"\d{4}-\d{2}-\d{2}$", cells[0]):
+                    lines.append({"date": cells[0], "vendor": cells[1], "amount": cells[2], "category": cells[3]})
+            return lines
+    return []
+
+
+def _expense_rejection(ctx, rng):
+    """The rejection thread about the expense report: Jan's flagged line items with reasons, Michael's plea."""
+    jan = next((c for c in ctx.persona.section("contacts", []) if c.get("relationship") == "ex_girlfriend"), None)
+    lines = _expense_lines(ctx)
+    if not jan or not lines:
+        return
+    ident = ctx.persona.spec["identity"]
+    subject = "Your Expense Report - REJECTED"
+    flagged = [
+        (line, EXPENSE_REASONS[key])
+        for line in lines
+        if (key := line["category"].rstrip("*").lower()) in EXPENSE_REASONS
+    ]
+    first = ctx.anchor - dt.timedelta(days=9)
+    table = "\n".join(
+        f"- {line['date']}  {line['vendor']}  {line['amount']}  ({line['category'].rstrip('*')}): {reason}"
+        for line, reason in flagged
+    )
+    provenance = "app_overrides.filesystem.documents[expense_report]"
+    messages = [
+        (
+            jan,
+            first,
+            subject,
+            "Michael,\n\nI've gone through your expense report and I can't approve it as submitted. I'll send the flagged items separately.\n\nJan\n",
+        ),
+        (
+            None,
+            first + dt.timedelta(hours=2),
+            f"Re: {subject}",
+            "Jan,\n\nI think there has been a misunderstanding. Every one of those was for the branch. Can you tell me exactly which items and why?\n\nMichael\n",
+        ),
+        (
+            jan,
+            first + dt.timedelta(days=1),
+            f"Re: {subject}",
+            f"Michael,\n\nThese are the flagged line items and why each was rejected:\n\n{table}\n\nResubmit with receipts and a business purpose for each, or take them off the report.\n\nJan\n",
+        ),
+    ]
+    for person, when, subj, body in messages:
+        record = {
+            "at": dt.datetime.combine(when, dt.time(10 if person else 12, 15)).strftime(DATETIME),
+            "subject": subj,
+            "body": body,
+            "thread": "expense-report-rejected",
+            "folder": "INBOX" if person else "Sent",
+        }
+        if person:
+            record.update(from_name=person["name"], from_addr=person["email"])
+        else:
+            record.update(from_name=ident["name"], from_addr=ident["email"], to_addr=jan["email"])
+        ctx.intent("mail", record, provenance)
+
+
 def seed_mail(ctx):
     rng = ctx.rng("mail")
     ident = ctx.persona.spec["identity"]
     me_addr = ident.get("email", "user@example.com")
+    _expense_rejection(ctx, rng)
     _fill(ctx, rng, target(ctx, "emails") - len(ctx.pending("mail")))
     signature = ctx.persona.override("mail").get("signature")
     records = sorted(enumerate(ctx.pending("mail")), key=lambda x: (x[1]["at"], x[0]))

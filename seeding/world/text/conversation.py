@@ -2,6 +2,9 @@
 contact's voice, sometimes Michael's follow-up) and a HooliWork channel post from one colleague.
 """
 
+import datetime as dt
+import re
+
 from . import voices
 from .letters import fill, join, pick
 
@@ -47,7 +50,9 @@ def exchange(rng, when, person: dict) -> list[tuple[bool, str]]:
 
 
 def _michael(rng, relationship, activities, facts, opener: bool) -> str:
-    first = fill(rng, pick(rng, voices.MICHAEL_OPENERS.get(relationship, voices.DEFAULT_OPENERS)), facts) if opener else ""
+    first = (
+        fill(rng, pick(rng, voices.MICHAEL_OPENERS.get(relationship, voices.DEFAULT_OPENERS)), facts) if opener else ""
+    )
     topic = fill(rng, pick(rng, voices.ACTIVITY_LINES[pick(rng, activities)]), facts)
     more = ""
     if rng.random() < 0.35:
@@ -71,3 +76,34 @@ def work_post(rng, channel: str, sender: str, when) -> str:
         body = join(body, extra if extra != body else "")
     lead = pick(rng, voices.WORK_LEADS.get(sender, ["", "Hi all,"]))
     return join(lead, body, pick(rng, voices.WORK_TAILS))
+
+
+FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|my|me|we|us|our)\b", re.I)
+
+
+def is_narration(text: str, me_first: str) -> bool:
+    """Whether a queued line is the author describing the persona (third person) rather than his message."""
+    if FIRST_PERSON.search(text):
+        return False
+    return bool(re.search(rf"\b{re.escape(me_first)}\b", text)) or text[:1].islower() or text.startswith("Has ")
+
+
+def trip_mention(rng, note: str, contact: str, trip: dict, day) -> list[tuple[bool, str]]:
+    """What Michael actually wrote about a trip that the spec describes in the third person."""
+    first = contact.split()[0]
+    where = trip.get("destination") or trip.get("name") or "the trip"
+    dates = trip.get("dates") or []
+    month = (dt.date.fromisoformat(dates[0][:10]) if dates else day).strftime("%B")
+    low = note.lower()
+    if "not" in low and "told" in low:  # a trip kept secret: he only hints
+        return [(True, f"{first}, what are you doing in {month}? No reason. Totally no reason.")]
+    if "asked" in low:  # an invitation turned down, then asked again
+        return [
+            (True, f"{first}! Come to {where} with me. Sun, sand, and your best friend. Think about it."),
+            (False, "No."),
+            (True, f"Okay but what if I asked again. {first}. Come to {where}."),
+        ]
+    return [
+        (True, f"{first}! I'm doing {trip.get('name') or where}. You would love it."),
+        (False, pick(rng, ["Next time I'm coming with you!", "That sounds amazing, tell me everything!"])),
+    ]

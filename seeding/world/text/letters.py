@@ -5,15 +5,35 @@ new stories each time).
 
 from .voices import THINGS, WORK_CLIENTS
 
+SUPPLIES = [
+    "toner",
+    "printer paper",
+    "sticky notes",
+    "staples",
+    "legal pads",
+    "coffee filters",
+    "pens",
+    "binder clips",
+    "envelopes",
+    "folders",
+    "paper towels",
+    "K-cups",
+]
+
 WORK_SUBJECTS = {
-    "numbers": ["Quarterly sales numbers", "{client} numbers for {month}", "Updated forecast", "Sales figures, revised"],
+    "numbers": [
+        "Quarterly sales numbers",
+        "{client} numbers for {month}",
+        "Updated forecast",
+        "Sales figures, revised",
+    ],
     "room": ["Conference room booking", "Room conflict {day}", "Who has the conference room?"],
     "client": ["Client follow-up: {client}", "Customer complaint: {client}", "{client} reorder", "Quote for {client}"],
     "expenses": ["Expense report reminder", "Receipts for {month}", "Reimbursement question"],
     "lunch": ["Team lunch Friday?", "Lunch order for {day}", "Birthday lunch for {person}"],
     "printer": ["Printer on the fritz again", "Copier jam, third floor", "Toner order"],
     "meeting": ["Branch meeting agenda", "Agenda for {day}", "Meeting notes from {day}"],
-    "training": ["Training schedule", "Mandatory {thing} training", "Safety training sign-up"],
+    "training": ["Training schedule", "Mandatory {course} training", "Safety training sign-up"],
     "supplies": ["Office supplies order", "Out of {thing}", "Supply closet inventory"],
 }
 GREETINGS = {
@@ -29,32 +49,66 @@ GREETINGS = {
     "David Wallace": ["Michael,", "Hi Michael,", "Michael, good morning."],
 }
 CONTEXT = {
-    "numbers": ["The {month} numbers are in and we're {n}% {direction} on last quarter.",
-                "{client} came in {direction} than forecast, about {n} cases.",
-                "I put the updated figures in the shared drive, tab {n}.",
-                "Corporate asked for the sales numbers broken out by client, starting with {client}."],
-    "room": ["The conference room is double-booked {day} at {time}.", "I need the conference room {day} for the {client} call.",
-             "Someone left {thing} all over the conference room table again."],
-    "client": ["{client} called about their last order: {n} boxes arrived damaged.",
-               "{client} wants to move their delivery to {day}.", "{client} asked for a quote on {n} cases of cardstock.",
-               "I spoke with {client} this morning and they're thinking about switching to Staples."],
-    "expenses": ["Accounting needs your receipts for {month} by {day}.", "There are {n} items on your report without receipts.",
-                 "The {thing} on your last report can't be expensed.", "Reimbursements go out {day} if forms are in by {time}."],
-    "lunch": ["We're thinking {place} for lunch {day}.", "It's {person}'s birthday {day}, so lunch is on the branch.",
-              "Please send me your lunch order by {time}."],
-    "printer": ["The printer is jamming on every {n}th page.", "The copier is making the noise again.",
-                "We're out of toner and the {thing} order hasn't come in."],
-    "meeting": ["Here is the agenda for {day}: {client}, the {thing}, and any other business.",
-                "Notes from {day} are attached. Action items are at the bottom.",
-                "Can we keep the meeting {day} under {n} minutes?"],
-    "training": ["The {thing} training is {day} at {time} and attendance is required.",
-                 "Corporate needs everyone through the online module by {day}.",
-                 "Sign-up sheet for the {day} session is at reception."],
-    "supplies": ["We're out of {thing} and {thing2}.", "The supply order goes out {day}; add anything you need.",
-                 "I counted {n} reams in the closet, which won't last the week."],
+    "numbers": [
+        "The {month} numbers are in and we're {n}% {direction} on last quarter.",
+        "{client} came in {direction} than forecast, about {n} cases.",
+        "I put the updated figures in the shared drive, tab {n}.",
+        "Corporate asked for the sales numbers broken out by client, starting with {client}.",
+    ],
+    "room": [
+        "The conference room is double-booked {day} at {time}.",
+        "I need the conference room {day} for the {client} call.",
+        "Someone left {thing} all over the conference room table again.",
+    ],
+    "client": [
+        "{client} called about their last order: {n} boxes arrived damaged.",
+        "{client} wants to move their delivery to {day}.",
+        "{client} asked for a quote on {n} cases of cardstock.",
+        "I spoke with {client} this morning and they're thinking about switching to Staples.",
+    ],
+    "expenses": [
+        "Accounting needs your receipts for {month} by {day}.",
+        "There are {n} items on your report without receipts.",
+        "The {thing} on your last report can't be expensed.",
+        "Reimbursements go out {day} if forms are in by {time}.",
+    ],
+    "lunch": [
+        "We're thinking {place} for lunch {day}.",
+        "It's {person}'s birthday {day}, so lunch is on the branch.",
+        "Please send me your lunch order by {time}.",
+    ],
+    "printer": [
+        "The printer is jamming on every {n}th page.",
+        "The copier is making the noise again.",
+        "We're out of toner and the {thing} order hasn't come in.",
+    ],
+    "meeting": [
+        "Here is the agenda for {day}: {client}, the {thing}, and any other business.",
+        "Notes from {day} are attached. Action items are at the bottom.",
+        "Can we keep the meeting {day} under {n} minutes?",
+    ],
+    "training": [
+        "The {course} training is {day} at {time} and attendance is required.",
+        "Corporate needs everyone through the online module by {day}.",
+        "Sign-up sheet for the {day} session is at reception.",
+    ],
+    "supplies": [
+        "We're out of {thing} and {thing2}.",
+        "The supply order goes out {day}; add anything you need.",
+        "I counted {n} reams in the closet, which won't last the week.",
+    ],
 }
-ASKS = ["Can you take a look?", "Let me know what you think.", "Can you sign off by {day}?", "Do you want me to handle it?",
-        "Please confirm.", "Any objections?", "Could you reply when you get a chance?", "", ""]
+ASKS = [
+    "Can you take a look?",
+    "Let me know what you think.",
+    "Can you sign off by {day}?",
+    "Do you want me to handle it?",
+    "Please confirm.",
+    "Any objections?",
+    "Could you reply when you get a chance?",
+    "",
+    "",
+]
 CLOSINGS = {
     "Dwight Schrute": ["- Dwight K. Schrute, Assistant Regional Manager", "Dwight", "D.K.S."],
     "Jim Halpert": ["Thanks,\nJim", "Jim", "- J"],
@@ -68,85 +122,227 @@ CLOSINGS = {
     "David Wallace": ["David", "Thanks,\nDavid Wallace, CFO", "Best,\nDavid"],
 }
 # Michael replying, in the first person: an acknowledgement, a thought, a commitment, a sign-off.
-REPLY_OPENERS = ["Got it.", "Thanks for this.", "Okay.", "Great question.", "I saw this.", "Love it.", "Hmm.",
-                 "Read it twice.", "Noted.", "Yes."]
-REPLY_THOUGHTS = ["I think we can do better than that.", "This is exactly why I'm the boss.",
-                  "I'll be honest, I skimmed it.", "I have some thoughts on the {thing}.",
-                  "I was going to bring this up myself.", "Let's not make a big deal out of it.",
-                  "I talked to {client} about this last week.", "That's what she said.",
-                  "I'm not going to lie, this stresses me out.", "I trust you on this one.", ""]
-REPLY_COMMITS = ["I'll look at it {day}.", "Let's talk in my office at {time}.", "I'll sign it after lunch.",
-                 "Go ahead and handle it.", "I'm on it.", "Put it on my desk.", "Let's discuss at the meeting {day}.",
-                 "I'll call {client} myself.", "Don't tell Toby.", "Keep me posted."]
+REPLY_OPENERS = [
+    "Got it.",
+    "Thanks for this.",
+    "Okay.",
+    "Great question.",
+    "I saw this.",
+    "Love it.",
+    "Hmm.",
+    "Read it twice.",
+    "Noted.",
+    "Yes.",
+]
+REPLY_THOUGHTS = [
+    "I think we can do better than that.",
+    "This is exactly why I'm the boss.",
+    "I'll be honest, I skimmed it.",
+    "I have some thoughts on this.",
+    "I was going to bring this up myself.",
+    "Let's not make a big deal out of it.",
+    "I talked to {client} about this last week.",
+    "That's what she said.",
+    "I'm not going to lie, this stresses me out.",
+    "I trust you on this one.",
+    "",
+]
+REPLY_COMMITS = [
+    "I'll look at it {day}.",
+    "Let's talk in my office at {time}.",
+    "I'll sign it after lunch.",
+    "Go ahead and handle it.",
+    "I'm on it.",
+    "Put it on my desk.",
+    "Let's discuss at the meeting {day}.",
+    "I'll call {client} myself.",
+    "Don't tell Toby.",
+    "Keep me posted.",
+]
 REPLY_SIGNS = ["Michael", "- M", "M.", "Michael Scott, Regional Manager", ""]
 
 PERSONAL = {
     "ex_girlfriend": {
-        "subjects": ["The candles", "Your things", "Re: us", "Dinner at Chili's", "Serenity by Jan update",
-                     "Storage unit", "The condo"],
-        "lines": ["I'm writing about the {thing} you still have.", "Please stop calling the store.",
-                  "I need the storage unit key back by {day}.", "My lawyer will be in touch.",
-                  "I don't want to talk about Chili's.", "Serenity by Jan is doing very well, thank you.",
-                  "Please don't reply with a poem."],
+        "subjects": [
+            "The candles",
+            "Your things",
+            "Re: us",
+            "Dinner at Chili's",
+            "Serenity by Jan update",
+            "Storage unit",
+            "The condo",
+        ],
+        "lines": [
+            "I'm writing about the {thing} you still have.",
+            "Please stop calling the store.",
+            "I need the storage unit key back by {day}.",
+            "My lawyer will be in touch.",
+            "I don't want to talk about Chili's.",
+            "Serenity by Jan is doing very well, thank you.",
+            "Please don't reply with a poem.",
+        ],
         "signs": ["Jan", "- Jan", "J."],
     },
     "sister": {
-        "subjects": ["Family update", "Mom's birthday", "Bills!", "Photos from the weekend", "Thanksgiving plans",
-                     "Did you get my voicemail?"],
-        "lines": ["The kids say hi and want to know when you're visiting.", "Mom's birthday is {day}, please call her.",
-                  "Did you pay the electric bill? The notice came to mom's house.", "I'm attaching photos from the weekend.",
-                  "Please stop sending me quotes at 2am.", "Thanksgiving is at our place this year, bring a side.",
-                  "I worry about you living on Chili's."],
+        "subjects": [
+            "Family update",
+            "Mom's birthday",
+            "Bills!",
+            "Photos from the weekend",
+            "Thanksgiving plans",
+            "Did you get my voicemail?",
+        ],
+        "lines": [
+            "The kids say hi and want to know when you're visiting.",
+            "Mom's birthday is {day}, please call her.",
+            "Did you pay the electric bill? The notice came to mom's house.",
+            "I'm attaching photos from the weekend.",
+            "Please stop sending me quotes at 2am.",
+            "Thanksgiving is at our place this year, bring a side.",
+            "I worry about you living on Chili's.",
+        ],
         "signs": ["Love, Emma", "Em", "xo Emma"],
     },
     "landlord": {
-        "subjects": ["Maintenance visit", "Rent receipt", "Water shut-off {day}", "Lease renewal", "Smoke detector check"],
-        "lines": ["The plumber will come {day} between {time} and noon.", "Your rent for {month} has been received.",
-                  "The water will be off {day} for repairs.", "Your lease renews on the 1st; the terms are unchanged.",
-                  "Please do not keep a grill in the bedroom.", "The smoke detectors will be tested {day}."],
+        "subjects": [
+            "Maintenance visit",
+            "Rent receipt",
+            "Water shut-off {day}",
+            "Lease renewal",
+            "Smoke detector check",
+        ],
+        "lines": [
+            "The plumber will come {day} between {time} and noon.",
+            "Your rent for {month} has been received.",
+            "The water will be off {day} for repairs.",
+            "Your lease renews on the 1st; the terms are unchanged.",
+            "Please do not keep a grill in the bedroom.",
+            "The smoke detectors will be tested {day}.",
+        ],
         "signs": ["Regards,\nArnav Singh", "Arnav", "Thank you,\nArnav"],
     },
     "old_buddy": {
-        "subjects": ["Saw this and thought of you", "Road trip??", "Drinks {day}", "Guess who's back in town", "Fwd: lol"],
-        "lines": ["Back in Scranton {day}, first round's on you.", "Remember Harrisburg? Never again. Again?",
-                  "My new territory is brutal.", "Poor Richard's {day}, no excuses.", "Tell Dwight I said hi. Don't."],
+        "subjects": [
+            "Saw this and thought of you",
+            "Road trip??",
+            "Drinks {day}",
+            "Guess who's back in town",
+            "Fwd: lol",
+        ],
+        "lines": [
+            "Back in Scranton {day}, first round's on you.",
+            "Remember Harrisburg? Never again. Again?",
+            "My new territory is brutal.",
+            "Poor Richard's {day}, no excuses.",
+            "Tell Dwight I said hi. Don't.",
+        ],
         "signs": ["Packer", "- TP", "Todd"],
     },
     "new_love_interest": {
         "subjects": ["Movie night!", "Improv show", "Re: this weekend", "Thinking of you", "Recipe I promised"],
-        "lines": ["I can't stop laughing about the {thing} bit.", "Movie night {day}? I'll bring the popcorn.",
-                  "The improv show is {day} at {time}, front row!", "I found a recipe you'll actually make.",
-                  "You're the funniest person I know."],
+        "lines": [
+            "I can't stop laughing about the {thing} bit.",
+            "Movie night {day}? I'll bring the popcorn.",
+            "The improv show is {day} at {time}, front row!",
+            "I found a recipe you'll actually make.",
+            "You're the funniest person I know.",
+        ],
         "signs": ["Holly", "xo Holly", "Holly :)"],
     },
     "boss": {
-        "subjects": ["Q1 results", "Branch review", "Quick check-in", "Corporate visit {day}", "Budget for next quarter"],
-        "lines": ["Scranton's numbers were up {n}% this quarter. Good work.", "I'd like a short call {day} at {time}.",
-                  "Corporate needs the next-quarter forecast by {day}.", "Let's keep the branch expenses tight this quarter.",
-                  "Please don't call my cell after {time}.", "Jan's expense issues are out of my hands, Michael."],
+        "subjects": [
+            "Q1 results",
+            "Branch review",
+            "Quick check-in",
+            "Corporate visit {day}",
+            "Budget for next quarter",
+        ],
+        "lines": [
+            "Scranton's numbers were up {n}% this quarter. Good work.",
+            "I'd like a short call {day} at {time}.",
+            "Corporate needs the next-quarter forecast by {day}.",
+            "Let's keep the branch expenses tight this quarter.",
+            "Please don't call my cell after {time}.",
+            "Jan's expense issues are out of my hands, Michael.",
+        ],
         "signs": ["David", "Thanks,\nDavid Wallace, CFO", "Best,\nDavid"],
     },
 }
-MICHAEL_PERSONAL_REPLIES = ["Thanks for writing.", "Ha! Classic.", "I hear you.", "Okay, okay.", "You're right, as usual.",
-                            "I'll be there.", "Let's talk this weekend.", "Will do.", "I miss you guys.",
-                            "I'll call you {day}.", "I'm working on it.", "That's what she said. Sorry. Habit."]
+MICHAEL_PERSONAL_REPLIES = [
+    "Thanks for writing.",
+    "Ha! Classic.",
+    "I hear you.",
+    "Okay, okay.",
+    "You're right, as usual.",
+    "I'll be there.",
+    "Let's talk this weekend.",
+    "Will do.",
+    "Good to hear from you.",
+    "I'll call you {day}.",
+    "I'm working on it.",
+    "That's what she said. Sorry. Habit.",
+]
 
 NEWS_ITEMS = {
-    "Scranton Times": ["Steamtown Mall adds {n} stores", "Council votes on the {thing} ordinance", "Lackawanna River cleanup {day}",
-                       "Dunmore High wins again", "Road work on Mulberry St", "New pizza place opens downtown",
-                       "Electric City trolley gets a paint job", "Library expands hours", "Weather: {n} degrees and rain"],
-    "Sandals Resorts": ["Members save {n}% in Barbados", "New overwater suites", "Couples' spa week",
-                        "Butler service upgrades", "Last-minute Montego Bay deals", "Free nights for returning guests"],
-    "IMDb": ["{n} new trailers this week", "Top-rated comedies", "Streaming this weekend", "Box office: the weekend's winners",
-             "Awards season picks", "Cult classics turning {n}"],
-    "Chili's Rewards": ["You're {n} points from a free appetizer", "Baby back ribs are back", "2 for $25 returns",
-                        "Margarita of the month", "Kids eat free {day}", "Birthday dessert is waiting"],
-    "LockedIn": ["You appeared in {n} searches", "{n} people viewed your profile", "Jobs you may be interested in",
-                 "Your network is hiring", "Congratulate a connection on a work anniversary", "Trending in sales"],
-    "Paper Trade Weekly": ["Pulp prices up {n}%", "Cardstock demand rises", "Recycled paper wins contracts",
-                           "Regional distributors consolidate", "Staples cuts prices again", "Printer ink shortage"],
-    "Netflix": ["New arrivals you might like", "Because you watched The Office", "Top {n} in the U.S. today",
-                "Coming next week", "Continue watching", "A new comedy special"],
+    "Scranton Times": [
+        "Steamtown Mall adds {n} stores",
+        "Council votes on the {thing} ordinance",
+        "Lackawanna River cleanup {day}",
+        "Dunmore High wins again",
+        "Road work on Mulberry St",
+        "New pizza place opens downtown",
+        "Electric City trolley gets a paint job",
+        "Library expands hours",
+        "Weather: {n} degrees and rain",
+    ],
+    "Sandals Resorts": [
+        "Members save {n}% in Barbados",
+        "New overwater suites",
+        "Couples' spa week",
+        "Butler service upgrades",
+        "Last-minute Montego Bay deals",
+        "Free nights for returning guests",
+    ],
+    "IMDb": [
+        "{n} new trailers this week",
+        "Top-rated comedies",
+        "Streaming this weekend",
+        "Box office: the weekend's winners",
+        "Awards season picks",
+        "Cult classics turning {n}",
+    ],
+    "Chili's Rewards": [
+        "You're {n} points from a free appetizer",
+        "Baby back ribs are back",
+        "2 for $25 returns",
+        "Margarita of the month",
+        "Kids eat free {day}",
+        "Birthday dessert is waiting",
+    ],
+    "LockedIn": [
+        "You appeared in {n} searches",
+        "{n} people viewed your profile",
+        "Jobs you may be interested in",
+        "Your network is hiring",
+        "Congratulate a connection on a work anniversary",
+        "Trending in sales",
+    ],
+    "Paper Trade Weekly": [
+        "Pulp prices up {n}%",
+        "Cardstock demand rises",
+        "Recycled paper wins contracts",
+        "Regional distributors consolidate",
+        "Staples cuts prices again",
+        "Printer ink shortage",
+    ],
+    "Netflix": [
+        "New arrivals you might like",
+        "Because you watched The Office",
+        "Top {n} in the U.S. today",
+        "Coming next week",
+        "Continue watching",
+        "A new comedy special",
+    ],
 }
 
 
@@ -161,6 +357,7 @@ def fill(rng, text, facts):
     values = dict(facts)
     values.setdefault("thing", pick(rng, THINGS))
     values.setdefault("thing2", pick(rng, THINGS))
+    values.setdefault("course", pick(rng, ["sensitivity", "forklift safety", "diversity", "ethics", "first aid"]))
     values.setdefault("client", pick(rng, WORK_CLIENTS))
     values.setdefault("n", str(rng.randint(2, 40)))
     values.setdefault("direction", pick(rng, ["up", "down", "higher", "lower"]))
@@ -174,6 +371,8 @@ def join(*parts):
 def work_mail(rng, sender: str, facts: dict) -> tuple[str, str]:
     """(subject, body) of an office mail from ``sender`` to Michael."""
     kind = pick(rng, sorted(WORK_SUBJECTS))
+    # One client and one office item per mail, so the subject and the body talk about the same thing.
+    facts = dict(facts, client=pick(rng, WORK_CLIENTS), thing=pick(rng, SUPPLIES), thing2=pick(rng, SUPPLIES))
     subject = fill(rng, pick(rng, WORK_SUBJECTS[kind]), facts)
     greeting = pick(rng, GREETINGS.get(sender, ["Hi Michael,"]))
     context = [fill(rng, c, facts) for c in rng.sample(CONTEXT[kind], k=min(len(CONTEXT[kind]), rng.choice((1, 2))))]
@@ -204,7 +403,10 @@ def personal_mail(rng, relationship: str, facts: dict) -> tuple[str, str] | None
     subject = fill(rng, pick(rng, voice["subjects"]), facts)
     lines = [fill(rng, s, facts) for s in rng.sample(voice["lines"], k=rng.choice((2, 3)))]
     first = facts.get("me_first", "Michael")
-    return subject, f"{pick(rng, ['Hi ' + first + ',', first + ',', 'Hey ' + first + ','])}\n\n{join(*lines)}\n\n{pick(rng, voice['signs'])}\n"
+    return (
+        subject,
+        f"{pick(rng, ['Hi ' + first + ',', first + ',', 'Hey ' + first + ','])}\n\n{join(*lines)}\n\n{pick(rng, voice['signs'])}\n",
+    )
 
 
 def newsletter(rng, sender: str, facts: dict) -> str:
