@@ -167,7 +167,23 @@ def author_phrases(spec: dict) -> list[str]:
             continue
         for inner in re.findall(r"\(([^()]+)\)", text):
             phrases.add(inner.strip())
-    return sorted(p for p in phrases if len(p.split()) >= MIN_PHRASE_WORDS)
+    return sorted(p for p in phrases if len(p.split()) >= MIN_PHRASE_WORDS and not _is_name_or_size(p))
+
+
+def _is_name_or_size(phrase: str) -> bool:
+    """A parenthesised proper name ("Scranton Improv Academy") or pack size ("Set of 3") is data, not a remark."""
+    words = phrase.split()
+    return all(w[:1].isupper() or w[:1].isdigit() or w in ("&", "-") for w in words) or bool(
+        re.fullmatch(r"(set|pack|box|case) of \d+", phrase, re.I)
+    )
+
+
+def scrub(text: str, phrases: list[str]) -> str:
+    """``text`` without the author's remarks: a parenthesised remark goes with its parentheses."""
+    for phrase in phrases:
+        if phrase in text:
+            text = text.replace(f" ({phrase})", "").replace(f"({phrase})", "").replace(phrase, "")
+    return text
 
 
 def _document_text(path: Path) -> str:

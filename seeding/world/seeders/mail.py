@@ -16,6 +16,7 @@ import re
 
 from ..apps import target
 from ..core import DATETIME, ZONE, stable_id
+from .. import text_checks
 from ..text import letters
 
 NEWSLETTERS = [
@@ -218,6 +219,7 @@ def seed_mail(ctx):
     _expense_rejection(ctx, rng)
     _fill(ctx, rng, target(ctx, "emails") - len(ctx.pending("mail")))
     signature = ctx.persona.override("mail").get("signature")
+    remarks = text_checks.author_phrases(ctx.persona.spec)  # never copied into what the user reads
     records = sorted(enumerate(ctx.pending("mail")), key=lambda x: (x[1]["at"], x[0]))
     root = ctx.out / "home/user/Maildir"
     root.parent.mkdir(parents=True, exist_ok=True)
@@ -267,7 +269,7 @@ def seed_mail(ctx):
         if in_reply_to:
             mdmsg["In-Reply-To"] = in_reply_to
             mdmsg["References"] = in_reply_to
-        body = rec["body"] + (f"\n--\n{signature}\n" if sent and signature else "")
+        body = text_checks.scrub(rec["body"], remarks) + (f"\n--\n{signature}\n" if sent and signature else "")
         mdmsg["MIME-Version"] = "1.0"
         mdmsg.set_payload(body, charset=BODY_CHARSET)
         mdmsg.set_subdir("new" if unread else "cur")
