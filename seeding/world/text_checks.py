@@ -19,6 +19,8 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
+from .persona import Persona, author_phrases
+
 APPS = ("mail", "buzzchat", "workbuzz")
 GOALS = {
     "person_mail_distinct": 0.90,
@@ -26,11 +28,6 @@ GOALS = {
     "chat_distinct": 0.80,
     "top10_share_max": 0.05,
 }
-# Fields whose text the spec gives as the user's own words (a document's content, a message body): their
-# parentheses are the user's, not the author's.
-VERBATIM_KEYS = {"content", "body", "text", "message", "subject", "title", "messages", "lines", "quote"}
-NOTE_KEYS = re.compile(r"(^|_)(notes?|backstory|message_personality|personality|comment|reason)$")
-MIN_PHRASE_WORDS = 3
 SIGNATURE = re.compile(r"\n--\n.*\Z", re.S)
 QUOTED = re.compile(r"^(>.*|On .+ wrote:)$", re.M)
 TOKEN_RULES = [
@@ -144,48 +141,6 @@ def text_variety(root, spec: dict) -> dict:
 # -- leaks ----------------------------------------------------------------------------------------------
 
 
-def _walk_spec(node, key=""):
-    """(key, string) for every string in the spec, with the key it sits under (list items keep their key)."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _walk_spec(v, k)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _walk_spec(item, key)
-    elif isinstance(node, str):
-        yield key, node
-
-
-def author_phrases(spec: dict) -> list[str]:
-    """The author's remarks in the spec: parenthesised asides and note/backstory fields (3+ words each)."""
-    phrases = set()
-    for key, text in _walk_spec(spec):
-        if NOTE_KEYS.search(key):
-            phrases.add(text.strip())
-            continue
-        if key in VERBATIM_KEYS:
-            continue
-        for inner in re.findall(r"\(([^()]+)\)", text):
-            phrases.add(inner.strip())
-    return sorted(p for p in phrases if len(p.split()) >= MIN_PHRASE_WORDS and not _is_name_or_size(p))
-
-
-def _is_name_or_size(phrase: str) -> bool:
-    """A parenthesised proper name ("Scranton Improv Academy") or pack size ("Set of 3") is data, not a remark."""
-    words = phrase.split()
-    return all(w[:1].isupper() or w[:1].isdigit() or w in ("&", "-") for w in words) or bool(
-        re.fullmatch(r"(set|pack|box|case) of \d+", phrase, re.I)
-    )
-
-
-def scrub(text: str, phrases: list[str]) -> str:
-    """``text`` without the author's remarks: a parenthesised remark goes with its parentheses."""
-    for phrase in phrases:
-        if phrase in text:
-            text = text.replace(f" ({phrase})", "").replace(f"({phrase})", "").replace(phrase, "")
-    return text
-
-
 def _document_text(path: Path) -> str:
     if path.suffix in {".docx", ".xlsx", ".odt", ".ods"}:
         try:
@@ -199,10 +154,13 @@ def _document_text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def leaks(root, spec: dict) -> list[dict]:
-    """Every place a spec author remark appears verbatim in user-visible text: file, where, and the phrase."""
+def leaks(root, spec) -> list[dict]:
+    """Every place a spec author remark appears verbatim in user-visible text: file, where, and the phrase.
+
+    ``spec`` is the persona spec as read (a dict) or a loaded ``Persona``, whose ``remarks`` were taken
+    before the reading layer removed them from names and purposes."""
     root = Path(root)
-    phrases = author_phrases(spec)
+    phrases = spec.remarks if isinstance(spec, Persona) else author_phrases(spec)
     if not phrases:
         return []
     lowered = [(p, p.lower()) for p in phrases]

@@ -3,14 +3,14 @@ tasks name writes to Michael, his replies are his own words, times follow New Yo
 the leak scan finds a planted author remark where a user would see it."""
 
 import email
+import json
 import sqlite3
-from pathlib import Path
 
 import pytest
 
 from seeding.world.build import build
-from seeding.world.persona import load_persona
-from seeding.world.text_checks import author_phrases, leaks, text_variety
+from seeding.world.persona import author_phrases
+from seeding.world.text_checks import leaks, text_variety
 from tests.seeding.test_seeding_world import ANCHOR, _upstream
 
 pytestmark = pytest.mark.slow
@@ -21,7 +21,7 @@ def world(tmp_path_factory):
     spec = _upstream() / "michael_scott.json"
     out = tmp_path_factory.mktemp("text") / "world"
     build(spec, out, ANCHOR)
-    return load_persona(spec).spec, out
+    return json.loads(spec.read_text()), out
 
 
 def test_messages_are_as_varied_as_people_write(world):

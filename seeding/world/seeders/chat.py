@@ -10,7 +10,7 @@ import re
 from ..apps import target
 from ..core import DATETIME
 from ..fanout import ME
-from .. import text_checks
+from ..persona import scrub
 from ..text import conversation
 
 WEIGHT = {"daily": 6.0, "weekly": 1.5, "monthly": 0.4}
@@ -159,7 +159,7 @@ def seed_chat(ctx):
         fill = _fill_personal if app == "buzzchat" else _fill_work
         messages += fill(ctx, rng, chat, need)
         messages.sort(key=lambda m: (m[0], m[1]))
-        remarks = text_checks.author_phrases(ctx.persona.spec)
+        remarks = ctx.persona.remarks
         for at, cid, sender_id, body, prov in messages:
-            body = text_checks.scrub(body, remarks)
+            body = scrub(body, remarks)
             ctx.add(app, "messages", {"channel_id": cid, "sender_id": sender_id, "sent_at": at, "body": body}, prov)

@@ -16,7 +16,7 @@ import re
 
 from ..apps import target
 from ..core import DATETIME, ZONE, stable_id
-from .. import text_checks
+from ..persona import scrub
 from ..text import letters
 
 NEWSLETTERS = [
@@ -182,19 +182,22 @@ def _expense_rejection(ctx, rng):
             jan,
             first,
             subject,
-            "Michael,\n\nI've gone through your expense report and I can't approve it as submitted. I'll send the flagged items separately.\n\nJan\n",
+            "Michael,\n\nI've gone through your expense report and I can't approve it as submitted. "
+            "I'll send the flagged items separately.\n\nJan\n",
         ),
         (
             None,
             first + dt.timedelta(hours=2),
             f"Re: {subject}",
-            "Jan,\n\nI think there has been a misunderstanding. Every one of those was for the branch. Can you tell me exactly which items and why?\n\nMichael\n",
+            "Jan,\n\nI think there has been a misunderstanding. Every one of those was for the branch. "
+            "Can you tell me exactly which items and why?\n\nMichael\n",
         ),
         (
             jan,
             first + dt.timedelta(days=1),
             f"Re: {subject}",
-            f"Michael,\n\nThese are the flagged line items and why each was rejected:\n\n{table}\n\nResubmit with receipts and a business purpose for each, or take them off the report.\n\nJan\n",
+            f"Michael,\n\nThese are the flagged line items and why each was rejected:\n\n{table}\n\n"
+            "Resubmit with receipts and a business purpose for each, or take them off the report.\n\nJan\n",
         ),
     ]
     for person, when, subj, body in messages:
@@ -219,7 +222,7 @@ def seed_mail(ctx):
     _expense_rejection(ctx, rng)
     _fill(ctx, rng, target(ctx, "emails") - len(ctx.pending("mail")))
     signature = ctx.persona.override("mail").get("signature")
-    remarks = text_checks.author_phrases(ctx.persona.spec)  # never copied into what the user reads
+    remarks = ctx.persona.remarks  # never copied into what the user reads
     records = sorted(enumerate(ctx.pending("mail")), key=lambda x: (x[1]["at"], x[0]))
     root = ctx.out / "home/user/Maildir"
     root.parent.mkdir(parents=True, exist_ok=True)
@@ -269,7 +272,7 @@ def seed_mail(ctx):
         if in_reply_to:
             mdmsg["In-Reply-To"] = in_reply_to
             mdmsg["References"] = in_reply_to
-        body = text_checks.scrub(rec["body"], remarks) + (f"\n--\n{signature}\n" if sent and signature else "")
+        body = scrub(rec["body"], remarks) + (f"\n--\n{signature}\n" if sent and signature else "")
         mdmsg["MIME-Version"] = "1.0"
         mdmsg.set_payload(body, charset=BODY_CHARSET)
         mdmsg.set_subdir("new" if unread else "cur")

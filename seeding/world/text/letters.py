@@ -403,10 +403,8 @@ def personal_mail(rng, relationship: str, facts: dict) -> tuple[str, str] | None
     subject = fill(rng, pick(rng, voice["subjects"]), facts)
     lines = [fill(rng, s, facts) for s in rng.sample(voice["lines"], k=rng.choice((2, 3)))]
     first = facts.get("me_first", "Michael")
-    return (
-        subject,
-        f"{pick(rng, ['Hi ' + first + ',', first + ',', 'Hey ' + first + ','])}\n\n{join(*lines)}\n\n{pick(rng, voice['signs'])}\n",
-    )
+    greeting = pick(rng, [f"Hi {first},", f"{first},", f"Hey {first},"])
+    return subject, f"{greeting}\n\n{join(*lines)}\n\n{pick(rng, voice['signs'])}\n"
 
 
 def newsletter(rng, sender: str, facts: dict) -> str:
@@ -414,4 +412,5 @@ def newsletter(rng, sender: str, facts: dict) -> str:
     items = NEWS_ITEMS.get(sender) or ["This week's news"]
     stories = [fill(rng, s, facts) for s in rng.sample(items, k=min(3, len(items)))]
     listing = "\n".join(f"* {s}" for s in stories)
-    return f"{sender}: this issue\n\n{listing}\n\nRead more on our site.\n\nView in browser | Unsubscribe | Update preferences\n"
+    footer = "Read more on our site.\n\nView in browser | Unsubscribe | Update preferences"
+    return f"{sender}: this issue\n\n{listing}\n\n{footer}\n"
