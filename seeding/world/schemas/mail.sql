@@ -10,3 +10,6 @@ CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT NOT NULL UNIQUE,
   maildir_key TEXT NOT NULL, provenance TEXT NOT NULL);
 CREATE INDEX messages_sent ON messages (sent_at);
 CREATE TABLE settings (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT, provenance TEXT NOT NULL);
+CREATE TABLE attachments (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL REFERENCES messages(id),
+  filename TEXT NOT NULL, content_type TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
+  provenance TEXT NOT NULL);

@@ -8,8 +8,12 @@ two builds are byte-identical and any Maildir reader (mailbox, mutt, Thunderbird
 
 import datetime as dt
 import email.charset
+import email.encoders
 import email.header
+import email.message
+import email.mime.base
 import email.utils
+import hashlib
 import mailbox
 import os
 import re
@@ -17,7 +21,7 @@ import re
 from ..apps import target
 from ..core import DATETIME, ZONE, stable_id
 from ..persona import scrub
-from ..text import letters
+from ..text import attachments, letters
 
 NEWSLETTERS = [
     ("Scranton Times", "news@scrantontimes.example", "Your Scranton morning briefing"),
@@ -92,6 +96,9 @@ def _fill(ctx, rng, need):
             need -= 1
             continue
         use_personal = personal and rng.random() < PERSONAL_SHARE
+        if not use_personal and day.weekday() >= 5:  # office mail goes out on weekdays
+            day -= dt.timedelta(days=day.weekday() - 4)
+            facts = _facts(rng, day, ident)
         person = rng.choice(personal if use_personal else work)
         composed = letters.personal_mail(rng, person.get("relationship", ""), facts) if use_personal else None
         if composed is None:
@@ -215,6 +222,22 @@ def _expense_rejection(ctx, rng):
         ctx.intent("mail", record, provenance)
 
 
+def _attach(mdmsg, body: str, files, message_id: str):
+    """Make ``mdmsg`` multipart/mixed: the text, then each file; the boundary depends only on the message."""
+    mdmsg["Content-Type"] = f'multipart/mixed; boundary="=_mypcbench_{stable_id(message_id, length=24)}"'
+    text = email.message.Message()
+    text.set_payload(body, charset=BODY_CHARSET)
+    parts = [text]
+    for file_name, content_type, data in files:
+        maintype, subtype = content_type.split("/")
+        part = email.mime.base.MIMEBase(maintype, subtype)
+        part.set_payload(data)
+        email.encoders.encode_base64(part)
+        part.add_header("Content-Disposition", "attachment", filename=file_name)
+        parts.append(part)
+    mdmsg.set_payload(parts)
+
+
 def seed_mail(ctx):
     rng = ctx.rng("mail")
     ident = ctx.persona.spec["identity"]
@@ -274,7 +297,11 @@ def seed_mail(ctx):
             mdmsg["References"] = in_reply_to
         body = scrub(rec["body"], remarks) + (f"\n--\n{signature}\n" if sent and signature else "")
         mdmsg["MIME-Version"] = "1.0"
-        mdmsg.set_payload(body, charset=BODY_CHARSET)
+        files = attachments.for_mail(rng, rec["subject"], rec["body"], when.date()) if not sent else []
+        if files:
+            _attach(mdmsg, body, files, message_id)
+        else:
+            mdmsg.set_payload(body, charset=BODY_CHARSET)
         mdmsg.set_subdir("new" if unread else "cur")
         if not unread:
             mdmsg.add_flag("S")
@@ -288,7 +315,7 @@ def seed_mail(ctx):
         mtime = when.replace(tzinfo=ZONE).timestamp()
         os.utime(target_path, (mtime, mtime))
         label = rec.get("label")
-        ctx.add(
+        row_id = ctx.add(
             "mail",
             "messages",
             {
@@ -308,5 +335,18 @@ def seed_mail(ctx):
             },
             rec["provenance"],
         )
+        for file_name, content_type, data in files:
+            ctx.add(
+                "mail",
+                "attachments",
+                {
+                    "message_id": row_id,
+                    "filename": file_name,
+                    "content_type": content_type,
+                    "size": len(data),
+                    "sha256": hashlib.sha256(data).hexdigest(),
+                },
+                rec["provenance"],
+            )
     for name in ("INBOX", "Sent"):
         ctx.add("mail", "folders", {"name": name}, "mail")

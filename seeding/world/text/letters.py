@@ -53,6 +53,8 @@ CONTEXT = {
         "The {month} numbers are in and we're {n}% {direction} on last quarter.",
         "{client} came in {direction} than forecast, about {n} cases.",
         "I put the updated figures in the shared drive, tab {n}.",
+        "The spreadsheet is attached.",
+        "Attached are the numbers by client.",
         "Corporate asked for the sales numbers broken out by client, starting with {client}.",
     ],
     "room": [
