@@ -12,6 +12,7 @@ from ..core import DATETIME
 from ..fanout import ME
 from ..persona import scrub
 from ..text import conversation
+from . import chat_state
 
 WEIGHT = {"daily": 6.0, "weekly": 1.5, "monthly": 0.4}
 WORK_CHANNELS = [
@@ -20,7 +21,14 @@ WORK_CHANNELS = [
     ("party-planning-committee", "PPC"),
     ("random", "Anything goes"),
     ("warehouse", "Shipping, receiving and the loading dock"),
+    ("accounting", "Receipts, invoices and expense reports"),
+    ("customer-service", "Client calls and complaints"),
+    ("hr-announcements", "Policies, training and benefits"),
+    ("corporate", "News from Stamford"),
+    ("it-help", "Computers, printers and passwords"),
+    ("dundies-2026", "Dundie Awards 2026 planning"),
 ]
+CHANNEL_WEIGHTS = [5, 6, 3, 4, 3, 2, 2, 1, 1, 1, 2]  # the busy channels first, as in a real branch
 
 
 def _first(name):
@@ -126,7 +134,7 @@ def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
     names = list(chat.users)
     span = (ctx.anchor - ctx.start).days
     while need > 0:
-        name, _ = rng.choice(WORK_CHANNELS)
+        name, _ = rng.choices(WORK_CHANNELS, CHANNEL_WEIGHTS)[0]
         day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
         if day.weekday() >= 5:
             continue
@@ -137,7 +145,7 @@ def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
                 when.strftime("%Y-%m-%d %H:%M:%S"),
                 chat.channels[name],
                 chat.users[sender],
-                conversation.work_post(rng, name, sender, when),
+                conversation.work_post(rng, name, sender, when, names),
                 "routines.work",
             )
         )
@@ -163,3 +171,4 @@ def seed_chat(ctx):
         for at, cid, sender_id, body, prov in messages:
             body = scrub(body, remarks)
             ctx.add(app, "messages", {"channel_id": cid, "sender_id": sender_id, "sent_at": at, "body": body}, prov)
+    chat_state.seed_chat_state(ctx, dict(WORK_CHANNELS))

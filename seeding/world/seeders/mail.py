@@ -22,6 +22,7 @@ from ..apps import target
 from ..core import DATETIME, ZONE, stable_id
 from ..persona import scrub
 from ..text import attachments, letters
+from . import mail_state
 
 NEWSLETTERS = [
     ("Scranton Times", "news@scrantontimes.example", "Your Scranton morning briefing"),
@@ -350,3 +351,4 @@ def seed_mail(ctx):
             )
     for name in ("INBOX", "Sent"):
         ctx.add("mail", "folders", {"name": name}, "mail")
+    mail_state.seed_mail_state(ctx, {addr for _, addr, _ in NEWSLETTERS}, CORPORATE)

@@ -60,7 +60,7 @@ def _michael(rng, relationship, activities, facts, opener: bool) -> str:
     return join(first, topic, more if more != topic else "", pick(rng, voices.MICHAEL_TAILS))
 
 
-def work_post(rng, channel: str, sender: str, when) -> str:
+def work_post(rng, channel: str, sender: str, when, colleagues=()) -> str:
     """One message in a HooliWork channel, in the sender's manner."""
     facts = {
         "day": pick(rng, ["today", "tomorrow", "Friday", "Monday", "next week", "this afternoon"]),
@@ -75,6 +75,9 @@ def work_post(rng, channel: str, sender: str, when) -> str:
         extra = fill(rng, pick(rng, pool), facts)
         body = join(body, extra if extra != body else "")
     lead = pick(rng, voices.WORK_LEADS.get(sender, ["", "Hi all,"]))
+    others = [name for name in colleagues if name != sender]
+    if others and rng.random() < 0.15:  # addressed to one colleague
+        lead = "@" + pick(rng, others).split()[0]
     return join(lead, body, pick(rng, voices.WORK_TAILS))
 
 

@@ -495,6 +495,55 @@ WORK_TOPICS = {
         "Inventory count {day} at {time}.",
     ],
 }
+WORK_TOPICS.update(
+    {
+        "accounting": [
+            "Expense reports are due {day}.",
+            "Please attach receipts to every line.",
+            "Petty cash is short by ${n} again.",
+            "Invoices for {client} went out {day}.",
+            "Budget review {day} at {time}.",
+            "Who bought {n} boxes of {thing} on the branch card?",
+        ],
+        "customer-service": [
+            "{client} called about a late delivery.",
+            "Complaint from {client}: wrong paper weight.",
+            "Return request from {client}, {n} cases.",
+            "{client} says thank you for the rush order.",
+            "Call queue is long today, can someone cover at {time}?",
+        ],
+        "hr-announcements": [
+            "Open enrollment closes {day}.",
+            "Mandatory training {day} at {time}.",
+            "Please review the updated handbook.",
+            "Reminder: no space heaters under desks.",
+            "Safety walkthrough {day}.",
+            "Please complete your timesheet by {day}.",
+        ],
+        "corporate": [
+            "Quarterly results call {day} at {time}.",
+            "New supplier pricing starts {day}.",
+            "Stamford will visit {day}.",
+            "Regional numbers are posted.",
+            "Policy update on travel expenses.",
+        ],
+        "it-help": [
+            "The {thing} is offline again.",
+            "Password resets {day} at {time}.",
+            "Wi-Fi is down in the annex.",
+            "Please don't install screensavers.",
+            "New laptops arrive {day}.",
+        ],
+        "dundies-2026": [
+            "Nominations close {day}.",
+            "Trophy order is {n} Dundies.",
+            "Venue update coming {day}.",
+            "Category ideas welcome: {thing} award?",
+            "Rehearsal {day} at {time}.",
+        ],
+    }
+)
+
 WORK_LEADS = {
     "Michael Scott": ["", "", "Team!", "Okay people.", "Attention everyone.", "Listen up."],
     "Dwight Schrute": ["", "Attention.", "Fact:", "As Assistant to the Regional Manager:", "Important:"],
