@@ -63,7 +63,7 @@ SEEDERS = [
         bank.seed_bank,
         ("derived", "routine.rides", "routine.food", "routine.retail", "routine.grocery", "routine.recurring"),
     ),
-    Seeder("chat", chat.seed_chat, ("trips", "cross_app_events", "plants")),
+    Seeder("chat", chat.seed_chat, ("trips", "cross_app_events", "plants", "vaultbank")),
     Seeder(
         "mail",
         mail.seed_mail,
@@ -77,6 +77,7 @@ SEEDERS = [
             "routine.retail",
             "routine.grocery",
             "routine.reservations",
+            "vaultbank",
         ),
     ),
     Seeder("calendar", calendar.seed_calendar, ("trips", "cross_app_events", "plants")),

@@ -11,7 +11,7 @@ from ..apps import target
 from ..core import DATETIME
 from ..fanout import ME
 from ..persona import scrub
-from ..text import conversation
+from ..text import conversation, money_talk
 from . import chat_state
 
 WEIGHT = {"daily": 6.0, "weekly": 1.5, "monthly": 0.4}
@@ -95,6 +95,48 @@ def _queued_messages(ctx, rng, chat: Chat) -> list:
     return messages
 
 
+def _money_messages(ctx, rng, chat: Chat) -> list:
+    """DMs about money the spec records elsewhere: stock buys a contact talked him into, and the
+    Zelle payments he sends (from the bank's ledger), each acknowledged by the person paid."""
+    me = ctx.persona.name
+    contacts = {c["name"]: c for c in ctx.persona.section("contacts", [])}
+    messages: list[tuple] = []
+
+    def add(lines, contact, when, provenance):
+        cid = chat.channel(contact, "dm", [me, contact], provenance)
+        for mine, text in lines:
+            messages.append(
+                (when.strftime(DATETIME), cid, chat.user(me if mine else contact, provenance), text, provenance)
+            )
+            when += dt.timedelta(minutes=rng.randint(2, 40))
+
+    for talk in money_talk.stock_talks(ctx.persona.spec):
+        contact = contacts.get(talk["contact"], {})
+        if "buzzchat" not in contact.get("apps_present_in", ["buzzchat"]):
+            continue
+        day = ctx.day(talk["date"])
+        if day > ctx.anchor:
+            continue
+        when = dt.datetime.combine(day, dt.time(rng.randint(18, 21), rng.randint(0, 59)))
+        add(money_talk.stock_exchange(rng, talk, contact), talk["contact"], when, "investments")
+    for row in ctx.rows("vaultbank", "transactions"):
+        description = row.get("description") or ""
+        payee = row.get("merchant")
+        if not description.startswith("Zelle to") or payee not in contacts:
+            continue
+        memo = re.search(r"\(([^()]+)\)", description)
+        when = dt.datetime.combine(
+            dt.date.fromisoformat(row["posted_date"]), dt.time(rng.randint(8, 11), rng.randint(0, 59))
+        )
+        add(
+            money_talk.zelle_exchange(rng, abs(row["amount"]), memo.group(1) if memo else ""),
+            payee,
+            when,
+            row["provenance"],
+        )
+    return messages
+
+
 def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
     """Direct-message exchanges with the contacts, as often as each one's ``frequency`` says, composed in
     each contact's voice about what they share (``seeding.world.text.conversation``)."""
@@ -123,8 +165,11 @@ def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
                     f"contacts[{idx}]",
                 )
             )
-            when += dt.timedelta(minutes=rng.randint(1, 45))
             need -= 1
+            # The next line answers this one after the answering person's usual delay.
+            when += dt.timedelta(minutes=conversation.reply_delay(rng, person.get("relationship") if mine else "me"))
+            if when.date() > ctx.anchor:
+                break
     return messages
 
 
@@ -162,6 +207,8 @@ def seed_chat(ctx):
             for name, _ in WORK_CHANNELS:
                 chat.channel(name, "channel", list(chat.users), "app_overrides.workbuzz")
         messages = _queued_messages(ctx, rng, chat)
+        if app == "buzzchat":
+            messages += _money_messages(ctx, rng, chat)
         share = 0.65 if app == "buzzchat" else 0.35
         need = round(total_target * share) - len(messages)
         fill = _fill_personal if app == "buzzchat" else _fill_work

@@ -239,11 +239,41 @@ def _attach(mdmsg, body: str, files, message_id: str):
     mdmsg.set_payload(parts)
 
 
+def _bank_alerts(ctx):
+    """The bank's confirmation for every Zelle payment in the ledger, sent when it went out."""
+    bank = ctx.persona.spec.get("app_overrides", {}).get("vaultbank", {}).get("bank_name") or "Gringotts"
+    for row in ctx.rows("vaultbank", "transactions"):
+        description = row.get("description") or ""
+        if not description.startswith("Zelle to"):
+            continue
+        amount = abs(row["amount"])
+        payee = row.get("merchant") or description[len("Zelle to ") :]
+        when = dt.datetime.combine(dt.date.fromisoformat(row["posted_date"]), dt.time(7, 5))
+        ctx.intent(
+            "mail",
+            {
+                "at": when.strftime(DATETIME),
+                "from_name": f"{bank} Alerts",
+                "from_addr": f"alerts@{bank.lower()}.example",
+                "subject": f"You sent ${amount:,.2f} to {payee} with Zelle",
+                "body": (
+                    f"Your Zelle payment is on its way.\n\nTo: {payee}\nAmount: ${amount:,.2f}\n"
+                    f"Memo: {description}\nDate: {row['posted_date']}\n"
+                    f"Reference: {row.get('reference') or row['id']}\n\n"
+                    f"If you didn't make this payment, call us right away.\n"
+                ),
+                "folder": "INBOX",
+            },
+            row["provenance"],
+        )
+
+
 def seed_mail(ctx):
     rng = ctx.rng("mail")
     ident = ctx.persona.spec["identity"]
     me_addr = ident.get("email", "user@example.com")
     _expense_rejection(ctx, rng)
+    _bank_alerts(ctx)
     _fill(ctx, rng, target(ctx, "emails") - len(ctx.pending("mail")))
     signature = ctx.persona.override("mail").get("signature")
     remarks = ctx.persona.remarks  # never copied into what the user reads

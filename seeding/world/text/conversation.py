@@ -110,3 +110,20 @@ def trip_mention(rng, note: str, contact: str, trip: dict, day) -> list[tuple[bo
         (True, f"{first}! I'm doing {trip.get('name') or where}. You would love it."),
         (False, pick(rng, ["Next time I'm coming with you!", "That sounds amazing, tell me everything!"])),
     ]
+
+
+# How long a reply takes, in minutes: (weight, low, high) bands from "right away" to "days later".
+REPLY_BANDS = {
+    "me": [(45, 0, 4), (35, 5, 59), (17, 60, 1439), (3, 1440, 4320)],
+    "mentee": [(10, 1, 30), (30, 60, 1439), (60, 1440, 7200)],
+    "ex_girlfriend": [(20, 2, 59), (50, 60, 1439), (30, 1440, 4320)],
+    "new_love_interest": [(70, 0, 4), (30, 5, 59)],
+}
+DEFAULT_BANDS = [(40, 0, 4), (40, 5, 59), (18, 60, 1439), (2, 1440, 2880)]
+
+
+def reply_delay(rng, who: str) -> int:
+    """Minutes before ``who`` (a relationship, or "me" for Michael) answers."""
+    bands = REPLY_BANDS.get(who, DEFAULT_BANDS)
+    _, low, high = rng.choices(bands, [b[0] for b in bands])[0]
+    return rng.randint(low, high)
