@@ -268,12 +268,54 @@ def _bank_alerts(ctx):
         )
 
 
+def _project_mail(ctx, rng):
+    """Colleagues writing about the spec's project tasks a few days before each is due: the person the
+    task names or is assigned to, else a project collaborator (the Dundies planning mail in the inbox)."""
+    ident = ctx.persona.spec["identity"]
+    me_first = ident["name"].split()[0]
+    people = {c["name"].split()[0]: c for c in ctx.persona.section("contacts", []) if c.get("email")}
+    for p_index, project in enumerate((ctx.persona.spec.get("work") or {}).get("projects") or []):
+        collaborators = [n.split()[0] for n in project.get("collaborators") or [] if n.split()[0] in people]
+        for t_index, task in enumerate(project.get("sprintboard_tasks") or []):
+            named = [first for first in people if re.search(rf"\bwith {first}\b", task["title"])]
+            assignee = task.get("assignee") if task.get("assignee") != me_first else None
+            candidates = named or ([assignee] if assignee in people else []) or collaborators
+            if not candidates or not task.get("due"):
+                continue
+            person = people[candidates[t_index % len(candidates)]]
+            due = ctx.day(task["due"])
+            day = due - dt.timedelta(days=rng.randint(2, 6))
+            if day >= ctx.anchor:  # not due yet: asked about in the last days before today
+                day = ctx.anchor - dt.timedelta(days=rng.randint(1, 10))
+            subject, body = letters.project_mail(
+                rng,
+                person["name"],
+                project["name"],
+                re.sub(r"\s*\([^()]*\)", "", task["title"]).strip(),
+                task.get("status", "todo"),
+                due.isoformat(),
+            )
+            ctx.intent(
+                "mail",
+                {
+                    "at": dt.datetime.combine(day, dt.time(rng.randint(9, 16), rng.randint(0, 59))).strftime(DATETIME),
+                    "from_name": person["name"],
+                    "from_addr": person["email"],
+                    "subject": subject,
+                    "body": body,
+                    "folder": "INBOX",
+                },
+                f"work.projects[{p_index}].sprintboard_tasks[{t_index}]",
+            )
+
+
 def seed_mail(ctx):
     rng = ctx.rng("mail")
     ident = ctx.persona.spec["identity"]
     me_addr = ident.get("email", "user@example.com")
     _expense_rejection(ctx, rng)
     _bank_alerts(ctx)
+    _project_mail(ctx, rng)
     _fill(ctx, rng, target(ctx, "emails") - len(ctx.pending("mail")))
     signature = ctx.persona.override("mail").get("signature")
     remarks = ctx.persona.remarks  # never copied into what the user reads

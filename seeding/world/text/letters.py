@@ -416,3 +416,24 @@ def newsletter(rng, sender: str, facts: dict) -> str:
     listing = "\n".join(f"* {s}" for s in stories)
     footer = "Read more on our site.\n\nView in browser | Unsubscribe | Update preferences"
     return f"{sender}: this issue\n\n{listing}\n\n{footer}\n"
+
+
+TASK_STATUS = {
+    "done": ["That one is done.", "Checked it off this morning.", "Finished, for the record."],
+    "in_progress": ["How is it coming along?", "Where are we on this?", "Are we still on track?"],
+    "blocked": ["We're stuck on this one.", "This is blocked until we hear back.", "Still no answer on this."],
+    "todo": ["Nobody has picked this up yet.", "This hasn't been started.", "Who is taking this one?"],
+}
+
+
+def project_mail(rng, sender: str, project: str, task: str, status: str, due: str) -> tuple[str, str]:
+    """(subject, body) of a colleague's note about one project task, in the sender's manner."""
+    subject = f"{project}: {task}"
+    greeting = pick(rng, GREETINGS.get(sender, ["Hi Michael,"]))
+    sentences = [
+        f'About "{task}" (due {due}).',
+        pick(rng, TASK_STATUS.get(status, TASK_STATUS["todo"])),
+        pick(rng, ["Let me know if you need a hand.", "Can we talk at lunch?", "I can take it if you want.", ""]),
+    ]
+    closing = pick(rng, CLOSINGS.get(sender, [sender.split()[0]]))
+    return subject, f"{greeting}\n\n{join(*sentences)}\n\n{closing}\n"
