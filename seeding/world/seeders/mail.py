@@ -35,6 +35,7 @@ NEWSLETTERS = [
 ]
 # People outside the contact list who write to Michael at work (the spec names them in its documents).
 CORPORATE = [{"name": "David Wallace", "email": "david.wallace@dundermifflin.com", "relationship": "boss"}]
+FREQUENCY_WEIGHT = {"daily": 3.0, "weekly": 1.5, "monthly": 0.6}  # who writes most often
 PERSONAL_SHARE = 0.25  # of the person-to-person mail, the share from family, friends and the landlord
 
 
@@ -100,7 +101,8 @@ def _fill(ctx, rng, need):
         if not use_personal and day.weekday() >= 5:  # office mail goes out on weekdays
             day -= dt.timedelta(days=day.weekday() - 4)
             facts = _facts(rng, day, ident)
-        person = rng.choice(personal if use_personal else work)
+        pool = personal if use_personal else work
+        person = rng.choices(pool, [FREQUENCY_WEIGHT.get(c.get("frequency"), 1.0) for c in pool])[0]
         composed = letters.personal_mail(rng, person.get("relationship", ""), facts) if use_personal else None
         if composed is None:
             composed = letters.work_mail(rng, person["name"], facts)
@@ -122,8 +124,8 @@ def _fill(ctx, rng, need):
             provenance,
         )
         need -= 1
-        if need > 0 and rng.random() < 0.6:
-            reply = at + dt.timedelta(minutes=rng.randint(5, 240))
+        reply = at + dt.timedelta(minutes=letters.reply_minutes(rng, person.get("relationship", "")))
+        if need > 0 and rng.random() < 0.6 and reply.date() <= ctx.anchor:
             ctx.intent(
                 "mail",
                 {

@@ -437,3 +437,21 @@ def project_mail(rng, sender: str, project: str, task: str, status: str, due: st
     ]
     closing = pick(rng, CLOSINGS.get(sender, [sender.split()[0]]))
     return subject, f"{greeting}\n\n{join(*sentences)}\n\n{closing}\n"
+
+
+# How long Michael takes to answer a mail, by who wrote it, in minutes: (weight, low, high) bands.
+MAIL_REPLY_BANDS = {
+    "new_love_interest": [(80, 2, 30), (20, 31, 240)],
+    "boss": [(70, 3, 45), (30, 46, 240)],
+    "close_friend": [(60, 5, 60), (40, 61, 600)],
+    "hr_representative": [(20, 240, 1439), (80, 1440, 7200)],
+    "landlord": [(40, 600, 1439), (60, 1440, 5760)],
+    "ex_girlfriend": [(50, 10, 120), (50, 1440, 4320)],
+}
+DEFAULT_MAIL_REPLY = [(50, 10, 180), (35, 181, 1439), (15, 1440, 4320)]
+
+
+def reply_minutes(rng, relationship: str) -> int:
+    bands = MAIL_REPLY_BANDS.get(relationship, DEFAULT_MAIL_REPLY)
+    _, low, high = rng.choices(bands, [b[0] for b in bands])[0]
+    return rng.randint(low, high)
