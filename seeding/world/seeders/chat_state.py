@@ -226,15 +226,15 @@ def _buzzchat(ctx, rng):
     for uid, user in users.items():
         if uid == 1:
             continue
-        contact = next((c for c in ctx.persona.section("contacts", []) if c["name"] == user["name"]), {})
+        spec_contact: dict = next((c for c in ctx.persona.section("contacts", []) if c["name"] == user["name"]), {})
         ctx.add(
             app,
             "contacts",
             {
                 "user_id": uid,
-                "nickname": {"Jim Halpert": "Big Tuna", "Holly Flax": "Holly ❤️"}.get(user["name"]),
-                "favorite": int(contact.get("frequency") == "daily"),
-                "birthday": contact.get("birthday"),
+                "nickname": None,
+                "favorite": int(spec_contact.get("frequency") == "daily"),
+                "birthday": spec_contact.get("birthday"),
             },
             user["provenance"],
         )

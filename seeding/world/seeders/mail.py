@@ -97,7 +97,7 @@ def _fill(ctx, rng, need):
             )
             need -= 1
             continue
-        use_personal = personal and rng.random() < PERSONAL_SHARE
+        use_personal = bool(personal) and rng.random() < PERSONAL_SHARE
         if not use_personal and day.weekday() >= 5:  # office mail goes out on weekdays
             day -= dt.timedelta(days=day.weekday() - 4)
             facts = _facts(rng, day, ident)

@@ -170,14 +170,8 @@ def seed_mail_state(ctx, newsletters: set[str], corporate: list[dict]):
     ]
     for number, (subject, body) in enumerate(DRAFTS):
         base = received[-1 - 3 * number] if received and len(received) > 3 * number else None
-        to = (
-            base["from_addr"]
-            if base and number == 0
-            else contacts
-            and next(
-                (a for a, c in contacts.items() if c["name"].split()[0] in subject or c["name"].split()[0] in body), ""
-            )
-        )
+        named = (a for a, c in contacts.items() if c["name"].split()[0] in subject or c["name"].split()[0] in body)
+        to = base["from_addr"] if base and number == 0 else next(named, "")
         when = dt.datetime.combine(
             ctx.anchor - dt.timedelta(days=rng.randint(0, 20)), dt.time(rng.randint(8, 22), rng.randint(0, 59))
         )

@@ -29,7 +29,7 @@ def stock_talks(spec: dict) -> list[dict]:
     contacts = {c["name"].split()[0]: c for c in spec.get("contacts") or []}
     investments = spec.get("investments") or {}
     orders = investments.get("order_history") or []
-    first_order = {}
+    first_order: dict[str, dict] = {}
     for order in sorted(orders, key=lambda o: o.get("date", "")):
         first_order.setdefault(order.get("ticker"), order)
     holdings = {h.get("ticker"): h for h in investments.get("holdings") or []}
