@@ -58,7 +58,8 @@ def _thread_key(rec):
 
 def _facts(rng, day: dt.date, ident: dict) -> dict:
     return {
-        "day": day.strftime("%A"),
+        "day": (day + dt.timedelta(days=rng.randint(1, 4))).strftime("%A"),  # what is coming up
+        "past_day": (day - dt.timedelta(days=rng.randint(1, 3))).strftime("%A"),  # what already happened
         "month": day.strftime("%B"),
         "time": f"{rng.choice((9, 10, 11, 1, 2, 3, 4))}:{rng.choice(('00', '30'))}",
         "place": rng.choice(["Cooper's", "Alfredo's", "Chili's", "Benihana", "the break room"]),
@@ -98,11 +99,12 @@ def _fill(ctx, rng, need):
             need -= 1
             continue
         use_personal = bool(personal) and rng.random() < PERSONAL_SHARE
-        if not use_personal and day.weekday() >= 5:  # office mail goes out on weekdays
-            day -= dt.timedelta(days=day.weekday() - 4)
-            facts = _facts(rng, day, ident)
         pool = personal if use_personal else work
         person = rng.choices(pool, [FREQUENCY_WEIGHT.get(c.get("frequency"), 1.0) for c in pool])[0]
+        office = not use_personal or _domain(person["email"]) == domain
+        if office and day.weekday() >= 5:  # office mail goes out on weekdays
+            day -= dt.timedelta(days=day.weekday() - 4)
+            facts = _facts(rng, day, ident)
         composed = letters.personal_mail(rng, person.get("relationship", ""), facts) if use_personal else None
         if composed is None:
             composed = letters.work_mail(rng, person["name"], facts)

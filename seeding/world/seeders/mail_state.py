@@ -85,7 +85,9 @@ def seed_mail_state(ctx, newsletters: set[str], corporate: list[dict]):
             "mail.filters",
         )
     for addr in sorted(newsletters):
-        sender = next(m["from_name"] for m in messages if m["from_addr"] == addr)
+        sender = next((m["from_name"] for m in messages if m["from_addr"] == addr), None)
+        if sender is None:  # a list this persona never received an issue of
+            continue
         ctx.add(
             "mail",
             "mailing_lists",

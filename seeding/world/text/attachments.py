@@ -9,7 +9,7 @@ import re
 
 from PIL import Image, ImageDraw
 
-from .voices import WORK_CLIENTS
+from .workplace import WORK_CLIENTS
 
 ATTACHING = re.compile(r"\b(attached|attaching|see attachment)\b", re.I)
 

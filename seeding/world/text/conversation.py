@@ -5,7 +5,7 @@ contact's voice, sometimes Michael's follow-up) and a HooliWork channel post fro
 import datetime as dt
 import re
 
-from . import voices
+from . import voices, workplace
 from .letters import fill, join, pick
 
 
@@ -65,20 +65,20 @@ def work_post(rng, channel: str, sender: str, when, colleagues=()) -> str:
     facts = {
         "day": pick(rng, ["today", "tomorrow", "Friday", "Monday", "next week", "this afternoon"]),
         "time": f"{rng.choice((9, 10, 11, 1, 2, 3, 4))}:{rng.choice(('00', '30'))}",
-        "client": pick(rng, voices.WORK_CLIENTS),
-        "theme": pick(rng, voices.PARTY_THEMES),
-        "occasion": pick(rng, voices.OCCASIONS),
+        "client": pick(rng, workplace.WORK_CLIENTS),
+        "theme": pick(rng, workplace.PARTY_THEMES),
+        "occasion": pick(rng, workplace.OCCASIONS),
     }
-    pool = voices.WORK_TOPICS.get(channel) or voices.WORK_TOPICS["general"]
+    pool = workplace.WORK_TOPICS.get(channel) or workplace.WORK_TOPICS["general"]
     body = fill(rng, pick(rng, pool), facts)
     if rng.random() < 0.35:
         extra = fill(rng, pick(rng, pool), facts)
         body = join(body, extra if extra != body else "")
-    lead = pick(rng, voices.WORK_LEADS.get(sender, ["", "Hi all,"]))
+    lead = pick(rng, workplace.WORK_LEADS.get(sender, ["", "Hi all,"]))
     others = [name for name in colleagues if name != sender]
     if others and rng.random() < 0.15:  # addressed to one colleague
         lead = "@" + pick(rng, others).split()[0]
-    return join(lead, body, pick(rng, voices.WORK_TAILS))
+    return join(lead, body, pick(rng, workplace.WORK_TAILS))
 
 
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|my|me|we|us|our)\b", re.I)

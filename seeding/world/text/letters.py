@@ -3,7 +3,9 @@ people in his life, and newsletters whose issues differ the way real issues do (
 new stories each time).
 """
 
-from .voices import THINGS, WORK_CLIENTS
+from . import voices, workplace
+from .voices import THINGS
+from .workplace import WORK_CLIENTS
 
 SUPPLIES = [
     "toner",
@@ -32,7 +34,7 @@ WORK_SUBJECTS = {
     "expenses": ["Expense report reminder", "Receipts for {month}", "Reimbursement question"],
     "lunch": ["Team lunch Friday?", "Lunch order for {day}", "Birthday lunch for {person}"],
     "printer": ["Printer on the fritz again", "Copier jam, third floor", "Toner order"],
-    "meeting": ["Branch meeting agenda", "Agenda for {day}", "Meeting notes from {day}"],
+    "meeting": ["Branch meeting agenda", "Agenda for {day}", "Meeting notes from {past_day}"],
     "training": ["Training schedule", "Mandatory {course} training", "Safety training sign-up"],
     "supplies": ["Office supplies order", "Out of {thing}", "Supply closet inventory"],
 }
@@ -60,7 +62,7 @@ CONTEXT = {
     "room": [
         "The conference room is double-booked {day} at {time}.",
         "I need the conference room {day} for the {client} call.",
-        "Someone left {thing} all over the conference room table again.",
+        "Someone left {food} all over the conference room table again.",
     ],
     "client": [
         "{client} called about their last order: {n} boxes arrived damaged.",
@@ -71,7 +73,7 @@ CONTEXT = {
     "expenses": [
         "Accounting needs your receipts for {month} by {day}.",
         "There are {n} items on your report without receipts.",
-        "The {thing} on your last report can't be expensed.",
+        "The {object} on your last report can't be expensed.",
         "Reimbursements go out {day} if forms are in by {time}.",
     ],
     "lunch": [
@@ -80,13 +82,13 @@ CONTEXT = {
         "Please send me your lunch order by {time}.",
     ],
     "printer": [
-        "The printer is jamming on every {n}th page.",
+        "The printer jams every few pages.",
         "The copier is making the noise again.",
         "We're out of toner and the {thing} order hasn't come in.",
     ],
     "meeting": [
-        "Here is the agenda for {day}: {client}, the {thing}, and any other business.",
-        "Notes from {day} are attached. Action items are at the bottom.",
+        "Here is the agenda for {day}: {client}, the {topic}, and any other business.",
+        "Notes from {past_day} are attached. Action items are at the bottom.",
         "Can we keep the meeting {day} under {n} minutes?",
     ],
     "training": [
@@ -152,7 +154,7 @@ REPLY_THOUGHTS = [
 REPLY_COMMITS = [
     "I'll look at it {day}.",
     "Let's talk in my office at {time}.",
-    "I'll sign it after lunch.",
+    "I'll look after lunch.",
     "Go ahead and handle it.",
     "I'm on it.",
     "Put it on my desk.",
@@ -165,17 +167,9 @@ REPLY_SIGNS = ["Michael", "- M", "M.", "Michael Scott, Regional Manager", ""]
 
 PERSONAL = {
     "ex_girlfriend": {
-        "subjects": [
-            "The candles",
-            "Your things",
-            "Re: us",
-            "Dinner at Chili's",
-            "Serenity by Jan update",
-            "Storage unit",
-            "The condo",
-        ],
+        "subjects": ["Us", "Please read", "One more thing", "Last week", "Michael", "Re: last night"],
         "lines": [
-            "I'm writing about the {thing} you still have.",
+            "I'm writing about the {object} you still have.",
             "Please stop calling the store.",
             "I need the storage unit key back by {day}.",
             "My lawyer will be in touch.",
@@ -186,14 +180,7 @@ PERSONAL = {
         "signs": ["Jan", "- Jan", "J."],
     },
     "sister": {
-        "subjects": [
-            "Family update",
-            "Mom's birthday",
-            "Bills!",
-            "Photos from the weekend",
-            "Thanksgiving plans",
-            "Did you get my voicemail?",
-        ],
+        "subjects": ["Checking in", "Quick note", "Hi Mike", "Family news", "This and that", "Family stuff"],
         "lines": [
             "The kids say hi and want to know when you're visiting.",
             "Mom's birthday is {day}, please call her.",
@@ -206,13 +193,7 @@ PERSONAL = {
         "signs": ["Love, Emma", "Em", "xo Emma"],
     },
     "landlord": {
-        "subjects": [
-            "Maintenance visit",
-            "Rent receipt",
-            "Water shut-off {day}",
-            "Lease renewal",
-            "Smoke detector check",
-        ],
+        "subjects": ["Your unit", "Building notice", "Notice from your landlord", "Your apartment"],
         "lines": [
             "The plumber will come {day} between {time} and noon.",
             "Your rent for {month} has been received.",
@@ -224,13 +205,7 @@ PERSONAL = {
         "signs": ["Regards,\nArnav Singh", "Arnav", "Thank you,\nArnav"],
     },
     "old_buddy": {
-        "subjects": [
-            "Saw this and thought of you",
-            "Road trip??",
-            "Drinks {day}",
-            "Guess who's back in town",
-            "Fwd: lol",
-        ],
+        "subjects": ["Yo", "Guess who", "Scranton, baby", "Quick one", "You around?"],
         "lines": [
             "Back in Scranton {day}, first round's on you.",
             "Remember Harrisburg? Never again. Again?",
@@ -243,7 +218,7 @@ PERSONAL = {
     "new_love_interest": {
         "subjects": ["Movie night!", "Improv show", "Re: this weekend", "Thinking of you", "Recipe I promised"],
         "lines": [
-            "I can't stop laughing about the {thing} bit.",
+            "I can't stop laughing about the {object} bit.",
             "Movie night {day}? I'll bring the popcorn.",
             "The improv show is {day} at {time}, front row!",
             "I found a recipe you'll actually make.",
@@ -252,13 +227,7 @@ PERSONAL = {
         "signs": ["Holly", "xo Holly", "Holly :)"],
     },
     "boss": {
-        "subjects": [
-            "Q1 results",
-            "Branch review",
-            "Quick check-in",
-            "Corporate visit {day}",
-            "Budget for next quarter",
-        ],
+        "subjects": ["Quick check-in", "From corporate", "Scranton branch", "Follow-up", "Next quarter"],
         "lines": [
             "Scranton's numbers were up {n}% this quarter. Good work.",
             "I'd like a short call {day} at {time}.",
@@ -288,7 +257,7 @@ MICHAEL_PERSONAL_REPLIES = [
 NEWS_ITEMS = {
     "Scranton Times": [
         "Steamtown Mall adds {n} stores",
-        "Council votes on the {thing} ordinance",
+        "Council votes on the {topic} ordinance",
         "Lackawanna River cleanup {day}",
         "Dunmore High wins again",
         "Road work on Mulberry St",
@@ -359,6 +328,14 @@ def fill(rng, text, facts):
     values = dict(facts)
     values.setdefault("thing", pick(rng, THINGS))
     values.setdefault("thing2", pick(rng, THINGS))
+    values.setdefault("food", pick(rng, voices.FOODS))
+    values.setdefault("object", pick(rng, voices.OBJECTS))
+    values.setdefault("topic", pick(rng, voices.TOPICS))
+    values.setdefault("occasion", pick(rng, workplace.OCCASIONS))
+    values.setdefault(
+        "party_item", pick(rng, ["chocolate fountain", "DJ", "magician", "photo booth", "karaoke machine"])
+    )
+    values.setdefault("bill", pick(rng, ["electric", "phone", "cable", "water", "credit card"]))
     values.setdefault("course", pick(rng, ["sensitivity", "forklift safety", "diversity", "ethics", "first aid"]))
     values.setdefault("client", pick(rng, WORK_CLIENTS))
     values.setdefault("n", str(rng.randint(2, 40)))

@@ -64,7 +64,7 @@ ACTIVITY_LINES = {
     "lunch": [
         "I'm thinking {place} for lunch {day}.",
         "Lunch at {time}? I'll drive.",
-        "Do you want half my {thing}?",
+        "Do you want half my {food}?",
         "I saved you a seat at {place}.",
         "Are we doing lunch or are we doing LUNCH?",
     ],
@@ -73,7 +73,7 @@ ACTIVITY_LINES = {
         "I have a prank idea involving {thing}.",
         "Do not touch my desk {day}.",
         "Jell-O is not a filing system.",
-        "I found the {thing}. Not funny. Kind of funny.",
+        "I found the {object}. Not funny. Kind of funny.",
     ],
     "movie_quotes": [
         "You can't handle the truth!",
@@ -83,11 +83,11 @@ ACTIVITY_LINES = {
         "Yippee-ki-yay, {day} is here.",
     ],
     "work": [
-        "I need the {thing} numbers by {time}.",
-        "Did the {thing} go out?",
+        "I need the {client} numbers by {time}.",
+        "Did the {object} go out?",
         "Meet me in the conference room at {time}.",
-        "We need to talk about {thing}.",
-        "Who approved the {thing}?",
+        "We need to talk about {topic}.",
+        "Who approved the {topic}?",
     ],
     "karaoke": [
         "Karaoke {day}. I'm doing Islands in the Stream.",
@@ -105,7 +105,7 @@ ACTIVITY_LINES = {
         "I've been doing a lot of work on myself.",
         "My therapist says I'm healing.",
         "I'm fine. Really. Never been better.",
-        "I returned the {thing} you left.",
+        "I returned the {object} you left.",
     ],
     "wine_arguments": [
         "About the {thing}. I think we were both right.",
@@ -114,9 +114,9 @@ ACTIVITY_LINES = {
         "I found a wine you'd hate. Buying it.",
     ],
     "movie_nights": [
-        "Movie night {day}? I'll bring the {thing}.",
+        "Movie night {day}? I'll bring the {food}.",
         "You pick the movie this time!",
-        "Popcorn or {thing}? Why not both.",
+        "Popcorn or {food}? Why not both.",
         "I rented a DVD. Yes a DVD.",
     ],
     "improv_jokes": [
@@ -145,32 +145,32 @@ ACTIVITY_LINES = {
         "I got 3 likes. Is that viral?",
     ],
     "mandatory_hr_meetings": [
-        "Is the {thing} meeting mandatory?",
+        "Is the {topic} meeting mandatory?",
         "I will not be attending your seminar {day}.",
-        "Please stop putting {thing} flyers on my desk.",
+        "Please stop putting {topic} flyers on my desk.",
         "Who complained now?",
     ],
     "office_parties": [
-        "Party planning {day}. I have thoughts about the {thing}.",
-        "Cake for the {thing}? Yes?",
+        "Party planning {day}. I have thoughts about the {topic}.",
+        "Cake for the {occasion}? Yes?",
         "Streamers are not optional.",
-        "Can we get a {thing} this year?",
+        "Can we get a {party_item} this year?",
     ],
     "reception_chats": [
         "Any messages for me?",
         "Did corporate call?",
         "Can you hold my calls till {time}?",
-        "Your {thing} drawing is beautiful. Frame it.",
+        "Your {object} drawing is beautiful. Frame it.",
     ],
     "poker_night": [
         "Poker {day}? I'm bringing chips. Real chips.",
         "I'm due for a big hand.",
-        "You owe me for the {thing}.",
+        "You owe me for the {food}.",
         "Bring the good cards this time.",
     ],
     "chili_cookoff": [
         "Is your chili ready for {day}?",
-        "Careful carrying the {thing}.",
+        "Careful carrying the {food}.",
         "Your chili is a work of art.",
     ],
     "trivia_night": [
@@ -201,7 +201,7 @@ ACTIVITY_LINES = {
         "I sent you a quote I found: believe in your {thing}.",
         "Happy {day}!",
         "Are you coming for the holidays?",
-        "Did you get my package with the {thing}?",
+        "Did you get my package with the {object}?",
     ],
     "catching_up": ["How have you been?", "Long time! What's new?", "Thinking of you, {day}."],
 }
@@ -224,6 +224,28 @@ THINGS = [
     "vending machine",
     "sales call",
     "client",
+]
+FOODS = ["pretzels", "cake", "donuts", "chili", "pizza", "bagels", "nachos", "cupcakes", "M&Ms", "leftover lasagna"]
+OBJECTS = [
+    "printer",
+    "copier",
+    "stapler",
+    "fax machine",
+    "microwave",
+    "coffee maker",
+    "thermostat",
+    "shredder",
+    "projector",
+]
+TOPICS = [
+    "quarterly report",
+    "parking lot",
+    "fire drill",
+    "Dundies",
+    "sales call",
+    "client list",
+    "budget",
+    "seating chart",
 ]
 PLACES = [
     "Chili's",
@@ -331,14 +353,14 @@ REPLY_SECONDS = {
         "",
         "Pam says hi.",
         "Be there in five.",
-        "I'll bring the {thing}.",
+        "I'll bring the {food}.",
         "What did you do now?",
         "Dwight's listening, by the way.",
         "Let's talk after lunch.",
     ],
     "loyal_subordinate": [
         "",
-        "I have prepared a binder on the {thing}.",
+        "I have prepared a binder on the {topic}.",
         "I will be there at {time}, early.",
         "Jim is not qualified for this.",
         "Permission to lead?",
@@ -365,7 +387,7 @@ REPLY_SECONDS = {
         "",
         "",
         "Let's do {day}.",
-        "I brought {thing}.",
+        "I brought {food}.",
         "Want me to handle it?",
         "That's a lot, but okay.",
     ],
@@ -380,18 +402,18 @@ DEFAULT_SECONDS = ["", "Talk soon."]
 # A contact starting a conversation, by relationship.
 CONTACT_STARTS = {
     "close_friend": [
-        "Did you take my {thing}?",
+        "Did you take my {object}?",
         "Lunch {day}?",
         "Dwight is at it again.",
         "Are you in the conference room?",
     ],
     "loyal_subordinate": [
-        "Michael, urgent matter regarding the {thing}.",
-        "I have completed the {thing} audit.",
+        "Michael, urgent matter regarding the {topic}.",
+        "I have completed the {topic} audit.",
         "Requesting a meeting at {time}.",
         "Jim has moved my desk again.",
     ],
-    "ex_girlfriend": ["We need to talk about the {thing}.", "Stop posting about me.", "Did you take my candles?"],
+    "ex_girlfriend": ["We need to talk about the {topic}.", "Stop posting about me.", "Did you take my candles?"],
     "new_love_interest": [
         "Thinking about you!",
         "Guess what I found at {place}!",
@@ -400,17 +422,17 @@ CONTACT_STARTS = {
     ],
     "mentee": ["can u cover for me {day}", "need a favor", "do u have a minute"],
     "hr_representative": [
-        "Michael, a quick reminder about the {thing} training.",
+        "Michael, a quick reminder about the {course} training.",
         "Can you stop by at {time}?",
         "Please sign the form on your desk.",
     ],
     "office_friend": [
         "Michael, do you have a sec?",
-        "Is the {thing} still on for {day}?",
+        "Is the {topic} still on for {day}?",
         "Look what I made!",
-        "Anyone want {thing}?",
+        "Anyone want {food}?",
     ],
-    "friend": ["Need you to sign the {thing} order.", "Truck's late again.", "You coming to the jam {day}?"],
+    "friend": ["Need you to sign the {object} order.", "Truck's late again.", "You coming to the jam {day}?"],
     "landlord": [
         "Michael, the inspection is {day} at {time}.",
         "Reminder: rent is due on the 1st.",
@@ -420,13 +442,13 @@ CONTACT_STARTS = {
     "sister": [
         "Did you call mom?",
         "Photos from the weekend!",
-        "Reminder: the {thing} bill is due.",
+        "Reminder: the {bill} bill is due.",
         "Are you eating okay?",
     ],
 }
 MICHAEL_FOLLOWUPS = [
     "Great. See you then.",
-    "Perfect. I'll bring the {thing}.",
+    "Perfect. I'll bring the {food}.",
     "Okay, I'll handle it.",
     "I knew you'd say that.",
     "Fine. I'll do it myself.",
@@ -438,157 +460,3 @@ MICHAEL_FOLLOWUPS = [
     "I'll call you at {time}.",
     "Let's circle back {day}.",
 ]
-
-# HooliWork: what each channel talks about (anyone may post) and how people lead in.
-WORK_TOPICS = {
-    "general": [
-        "Fire drill at {time}. This is a drill. Probably.",
-        "The {thing} is broken again.",
-        "Whoever took the last {thing} from the fridge: we know.",
-        "Conference room is booked at {time}.",
-        "Corporate is visiting {day}. Please look busy.",
-        "Parking lot gets repainted {day}.",
-        "Building maintenance is fixing the {thing} at {time}.",
-        "Please don't microwave fish.",
-        "Reminder: badge in at the front door.",
-        "The elevator is out until {day}.",
-    ],
-    "sales": [
-        "Closed the {client} deal. Paper for a year.",
-        "Call with {client} moved to {time}.",
-        "{client} wants a quote on {n} cases of cardstock.",
-        "Who has the {client} account now?",
-        "Quarterly numbers are due {day}.",
-        "Lost {client} to Staples. Regrouping.",
-        "{client} reorder came in, {n} boxes.",
-        "Need a second on the {client} call at {time}.",
-        "Sales meeting {day} at {time}, bring your pipeline.",
-        "Commission report is on the shared drive.",
-    ],
-    "party-planning-committee": [
-        "Theme for {day}: {theme}.",
-        "We need {n} balloons for the {occasion}.",
-        "Who is bringing the cake for the {occasion}?",
-        "Budget for the {occasion} is tight.",
-        "Streamers or bunting for the {occasion}?",
-        "Please RSVP for the {occasion} by {day}.",
-        "Angela has vetoed {theme} again.",
-        "Sign the card for the {occasion} at reception.",
-    ],
-    "random": [
-        "Anyone watch the game last night?",
-        "Who wants {thing} from the vending machine?",
-        "There's a bird in the warehouse.",
-        "Best pizza in Scranton: go.",
-        "Found a {thing} in the parking lot.",
-        "Is it just me or is it cold in here?",
-        "Trivia {day} at Poor Richard's?",
-        "Free {thing} in the break room.",
-        "Who keeps changing the thermostat?",
-        "Happy {day} everyone.",
-    ],
-    "warehouse": [
-        "Truck from {client} arrives at {time}.",
-        "Forklift is down until {day}.",
-        "{n} pallets to load {day}.",
-        "Please don't use the baler without training.",
-        "Inventory count {day} at {time}.",
-    ],
-}
-WORK_TOPICS.update(
-    {
-        "accounting": [
-            "Expense reports are due {day}.",
-            "Please attach receipts to every line.",
-            "Petty cash is short by ${n} again.",
-            "Invoices for {client} went out {day}.",
-            "Budget review {day} at {time}.",
-            "Who bought {n} boxes of {thing} on the branch card?",
-        ],
-        "customer-service": [
-            "{client} called about a late delivery.",
-            "Complaint from {client}: wrong paper weight.",
-            "Return request from {client}, {n} cases.",
-            "{client} says thank you for the rush order.",
-            "Call queue is long today, can someone cover at {time}?",
-        ],
-        "hr-announcements": [
-            "Open enrollment closes {day}.",
-            "Mandatory training {day} at {time}.",
-            "Please review the updated handbook.",
-            "Reminder: no space heaters under desks.",
-            "Safety walkthrough {day}.",
-            "Please complete your timesheet by {day}.",
-        ],
-        "corporate": [
-            "Quarterly results call {day} at {time}.",
-            "New supplier pricing starts {day}.",
-            "Stamford will visit {day}.",
-            "Regional numbers are posted.",
-            "Policy update on travel expenses.",
-        ],
-        "it-help": [
-            "The {thing} is offline again.",
-            "Password resets {day} at {time}.",
-            "Wi-Fi is down in the annex.",
-            "Please don't install screensavers.",
-            "New laptops arrive {day}.",
-        ],
-        "dundies-2026": [
-            "Nominations close {day}.",
-            "Trophy order is {n} Dundies.",
-            "Venue update coming {day}.",
-            "Category ideas welcome: {thing} award?",
-            "Rehearsal {day} at {time}.",
-        ],
-    }
-)
-
-WORK_LEADS = {
-    "Michael Scott": ["", "", "Team!", "Okay people.", "Attention everyone.", "Listen up."],
-    "Dwight Schrute": ["", "Attention.", "Fact:", "As Assistant to the Regional Manager:", "Important:"],
-    "Jim Halpert": ["", "", "Hey all,", "FYI:", "So,"],
-    "Pam Beesly": ["", "", "Hi everyone!", "Quick note:", "Reminder:"],
-    "Ryan Howard": ["", "", "fyi", "heads up"],
-    "Toby Flenderson": ["", "Hi all,", "Just a reminder,", "Per HR policy,"],
-    "Darryl Philbin": ["", "", "Warehouse here.", "Heads up,"],
-}
-WORK_TAILS = [
-    "",
-    "",
-    "",
-    "Thanks!",
-    "Thank you.",
-    "Questions to me.",
-    "ASAP please.",
-    "No exceptions.",
-    "Details to follow.",
-    "Let me know.",
-    ":)",
-    "That is all.",
-]
-WORK_CLIENTS = [
-    "Lackawanna County",
-    "Dunmore High School",
-    "Blue Cross",
-    "Harper Collins",
-    "Prince Family Paper",
-    "Scranton White Pages",
-    "Vance Refrigeration",
-    "Stone & Kearney",
-    "Pennsylvania Insurance",
-    "Bob's Diner",
-    "Mercy Hospital",
-    "the Scranton Library",
-]
-PARTY_THEMES = [
-    "Hawaiian luau",
-    "80s night",
-    "casino night",
-    "Cinco de Mayo",
-    "Hollywood glamour",
-    "a beach party",
-    "Dundies red carpet",
-    "a barbecue",
-]
-OCCASIONS = ["birthday", "retirement", "Dundies", "Halloween party", "holiday party", "baby shower", "farewell lunch"]
