@@ -56,13 +56,9 @@ def _label_for(message: dict, labels: dict[str, int], newsletters: set[str]) -> 
     return found
 
 
-def seed_mail_state(ctx, newsletters: set[str], corporate: list[dict]):
-    rng = ctx.rng("mail_state")
+def _settings(ctx, me: str, contacts: dict, newsletters: set[str], messages: list[dict]) -> dict[str, int]:
+    """Identity, signature, the filters' labels and rules, and the mailing lists; returns labels by name."""
     ident = ctx.persona.spec["identity"]
-    me = ident.get("email", "")
-    messages = ctx.rows("mail", "messages")
-    contacts = {c["email"].lower(): c for c in ctx.persona.section("contacts", []) if c.get("email")}
-    contacts.update({c["email"]: c for c in corporate})
     # Identities and signatures: the address he sends from and the signature under it.
     signature = ctx.persona.override("mail").get("signature")
     sig = ctx.add("mail", "signatures", {"name": "Work", "body": signature or ""}, "app_overrides.mail")
@@ -99,6 +95,17 @@ def seed_mail_state(ctx, newsletters: set[str], corporate: list[dict]):
             },
             "routines.newsletters",
         )
+    return labels
+
+
+def seed_mail_state(ctx, newsletters: set[str], corporate: list[dict]):
+    rng = ctx.rng("mail_state")
+    ident = ctx.persona.spec["identity"]
+    me = ident.get("email", "")
+    messages = ctx.rows("mail", "messages")
+    contacts = {c["email"].lower(): c for c in ctx.persona.section("contacts", []) if c.get("email")}
+    contacts.update({c["email"]: c for c in corporate})
+    labels = _settings(ctx, me, contacts, newsletters, messages)
     # The address book: everyone he has corresponded with, with how often.
     book: dict[str, dict] = {}
     for message in messages:
