@@ -19,7 +19,7 @@ import os
 import re
 
 from ..apps import target
-from ..core import DATETIME, ZONE, stable_id
+from ..core import DATETIME, local, stable_id
 from ..persona import scrub
 from ..text import attachments, letters
 from . import mail_state
@@ -363,7 +363,7 @@ def seed_mail(ctx):
         # faster than an EmailMessage copied into it, and its output is the same RFC 5322 text.
         mdmsg = mailbox.MaildirMessage()
         mdmsg["Message-ID"] = message_id
-        mdmsg["Date"] = email.utils.format_datetime(when.replace(tzinfo=ZONE))
+        mdmsg["Date"] = email.utils.format_datetime(local(when))
         mdmsg["From"] = _address(rec["from_name"], rec["from_addr"])
         mdmsg["To"] = _address(ident["name"], me_addr) if not sent else rec.get("to_addr") or me_addr
         mdmsg["Subject"] = (
@@ -382,14 +382,14 @@ def seed_mail(ctx):
         mdmsg.set_subdir("new" if unread else "cur")
         if not unread:
             mdmsg.add_flag("S")
-        name = f"{int(when.replace(tzinfo=ZONE).timestamp())}.{stable_id(message_id, length=16)}.mypcbench"
+        name = f"{int(local(when).timestamp())}.{stable_id(message_id, length=16)}.mypcbench"
         info = mdmsg.get_info()
         folder_dir = sent_dir if sent else root
         filename = name + (f":{info}" if info else "")
         relative = os.path.relpath(folder_dir / mdmsg.get_subdir() / filename, ctx.out)
         target_path = ctx.path(relative, "mail")
         target_path.write_bytes(mdmsg.as_bytes())
-        mtime = when.replace(tzinfo=ZONE).timestamp()
+        mtime = local(when).timestamp()
         os.utime(target_path, (mtime, mtime))
         label = rec.get("label")
         row_id = ctx.add(

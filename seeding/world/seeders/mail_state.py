@@ -7,7 +7,7 @@ has not sent, and his recent searches. Nothing is dated after the anchor.
 import datetime as dt
 import re
 
-from ..core import DATETIME
+from ..core import DATETIME, ZONE_NAME
 
 SERVICE_HINTS = ("receipt", "order", "booking", "confirmed", "ride", "reservation", "statement", "delivered")
 DRAFTS = [
@@ -65,6 +65,8 @@ def _settings(ctx, me: str, contacts: dict, newsletters: set[str], messages: lis
     ctx.add(
         "mail", "identities", {"name": ident["name"], "address": me, "signature_id": sig, "is_default": 1}, "identity"
     )
+    # Dates are shown in the persona's zone (New York, with daylight saving).
+    ctx.add("mail", "settings", {"key": "timezone", "value": ZONE_NAME}, "identity")
     # Labels the filters put on arriving mail (besides the persona's own labels).
     for name in ("Newsletters", "Receipts", "Travel", "Family"):
         ctx.add("mail", "labels", {"name": name}, "mail.filters")
