@@ -227,6 +227,8 @@ def _buzzchat(ctx, rng):
         if uid == 1:
             continue
         spec_contact: dict = next((c for c in ctx.persona.section("contacts", []) if c["name"] == user["name"]), {})
+        if not spec_contact:  # someone he only met in a group chat is not in his contact list
+            continue
         ctx.add(
             app,
             "contacts",
