@@ -11,6 +11,7 @@ import hashlib
 import json
 import random
 import sqlite3
+import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ DATETIME = "%Y-%m-%d %H:%M:%S"
 HISTORY_DAYS = 365  # routine records fill the year before the anchor
 FUTURE_DAYS = 120  # upcoming bookings and calendar entries may lie this far after it
 BINARY_DOCUMENTS = {".odt", ".ods", ".xlsx", ".docx", ".pdf"}  # office files: not read as text
-ZONE = dt.timezone(dt.timedelta(hours=-5))  # the persona's local time, written as a fixed offset
+ZONE_NAME = "America/New_York"
+ZONE = zoneinfo.ZoneInfo(ZONE_NAME)  # the persona's local time, with daylight saving (EST/EDT)
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
 
@@ -55,6 +57,11 @@ def parse_time_of_day(text: str, default=(12, 0)) -> tuple[int, int]:
     if suffix == "am" and hour == 12:
         hour = 0
     return hour, minute
+
+
+def local(moment: dt.datetime) -> dt.datetime:
+    """A naive local wall-clock time as an aware one in the persona's zone (-05:00 in winter, -04:00 in summer)."""
+    return moment.replace(tzinfo=ZONE)
 
 
 def at(day: dt.date, hour: int, minute: int = 0) -> dt.datetime:

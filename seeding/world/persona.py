@@ -19,6 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REQUIRED_SECTIONS = ("identity", "contacts")
+# Fields whose text the spec gives as the user's own words (a document's content, a message body): their
+# parentheses are the user's, not the author's.
+VERBATIM_KEYS = {"content", "body", "text", "message", "subject", "title", "messages", "lines", "quote"}
+NOTE_KEYS = re.compile(r"(^|_)(notes?|backstory|message_personality|personality|comment|reason)$")
+MIN_PHRASE_WORDS = 3
+# Fields seeders copy into what the user sees: an author's parenthesised remark is taken out of them on reading.
+CLEANED_KEYS = {"name", "merchant", "purpose", "item"}
 PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"  # our overlays: <stem>.overlay.json
 OVERLAY_OPS = ("set", "append", "merge")
 
@@ -37,6 +44,7 @@ class Persona:
     reference_date: str | None = None
     overlay_entries: list = field(default_factory=list)
     coverage_ignore: list = field(default_factory=list)
+    remarks: list = field(default_factory=list)  # the author's remarks, found before they were removed
 
     @property
     def name(self) -> str:
@@ -52,6 +60,62 @@ class Persona:
 
     def override(self, app: str) -> dict:
         return self.spec.get("app_overrides", {}).get(app, {}) or {}
+
+
+def _walk_spec(node, key=""):
+    """(key, string) for every string in the spec, with the key it sits under (list items keep their key)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _walk_spec(v, k)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _walk_spec(item, key)
+    elif isinstance(node, str):
+        yield key, node
+
+
+def _is_name_or_size(phrase: str) -> bool:
+    """A parenthesised proper name ("Scranton Improv Academy") or pack size ("Set of 3") is data, not a remark."""
+    words = phrase.split()
+    return all(w[:1].isupper() or w[:1].isdigit() or w in ("&", "-") for w in words) or bool(
+        re.fullmatch(r"(set|pack|box|case) of \d+", phrase, re.I)
+    )
+
+
+def author_phrases(spec: dict) -> list[str]:
+    """The author's remarks in a spec: parenthesised asides and note/backstory fields (3+ words each)."""
+    phrases = set()
+    for key, text in _walk_spec(spec):
+        if NOTE_KEYS.search(key):
+            phrases.add(text.strip())
+            continue
+        if key in VERBATIM_KEYS:
+            continue
+        for inner in re.findall(r"\(([^()]+)\)", text):
+            phrases.add(inner.strip())
+    return sorted(p for p in phrases if len(p.split()) >= MIN_PHRASE_WORDS and not _is_name_or_size(p))
+
+
+def scrub(text: str, phrases: list[str]) -> str:
+    """``text`` without the author's remarks: a parenthesised remark goes with its parentheses."""
+    for phrase in phrases:
+        if phrase in text:
+            text = text.replace(f" ({phrase})", "").replace(f"({phrase})", "").replace(phrase, "")
+    return text
+
+
+def clean_remarks(node, phrases: list[str], key=""):
+    """Remove parenthesised author remarks from the fields seeders copy verbatim (names, merchants,
+    purposes, items), in place: "Paramount+ (forgot he signed up)" is read as "Paramount+"."""
+    if isinstance(node, dict):
+        for k, value in node.items():
+            if isinstance(value, str) and k in CLEANED_KEYS and "(" in value:
+                node[k] = scrub(value, phrases).strip()
+            else:
+                clean_remarks(value, phrases, k)
+    elif isinstance(node, list):
+        for item in node:
+            clean_remarks(item, phrases, key)
 
 
 def _read_json(path: Path, what: str) -> dict:
@@ -180,6 +244,8 @@ def load_persona(path, overlay=None, use_default_overlay=True, name=None) -> Per
         persona.reference_date = data.get("reference_date")
         persona.coverage_ignore = _coverage_ignore(data.get("coverage_ignore", []), overlay_path)
     persona.reference_date = spec.get("reference_date", persona.reference_date)
+    persona.remarks = author_phrases(spec)
+    clean_remarks(spec, persona.remarks)
     return persona
 
 

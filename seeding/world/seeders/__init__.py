@@ -85,7 +85,7 @@ SEEDERS = [
             "routine.recurring",
         ),
     ),
-    Seeder("chat", chat.seed_chat, ("trips", "cross_app_events", "plants")),
+    Seeder("chat", chat.seed_chat, ("trips", "cross_app_events", "plants", "vaultbank")),
     Seeder(
         "mail",
         mail.seed_mail,
@@ -99,6 +99,7 @@ SEEDERS = [
             "routine.retail",
             "routine.grocery",
             "routine.reservations",
+            "vaultbank",
         ),
     ),
     Seeder("calendar", calendar.seed_calendar, ("trips", "cross_app_events", "plants")),

@@ -9,7 +9,7 @@ import datetime as dt
 import icalendar
 
 from ..apps import target
-from ..core import DATETIME, stable_id
+from ..core import DATETIME, ZONE, stable_id
 
 MEETINGS = [
     "Client call - {client}",
@@ -157,8 +157,8 @@ def seed_calendar(ctx):
             vevent.add("dtstart", start.date())
             vevent.add("dtend", max(end.date(), start.date() + dt.timedelta(days=1)))
         else:
-            vevent.add("dtstart", start)
-            vevent.add("dtend", end)
+            vevent.add("dtstart", start.replace(tzinfo=ZONE))
+            vevent.add("dtend", end.replace(tzinfo=ZONE))
         if rec.get("description"):
             vevent.add("description", rec["description"])
         if rec.get("location"):
@@ -186,4 +186,5 @@ def seed_calendar(ctx):
         )
         for name in rec.get("attendees", []):
             ctx.add("calendar", "attendees", {"event_id": eid, "name": name}, rec["provenance"])
+    cal.add_missing_timezones()  # one VTIMEZONE for America/New_York, with its EST/EDT rules
     ctx.path("home/user/Calendar/personal.ics", "calendar").write_bytes(cal.to_ical())

@@ -5,51 +5,30 @@ shared activities, so routine chat stays on the persona's topics.
 """
 
 import datetime as dt
+import re
 
 from ..apps import target
+from ..core import DATETIME
 from ..fanout import ME
+from ..persona import scrub
+from ..text import conversation, money_talk
+from . import chat_state
 
 WEIGHT = {"daily": 6.0, "weekly": 1.5, "monthly": 0.4}
-OPENERS = [
-    "Hey {first}! Quick question about {activity}.",
-    "{first}, are we still on for {activity}?",
-    "Can't stop thinking about {activity}. You?",
-    "{first}!!! {activity} later?",
-    "Just had the best idea for {activity}.",
-    "Did you see what happened at {activity} today?",
-    "Thoughts on {activity} this week?",
-    "Reminder: {activity}. Don't be late {first}.",
-]
-REPLIES = [
-    "Sure thing.",
-    "Ha, maybe.",
-    "I'll let you know.",
-    "Sounds good Michael.",
-    "That's what she said?",
-    "Can we talk about this tomorrow?",
-    "Okay.",
-    "Not sure that's a good idea.",
-    "I'm in!",
-    "Please stop sending voice memos.",
-]
 WORK_CHANNELS = [
     ("general", "Office-wide announcements"),
     ("sales", "Sales team"),
     ("party-planning-committee", "PPC"),
     ("random", "Anything goes"),
+    ("warehouse", "Shipping, receiving and the loading dock"),
+    ("accounting", "Receipts, invoices and expense reports"),
+    ("customer-service", "Client calls and complaints"),
+    ("hr-announcements", "Policies, training and benefits"),
+    ("corporate", "News from Stamford"),
+    ("it-help", "Computers, printers and passwords"),
+    ("dundies-2026", "Dundie Awards 2026 planning"),
 ]
-WORK_LINES = [
-    "Conference room in 5 minutes. Bring your ideas and your A-game.",
-    "Who took my World's Best Boss mug?",
-    "Great numbers this week team! Pizza on me (Alfredo's, not Pizza by Alfredo).",
-    "Reminder: quarterly reports due Friday.",
-    "Can someone fix the printer? It's making the noise again.",
-    "Birthday cake in the break room at 3!",
-    "Client call moved to 2pm.",
-    "Who wants to join improv this Thursday?",
-    "Please fill out the expense form by EOD.",
-    "Fire drill at 11. This is a drill. Probably.",
-]
+CHANNEL_WEIGHTS = [5, 6, 3, 4, 3, 2, 2, 1, 1, 1, 2]  # the busy channels first, as in a real branch
 
 
 def _first(name):
@@ -85,7 +64,14 @@ class Chat:
         return self.users[name]
 
 
-def _queued_messages(ctx, chat: Chat) -> list:
+def _trip(ctx, provenance: str) -> dict:
+    """The spec trip a provenance like ``trips[1]`` names (empty when it names something else)."""
+    match = re.match(r"trips\[(\d+)\]", provenance)
+    trips = ctx.persona.section("trips", [])
+    return trips[int(match.group(1))] if match and int(match.group(1)) < len(trips) else {}
+
+
+def _queued_messages(ctx, rng, chat: Chat) -> list:
     """The messages other seeders queued for this app (events, plants), in their channels."""
     me = ctx.persona.name
     messages = []
@@ -96,12 +82,64 @@ def _queued_messages(ctx, chat: Chat) -> list:
         else:
             cid = chat.channel(rec["channel"], "group", rec.get("members") or list(chat.users), rec["provenance"])
         sender = me if rec.get("sender", ME) in (ME, None) else rec["sender"]
+        if sender == me and rec.get("contact") and conversation.is_narration(rec["body"], me.split()[0]):
+            # The spec describes the message instead of giving it: write what he would have said.
+            when = dt.datetime.strptime(rec["at"], DATETIME)
+            lines = conversation.trip_mention(rng, rec["body"], rec["contact"], _trip(ctx, rec["provenance"]), when)
+            for mine, text in lines:
+                who = chat.user(me if mine else rec["contact"], rec["provenance"])
+                messages.append((when.strftime(DATETIME), cid, who, text, rec["provenance"]))
+                when += dt.timedelta(minutes=rng.randint(2, 30))
+            continue
         messages.append((rec["at"], cid, chat.user(sender, rec["provenance"]), rec["body"], rec["provenance"]))
     return messages
 
 
+def _money_messages(ctx, rng, chat: Chat) -> list:
+    """DMs about money the spec records elsewhere: stock buys a contact talked him into, and the
+    Zelle payments he sends (from the bank's ledger), each acknowledged by the person paid."""
+    me = ctx.persona.name
+    contacts = {c["name"]: c for c in ctx.persona.section("contacts", [])}
+    messages: list[tuple] = []
+
+    def add(lines, contact, when, provenance):
+        cid = chat.channel(contact, "dm", [me, contact], provenance)
+        for mine, text in lines:
+            messages.append(
+                (when.strftime(DATETIME), cid, chat.user(me if mine else contact, provenance), text, provenance)
+            )
+            when += dt.timedelta(minutes=rng.randint(2, 40))
+
+    for talk in money_talk.stock_talks(ctx.persona.spec):
+        contact = contacts.get(talk["contact"], {})
+        if "buzzchat" not in contact.get("apps_present_in", ["buzzchat"]):
+            continue
+        day = ctx.day(talk["date"])
+        if day > ctx.anchor:
+            continue
+        when = dt.datetime.combine(day, dt.time(rng.randint(18, 21), rng.randint(0, 59)))
+        add(money_talk.stock_exchange(rng, talk, contact), talk["contact"], when, "investments")
+    for row in ctx.rows("vaultbank", "transactions"):
+        description = row.get("description") or ""
+        payee = row.get("merchant")
+        if not description.startswith("Zelle to") or payee not in contacts:
+            continue
+        memo = re.search(r"\(([^()]+)\)", description)
+        when = dt.datetime.combine(
+            dt.date.fromisoformat(row["posted_date"]), dt.time(rng.randint(8, 11), rng.randint(0, 59))
+        )
+        add(
+            money_talk.zelle_exchange(rng, abs(row["amount"]), memo.group(1) if memo else ""),
+            payee,
+            when,
+            row["provenance"],
+        )
+    return messages
+
+
 def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
-    """Direct messages with the contacts, as often as each one's ``frequency`` says, most answered."""
+    """Direct-message exchanges with the contacts, as often as each one's ``frequency`` says, composed in
+    each contact's voice about what they share (``seeding.world.text.conversation``)."""
     me = ctx.persona.name
     contacts = ctx.persona.section("contacts", [])
     messages: list[tuple] = []
@@ -115,41 +153,33 @@ def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
         chat.users.setdefault(person["name"], 1)
         when = dt.datetime.combine(
             ctx.start + dt.timedelta(days=rng.randrange(span + 1)),
-            dt.time(rng.randint(8, 22), rng.randint(0, 59)),
+            dt.time(rng.randint(8, 21), rng.randint(0, 59)),
         )
-        activity = rng.choice(person.get("shared_activities") or ["catching up"]).replace("_", " ")
-        messages.append(
-            (
-                when.strftime("%Y-%m-%d %H:%M:%S"),
-                cid,
-                chat.users[me],
-                rng.choice(OPENERS).format(first=_first(person["name"]), activity=activity),
-                f"contacts[{idx}]",
-            )
-        )
-        need -= 1
-        if need > 0:
-            reply = when + dt.timedelta(minutes=rng.randint(1, 90))
+        for mine, text in conversation.exchange(rng, when, person)[:need]:
             messages.append(
                 (
-                    reply.strftime("%Y-%m-%d %H:%M:%S"),
+                    when.strftime("%Y-%m-%d %H:%M:%S"),
                     cid,
-                    chat.users[person["name"]],
-                    rng.choice(REPLIES),
+                    chat.users[me if mine else person["name"]],
+                    text,
                     f"contacts[{idx}]",
                 )
             )
             need -= 1
+            # The next line answers this one after the answering person's usual delay.
+            when += dt.timedelta(minutes=conversation.reply_delay(rng, person.get("relationship") if mine else "me"))
+            if when.date() > ctx.anchor:
+                break
     return messages
 
 
 def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
-    """Workday messages in the work channels from anyone there."""
+    """Workday posts in the work channels from anyone there, each in the sender's manner."""
     messages = []
     names = list(chat.users)
     span = (ctx.anchor - ctx.start).days
     while need > 0:
-        name, _ = rng.choice(WORK_CHANNELS)
+        name, _ = rng.choices(WORK_CHANNELS, CHANNEL_WEIGHTS)[0]
         day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
         if day.weekday() >= 5:
             continue
@@ -160,7 +190,7 @@ def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
                 when.strftime("%Y-%m-%d %H:%M:%S"),
                 chat.channels[name],
                 chat.users[sender],
-                rng.choice(WORK_LINES),
+                conversation.work_post(rng, name, sender, when, names),
                 "routines.work",
             )
         )
@@ -176,11 +206,16 @@ def seed_chat(ctx):
         if app == "workbuzz":
             for name, _ in WORK_CHANNELS:
                 chat.channel(name, "channel", list(chat.users), "app_overrides.workbuzz")
-        messages = _queued_messages(ctx, chat)
+        messages = _queued_messages(ctx, rng, chat)
+        if app == "buzzchat":
+            messages += _money_messages(ctx, rng, chat)
         share = 0.65 if app == "buzzchat" else 0.35
         need = round(total_target * share) - len(messages)
         fill = _fill_personal if app == "buzzchat" else _fill_work
         messages += fill(ctx, rng, chat, need)
         messages.sort(key=lambda m: (m[0], m[1]))
+        remarks = ctx.persona.remarks
         for at, cid, sender_id, body, prov in messages:
+            body = scrub(body, remarks)
             ctx.add(app, "messages", {"channel_id": cid, "sender_id": sender_id, "sent_at": at, "body": body}, prov)
+    chat_state.seed_chat_state(ctx, dict(WORK_CHANNELS))
