@@ -109,6 +109,11 @@ def make_bucket() -> None:
     existing = {b["Name"] for b in client.list_buckets().get("Buckets", [])}
     if bucket not in existing:
         client.create_bucket(Bucket=bucket)
+    if os.environ.get("MYPCBENCH_S3_PUBLIC_ACCESS") == "policy":
+        # ACLs disabled: anybody may read the public/ copies of published media, nothing else
+        policy = (ROOT / "deploy" / "s3-public-policy.json").read_text().replace("BUCKET", bucket)
+        client.put_bucket_policy(Bucket=bucket, Policy=policy)
+        print(f"bucket {bucket}: policy of deploy/s3-public-policy.json applied")
     print(f"bucket {bucket} ready at {endpoint or 'AWS'}")
 
 
