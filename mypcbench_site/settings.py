@@ -334,6 +334,15 @@ MYPCBENCH_UPLOAD_TMP_DIR = VAR_DIR / "upload-tmp"
 # them where `manage.py sweep_media` finds them.
 FILE_UPLOAD_TEMP_DIR = str(MYPCBENCH_UPLOAD_TMP_DIR)
 MYPCBENCH_UPLOAD_TMP_DIR.mkdir(exist_ok=True)
+# Behind a front proxy every request comes from the proxy's address: name the header it puts the
+# client's address in (deploy/nginx: X-Real-IP, i.e. HTTP_X_REAL_IP), or the sign-up and log-in limits
+# per address are shared by every visitor. Only set it when the proxy always overwrites that header.
+MYPCBENCH_CLIENT_ADDRESS_HEADER = os.environ.get("MYPCBENCH_CLIENT_ADDRESS_HEADER", "")
+MYPCBENCH_SIGNUPS_PER_ADDRESS = int(os.environ.get("MYPCBENCH_SIGNUPS_PER_ADDRESS", 10))
+MYPCBENCH_SIGNUP_WINDOW_SECONDS = int(os.environ.get("MYPCBENCH_SIGNUP_WINDOW_SECONDS", 24 * 3600))
+MYPCBENCH_LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("MYPCBENCH_LOGIN_FAILURES_PER_ACCOUNT", 5))
+MYPCBENCH_LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("MYPCBENCH_LOGIN_FAILURES_PER_ADDRESS", 20))
+MYPCBENCH_LOGIN_WINDOW_SECONDS = int(os.environ.get("MYPCBENCH_LOGIN_WINDOW_SECONDS", 15 * 60))
 MYPCBENCH_UPLOADS_PER_WINDOW = int(os.environ.get("MYPCBENCH_UPLOADS_PER_WINDOW", 20))
 # every upload, accepted or refused (a refused archive is still read and checked)
 MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = int(
