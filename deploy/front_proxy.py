@@ -58,8 +58,11 @@ def nginx_program() -> str:
     return found
 
 
-def nginx_conf(folder: Path, *, upstream: str, http_port: int, https_port: int) -> Path:
-    """A whole nginx.conf for an unprivileged nginx in ``folder``: the shipped server blocks inside."""
+def nginx_conf(
+    folder: Path, *, upstream: str, http_port: int, https_port: int, s3: tuple[int, str] | None = None
+) -> Path:
+    """A whole nginx.conf for nginx in ``folder``: the shipped server blocks inside, and with ``s3``
+    (a port, the local S3 server's address) TLS in front of that server too, as real S3 has."""
     cert, key = self_signed(folder)
     for temp in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (folder / temp).mkdir(exist_ok=True)
@@ -76,6 +79,16 @@ def nginx_conf(folder: Path, *, upstream: str, http_port: int, https_port: int) 
             "MYPCBENCH_MEDIA_DIR": str(folder / "media"),
         }
     )
+    if s3 is not None:
+        servers += f"""
+server {{
+    listen 127.0.0.1:{s3[0]} ssl;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+    client_max_body_size 0;
+    location / {{ proxy_pass {s3[1]}; proxy_set_header Host $http_host; }}
+}}
+"""
     conf = folder / "nginx.conf"
     conf.write_text(
         f"""worker_processes 1;
@@ -192,10 +205,12 @@ def check_body_limit(base: str, cert: Path) -> list[str]:
 def check_client_address(base: str, cert: Path, tag: str) -> list[str]:
     """Sign-ups are limited per client address (SIGNUPS_PER_ADDRESS here): a second one from the same
     visitor is refused, one from another visitor is not, so nginx's X-Real-IP reached the limit."""
-    first = sign_up(visitor("127.0.0.2", cert), base, f"probe-a-{tag}")
-    again = sign_up(visitor("127.0.0.2", cert), base, f"probe-b-{tag}")
-    other = sign_up(visitor("127.0.0.3", cert), base, f"probe-c-{tag}")
-    print(f"sign-ups through nginx: 127.0.0.2 {first}, again {again}; 127.0.0.3 {other}")
+    # two loopback addresses of their own (the counters of earlier runs live on in the shared cache)
+    one, two = (f"127.{secrets.randbelow(250) + 1}.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}" for _ in "12")
+    first = sign_up(visitor(one, cert), base, f"probe-a-{tag}")
+    again = sign_up(visitor(one, cert), base, f"probe-b-{tag}")
+    other = sign_up(visitor(two, cert), base, f"probe-c-{tag}")
+    print(f"sign-ups through nginx: {one} {first}, again {again}; {two} {other}")
     if (first, again, other) != (302, 429, 302):
         return [f"sign-ups from two addresses answered {first}, {again}, {other}, not 302, 429, 302"]
     return []

@@ -33,6 +33,7 @@ from botocore.config import Config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import front_proxy  # noqa: E402 - deploy/ is not a package
+import paint_check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER_QUEUES = ("vm", "judging", "media", "default")
@@ -310,6 +311,8 @@ class Topology:
             self.s3_endpoint = f"http://127.0.0.1:{s3_port}"
             self.start("s3", ["python", "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)], dict(os.environ))
             wait_for("the S3 server", lambda: http_status(self.s3_endpoint + "/moto-api/") == 200)
+        if self.front:
+            self.start_proxy()
         s3_endpoint = self.s3_endpoint
         tools = self.env("deploy-tools", s3_endpoint)
         self.run_once("make-bucket", MAKE_BUCKET_COMMAND, tools)
@@ -319,11 +322,24 @@ class Topology:
         bind = f"unix:{self.socket_path}" if self.front else f"127.0.0.1:{self.web_port}"
         for name, argv in service_commands(bind).items():
             self.start(name, argv, web_env if name == "web" else self.env(name, s3_endpoint))
-        if self.front:
-            folder = self.state / "proxy"
-            folder.mkdir(exist_ok=True)
-            conf = front_proxy.nginx_conf(folder, upstream=bind, http_port=self.http_port, https_port=self.https_port)
-            self.start("proxy", front_proxy.nginx_command(conf), dict(os.environ))
+
+    def start_proxy(self) -> None:
+        """nginx before gunicorn's socket (502 until it listens) and, as real S3 is, the local S3 server
+        behind TLS too: pages over HTTPS cannot show images from a plain-HTTP origin."""
+        folder = self.state / "proxy"
+        folder.mkdir(exist_ok=True)
+        s3_port = free_port()
+        conf = front_proxy.nginx_conf(
+            folder,
+            upstream=f"unix:{self.socket_path}",
+            http_port=self.http_port,
+            https_port=self.https_port,
+            s3=(s3_port, self.s3_endpoint),
+        )
+        self.start("proxy", front_proxy.nginx_command(conf), dict(os.environ))
+        self.s3_endpoint = f"https://127.0.0.1:{s3_port}"
+        self.extra_env["AWS_CA_BUNDLE"] = str(self.cert)  # boto3 trusts the test certificate
+        wait_for("nginx", lambda: self.get(self.s3_endpoint + "/moto-api/").status_code == 200)
 
     def check(self) -> list[str]:
         """What a person would check first: pages and static files answer, every queue has a worker."""
@@ -398,7 +414,8 @@ class Topology:
         if waited.returncode != 0:
             return [f"the media worker made no derivatives: {waited.stderr[-1500:]}"]
         display = waited.stdout.strip().splitlines()[-1]
-        problems = []
+        # the player in Chromium: its screenshot must paint (policy, TLS, redirects and all)
+        problems = paint_check.unpainted_images(f"{base}/trajectories/{names['trajectory']}/play/", "#stage-image")
         for name, want in ((display, 302), (names["published_screenshot"], 302), (names["draft_screenshot"], 404)):
             answer = self.get(f"{base}/media/{name}")
             status, location = answer.status_code, answer.headers.get("Location", "")
@@ -429,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--port", type=int, default=8443, help="nginx's HTTPS port on 127.0.0.1 (0: any free one)")
     up.add_argument("--http-port", type=int, default=8080, help="nginx's plain HTTP port (redirects; 0: any)")
     up.add_argument("--check", action="store_true", help="check the proxy, pages, workers and media, then stop")
+
     sub.add_parser("make-bucket", help="create MYPCBENCH_S3_BUCKET (used by the compose file too)")
     args = parser.parse_args(argv)
     if args.command == "make-bucket":

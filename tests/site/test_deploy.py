@@ -100,6 +100,8 @@ def test_the_whole_topology_comes_up_and_answers(broker, tmp_path):
             broker,
             "--port",
             "0",
+            "--http-port",
+            "0",
             "--state",
             str(tmp_path),
         ],
@@ -110,3 +112,51 @@ def test_the_whole_topology_comes_up_and_answers(broker, tmp_path):
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert "topology: OK" in result.stdout
+    # what --check saw, as a person reading its output would
+    out = result.stdout
+    assert "301 -> https://127.0.0.1:" in out and "at the limit: 401 (the site)" in out
+    assert "over nginx's limit: 413 (nginx)" in out and "#stage-image painted, 0 not" in out
+    assert "supervisor: worker-default exited with -9; starting it again" in out
+
+
+def test_the_shipped_nginx_configuration_is_accepted_by_nginx(tmp_path):
+    """The template filled as run-topology fills it: nginx -t accepts it, and it carries the body
+    limit, the client address header and TLS."""
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+    conf = topology.front_proxy.nginx_conf(tmp_path, upstream="unix:/tmp/none.sock", http_port=18080, https_port=18443)
+    text = conf.read_text()
+    assert not [line for line in text.splitlines() if "${" in line and not line.lstrip().startswith("#")]
+    assert "client_max_body_size 9m;" in text and "proxy_set_header X-Real-IP $remote_addr;" in text
+    assert "return 301 https://$host:18443$request_uri;" in text
+    checked = subprocess.run([*topology.front_proxy.nginx_command(conf), "-t"], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_placeholder_without_a_value_is_named():
+    with pytest.raises(SystemExit, match="no value for MYPCBENCH_TLS_KEY"):
+        topology.front_proxy.render({"MYPCBENCH_TLS_CERT": "x"} | dict.fromkeys(ALL_BUT_KEY, "x"))
+
+
+ALL_BUT_KEY = [
+    "MYPCBENCH_UPSTREAM",
+    "MYPCBENCH_SERVER_NAME",
+    "MYPCBENCH_HTTP_LISTEN",
+    "MYPCBENCH_HTTPS_LISTEN",
+    "MYPCBENCH_HTTPS_PORT",
+    "MYPCBENCH_BODY_LIMIT",
+    "MYPCBENCH_MEDIA_DIR",
+]
+
+
+def test_logs_are_kept_across_starts_five_deep(tmp_path):
+    for start in range(7):
+        topology.fresh_state(tmp_path)
+        (tmp_path / "web").mkdir()
+        (tmp_path / "web.log").write_text(f"start {start}\n")
+    assert (tmp_path / "web.log").read_text() == "start 6\n"
+    kept = sorted(p.name for p in tmp_path.glob("web.log.*"))
+    assert kept == ["web.log.1", "web.log.2", "web.log.3", "web.log.4"]
+    assert (tmp_path / "web.log.4").read_text() == "start 2\n"
+    topology.fresh_state(tmp_path)
+    assert not (tmp_path / "web").exists()  # the "hosts" are fresh each start
