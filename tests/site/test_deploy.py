@@ -38,7 +38,30 @@ APP_SERVICES = ["bucket", "migrate", "web", "worker-vm", "worker-judging", "work
 
 
 def test_compose_has_the_topologys_services_and_nothing_else(compose):
-    assert sorted(compose["services"]) == sorted(APP_SERVICES + ["postgres", "redis", "rabbitmq", "s3"])
+    assert sorted(compose["services"]) == sorted(APP_SERVICES + ["postgres", "redis", "rabbitmq", "s3", "proxy"])
+
+
+def test_only_the_proxy_is_published_and_it_runs_the_shipped_configuration(compose):
+    services = compose["services"]
+    published = sorted(name for name, service in services.items() if "ports" in service)
+    assert published == ["proxy"]  # gunicorn is reached through nginx only
+    assert services["web"]["expose"] == ["8000"]
+    proxy = services["proxy"]
+    assert "./nginx/mypcbench.conf.template:/etc/nginx/templates/default.conf.template:ro" in proxy["volumes"]
+    template = (ROOT / "deploy" / "nginx" / "mypcbench.conf.template").read_text()
+    needed = set(topology.front_proxy.PLACEHOLDER.findall(template))
+    assert needed <= set(proxy["environment"]), needed - set(proxy["environment"])
+    assert proxy["environment"]["MYPCBENCH_UPSTREAM"] == "web:8000"
+    for name in APP_SERVICES:
+        assert services[name]["environment"]["MYPCBENCH_CLIENT_ADDRESS_HEADER"] == "HTTP_X_REAL_IP"
+
+
+def test_long_running_services_restart_and_one_shots_do_not(compose):
+    for name, service in compose["services"].items():
+        want = "no" if name in ("bucket", "migrate") else "unless-stopped"
+        assert service["restart"] == want, name
+    redis = compose["services"]["redis"]["command"]
+    assert redis[redis.index("--appendonly") + 1] == "yes"  # the queues survive a restart
 
 
 def test_compose_runs_the_same_commands_as_the_topology_script(compose):
@@ -59,7 +82,9 @@ def test_every_app_container_has_the_shared_settings_and_no_shared_disk(compose)
         assert set(topology.SHARED_SETTINGS) <= set(service["environment"]), name
         assert service["environment"]["DJANGO_DEBUG"] == "0"
         assert "volumes" not in service, f"{name} mounts a volume: app containers share no disk"
-    assert compose["services"]["web"]["environment"]["MYPCBENCH_CACHE_URL"].startswith("redis://")
+    assert compose["services"]["web"]["environment"]["MYPCBENCH_CACHE_URL"].startswith(
+        "${MYPCBENCH_CACHE_URL:-redis://"
+    )
 
 
 def test_workers_and_web_wait_for_migrations_and_the_bucket(compose):
