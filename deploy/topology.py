@@ -38,9 +38,13 @@ import paint_check  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 WORKER_QUEUES = ("vm", "judging", "media", "default")
 WEB_WORKERS = 2
-BROKERS = {"redis": "redis://127.0.0.1:6379/2", "rabbitmq": "amqp://guest:guest@127.0.0.1:5672//"}
-CACHE_URL = "redis://127.0.0.1:6379/3"
-DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mypcbench_topology"
+# Every service's address may be set in the environment (TOPOLOGY_*); these are this machine's.
+BROKERS = {
+    "redis": os.environ.get("TOPOLOGY_REDIS_BROKER_URL", "redis://127.0.0.1:6379/2"),
+    "rabbitmq": os.environ.get("TOPOLOGY_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672//"),
+}
+CACHE_URL = os.environ.get("TOPOLOGY_CACHE_URL", "redis://127.0.0.1:6379/3")
+DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mypcbench_topology"  # or TOPOLOGY_DATABASE_URL
 BUCKET = "mypcbench-media"
 RESTART_PAUSE = 2.0
 KEPT_LOGS = 5  # each process's log of this start and of the four before it (name.log.1 ... .4)

@@ -4,8 +4,10 @@ compose config` validates the file where the compose plugin exists. The whole to
 (`deploy/run-topology --check`, needs PostgreSQL, Redis and RabbitMQ) is opt-in:
 MYPCBENCH_TOPOLOGY_TEST=1."""
 
+import configparser
 import importlib.util
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -185,3 +187,30 @@ def test_logs_are_kept_across_starts_five_deep(tmp_path):
     assert (tmp_path / "web.log.4").read_text() == "start 2\n"
     topology.fresh_state(tmp_path)
     assert not (tmp_path / "web").exists()  # the "hosts" are fresh each start
+
+
+def unit(name: str) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # keys as systemd spells them
+    parser.read(ROOT / "deploy" / "systemd" / name)
+    return parser
+
+
+def exec_start(name: str, instance: str = "") -> list[str]:
+    """ExecStart as systemd runs it: %i the instance, %% a plain %."""
+    line = unit(name)["Service"]["ExecStart"].replace("%i", instance).replace("%%", "%")
+    return shlex.split(line)
+
+
+def test_systemd_units_run_the_topologys_commands_and_restart_them():
+    web = exec_start("mypcbench-web.service")
+    assert web[0].endswith("/.venv/bin/gunicorn")
+    assert web[1:] == topology.service_commands("unix:/run/mypcbench/gunicorn.sock")["web"][1:]
+    for queue in topology.WORKER_QUEUES:
+        worker = exec_start("mypcbench-worker@.service", queue)
+        assert worker[0].endswith("/.venv/bin/celery") and worker[1:] == topology.worker_command(queue)[1:]
+    for name in ("mypcbench-web.service", "mypcbench-worker@.service"):
+        assert unit(name)["Service"]["Restart"] == "always", name
+    sweep = exec_start("mypcbench-sweep.service")
+    assert sweep[1:] == ["manage.py", "sweep_media"]
+    assert unit("mypcbench-sweep.timer")["Timer"]["OnCalendar"] == "daily"
