@@ -6,6 +6,7 @@ the client's address reaches the per-address sign-up limit."""
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import shutil
@@ -89,10 +90,12 @@ server {{
     location / {{ proxy_pass {s3[1]}; proxy_set_header Host $http_host; }}
 }}
 """
+    # started as root, nginx's workers would switch to nobody, who may not reach a private state folder
+    worker_user = "user root;\n" if os.geteuid() == 0 else ""
     conf = folder / "nginx.conf"
     conf.write_text(
         f"""worker_processes 1;
-pid {folder}/nginx.pid;
+{worker_user}pid {folder}/nginx.pid;
 error_log {folder}/error.log warn;
 daemon off;
 events {{ worker_connections 256; }}
