@@ -228,6 +228,7 @@ def policy_bucket(bucket, settings):
     bucket.delete_bucket_policy(Bucket=BUCKET)
 
 
+@pytest.mark.slow  # about 5 s with the S3 client's first connection (the shared-file test below is quick)
 @pytest.mark.parametrize("access", ["acl", "policy"])
 def test_unpublishing_revokes_the_plain_url_at_once(client, bucket, s3_server, settings, access, request):
     if access == "policy":

@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 MEDIA_FIELDS = ("screenshot", "display_image", "thumbnail")
 # put_object_acl / copy_object calls in flight at once when a whole run changes publication
 MARK_THREADS = 8
+INLINE_MARKS = 50
 CHUNK = 500
 
 
@@ -80,8 +81,11 @@ def sync_run_media(run_id: int) -> dict[str, int]:
             cache.delete(_mark_key(name))
         return done
 
-    with ThreadPoolExecutor(max_workers=MARK_THREADS) as pool:
-        done = list(pool.map(mark, sorted(names)))
+    if len(names) <= INLINE_MARKS:  # each thread opens its own connection: not worth it for a few
+        done = [mark(name) for name in sorted(names)]
+    else:
+        with ThreadPoolExecutor(max_workers=MARK_THREADS) as pool:
+            done = list(pool.map(mark, sorted(names)))
     counts = {"public": len(public), "private": len(names) - len(public), "failed": done.count(False)}
     if counts["failed"]:
         logger.warning("run %s: %d media files could not be marked (see above)", run_id, counts["failed"])
