@@ -165,7 +165,39 @@ def sign_up(session: requests.Session, base: str, username: str) -> int:
     return answer.status_code
 
 
-def check(*, http_port: int, https_port: int, cert: Path, socket_path: Path, tag: str) -> list[str]:
+def process_tree(pid: int) -> list[int]:
+    """A process and its descendants (Linux /proc)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            todo += [int(child) for child in task.read_text().split()]
+    return found
+
+
+def tcp_listeners(pids: list[int]) -> list[str]:
+    """The TCP addresses these processes listen on (the address in hex as /proc spells it, the port)."""
+    inodes = set()
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    listening = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                address, port = fields[1].split(":")
+                listening.append(f"{address}:{int(port, 16)}")
+    return listening
+
+
+def check(*, http_port: int, https_port: int, cert: Path, socket_path: Path, tag: str, web_pid: int) -> list[str]:
     """What the front proxy must do; each line printed, each failure returned."""
     base = f"https://127.0.0.1:{https_port}"
     problems: list[str] = []
@@ -181,10 +213,12 @@ def check(*, http_port: int, https_port: int, cert: Path, socket_path: Path, tag
     problems += check_body_limit(base, cert)
     problems += check_client_address(base, cert, tag)
     # gunicorn listens on a Unix socket only: no TCP port of it for anybody to reach around nginx
-    listening = socket_path.is_socket()
-    print(f"gunicorn on {socket_path}: {'yes' if listening else 'NO'}; no TCP port")
-    if not listening:
+    ports = tcp_listeners(process_tree(web_pid))
+    print(f"gunicorn on {socket_path}: {'yes' if socket_path.is_socket() else 'NO'}; TCP ports: {ports or 'none'}")
+    if not socket_path.is_socket():
         problems.append(f"gunicorn's socket {socket_path} is missing")
+    if ports:
+        problems.append(f"gunicorn listens on TCP too ({ports}): reachable around the proxy")
     return problems
 
 

@@ -357,6 +357,7 @@ class Topology:
                 cert=self.cert,
                 socket_path=self.socket_path,
                 tag=secrets.token_hex(4),
+                web_pid=self.processes["web"].pid,
             )
         for path in ("/", "/leaderboard/", "/static/favicon.svg"):
             status = self.get(base + path).status_code
