@@ -187,6 +187,9 @@ def s3_media_storage(bucket: str, endpoint_url: str = "") -> dict:
             "file_overwrite": False,  # as on disk: a taken name gets a new one, nothing is replaced
             "default_acl": None,  # private until published
             "querystring_expire": MYPCBENCH_MEDIA_SIGNED_SECONDS,
+            # what browsers and caches may keep of an object fetched by its URL: as briefly as the
+            # media view's answers, since its run may be unpublished (its public copy keeps this too)
+            "object_parameters": {"CacheControl": f"max-age={MYPCBENCH_MEDIA_PUBLIC_MAX_AGE}"},
         },
     }
 

@@ -246,6 +246,7 @@ def test_unpublishing_revokes_the_plain_url_at_once(client, bucket, s3_server, s
     assert plain == prefix + names[0]
     fetched = requests.get(plain, timeout=10)
     assert fetched.status_code == 200 and fetched.content.startswith(b"\x89PNG")
+    assert fetched.headers["Cache-Control"] == "max-age=300"  # the public copy keeps it too
     # The second screenshot, never viewed through /media/, is public too.
     assert requests.get(prefix + names[1], timeout=10).status_code == 200
 
@@ -270,7 +271,10 @@ def test_a_shared_file_stays_public_while_another_published_run_names_it(bucket,
     set_publication(kept.run_id, Run.Publication.PUBLISHED)
     set_publication(dropped.run_id, Run.Publication.PUBLISHED)
     set_publication(dropped.run_id, Run.Publication.WITHDRAWN)
-    assert requests.get(f"{s3_server}/{BUCKET}/{shared}", timeout=10).status_code == 200
+    fetched = requests.get(f"{s3_server}/{BUCKET}/{shared}", timeout=10)
+    assert fetched.status_code == 200
+    # the store's own answer may be kept only briefly, as the media view's: a run can be unpublished
+    assert fetched.headers["Cache-Control"] == "max-age=300"
     set_publication(kept.run_id, Run.Publication.DRAFT)
     assert requests.get(f"{s3_server}/{BUCKET}/{shared}", timeout=10).status_code == 403
 
