@@ -95,7 +95,7 @@ def sync_run_media(run_id: int) -> dict[str, int]:
 @receiver(pre_save, sender=Run)
 def _remember_publication_for_media(sender, instance, raw=False, **kwargs):
     before = None
-    if instance.pk and not raw:
+    if instance.pk and not raw and marks_public():  # no query where nothing is marked (media on disk)
         before = Run.objects.filter(pk=instance.pk).values_list("publication", flat=True).first()
     instance._media_publication_before = before
 
