@@ -28,6 +28,7 @@ from pathlib import Path
 
 import boto3
 import psycopg
+import redis
 import requests
 from botocore.config import Config
 
@@ -376,10 +377,30 @@ class Topology:
         problems += [f"worker {node} did not answer a ping" for node in sorted(expected - replied)]
         problems += self.check_media(base, env)
         problems += self.check_supervision(env)
+        self.warn_unpersisted_queues()
         for name, process in self.processes.items():
             if process.poll() is not None:
                 problems.append(f"{name} exited with {process.returncode} (see {self.state / (name + '.log')})")
         return problems
+
+    def warn_unpersisted_queues(self) -> None:
+        """Say so when the Redis holding the queues keeps them in memory only (a warning: the Redis of a
+        development machine is not this script's to change)."""
+        if not self.broker_url.startswith("redis://"):
+            return
+        try:
+            client = redis.Redis.from_url(self.broker_url, socket_timeout=5, decode_responses=True)
+            said = client.config_get("appendonly")
+        except redis.RedisError as exc:
+            print(f"warning: could not ask the broker's Redis about persistence ({exc})")
+            return
+        if said.get("appendonly") != "yes":
+            print(
+                "warning: the broker's Redis runs without its append-only file: a restart loses queued "
+                "tasks (deploy/README.md, Redis persistence)"
+            )
+        else:
+            print("broker's Redis: append-only file on")
 
     def check_supervision(self, env: dict[str, str], name: str = "worker-default") -> list[str]:
         """A worker killed outright (SIGKILL) is started again by the supervisor and answers a ping."""
