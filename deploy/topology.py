@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -27,15 +28,27 @@ from pathlib import Path
 
 import boto3
 import psycopg
+import redis
+import requests
 from botocore.config import Config
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import front_proxy  # noqa: E402 - deploy/ is not a package
+import paint_check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER_QUEUES = ("vm", "judging", "media", "default")
 WEB_WORKERS = 2
-BROKERS = {"redis": "redis://127.0.0.1:6379/2", "rabbitmq": "amqp://guest:guest@127.0.0.1:5672//"}
-CACHE_URL = "redis://127.0.0.1:6379/3"
-DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mypcbench_topology"
+# Every service's address may be set in the environment (TOPOLOGY_*); these are this machine's.
+BROKERS = {
+    "redis": os.environ.get("TOPOLOGY_REDIS_BROKER_URL", "redis://127.0.0.1:6379/2"),
+    "rabbitmq": os.environ.get("TOPOLOGY_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672//"),
+}
+CACHE_URL = os.environ.get("TOPOLOGY_CACHE_URL", "redis://127.0.0.1:6379/3")
+DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mypcbench_topology"  # or TOPOLOGY_DATABASE_URL
 BUCKET = "mypcbench-media"
+RESTART_PAUSE = 2.0
+KEPT_LOGS = 5  # each process's log of this start and of the four before it (name.log.1 ... .4)
 # Settings every process gets (the compose file's x-app environment names the same ones).
 SHARED_SETTINGS = (
     "DJANGO_DEBUG",
@@ -109,6 +122,11 @@ def make_bucket() -> None:
     existing = {b["Name"] for b in client.list_buckets().get("Buckets", [])}
     if bucket not in existing:
         client.create_bucket(Bucket=bucket)
+    if os.environ.get("MYPCBENCH_S3_PUBLIC_ACCESS") == "policy":
+        # ACLs disabled: anybody may read the public/ copies of published media, nothing else
+        policy = (ROOT / "deploy" / "s3-public-policy.json").read_text().replace("BUCKET", bucket)
+        client.put_bucket_policy(Bucket=bucket, Policy=policy)
+        print(f"bucket {bucket}: policy of deploy/s3-public-policy.json applied")
     print(f"bucket {bucket} ready at {endpoint or 'AWS'}")
 
 
@@ -156,6 +174,12 @@ class Topology:
     cache_url: str = CACHE_URL
     extra_env: dict[str, str] = field(default_factory=dict)
     commands: dict[str, tuple[list[str], dict[str, str]]] = field(default_factory=dict)
+    # nginx in front (deploy/run-topology): TLS on https_port, the redirect on http_port, gunicorn on a
+    # Unix socket only; without it (bench/bench_faults.py) gunicorn listens on 127.0.0.1:web_port
+    front: bool = False
+    restarts: dict[str, int] = field(default_factory=dict)
+    http_port: int = 0
+    https_port: int = 0
 
     def __post_init__(self):
         self.broker_url = self.broker_url or BROKERS[self.broker]
@@ -192,8 +216,35 @@ class Topology:
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",
         )
+        if self.front:
+            env.update(
+                DJANGO_SECURE_SSL_REDIRECT="1",
+                DJANGO_CSRF_TRUSTED_ORIGINS=self.base_url(),
+                MYPCBENCH_CLIENT_ADDRESS_HEADER="HTTP_X_REAL_IP",
+                MYPCBENCH_UPLOAD_MAX_BYTES=str(front_proxy.UPLOAD_LIMIT),
+                MYPCBENCH_SIGNUPS_PER_ADDRESS=str(front_proxy.SIGNUPS_PER_ADDRESS),
+            )
         env.update(self.extra_env)
         return env
+
+    def base_url(self) -> str:
+        """Where a visitor reaches the site: nginx over TLS, or gunicorn itself."""
+        if self.front:
+            return f"https://127.0.0.1:{self.https_port}"
+        return f"http://127.0.0.1:{self.web_port}"
+
+    @property
+    def socket_path(self) -> Path:
+        return self.state / "web" / "gunicorn.sock"
+
+    @property
+    def cert(self) -> Path:
+        return self.state / "proxy" / "tls.crt"
+
+    def get(self, url: str, **kwargs) -> requests.Response:
+        """A GET as a visitor makes it (the proxy's self-signed certificate trusted), no redirects."""
+        verify = str(self.cert) if self.front and url.startswith("https://127.0.0.1") else True
+        return requests.get(url, allow_redirects=False, verify=verify, timeout=20, **kwargs)
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
         log = (self.state / f"{name}.log").open("ab")
@@ -229,6 +280,23 @@ class Topology:
         local = Path(sys.executable).parent / argv[0]
         return [str(local) if local.exists() else argv[0], *argv[1:]]
 
+    def supervise(self, stopping: threading.Event, interval: float = 0.5) -> None:
+        """Start again any long-running process that exits while ``stopping`` is not set (at most once
+        per RESTART_PAUSE seconds each), as systemd's Restart=always or compose's restart policy do on
+        real hosts; runs in a thread of its own until ``stopping`` is set."""
+        last_start: dict[str, float] = {}
+        while not stopping.wait(interval):
+            for name, process in list(self.processes.items()):
+                code = process.poll()
+                if code is None or stopping.is_set():
+                    continue
+                if time.monotonic() - last_start.get(name, 0) < RESTART_PAUSE:
+                    continue
+                last_start[name] = time.monotonic()
+                self.restarts[name] = self.restarts.get(name, 0) + 1
+                print(f"supervisor: {name} exited with {code}; starting it again", flush=True)
+                self.restart(name)
+
     def stop(self) -> None:
         for process in reversed(list(self.processes.values())):
             if process.poll() is None:
@@ -248,22 +316,52 @@ class Topology:
             self.s3_endpoint = f"http://127.0.0.1:{s3_port}"
             self.start("s3", ["python", "-m", "moto.server", "-H", "127.0.0.1", "-p", str(s3_port)], dict(os.environ))
             wait_for("the S3 server", lambda: http_status(self.s3_endpoint + "/moto-api/") == 200)
+        if self.front:
+            self.start_proxy()
         s3_endpoint = self.s3_endpoint
         tools = self.env("deploy-tools", s3_endpoint)
         self.run_once("make-bucket", MAKE_BUCKET_COMMAND, tools)
         self.run_once("migrate", MIGRATE_COMMAND, tools)
         web_env = self.env("web", s3_endpoint)
         self.run_once("collectstatic", COLLECTSTATIC_COMMAND, web_env)
-        for name, argv in service_commands(f"127.0.0.1:{self.web_port}").items():
+        bind = f"unix:{self.socket_path}" if self.front else f"127.0.0.1:{self.web_port}"
+        for name, argv in service_commands(bind).items():
             self.start(name, argv, web_env if name == "web" else self.env(name, s3_endpoint))
+
+    def start_proxy(self) -> None:
+        """nginx before gunicorn's socket (502 until it listens) and, as real S3 is, the local S3 server
+        behind TLS too: pages over HTTPS cannot show images from a plain-HTTP origin."""
+        folder = self.state / "proxy"
+        folder.mkdir(exist_ok=True)
+        s3_port = free_port()
+        conf = front_proxy.nginx_conf(
+            folder,
+            upstream=f"unix:{self.socket_path}",
+            http_port=self.http_port,
+            https_port=self.https_port,
+            s3=(s3_port, self.s3_endpoint),
+        )
+        self.start("proxy", front_proxy.nginx_command(conf), dict(os.environ))
+        self.s3_endpoint = f"https://127.0.0.1:{s3_port}"
+        self.extra_env["AWS_CA_BUNDLE"] = str(self.cert)  # boto3 trusts the test certificate
+        wait_for("nginx", lambda: self.get(self.s3_endpoint + "/moto-api/").status_code == 200)
 
     def check(self) -> list[str]:
         """What a person would check first: pages and static files answer, every queue has a worker."""
-        base = f"http://127.0.0.1:{self.web_port}"
-        wait_for("gunicorn", lambda: http_status(base + "/") == 200)
+        base = self.base_url()
+        wait_for("the site", lambda: self.get(base + "/").status_code == 200)
         problems = []
+        if self.front:
+            problems += front_proxy.check(
+                http_port=self.http_port,
+                https_port=self.https_port,
+                cert=self.cert,
+                socket_path=self.socket_path,
+                tag=secrets.token_hex(4),
+                web_pid=self.processes["web"].pid,
+            )
         for path in ("/", "/leaderboard/", "/static/favicon.svg"):
-            status = http_status(base + path)
+            status = self.get(base + path).status_code
             print(f"GET {path}: {status}")
             if status != 200:
                 problems.append(f"GET {path} answered {status}")
@@ -272,22 +370,61 @@ class Topology:
         replied: set[str] = set()
         deadline = time.monotonic() + 90
         while not expected <= replied and time.monotonic() < deadline:
-            result = subprocess.run(
-                self.resolve(["celery", "-A", "mypcbench_site", "inspect", "ping", "--timeout", "5"]),
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
-            replied |= {node for node in expected if node in result.stdout}
+            answered = self.ping(env)
+            replied |= {node for node in expected if node in answered}
         for node in sorted(expected):
             print(f"worker {node}: {'answers' if node in replied else 'NO ANSWER'}")
         problems += [f"worker {node} did not answer a ping" for node in sorted(expected - replied)]
         problems += self.check_media(base, env)
+        problems += self.check_supervision(env)
+        self.warn_unpersisted_queues()
         for name, process in self.processes.items():
             if process.poll() is not None:
                 problems.append(f"{name} exited with {process.returncode} (see {self.state / (name + '.log')})")
         return problems
+
+    def warn_unpersisted_queues(self) -> None:
+        """Say so when the Redis holding the queues keeps them in memory only (a warning: the Redis of a
+        development machine is not this script's to change)."""
+        if not self.broker_url.startswith("redis://"):
+            return
+        try:
+            client = redis.Redis.from_url(self.broker_url, socket_timeout=5, decode_responses=True)
+            said = client.config_get("appendonly")
+        except redis.RedisError as exc:
+            print(f"warning: could not ask the broker's Redis about persistence ({exc})")
+            return
+        if said.get("appendonly") != "yes":
+            print(
+                "warning: the broker's Redis runs without its append-only file: a restart loses queued "
+                "tasks (deploy/README.md, Redis persistence)"
+            )
+        else:
+            print("broker's Redis: append-only file on")
+
+    def check_supervision(self, env: dict[str, str], name: str = "worker-default") -> list[str]:
+        """A worker killed outright (SIGKILL) is started again by the supervisor and answers a ping."""
+        before = self.processes[name]
+        os.killpg(before.pid, signal.SIGKILL)
+        before.wait()
+        node = f"{name.removeprefix('worker-')}@{socket.gethostname()}"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.processes[name] is not before and node in self.ping(env):
+                print(f"{name} killed (pid {before.pid}); started again (pid {self.processes[name].pid}), answers")
+                return []
+            time.sleep(1)
+        return [f"{name} killed with SIGKILL was not started again and answering within 90 s"]
+
+    def ping(self, env: dict[str, str]) -> str:
+        result = subprocess.run(
+            self.resolve(["celery", "-A", "mypcbench_site", "inspect", "ping", "--timeout", "5"]),
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        return result.stdout
 
     def check_media(self, base: str, env: dict[str, str]) -> list[str]:
         """A screenshot stored by one process, its derivatives made by the media worker, both read
@@ -303,32 +440,20 @@ class Topology:
         if waited.returncode != 0:
             return [f"the media worker made no derivatives: {waited.stderr[-1500:]}"]
         display = waited.stdout.strip().splitlines()[-1]
-        problems = []
+        # the player in Chromium: its screenshot must paint (policy, TLS, redirects and all)
+        problems = paint_check.unpainted_images(f"{base}/trajectories/{names['trajectory']}/play/", "#stage-image")
         for name, want in ((display, 302), (names["published_screenshot"], 302), (names["draft_screenshot"], 404)):
-            status, location = first_answer(f"{base}/media/{name}")
+            answer = self.get(f"{base}/media/{name}")
+            status, location = answer.status_code, answer.headers.get("Location", "")
             print(f"GET /media/{name}: {status}")
             if status != want:
                 problems.append(f"GET /media/{name} answered {status}, not {want}")
             elif status == 302:
-                fetched = http_status(location)
+                fetched = self.get(location).status_code
                 print(f"  -> {location}: {fetched}")
                 if not location.startswith(self.s3_endpoint) or fetched != 200:
                     problems.append(f"/media/{name} sent to {location}, which answered {fetched}")
         return problems
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-def first_answer(url: str) -> tuple[int, str]:
-    """Status and Location of the first answer, redirects not followed."""
-    try:
-        with urllib.request.build_opener(_NoRedirect).open(url, timeout=10) as response:
-            return response.status, response.headers.get("Location", "")
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers.get("Location", "")
 
 
 def ensure_database(url: str) -> None:
@@ -344,29 +469,58 @@ def main(argv: list[str] | None = None) -> int:
     up = sub.add_parser("up", help="start the topology (Ctrl-C stops it)")
     up.add_argument("--broker", choices=sorted(BROKERS), default="redis")
     up.add_argument("--state", type=Path, default=ROOT / "var" / "topology", help="folders and logs of every process")
-    up.add_argument("--port", type=int, default=8000, help="gunicorn's port on 127.0.0.1 (0: any free one)")
-    up.add_argument("--check", action="store_true", help="check pages and workers, then stop")
+    up.add_argument("--port", type=int, default=8443, help="nginx's HTTPS port on 127.0.0.1 (0: any free one)")
+    up.add_argument("--http-port", type=int, default=8080, help="nginx's plain HTTP port (redirects; 0: any)")
+    up.add_argument("--check", action="store_true", help="check the proxy, pages, workers and media, then stop")
+
     sub.add_parser("make-bucket", help="create MYPCBENCH_S3_BUCKET (used by the compose file too)")
     args = parser.parse_args(argv)
     if args.command == "make-bucket":
         make_bucket()
         return 0
-    if args.state.exists():
-        shutil.rmtree(args.state)  # a fresh set of "hosts" each time
-    args.state.mkdir(parents=True)
-    topology = Topology(state=args.state, broker=args.broker, web_port=args.port or free_port())
+    fresh_state(args.state)
+    topology = Topology(
+        state=args.state,
+        broker=args.broker,
+        web_port=free_port(),
+        front=True,
+        https_port=args.port or free_port(),
+        http_port=args.http_port or free_port(),
+    )
+    stopping = threading.Event()
+    supervisor = threading.Thread(target=topology.supervise, args=(stopping,), daemon=True)
     try:
         topology.up()
+        supervisor.start()
         if args.check:
             problems = topology.check()
             print("topology: OK" if not problems else "topology: PROBLEMS\n  " + "\n  ".join(problems))
             return 1 if problems else 0
-        print(f"topology up: http://127.0.0.1:{topology.web_port}/ (logs in {args.state}); Ctrl-C stops it")
+        print(f"topology up: {topology.base_url()}/ (logs in {args.state}); Ctrl-C stops it")
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
         return 0
     finally:
+        stopping.set()
+        if supervisor.is_alive():
+            supervisor.join()
         topology.stop()
+
+
+def fresh_state(state: Path) -> None:
+    """A fresh set of "hosts" each start; each process's log kept, rotated (name.log -> name.log.1)."""
+    state.mkdir(parents=True, exist_ok=True)
+    for entry in state.iterdir():
+        if entry.is_dir():
+            shutil.rmtree(entry)
+        elif entry.suffix == ".log":
+            for n in range(KEPT_LOGS - 1, 0, -1):
+                older = entry.with_name(f"{entry.name}.{n}")
+                if older.exists() and n + 1 < KEPT_LOGS:
+                    older.replace(entry.with_name(f"{entry.name}.{n + 1}"))
+                elif older.exists():
+                    older.unlink()
+            entry.replace(entry.with_name(entry.name + ".1"))
 
 
 if __name__ == "__main__":

@@ -8,12 +8,12 @@ from typing import cast
 from urllib.parse import quote
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.http import FileResponse, Http404, HttpResponse, HttpResponseRedirect
 from django.views.static import serve
 
 from trajectories.recording.media_access import clean_name, media_owners
+from trajectories.recording.public_marks import marks_public, sync_public_mark
 
 PRIVATE_CACHE = "private, no-store"
 
@@ -22,20 +22,11 @@ def _public_cache() -> str:
     return f"public, max-age={settings.MYPCBENCH_MEDIA_PUBLIC_MAX_AGE}"
 
 
-def _sync_public_mark(storage, name: str, public: bool) -> None:
-    """Keep the object's public mark in step with its runs (asked once per state per cache period)."""
-    key = f"media-public-mark:{name}"
-    if cache.get(key) == public:
-        return
-    storage.mark_public(name, public)
-    cache.set(key, public, settings.MYPCBENCH_MEDIA_PUBLIC_MAX_AGE)
-
-
 def _deliver(request, name: str, public: bool):
     storage = default_storage
     if hasattr(storage, "direct_url"):  # object storage (mypcbench_site.storage.MediaS3Storage)
-        if settings.MYPCBENCH_S3_MARK_PUBLIC:
-            _sync_public_mark(storage, name, public)
+        if marks_public():  # also set when a run's publication changes (public_marks)
+            sync_public_mark(name, public)
         if public:
             return HttpResponseRedirect(storage.direct_url(name, public=True))
         return HttpResponseRedirect(

@@ -151,14 +151,25 @@ SERVE_MEDIA = env_bool("MYPCBENCH_SERVE_MEDIA", DEBUG)
 # Every /media/ request passes a permission check (mypcbench_site/media.py). With a front server,
 # the bytes go out through its internal location under this prefix (nginx: X-Accel-Redirect).
 MYPCBENCH_MEDIA_ACCEL_PREFIX = os.environ.get("MYPCBENCH_MEDIA_ACCEL_PREFIX", "")
-MYPCBENCH_MEDIA_PUBLIC_MAX_AGE = int(os.environ.get("MYPCBENCH_MEDIA_PUBLIC_MAX_AGE", "86400"))
+# How long browsers and shared caches may keep published media: short, since a run can be unpublished
+# (its files then stop being public at once, but a cache keeps what it holds for this long).
+MYPCBENCH_MEDIA_PUBLIC_MAX_AGE = int(os.environ.get("MYPCBENCH_MEDIA_PUBLIC_MAX_AGE", "300"))
 MYPCBENCH_MEDIA_SIGNED_SECONDS = int(os.environ.get("MYPCBENCH_MEDIA_SIGNED_SECONDS", "300"))
 # Media in S3-compatible object storage (django-storages) when a bucket is named; the filesystem
 # otherwise. Keys: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_S3_*) from the environment.
 MYPCBENCH_S3_BUCKET = os.environ.get("MYPCBENCH_S3_BUCKET", "")
-# Published objects get a public-read ACL (and lose it when unpublished) as the media view meets
-# them; turn off when a bucket policy or a CDN decides what is public.
+# Published objects are marked public (and lose the mark when their run is unpublished); turn off when
+# a CDN with its own access to the bucket decides what is public.
 MYPCBENCH_S3_MARK_PUBLIC = env_bool("MYPCBENCH_S3_MARK_PUBLIC", True)
+# How an object is marked public: "acl" (a public-read ACL on the object itself) or "policy" (for buckets
+# with ACLs disabled, AWS's default: a copy under public/, which the bucket policy of deploy/README.md
+# lets anybody read; unpublishing deletes the copy).
+MYPCBENCH_S3_PUBLIC_ACCESS = os.environ.get("MYPCBENCH_S3_PUBLIC_ACCESS", "acl")
+if MYPCBENCH_S3_PUBLIC_ACCESS not in ("acl", "policy"):
+    raise ImproperlyConfigured(
+        f"MYPCBENCH_S3_PUBLIC_ACCESS is {MYPCBENCH_S3_PUBLIC_ACCESS!r} (expected acl or policy: policy for a bucket "
+        "with ACLs disabled, see deploy/README.md)"
+    )
 # Where published media are fetched from instead of the bucket's own URL (a CDN), if anywhere.
 MYPCBENCH_MEDIA_PUBLIC_BASE_URL = os.environ.get("MYPCBENCH_MEDIA_PUBLIC_BASE_URL", "")
 
@@ -176,6 +187,9 @@ def s3_media_storage(bucket: str, endpoint_url: str = "") -> dict:
             "file_overwrite": False,  # as on disk: a taken name gets a new one, nothing is replaced
             "default_acl": None,  # private until published
             "querystring_expire": MYPCBENCH_MEDIA_SIGNED_SECONDS,
+            # what browsers and caches may keep of an object fetched by its URL: as briefly as the
+            # media view's answers, since its run may be unpublished (its public copy keeps this too)
+            "object_parameters": {"CacheControl": f"max-age={MYPCBENCH_MEDIA_PUBLIC_MAX_AGE}"},
         },
     }
 
@@ -323,6 +337,15 @@ MYPCBENCH_UPLOAD_TMP_DIR = VAR_DIR / "upload-tmp"
 # them where `manage.py sweep_media` finds them.
 FILE_UPLOAD_TEMP_DIR = str(MYPCBENCH_UPLOAD_TMP_DIR)
 MYPCBENCH_UPLOAD_TMP_DIR.mkdir(exist_ok=True)
+# Behind a front proxy every request comes from the proxy's address: name the header it puts the
+# client's address in (deploy/nginx: X-Real-IP, i.e. HTTP_X_REAL_IP), or the sign-up and log-in limits
+# per address are shared by every visitor. Only set it when the proxy always overwrites that header.
+MYPCBENCH_CLIENT_ADDRESS_HEADER = os.environ.get("MYPCBENCH_CLIENT_ADDRESS_HEADER", "")
+MYPCBENCH_SIGNUPS_PER_ADDRESS = int(os.environ.get("MYPCBENCH_SIGNUPS_PER_ADDRESS", 10))
+MYPCBENCH_SIGNUP_WINDOW_SECONDS = int(os.environ.get("MYPCBENCH_SIGNUP_WINDOW_SECONDS", 24 * 3600))
+MYPCBENCH_LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("MYPCBENCH_LOGIN_FAILURES_PER_ACCOUNT", 5))
+MYPCBENCH_LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("MYPCBENCH_LOGIN_FAILURES_PER_ADDRESS", 20))
+MYPCBENCH_LOGIN_WINDOW_SECONDS = int(os.environ.get("MYPCBENCH_LOGIN_WINDOW_SECONDS", 15 * 60))
 MYPCBENCH_UPLOADS_PER_WINDOW = int(os.environ.get("MYPCBENCH_UPLOADS_PER_WINDOW", 20))
 # every upload, accepted or refused (a refused archive is still read and checked)
 MYPCBENCH_UPLOAD_ATTEMPTS_PER_WINDOW = int(

@@ -15,6 +15,9 @@ from storages.backends.s3 import S3Storage
 from storages.utils import clean_name
 
 logger = logging.getLogger(__name__)
+# With MYPCBENCH_S3_PUBLIC_ACCESS=policy, published objects are copied under this prefix, which the
+# bucket policy (deploy/README.md, deploy/s3-public-policy.json) lets anybody read.
+PUBLIC_PREFIX = "public/"
 
 
 class MediaS3Storage(S3Storage):
@@ -51,20 +54,30 @@ class MediaS3Storage(S3Storage):
         if public and base:
             return base.rstrip("/") + "/" + filepath_to_uri(clean_name(name))
         connection = self.unsigned_connection if public else self.connection
+        key = self._key(name)
+        if public and settings.MYPCBENCH_S3_PUBLIC_ACCESS == "policy":
+            key = PUBLIC_PREFIX + key
         return connection.meta.client.generate_presigned_url(
             "get_object",
-            Params={"Bucket": self.bucket.name, "Key": self._key(name)},
+            Params={"Bucket": self.bucket.name, "Key": key},
             ExpiresIn=expire or self.querystring_expire,
         )
 
     def mark_public(self, name: str, public: bool) -> bool:
-        """Let anonymous readers fetch the object by its plain URL (or stop them): its ACL. A store
-        that refuses ACLs (e.g. a bucket with ACLs disabled) is logged, not raised: the reader is
-        still redirected, and a bucket policy or CDN must then decide (MYPCBENCH_S3_MARK_PUBLIC=0)."""
+        """Let anonymous readers fetch the object by its plain URL (or stop them at once): its ACL, or
+        with MYPCBENCH_S3_PUBLIC_ACCESS=policy its copy under the public prefix, made or deleted. A store
+        that refuses (e.g. ACLs on a bucket with ACLs disabled) is logged, not raised: the reader is
+        still redirected, and the plain URL answers 403 until the setting matches the bucket."""
+        client = self.connection.meta.client
+        key = self._key(name)
         try:
-            self.connection.meta.client.put_object_acl(
-                Bucket=self.bucket.name, Key=self._key(name), ACL="public-read" if public else "private"
-            )
+            if settings.MYPCBENCH_S3_PUBLIC_ACCESS == "acl":
+                client.put_object_acl(Bucket=self.bucket.name, Key=key, ACL="public-read" if public else "private")
+            elif public:
+                source = {"Bucket": self.bucket.name, "Key": key}
+                client.copy_object(Bucket=self.bucket.name, Key=PUBLIC_PREFIX + key, CopySource=source)
+            else:
+                client.delete_object(Bucket=self.bucket.name, Key=PUBLIC_PREFIX + key)
         except (ClientError, BotoCoreError) as exc:
             logger.warning("could not mark %s %s: %s", name, "public" if public else "private", exc)
             return False

@@ -4,8 +4,10 @@ compose config` validates the file where the compose plugin exists. The whole to
 (`deploy/run-topology --check`, needs PostgreSQL, Redis and RabbitMQ) is opt-in:
 MYPCBENCH_TOPOLOGY_TEST=1."""
 
+import configparser
 import importlib.util
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,7 +40,30 @@ APP_SERVICES = ["bucket", "migrate", "web", "worker-vm", "worker-judging", "work
 
 
 def test_compose_has_the_topologys_services_and_nothing_else(compose):
-    assert sorted(compose["services"]) == sorted(APP_SERVICES + ["postgres", "redis", "rabbitmq", "s3"])
+    assert sorted(compose["services"]) == sorted(APP_SERVICES + ["postgres", "redis", "rabbitmq", "s3", "proxy"])
+
+
+def test_only_the_proxy_is_published_and_it_runs_the_shipped_configuration(compose):
+    services = compose["services"]
+    published = sorted(name for name, service in services.items() if "ports" in service)
+    assert published == ["proxy"]  # gunicorn is reached through nginx only
+    assert services["web"]["expose"] == ["8000"]
+    proxy = services["proxy"]
+    assert "./nginx/mypcbench.conf.template:/etc/nginx/templates/default.conf.template:ro" in proxy["volumes"]
+    template = (ROOT / "deploy" / "nginx" / "mypcbench.conf.template").read_text()
+    needed = set(topology.front_proxy.PLACEHOLDER.findall(template))
+    assert needed <= set(proxy["environment"]), needed - set(proxy["environment"])
+    assert proxy["environment"]["MYPCBENCH_UPSTREAM"] == "web:8000"
+    for name in APP_SERVICES:
+        assert services[name]["environment"]["MYPCBENCH_CLIENT_ADDRESS_HEADER"] == "HTTP_X_REAL_IP"
+
+
+def test_long_running_services_restart_and_one_shots_do_not(compose):
+    for name, service in compose["services"].items():
+        want = "no" if name in ("bucket", "migrate") else "unless-stopped"
+        assert service["restart"] == want, name
+    redis = compose["services"]["redis"]["command"]
+    assert redis[redis.index("--appendonly") + 1] == "yes"  # the queues survive a restart
 
 
 def test_compose_runs_the_same_commands_as_the_topology_script(compose):
@@ -59,7 +84,9 @@ def test_every_app_container_has_the_shared_settings_and_no_shared_disk(compose)
         assert set(topology.SHARED_SETTINGS) <= set(service["environment"]), name
         assert service["environment"]["DJANGO_DEBUG"] == "0"
         assert "volumes" not in service, f"{name} mounts a volume: app containers share no disk"
-    assert compose["services"]["web"]["environment"]["MYPCBENCH_CACHE_URL"].startswith("redis://")
+    assert compose["services"]["web"]["environment"]["MYPCBENCH_CACHE_URL"].startswith(
+        "${MYPCBENCH_CACHE_URL:-redis://"
+    )
 
 
 def test_workers_and_web_wait_for_migrations_and_the_bucket(compose):
@@ -100,6 +127,8 @@ def test_the_whole_topology_comes_up_and_answers(broker, tmp_path):
             broker,
             "--port",
             "0",
+            "--http-port",
+            "0",
             "--state",
             str(tmp_path),
         ],
@@ -110,3 +139,78 @@ def test_the_whole_topology_comes_up_and_answers(broker, tmp_path):
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert "topology: OK" in result.stdout
+    # what --check saw, as a person reading its output would
+    out = result.stdout
+    assert "301 -> https://127.0.0.1:" in out and "at the limit: 401 (the site)" in out
+    assert "over nginx's limit: 413 (nginx)" in out and "#stage-image painted, 0 not" in out
+    assert "supervisor: worker-default exited with -9; starting it again" in out
+
+
+def test_the_shipped_nginx_configuration_is_accepted_by_nginx(tmp_path):
+    """The template filled as run-topology fills it: nginx -t accepts it, and it carries the body
+    limit, the client address header and TLS."""
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+    conf = topology.front_proxy.nginx_conf(tmp_path, upstream="unix:/tmp/none.sock", http_port=18080, https_port=18443)
+    text = conf.read_text()
+    assert not [line for line in text.splitlines() if "${" in line and not line.lstrip().startswith("#")]
+    assert "client_max_body_size 9m;" in text and "proxy_set_header X-Real-IP $remote_addr;" in text
+    assert "return 301 https://$host:18443$request_uri;" in text
+    checked = subprocess.run([*topology.front_proxy.nginx_command(conf), "-t"], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_placeholder_without_a_value_is_named():
+    with pytest.raises(SystemExit, match="no value for MYPCBENCH_TLS_KEY"):
+        topology.front_proxy.render({"MYPCBENCH_TLS_CERT": "x"} | dict.fromkeys(ALL_BUT_KEY, "x"))
+
+
+ALL_BUT_KEY = [
+    "MYPCBENCH_UPSTREAM",
+    "MYPCBENCH_SERVER_NAME",
+    "MYPCBENCH_HTTP_LISTEN",
+    "MYPCBENCH_HTTPS_LISTEN",
+    "MYPCBENCH_HTTPS_PORT",
+    "MYPCBENCH_BODY_LIMIT",
+    "MYPCBENCH_MEDIA_DIR",
+]
+
+
+def test_logs_are_kept_across_starts_five_deep(tmp_path):
+    for start in range(7):
+        topology.fresh_state(tmp_path)
+        (tmp_path / "web").mkdir()
+        (tmp_path / "web.log").write_text(f"start {start}\n")
+    assert (tmp_path / "web.log").read_text() == "start 6\n"
+    kept = sorted(p.name for p in tmp_path.glob("web.log.*"))
+    assert kept == ["web.log.1", "web.log.2", "web.log.3", "web.log.4"]
+    assert (tmp_path / "web.log.4").read_text() == "start 2\n"
+    topology.fresh_state(tmp_path)
+    assert not (tmp_path / "web").exists()  # the "hosts" are fresh each start
+
+
+def unit(name: str) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # keys as systemd spells them
+    parser.read(ROOT / "deploy" / "systemd" / name)
+    return parser
+
+
+def exec_start(name: str, instance: str = "") -> list[str]:
+    """ExecStart as systemd runs it: %i the instance, %% a plain %."""
+    line = unit(name)["Service"]["ExecStart"].replace("%i", instance).replace("%%", "%")
+    return shlex.split(line)
+
+
+def test_systemd_units_run_the_topologys_commands_and_restart_them():
+    web = exec_start("mypcbench-web.service")
+    assert web[0].endswith("/.venv/bin/gunicorn")
+    assert web[1:] == topology.service_commands("unix:/run/mypcbench/gunicorn.sock")["web"][1:]
+    for queue in topology.WORKER_QUEUES:
+        worker = exec_start("mypcbench-worker@.service", queue)
+        assert worker[0].endswith("/.venv/bin/celery") and worker[1:] == topology.worker_command(queue)[1:]
+    for name in ("mypcbench-web.service", "mypcbench-worker@.service"):
+        assert unit(name)["Service"]["Restart"] == "always", name
+    sweep = exec_start("mypcbench-sweep.service")
+    assert sweep[1:] == ["manage.py", "sweep_media"]
+    assert unit("mypcbench-sweep.timer")["Timer"]["OnCalendar"] == "daily"

@@ -28,6 +28,7 @@ from leaderboard.models import Run
 from mypcbench_site.settings import s3_media_storage
 from tests.factories import make_suite
 from tests.services.conftest import database_url_for_worker
+from tests.services.factories import make_trajectory
 from tests.services.private_services import Gate
 from tests.submission_data import (
     METADATA,
@@ -194,7 +195,7 @@ def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3
     assert requests.get(f"{s3_server}/{BUCKET}/{archive_key}", timeout=10).status_code == 403
 
     # Published: anybody is sent to the plain URL, which the store now serves; caches may keep it.
-    Run.objects.filter(pk=sub.run_id).update(publication=Run.Publication.PUBLISHED)
+    set_publication(sub.run_id, Run.Publication.PUBLISHED)
     client.logout()
     response = client.get("/media/" + step.display_image.name)
     assert response.status_code == 302 and response["Location"] == plain
@@ -203,11 +204,97 @@ def test_uploads_derivatives_and_media_through_object_storage(client, bucket, s3
     # The archive stays private after publication.
     assert client.get("/media/" + archive_key).status_code == 404
 
-    # Withdrawn again: the plain URL stops working as soon as the view meets the file.
-    Run.objects.filter(pk=sub.run_id).update(publication=Run.Publication.WITHDRAWN)
+    # Withdrawn again: the plain URL stops working at once, before anybody views the file.
+    set_publication(sub.run_id, Run.Publication.WITHDRAWN)
+    assert requests.get(plain, timeout=10).status_code == 403
     client.force_login(author)
     assert client.get("/media/" + step.display_image.name).status_code == 302
-    assert requests.get(plain, timeout=10).status_code == 403
+
+
+def set_publication(run_id: int, publication: str) -> None:
+    """As the admin and the review actions do: the run saved with its new publication."""
+    run = Run.objects.get(pk=run_id)
+    run.publication = publication
+    run.save()
+
+
+@pytest.fixture
+def policy_bucket(bucket, settings):
+    """A bucket with ACLs left alone and the documented policy (deploy/s3-public-policy.json) instead."""
+    settings.MYPCBENCH_S3_PUBLIC_ACCESS = "policy"
+    policy = (Path(settings.BASE_DIR) / "deploy" / "s3-public-policy.json").read_text()
+    bucket.put_bucket_policy(Bucket=BUCKET, Policy=policy.replace("BUCKET", BUCKET))
+    yield bucket
+    bucket.delete_bucket_policy(Bucket=BUCKET)
+
+
+@pytest.mark.slow  # about 5 s with the S3 client's first connection (the shared-file test below is quick)
+@pytest.mark.parametrize("access", ["acl", "policy"])
+def test_unpublishing_revokes_the_plain_url_at_once(client, bucket, s3_server, settings, access, request):
+    if access == "policy":
+        request.getfixturevalue("policy_bucket")
+    trajectory = make_trajectory(2, slug=f"revoked-{access}", size=(64, 40))
+    names = [step.screenshot.name for step in trajectory.steps.order_by("index")]
+    set_publication(trajectory.run_id, Run.Publication.PUBLISHED)
+
+    # Published: the media view sends anybody to a plain URL the store serves, kept briefly by caches.
+    response = client.get("/media/" + names[0])
+    assert response.status_code == 302 and "X-Amz-Signature" not in response["Location"]
+    assert response["Cache-Control"] == "public, max-age=300"
+    plain = response["Location"]
+    prefix = f"{s3_server}/{BUCKET}/" + ("public/" if access == "policy" else "")
+    assert plain == prefix + names[0]
+    fetched = requests.get(plain, timeout=10)
+    assert fetched.status_code == 200 and fetched.content.startswith(b"\x89PNG")
+    assert fetched.headers["Cache-Control"] == "max-age=300"  # the public copy keeps it too
+    # The second screenshot, never viewed through /media/, is public too.
+    assert requests.get(prefix + names[1], timeout=10).status_code == 200
+
+    # Unpublished: both plain URLs are refused at once, nobody having viewed anything since.
+    set_publication(trajectory.run_id, Run.Publication.DRAFT)
+    # (a deleted public copy: 404 from the local server; AWS answers 403 to a reader who may not list)
+    assert [requests.get(prefix + name, timeout=10).status_code in (403, 404) for name in names] == [True, True]
+    assert client.get("/media/" + names[0]).status_code == 404
+    # The objects themselves stay private under their own names, whatever the mode.
+    assert [requests.get(f"{s3_server}/{BUCKET}/{name}", timeout=10).status_code for name in names] == [403, 403]
+
+    # Published again: public again, without a stale "already public" memory getting in the way.
+    set_publication(trajectory.run_id, Run.Publication.PUBLISHED)
+    assert requests.get(prefix + names[1], timeout=10).status_code == 200
+
+
+def test_a_shared_file_stays_public_while_another_published_run_names_it(bucket, s3_server):
+    kept = make_trajectory(1, slug="kept-published", size=(64, 40))
+    dropped = make_trajectory(1, slug="dropped-run", size=(64, 40))
+    shared = kept.steps.get().screenshot.name
+    Step.objects.filter(trajectory=dropped).update(screenshot=shared)
+    set_publication(kept.run_id, Run.Publication.PUBLISHED)
+    set_publication(dropped.run_id, Run.Publication.PUBLISHED)
+    set_publication(dropped.run_id, Run.Publication.WITHDRAWN)
+    fetched = requests.get(f"{s3_server}/{BUCKET}/{shared}", timeout=10)
+    assert fetched.status_code == 200
+    # the store's own answer may be kept only briefly, as the media view's: a run can be unpublished
+    assert fetched.headers["Cache-Control"] == "max-age=300"
+    set_publication(kept.run_id, Run.Publication.DRAFT)
+    assert requests.get(f"{s3_server}/{BUCKET}/{shared}", timeout=10).status_code == 403
+
+
+def test_an_unknown_public_access_mode_is_refused_by_name(tmp_path):
+    env = {**os.environ, "MYPCBENCH_S3_PUBLIC_ACCESS": "everyone", "MYPCBENCH_VAR_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='mypcbench_site.settings'; django.setup()",
+        ],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "MYPCBENCH_S3_PUBLIC_ACCESS is 'everyone' (expected acl or policy" in result.stderr
 
 
 # ---------------------------------------------------------------- the store cut off
