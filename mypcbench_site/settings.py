@@ -219,7 +219,7 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     }
 elif CELERY_BROKER_URL.startswith(("amqp://", "amqps://", "pyamqp://")):
     # RabbitMQ confirms each message it has taken (publisher confirms): a message sent into a
-    # connection the broker is closing (a restart) raises, and is sent again (trajectories/queue.py),
+    # connection the broker is closing (a restart) raises, and is sent again (trajectories/queue/),
     # instead of vanishing unnoticed.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
 # Workers keep reconnecting to a broker that restarts, however long it takes (Celery stops after 100 tries).

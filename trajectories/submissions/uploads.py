@@ -10,7 +10,9 @@ stores it: receive_archive, then validate_received; the same checks, the same an
 
 import hashlib
 import logging
+import os
 import shutil
+import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,7 @@ from leaderboard.models import JudgeConfig, Model, Run
 from trajectories import queue
 from trajectories.accounts import ratelimits
 from trajectories.models import Submission
+from trajectories.queue import leases
 from trajectories.recording.failure_signals import classify_unclassified
 from trajectories.recording.ingest import (
     IngestError,
@@ -76,6 +79,31 @@ def upload_tmp_dir() -> Path:
     folder = Path(getattr(settings, "MYPCBENCH_UPLOAD_TMP_DIR", Path(settings.VAR_DIR) / "upload-tmp"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def temp_folder() -> Path:
+    """A new temporary folder for one upload, named after this process and host
+    (submission-<pid>.<process start>@<host>~<random>), so that the sweeper on this host can remove it
+    once its process is gone (a killed worker or web process)."""
+    owner = f"{os.getpid()}.{leases.process_start(os.getpid()) or ''}@{socket.gethostname()}"
+    return Path(tempfile.mkdtemp(prefix=f"submission-{owner}~", dir=upload_tmp_dir()))
+
+
+def sweep_temp_folders() -> list[Path]:
+    """Remove this host's upload temporary folders whose process is gone; returns them."""
+    removed = []
+    host = socket.gethostname()
+    for folder in upload_tmp_dir().glob(f"submission-*@{host}~*"):
+        owner = folder.name.removeprefix("submission-").rsplit("~", 1)[0].rsplit("@", 1)[0]
+        pid, _, started = owner.partition(".")
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        now_started = leases.process_start(int(pid))
+        if now_started is None or bool(started and now_started and now_started != started):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+            logger.warning("removed %s: the process that made it is gone", folder)
+    return removed
 
 
 def check_upload_rate(user) -> None:
@@ -168,7 +196,7 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
     check_upload_rate(author)
     limits = upload_limits()
     name = _archive_name(upload)
-    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=upload_tmp_dir()))
+    workdir = temp_folder()
     try:
         archive_path = workdir / "archive"
         sha256, size = _save_upload(upload, archive_path, limits)
@@ -272,7 +300,7 @@ def validate_received(submission_id: int) -> str | None:
         return None
     stored = (submission.metadata or {}).get("archive_file") or ""
     metadata = {k: v for k, v in (submission.metadata or {}).items() if k in METADATA_FIELDS}
-    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=upload_tmp_dir()))
+    workdir = temp_folder()
     try:
         try:
             with default_storage.open(stored, "rb") as source, open(workdir / "archive", "wb") as target:
