@@ -51,7 +51,20 @@ SHARED_SETTINGS = (
     "MYPCBENCH_VAR_DIR",
     "DJANGO_MEDIA_ROOT",
     "MYPCBENCH_UPLOAD_VALIDATION",
+    *("MYPCBENCH_VM_LEASE_SECONDS", "MYPCBENCH_WORK_LEASE_SECONDS", "MYPCBENCH_QUEUE_PATIENCE_SECONDS"),
+    "MYPCBENCH_BROKER_VISIBILITY_SECONDS",
 )
+# Recovery from a lost host (docs/operating.md#lost-hosts-work-leases-and-the-sweeper): a dead worker's
+# leases lapse after 60 s and every worker's sweeper resends its work, so it is redone within about two
+# minutes on either broker; Redis's visibility timeout is only a backstop. The compose file sets the same.
+LEASE_SETTINGS = {
+    "MYPCBENCH_VM_LEASE_SECONDS": "60",
+    "MYPCBENCH_WORK_LEASE_SECONDS": "60",
+    "MYPCBENCH_QUEUE_PATIENCE_SECONDS": "120",
+    "MYPCBENCH_BROKER_VISIBILITY_SECONDS": "3600",
+}
+# Logs are kept across starts: name.log is the current start's, name.log.1 ... name.log.N the earlier ones.
+KEPT_LOGS = 5
 
 
 def web_command(bind: str) -> list[str]:
@@ -158,8 +171,11 @@ class Topology:
     commands: dict[str, tuple[list[str], dict[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self):
-        self.broker_url = self.broker_url or BROKERS[self.broker]
+        self.broker_url = self.broker_url or os.environ.get("TOPOLOGY_BROKER_URL") or BROKERS[self.broker]
         self.database_url = self.database_url or os.environ.get("TOPOLOGY_DATABASE_URL", DATABASE_URL)
+        self.cache_url = (
+            os.environ.get("TOPOLOGY_CACHE_URL", self.cache_url) if self.cache_url == CACHE_URL else self.cache_url
+        )
 
     def host_dir(self, name: str) -> Path:
         """A process's own 'host': working, var, media and temp folders nobody else uses."""
@@ -192,10 +208,13 @@ class Topology:
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",
         )
+        env.update({key: os.environ.get(key, value) for key, value in LEASE_SETTINGS.items()})
         env.update(self.extra_env)
         return env
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+        if name not in self.commands:
+            rotate_log(self.state / f"{name}.log")  # a restart (as by a supervisor) appends to the same log
         log = (self.state / f"{name}.log").open("ab")
         process = subprocess.Popen(
             self.resolve(argv),
@@ -293,6 +312,13 @@ class Topology:
         """A screenshot stored by one process, its derivatives made by the media worker, both read
         through gunicorn: published -> the bucket's plain URL, draft -> 404 for a visitor."""
         probe = ["python", "deploy/media_probe.py"]
+        try:
+            return self.probe_media(base, env, probe)
+        finally:  # the probe's runs never stay on the site
+            cleaned = subprocess.run(self.resolve([*probe, "clean"]), cwd=ROOT, env=env, capture_output=True, text=True)
+            print(cleaned.stdout.strip() or f"media probe clean-up failed: {cleaned.stderr[-500:]}")
+
+    def probe_media(self, base: str, env: dict[str, str], probe: list[str]) -> list[str]:
         stored = subprocess.run(self.resolve([*probe, "store"]), cwd=ROOT, env=env, capture_output=True, text=True)
         if stored.returncode != 0:
             return [f"media probe could not store: {stored.stderr[-1500:]}"]
@@ -315,6 +341,28 @@ class Topology:
                 if not location.startswith(self.s3_endpoint) or fetched != 200:
                     problems.append(f"/media/{name} sent to {location}, which answered {fetched}")
         return problems
+
+
+def rotate_log(path: Path, keep: int = KEPT_LOGS) -> None:
+    """name.log -> name.log.1 -> ... -> name.log.<keep>; the oldest is dropped."""
+    if not path.exists():
+        return
+    for n in range(keep - 1, 0, -1):
+        older = path.with_name(f"{path.name}.{n}")
+        if older.exists():
+            older.replace(path.with_name(f"{path.name}.{n + 1}"))
+    path.replace(path.with_name(f"{path.name}.1"))
+
+
+def fresh_state(state: Path) -> None:
+    """A fresh set of "hosts" in ``state``, keeping the logs of earlier starts (rotated at start)."""
+    if state.exists():
+        for entry in state.iterdir():
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            elif ".log" not in entry.name:
+                entry.unlink()
+    state.mkdir(parents=True, exist_ok=True)
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -346,15 +394,20 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--state", type=Path, default=ROOT / "var" / "topology", help="folders and logs of every process")
     up.add_argument("--port", type=int, default=8000, help="gunicorn's port on 127.0.0.1 (0: any free one)")
     up.add_argument("--check", action="store_true", help="check pages and workers, then stop")
+    up.add_argument("--broker-url", default="", help="the broker's URL (default: TOPOLOGY_BROKER_URL, or "
+                    "this machine's Redis or RabbitMQ as --broker says)")  # fmt: skip
+    up.add_argument("--database-url", default="", help="PostgreSQL (default: TOPOLOGY_DATABASE_URL, or "
+                    f"{DATABASE_URL})")  # fmt: skip
+    up.add_argument("--cache-url", default="", help=f"the Redis cache (default: TOPOLOGY_CACHE_URL, or {CACHE_URL})")
     sub.add_parser("make-bucket", help="create MYPCBENCH_S3_BUCKET (used by the compose file too)")
     args = parser.parse_args(argv)
     if args.command == "make-bucket":
         make_bucket()
         return 0
-    if args.state.exists():
-        shutil.rmtree(args.state)  # a fresh set of "hosts" each time
-    args.state.mkdir(parents=True)
-    topology = Topology(state=args.state, broker=args.broker, web_port=args.port or free_port())
+    fresh_state(args.state)
+    topology = Topology(state=args.state, broker=args.broker, web_port=args.port or free_port(),
+                        broker_url=args.broker_url, database_url=args.database_url,
+                        cache_url=args.cache_url or CACHE_URL)  # fmt: skip
     try:
         topology.up()
         if args.check:

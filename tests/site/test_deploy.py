@@ -110,3 +110,32 @@ def test_the_whole_topology_comes_up_and_answers(broker, tmp_path):
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert "topology: OK" in result.stdout
+
+
+def test_compose_and_the_topology_ship_the_same_lease_settings_and_leases_recover_in_minutes(compose):
+    shipped = {key: f"${{{key}:-{value}}}" for key, value in topology.LEASE_SETTINGS.items()}
+    for name in APP_SERVICES:
+        environment = compose["services"][name]["environment"]
+        assert {key: environment[key] for key in shipped} == shipped, name
+    assert float(topology.LEASE_SETTINGS["MYPCBENCH_WORK_LEASE_SECONDS"]) <= 120, "a lost host's work in minutes"
+    assert float(topology.LEASE_SETTINGS["MYPCBENCH_VM_LEASE_SECONDS"]) <= 120
+
+
+def test_the_topology_keeps_earlier_logs_rotated_and_service_addresses_are_settable(tmp_path, monkeypatch):
+    state = tmp_path / "topology"
+    for start in range(1, 8):
+        topology.fresh_state(state)
+        assert not (state / "web").exists(), "the hosts' folders are fresh each time"
+        topology.rotate_log(state / "web.log")
+        (state / "web.log").write_text(f"start {start}\n")
+        (state / "web" / "var").mkdir(parents=True)
+    kept = sorted(p.name for p in state.iterdir())
+    assert kept == ["web", "web.log", *(f"web.log.{n}" for n in range(1, topology.KEPT_LOGS + 1))]
+    assert (state / "web.log.1").read_text() == "start 6\n" and (state / "web.log.5").read_text() == "start 2\n"
+    monkeypatch.setenv("TOPOLOGY_BROKER_URL", "redis://broker.example:6380/4")
+    monkeypatch.setenv("TOPOLOGY_CACHE_URL", "redis://cache.example:6381/5")
+    rig = topology.Topology(state=state, broker="redis", web_port=1)
+    assert (rig.broker_url, rig.cache_url) == ("redis://broker.example:6380/4", "redis://cache.example:6381/5")
+    env = rig.env("worker-vm", "http://s3.example")
+    assert env["CELERY_BROKER_URL"] == "redis://broker.example:6380/4"
+    assert env["MYPCBENCH_WORK_LEASE_SECONDS"] == topology.LEASE_SETTINGS["MYPCBENCH_WORK_LEASE_SECONDS"]
