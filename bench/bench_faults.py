@@ -71,8 +71,8 @@ def load_topology():
 topology_module = load_topology()
 
 VERDICT = '{"reasoning": "The reply is sent in the last step.", "cited_steps": [1], "verdict": "success"}'
-LEASE_SECONDS = 6
-VISIBILITY_SECONDS = 20
+# The leases, the queue patience and the broker's visibility timeout are the shipped ones
+# (topology_module.LEASE_SETTINGS, as the compose file sets them), never shortened for the bench.
 
 
 @dataclass
@@ -88,13 +88,18 @@ class Outcome:
     derivatives_missing: int | str = "-"
     resumed_after: float | None = None
     seconds: float | None = None
+    finished_while_owing: float = 0.0  # seconds the run showed "finished" while work was still owed
     web: str = ""
     notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         counted = (self.lost, self.duplicated, self.judgments_lost, self.judgments_duplicated, self.derivatives_missing)
-        return all(value in (0, "-") for value in counted) and not any(n.startswith("FAIL") for n in self.notes)
+        return (
+            all(value in (0, "-") for value in counted)
+            and not self.finished_while_owing
+            and not any(n.startswith("FAIL") for n in self.notes)
+        )
 
 
 def process_children(pid: int) -> list[int]:
@@ -188,9 +193,6 @@ class Rig:
             database_url=self.pg.url,
             cache_url=self.redis.url(1),
             extra_env={
-                "MYPCBENCH_VM_LEASE_SECONDS": str(LEASE_SECONDS),
-                "MYPCBENCH_VM_SLOT_WAIT_SECONDS": "1",
-                "MYPCBENCH_BROKER_VISIBILITY_SECONDS": str(VISIBILITY_SECONDS),
                 "MYPCBENCH_DERIVATIVES": "queue",
                 "MYPCBENCH_JUDGE_ON_FINISH": "0",
                 "ANTHROPIC_API_KEY": "bench-faults",
@@ -297,6 +299,14 @@ class Rig:
         steps = run.trajectories.filter(status="finished").count() * self.args.turns
         return status == "finished" and mark[2] == expected and mark[1] == 2 * expected and mark[3] >= steps
 
+    def shown_finished_while_owing(self, run) -> bool:
+        """The run says "finished" while a trajectory or a judgment it owes is missing."""
+        from leaderboard.models import Run
+
+        mark = self.progress_mark(run)
+        status = Run.objects.filter(pk=run.pk).values_list("status", flat=True).first()
+        return status == "finished" and (mark[2] < len(self.tasks) or mark[1] < 2 * len(self.tasks))
+
     def snapshot(self, run) -> dict:
         """What was under way when the fault came: the running trajectory (the victim of a vm fault)
         and its newest step, the judgments stored, and the progress mark."""
@@ -323,8 +333,9 @@ class Rig:
             return Judgment.objects.filter(trajectory__run=run).exclude(verdict="error").count() > before["judgments"]
         return self.progress_mark(run) != before["mark"]
 
-    def watch(self, run, timeout: float, what: str, before: dict | None) -> tuple[float | None, float]:
-        """Wait until the run is complete; returns (when ``what`` recovered, end time)."""
+    def watch(self, run, timeout: float, what: str, before: dict | None, outcome: Outcome):
+        """Wait until the run is complete; returns (when ``what`` recovered, end time). Adds up in
+        ``outcome`` how long the run showed "finished" while it owed work."""
         from django.db import close_old_connections
 
         resumed = None
@@ -336,6 +347,8 @@ class Rig:
                     resumed = time.monotonic()
                 if self.complete(run):
                     return resumed, time.monotonic()
+                if self.shown_finished_while_owing(run):
+                    outcome.finished_while_owing += 0.2
             except Exception:  # noqa: BLE001 - the database may be down during the fault
                 pass
             time.sleep(0.2)
@@ -403,7 +416,7 @@ class Rig:
                 time.sleep(0.1)
             else:
                 outcome.notes.append("FAIL: the trigger never came")
-            resumed, ended = self.watch(run, self.args.timeout, recovery, before if fault_at else None)
+            resumed, ended = self.watch(run, self.args.timeout, recovery, before if fault_at else None, outcome)
             if fault_at is not None:
                 outcome.web = probe.summary(since=fault_at)
         close_old_connections()
@@ -460,12 +473,12 @@ def scenario_vm_host(rig: Rig) -> Outcome:
         at = time.monotonic()
         rig.kill("worker-vm")
         time.sleep(1)
-        rig.topology.restart("worker-vm")
+        rig.topology.restart("worker-vm", MYPCBENCH_WORKER_NAME=f"worker-vm-{int(at)}")
         return at, time.monotonic()
 
-    return rig.run_with_fault("kill -9 whole vm worker mid-trajectory, restarted 1 s later",
-                              "kill -9 -<worker-vm pgid>; start worker-vm", rig.running_with_steps(3),
-                              inject, "victim")  # fmt: skip
+    return rig.run_with_fault("kill -9 whole vm worker mid-trajectory (host lost), a new host 1 s later",
+                              "kill -9 -<worker-vm pgid>; start worker-vm as another host",
+                              rig.running_with_steps(3), inject, "victim")  # fmt: skip
 
 
 def scenario_judging_host(rig: Rig) -> Outcome:
@@ -473,12 +486,12 @@ def scenario_judging_host(rig: Rig) -> Outcome:
         at = time.monotonic()
         rig.kill("worker-judging")
         time.sleep(1)
-        rig.topology.restart("worker-judging")
+        rig.topology.restart("worker-judging", MYPCBENCH_WORKER_NAME=f"worker-judging-{int(at)}")
         return at, time.monotonic()
 
-    return rig.run_with_fault("kill -9 whole judging worker mid-judgment, restarted 1 s later",
-                              "kill -9 -<worker-judging pgid>; start worker-judging", rig.judging_in_flight,
-                              inject, "judgment")  # fmt: skip
+    return rig.run_with_fault("kill -9 whole judging worker mid-judgment (host lost), a new host 1 s later",
+                              "kill -9 -<worker-judging pgid>; start worker-judging as another host",
+                              rig.judging_in_flight, inject, "judgment")  # fmt: skip
 
 
 def scenario_redis_restart(rig: Rig) -> Outcome:
@@ -538,14 +551,17 @@ SCENARIOS = {
 
 def print_table(outcomes: list[Outcome]) -> None:
     print()
+    print("settings (shipped): " + ", ".join(f"{k}={v}" for k, v in topology_module.LEASE_SETTINGS.items()))
     print("| fault | broker | trajectories lost / duplicated | judgments lost / duplicated | judge calls repeated "
-          "| derivatives missing | resumed after | run | web meanwhile | outcome |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| derivatives missing | resumed after | run | shown finished while owing | web meanwhile "
+          "| outcome |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for o in outcomes:
         resumed = f"{o.resumed_after:.1f} s" if o.resumed_after is not None else "-"
         took = f"{o.seconds:.0f} s" if o.seconds is not None else "-"
         print(f"| {o.fault} | {o.broker} | {o.lost} / {o.duplicated} | {o.judgments_lost} / {o.judgments_duplicated} "
-              f"| {o.judge_calls_repeated} | {o.derivatives_missing} | {resumed} | {took} | {o.web or '-'} "
+              f"| {o.judge_calls_repeated} | {o.derivatives_missing} | {resumed} | {took} "
+              f"| {o.finished_while_owing:.0f} s | {o.web or '-'} "
               f"| {'ok' if o.ok else 'FAILED'} |")  # fmt: skip
     for o in outcomes:
         if o.notes:
@@ -586,7 +602,7 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=4)
     parser.add_argument("--turns", type=int, default=10, help="steps per trajectory (the plan's turns plus DONE)")
     parser.add_argument("--sleep-after", type=float, default=0.3)
-    parser.add_argument("--timeout", type=float, default=150)
+    parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (logs) afterwards")
     parser.add_argument("--json", type=Path, help="also write the outcomes here")
     args = parser.parse_args()

@@ -205,6 +205,8 @@ class Topology:
             # web processes only receive uploads; a media worker checks and stores them
             MYPCBENCH_UPLOAD_VALIDATION=os.environ.get("MYPCBENCH_UPLOAD_VALIDATION", "worker"),
             TMPDIR=str(base / "tmp"),
+            # each process stands for a host of its own: its leases are held under this name
+            MYPCBENCH_WORKER_NAME=name,
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",
         )
@@ -229,10 +231,11 @@ class Topology:
         print(f"started {name} (pid {process.pid}): {' '.join(argv)}")
         return process
 
-    def restart(self, name: str) -> subprocess.Popen:
-        """Start ``name`` again with its command and settings (as its supervisor would)."""
+    def restart(self, name: str, **settings: str) -> subprocess.Popen:
+        """Start ``name`` again with its command and settings (as its supervisor would); ``settings``
+        changes some (MYPCBENCH_WORKER_NAME: a replacement host instead of the same one)."""
         argv, env = self.commands[name]
-        return self.start(name, argv, env)
+        return self.start(name, argv, {**env, **settings})
 
     def run_once(self, name: str, argv: list[str], env: dict[str, str]) -> None:
         result = subprocess.run(self.resolve(argv), cwd=ROOT, env=env, capture_output=True, text=True)

@@ -14,7 +14,7 @@ from django.db import IntegrityError, close_old_connections, connection, transac
 from django.utils import timezone
 
 from trajectories.models import Trajectory, VmSlot
-from trajectories.queue.leases import HELD, holder_gone, new_holder
+from trajectories.queue.leases import HELD, holder_gone, host_name, new_holder
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def reap_gone_holders(*, now=None) -> list[int]:
     """End the leases whose holder on this host died (see holder_gone) and mark their trajectories
     interrupted now, rather than when the lease lapses; returns the trajectory ids."""
     now = now or timezone.now()
-    prefix = f"{socket.gethostname()}|"
+    prefix = f"{host_name()}|"
     held = VmSlot.objects.filter(trajectory__isnull=False, holder__startswith=prefix).values_list("pk", "holder")
     gone = [pk for pk, holder in held if holder_gone(holder)]
     if not gone:

@@ -77,9 +77,15 @@ def process_start(pid: int) -> str | None:
     return ""
 
 
+def host_name() -> str:
+    """The host a holder names: MYPCBENCH_WORKER_NAME (unique per host, as for VM slots), else the
+    machine's name. Only a holder on this host can be told gone before its lease lapses."""
+    return getattr(settings, "MYPCBENCH_WORKER_NAME", "") or socket.gethostname()
+
+
 def new_holder() -> str:
     """This process's name for a lease it takes: host|pid|process start|token."""
-    return f"{socket.gethostname()}|{os.getpid()}|{process_start(os.getpid()) or ''}|{uuid.uuid4().hex[:12]}"
+    return f"{host_name()}|{os.getpid()}|{process_start(os.getpid()) or ''}|{uuid.uuid4().hex[:12]}"
 
 
 def holder_gone(holder: str) -> bool:
@@ -87,7 +93,7 @@ def holder_gone(holder: str) -> bool:
     (or its pid now belongs to a later process), or it is this process and the lease is not in use
     here. A holder on another host, or an unnamed one, cannot be told gone: its lease must lapse."""
     parts = holder.split("|")
-    if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+    if len(parts) != 4 or parts[0] != host_name() or not parts[1].isdigit():
         return False
     pid, started = int(parts[1]), parts[2]
     if pid == os.getpid():
@@ -217,7 +223,7 @@ class Heartbeat:
 def expire_gone_holders(*, now=None) -> int:
     """Rows held by a process on this host that is gone expire now, not when their lease lapses."""
     now = now or timezone.now()
-    prefix = f"{socket.gethostname()}|"
+    prefix = f"{host_name()}|"
     held = WorkLease.objects.filter(holder__startswith=prefix, expires_at__gt=now).values_list("pk", "holder")
     gone = [(pk, holder) for pk, holder in held if holder_gone(holder)]
     for pk, holder in gone:

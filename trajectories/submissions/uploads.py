@@ -12,7 +12,6 @@ import hashlib
 import logging
 import os
 import shutil
-import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,14 +84,14 @@ def temp_folder() -> Path:
     """A new temporary folder for one upload, named after this process and host
     (submission-<pid>.<process start>@<host>~<random>), so that the sweeper on this host can remove it
     once its process is gone (a killed worker or web process)."""
-    owner = f"{os.getpid()}.{leases.process_start(os.getpid()) or ''}@{socket.gethostname()}"
+    owner = f"{os.getpid()}.{leases.process_start(os.getpid()) or ''}@{leases.host_name()}"
     return Path(tempfile.mkdtemp(prefix=f"submission-{owner}~", dir=upload_tmp_dir()))
 
 
 def sweep_temp_folders() -> list[Path]:
     """Remove this host's upload temporary folders whose process is gone; returns them."""
     removed = []
-    host = socket.gethostname()
+    host = leases.host_name()
     for folder in upload_tmp_dir().glob(f"submission-*@{host}~*"):
         owner = folder.name.removeprefix("submission-").rsplit("~", 1)[0].rsplit("@", 1)[0]
         pid, _, started = owner.partition(".")

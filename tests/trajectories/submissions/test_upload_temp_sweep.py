@@ -1,9 +1,9 @@
 """Upload temporary folders left by a killed process are removed by the sweeper on their host."""
 
-import socket
 import subprocess
 import sys
 
+from trajectories.queue import leases
 from trajectories.submissions import uploads
 
 
@@ -11,7 +11,7 @@ def test_a_dead_processes_temp_folder_is_swept_and_live_ones_are_kept(settings, 
     settings.MYPCBENCH_UPLOAD_TMP_DIR = tmp_path
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    host = socket.gethostname()
+    host = leases.host_name()
     left = tmp_path / f"submission-{dead.pid}.1@{host}~abc123"
     elsewhere = tmp_path / f"submission-{dead.pid}.1@another-host~abc123"
     for folder in (left, elsewhere):
