@@ -66,7 +66,7 @@ class HeldElsewhere(Exception):
 
 
 def _leased(task, args: tuple, work, owed_after=lambda result: False):
-    """Do ``work()`` holding the message's work lease, renewed while it runs. The lease ends when the
+    """Do ``work(lease)`` holding the message's work lease, renewed while it runs. The lease ends when the
     work ends (done, or failed with its reason written); it goes back to queued when the work is
     retried (an outage, ``owed_after(result)``), so a lost retry message is sent again by the sweeper.
     Raises HeldElsewhere when a live worker holds the lease. The lease is keyed on the message's
@@ -80,7 +80,7 @@ def _leased(task, args: tuple, work, owed_after=lambda result: False):
         raise HeldElsewhere(f"{task.name}{tuple(sent)}")
     try:
         with leases.Heartbeat(lease):
-            result = work()
+            result = work(lease)
     except SERVICE_UNAVAILABLE as exc:
         try:
             leases.release(lease, f"retried: {type(exc).__name__}")
@@ -108,7 +108,9 @@ def make_derivatives(self, trajectory_id: int, force: bool = False) -> dict | No
     Idempotent: steps that already have both derivatives are skipped, so a redelivered or
     repeated message only finishes what is missing."""
     try:
-        summary = _leased(self, (trajectory_id,), lambda: media.make_trajectory_derivatives(trajectory_id, force=force))
+        summary = _leased(
+            self, (trajectory_id,), lambda lease: media.make_trajectory_derivatives(trajectory_id, force=force)
+        )
     except HeldElsewhere as exc:
         return _held(self, exc)
     if summary is None:
@@ -123,11 +125,20 @@ def validate_submission(self, submission_id: int) -> str | None:
     upload priority (MYPCBENCH_UPLOAD_NICE) and in Linux's idle scheduling class. Idempotent: a
     submission no longer validating is left alone."""
     try:
-        return _leased(
-            self, (submission_id,), lambda: at_low_priority(uploads.validate_received, submission_id, idle=True)
-        )
+        return _leased(self, (submission_id,), lambda lease: check_submission(submission_id, lease.requeues))
     except HeldElsewhere as exc:
         return _held(self, exc)
+
+
+# A check whose worker died this many times (an archive that kills it each time) ends refused, with why.
+CHECK_ATTEMPTS = 3
+
+
+def check_submission(submission_id: int, requeues: int) -> str | None:
+    """The check of a received upload, or its end with the reason once its workers died too often."""
+    if requeues >= CHECK_ATTEMPTS:
+        return uploads.give_up_check(submission_id, requeues)
+    return at_low_priority(uploads.validate_received, submission_id, idle=True)
 
 
 @shared_task(bind=True, acks_late=True, queue="judging", ignore_result=True, max_retries=None)
@@ -139,7 +150,9 @@ def judge_trajectory_task(self, trajectory_id: int, spec: dict, force: bool = Fa
     unique constraint)."""
     try:
         result = _leased(
-            self, (trajectory_id, spec), lambda: our_judge.judge_trajectory_by_id(trajectory_id, spec, force=force)
+            self,
+            (trajectory_id, spec),
+            lambda lease: our_judge.judge_trajectory_by_id(trajectory_id, spec, force=force),
         )
     except HeldElsewhere as exc:
         return _held(self, exc)
@@ -167,7 +180,7 @@ def run_trajectory(self, trajectory_id: int) -> str:
         return outcome in (lifecycle.NO_SLOT, lifecycle.LEASE_HELD) or lifecycle.still_owed(trajectory_id)
 
     try:
-        outcome = _leased(self, (trajectory_id,), lambda: lifecycle.execute_trajectory(trajectory_id), owed_after)
+        outcome = _leased(self, (trajectory_id,), lambda lease: lifecycle.execute_trajectory(trajectory_id), owed_after)
     except HeldElsewhere as exc:
         _held(self, exc)
         return "held elsewhere"

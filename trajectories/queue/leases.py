@@ -138,6 +138,7 @@ def owe(task: str, args, *, now=None) -> None:
 class Lease:
     pk: int
     holder: str
+    requeues: int = 0  # how many times the sweeper sent this work again (its workers died)
 
 
 def take(task: str, args, *, now=None) -> Lease | None:
@@ -159,7 +160,7 @@ def take(task: str, args, *, now=None) -> Lease | None:
     if not taken:
         HELD.discard(holder)
         return None
-    return Lease(row.pk, holder)
+    return Lease(row.pk, holder, row.requeues)
 
 
 def renew(lease: Lease, *, now=None) -> bool:

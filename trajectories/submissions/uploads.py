@@ -347,6 +347,20 @@ def _refuse(submission: Submission, report: list[Problem]) -> str | None:
     return "refused"
 
 
+def give_up_check(submission_id: int, attempts: int) -> str | None:
+    """Refuse a validating submission whose check was cut off ``attempts`` times (its worker died each
+    time), saying so; the author can upload it again."""
+    submission = Submission.objects.filter(pk=submission_id, status=Submission.Status.VALIDATING).first()
+    if submission is None:
+        return None
+    why = (
+        f"its check was cut off {attempts} times (the worker checking it stopped each time); nothing was "
+        "stored: upload it again, and if this happens again, tell the maintainers"
+    )
+    logger.warning("submission %s refused: %s", submission_id, why)
+    return _refuse(submission, [Problem(submission.archive_name, why)])
+
+
 def _already_submitted(author, name: str, sha256: str) -> Submission | None:
     """The author's own submission of this exact archive, or None when there is none; the same
     archive from another account is refused without saying which submission holds it."""
