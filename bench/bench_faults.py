@@ -537,6 +537,65 @@ def scenario_store_down_mid_run(rig: Rig) -> Outcome:
                               rig.running_with_steps(3), inject)  # fmt: skip
 
 
+def scenario_media_host_check(rig: Rig) -> Outcome:
+    """kill -9 of the whole media worker while it checks an upload (its host lost), a new host 1 s later:
+    the check is sent again by a sweeper and ends (accepted or refused with why), never stuck."""
+    from django.contrib.auth import get_user_model
+    from django.db import close_old_connections
+
+    from leaderboard.models import Suite
+    from tests.factories import make_suite
+    from tests.submission_data import METADATA, TASK_IDS, good_entries, upload, zip_bytes
+    from trajectories.models import Submission, WorkLease
+    from trajectories.submissions import uploads
+
+    outcome = Outcome("kill -9 whole media worker mid-check of an upload (host lost), a new host 1 s later",
+                      rig.broker, "kill -9 -<worker-media pgid>; start worker-media as another host")  # fmt: skip
+    if not Suite.objects.filter(slug="mypcbench-eval-round0").exists():
+        make_suite(TASK_IDS)
+    author, _ = get_user_model().objects.get_or_create(username="bench-author")
+    folder = Path(tempfile.mkdtemp(prefix="bench-upload-"))
+    # enough steps that the check takes a few seconds, so the fault lands in the middle of it
+    actions = [(turn, f"pyautogui.click({turn}, 20)") for turn in range(1, 200)] + [(200, "DONE")]
+    archive = zip_bytes(good_entries(folder, actions=actions))
+    started = time.monotonic()
+    submission = uploads.receive_archive(author, upload(archive, "bench.zip"), dict(METADATA)).submission
+    check = WorkLease.objects.filter(task="trajectories.tasks.validate_submission", subject=submission.pk)
+    fault_at = None
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        close_old_connections()
+        if check.exclude(holder="").exists():
+            fault_at = time.monotonic()
+            rig.kill("worker-media")
+            time.sleep(1)
+            rig.topology.restart("worker-media", MYPCBENCH_WORKER_NAME=f"worker-media-{int(fault_at)}")
+            break
+        if not check.exists():
+            outcome.notes.append("FAIL: the check ended before the fault (make the archive larger)")
+            break
+        time.sleep(0.02)
+    ended = None
+    deadline = time.monotonic() + rig.args.timeout
+    while fault_at is not None and time.monotonic() < deadline:
+        close_old_connections()
+        if Submission.objects.filter(pk=submission.pk).exclude(status="validating").exists():
+            ended = time.monotonic()
+            break
+        time.sleep(0.2)
+    final = Submission.objects.get(pk=submission.pk)
+    outcome.seconds = (ended or time.monotonic()) - started
+    outcome.lost = 0 if final.status != "validating" else 1
+    outcome.duplicated = max(0, Submission.objects.filter(author=author).count() - 1)
+    if fault_at is not None and ended is not None:
+        outcome.resumed_after = ended - fault_at
+    report = (final.validation_report or [{}])[-1].get("problem", "")
+    outcome.notes.append(f"submission {final.status}: {report[:120]}")
+    if final.status == "validating":
+        outcome.notes.append(f"FAIL: still validating after {rig.args.timeout:.0f} s")
+    return outcome
+
+
 SCENARIOS = {
     "baseline": (scenario_baseline, ("redis", "rabbitmq")),
     "vm-child": (scenario_vm_child, ("redis", "rabbitmq")),
@@ -546,6 +605,7 @@ SCENARIOS = {
     "rabbitmq-restart": (scenario_rabbitmq_restart, ("rabbitmq",)),
     "pg-restart": (scenario_pg_restart, ("redis",)),
     "store-mid-run": (scenario_store_down_mid_run, ("redis",)),
+    "media-host-check": (scenario_media_host_check, ("redis", "rabbitmq")),
 }
 
 

@@ -29,9 +29,10 @@ from trajectories.evaluations.agent_backend import (
     build_agent,
     make_backend,
 )
+from trajectories.evaluations.owed import owed_text, owed_work
 from trajectories.judge_spec import JudgeSpec
 from trajectories.judging.our_judge import JudgingError, build_judge, judge_config_for, with_protocol_for
-from trajectories.models import Trajectory, WorkLease
+from trajectories.models import Trajectory
 from trajectories.recording import live_ingest
 from trajectories.recording.after_finish import judge_on_finish
 from trajectories.recording.state_checks import store_state_checks
@@ -539,29 +540,6 @@ def refresh_trajectory_run(trajectory_id: int) -> None:
         refresh_run_status(run_id)
 
 
-OWED_WORDS = {queue.RUN_TRAJECTORY: "to run", queue.JUDGE_TRAJECTORY: "to judge"}
-
-
-def owed_work(run_id: int) -> list[dict]:
-    """The work the run still owes, oldest first: trajectories to run (again) and judge passes not
-    done, each with the task and attempt, since when it is owed and why it was last sent again."""
-    ids = dict(Trajectory.objects.filter(run_id=run_id).values_list("pk", "task__task_id"))
-    attempts = dict(Trajectory.objects.filter(run_id=run_id).values_list("pk", "attempt"))
-    rows = WorkLease.objects.filter(task__in=list(OWED_WORDS), subject__in=list(ids)).order_by("since", "pk")
-    return [
-        {
-            "what": OWED_WORDS[row.task],
-            "trajectory": row.subject,
-            "task": ids[row.subject],
-            "attempt": attempts[row.subject],
-            "since": row.since.isoformat(timespec="seconds"),
-            "held": bool(row.holder),
-            "note": row.note,
-        }
-        for row in rows
-    ]
-
-
 # ---------------------------------------------------------------- progress
 
 
@@ -581,6 +559,7 @@ def progress(run: Run) -> dict:
     owed = owed_work(run.pk) if run.provenance == Run.Provenance.HARNESS else []
     return {
         "owed": owed,  # what the run still owes (to run, to judge) and since when: it is not finished until none
+        "owed_text": owed_text(owed),
         "run": run.slug,
         "status": run.status,
         "status_display": run.get_status_display(),

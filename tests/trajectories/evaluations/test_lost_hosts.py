@@ -65,6 +65,7 @@ def test_a_lost_hosts_trajectory_is_marked_interrupted_resent_once_and_run_again
     assert progress["status"] != "finished" and progress["live"]
     assert [(w["what"], w["task"]) for w in progress["owed"]] == [("to run", trajectory.task.task_id)]
     assert "lost-host stopped renewing" in progress["owed"][0]["note"]
+    assert progress["owed_text"].startswith(f"Not finished: still owed 1 to run; the oldest, {trajectory.task.task_id}")
 
     assert run_trajectory.run(trajectory.pk) == "done"
     trajectory.refresh_from_db()
