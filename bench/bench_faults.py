@@ -559,7 +559,9 @@ def scenario_media_host_check(rig: Rig) -> Outcome:
     actions = [(turn, f"pyautogui.click({turn}, 20)") for turn in range(1, 200)] + [(200, "DONE")]
     archive = zip_bytes(good_entries(folder, actions=actions))
     started = time.monotonic()
-    submission = uploads.receive_archive(author, upload(archive, "bench.zip"), dict(METADATA)).submission
+    submission = uploads.receive_archive(
+        author, upload(archive, "bench.zip"), {**METADATA, "turn_budget": 250}
+    ).submission
     check = WorkLease.objects.filter(task="trajectories.tasks.validate_submission", subject=submission.pk)
     fault_at = None
     deadline = time.monotonic() + 120

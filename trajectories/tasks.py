@@ -112,7 +112,8 @@ def make_derivatives(self, trajectory_id: int, force: bool = False) -> dict | No
             self, (trajectory_id,), lambda lease: media.make_trajectory_derivatives(trajectory_id, force=force)
         )
     except HeldElsewhere as exc:
-        return _held(self, exc)
+        _held(self, exc)
+        return None
     if summary is None:
         logger.warning("make_derivatives: trajectory %s no longer exists; nothing to do", trajectory_id)
         return None
@@ -127,7 +128,8 @@ def validate_submission(self, submission_id: int) -> str | None:
     try:
         return _leased(self, (submission_id,), lambda lease: check_submission(submission_id, lease.requeues))
     except HeldElsewhere as exc:
-        return _held(self, exc)
+        _held(self, exc)
+        return None
 
 
 # A check whose worker died this many times (an archive that kills it each time) ends refused, with why.
@@ -155,7 +157,8 @@ def judge_trajectory_task(self, trajectory_id: int, spec: dict, force: bool = Fa
             lambda lease: our_judge.judge_trajectory_by_id(trajectory_id, spec, force=force),
         )
     except HeldElsewhere as exc:
-        return _held(self, exc)
+        _held(self, exc)
+        return None
     try:
         if result is None:
             logger.warning("judge_trajectory_task: trajectory %s no longer exists; nothing to do", trajectory_id)
