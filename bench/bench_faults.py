@@ -16,15 +16,16 @@ bucket. Then the bench waits for the run to complete and counts, from the databa
     derivatives missing      steps whose display image or thumbnail was never made
     resumed after            seconds from the fault to the next piece of work completed after it
     web                      what visitors got meanwhile (GET /leaderboard/ every 0.25 s)
+    shown finished while owing  seconds the run said "finished" while a trajectory or judgment was missing
 
 Faults: kill -9 of the vm worker's pool process (the worker lives) and of the whole vm worker
-(its host lost; restarted a second later as a supervisor would), kill -9 of the whole judging
+(its host lost; replaced a second later by a worker on another host), kill -9 of the whole judging
 worker, a Redis restart (broker and cache), a RabbitMQ restart, a PostgreSQL restart, the object
-store cut off mid-run; then, without a run: the store cut off before and during an import and during
-an upload, and the web process killed mid-upload (rows, stored objects, temporary files left).
+store cut off mid-run; and, without a run, kill -9 of the whole media worker mid-check of an upload
+(replaced by another host). Every run uses the shipped lease and broker settings.
 
 Run: .venv/bin/python bench/bench_faults.py [--brokers redis,rabbitmq] [--only vm-child,pg-restart]
-     [--tasks 4] [--turns 10] [--keep]   (about 10 minutes for both brokers on 2 CPUs)
+     [--tasks 4] [--turns 10] [--keep]   (about 20 minutes for both brokers on 2 CPUs)
 """
 
 from __future__ import annotations
