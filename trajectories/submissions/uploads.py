@@ -83,7 +83,9 @@ def upload_tmp_dir() -> Path:
 def temp_folder() -> Path:
     """A new temporary folder for one upload, named after this process and host
     (submission-<pid>.<process start>@<host>~<random>), so that the sweeper on this host can remove it
-    once its process is gone (a killed worker or web process)."""
+    once its process is gone (a killed worker or web process). Those of dead processes on this host
+    are swept first, so a web host (no worker, no sweeper thread) clears its own too."""
+    sweep_temp_folders()
     owner = f"{os.getpid()}.{leases.process_start(os.getpid()) or ''}@{leases.host_name()}"
     return Path(tempfile.mkdtemp(prefix=f"submission-{owner}~", dir=upload_tmp_dir()))
 
