@@ -4,6 +4,7 @@ python deploy/media_probe.py store   # a published and a draft run, one screensh
                                      # bucket; derivatives asked of the media queue; prints JSON
 python deploy/media_probe.py wait ID # waits until the media worker made the trajectory's
                                      # derivatives; prints the display image's storage name
+python deploy/media_probe.py clean   # deletes the probe's runs, their files, suite and model
 """
 
 import io
@@ -63,7 +64,26 @@ def trajectory(publication: str, tag: str) -> Trajectory:
     return trajectory
 
 
+def clean() -> int:
+    """Remove every "topology-probe" run the check made, with its files in the store, then the probe's
+    suite and model; prints how many runs went."""
+    runs = Run.objects.filter(slug__startswith="topology-probe-")
+    for step in Step.objects.filter(trajectory__run__in=runs):
+        for stored in (step.screenshot, step.display_image, step.thumbnail):
+            if stored:
+                stored.storage.delete(stored.name)
+    count = runs.count()
+    for run in runs:
+        run.delete()
+    Suite.objects.filter(slug="topology-probe", runs__isnull=True).delete()
+    Model.objects.filter(slug="topology-probe-agent", runs__isnull=True).delete()
+    print(f"removed {count} probe runs")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1] == "clean":
+        return clean()
     if sys.argv[1] == "store":
         tag = get_random_string(8).lower()
         published = trajectory(Run.Publication.PUBLISHED, tag)

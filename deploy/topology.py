@@ -64,7 +64,18 @@ SHARED_SETTINGS = (
     "MYPCBENCH_VAR_DIR",
     "DJANGO_MEDIA_ROOT",
     "MYPCBENCH_UPLOAD_VALIDATION",
+    *("MYPCBENCH_VM_LEASE_SECONDS", "MYPCBENCH_WORK_LEASE_SECONDS", "MYPCBENCH_QUEUE_PATIENCE_SECONDS"),
+    "MYPCBENCH_BROKER_VISIBILITY_SECONDS",
 )
+# Recovery from a lost host (docs/operating.md#lost-hosts-work-leases-and-the-sweeper): a dead worker's
+# leases lapse after 60 s and every worker's sweeper resends its work, so it is redone within about two
+# minutes on either broker; Redis's visibility timeout is only a backstop. The compose file sets the same.
+LEASE_SETTINGS = {
+    "MYPCBENCH_VM_LEASE_SECONDS": "60",
+    "MYPCBENCH_WORK_LEASE_SECONDS": "60",
+    "MYPCBENCH_QUEUE_PATIENCE_SECONDS": "120",
+    "MYPCBENCH_BROKER_VISIBILITY_SECONDS": "3600",
+}
 
 
 def web_command(bind: str) -> list[str]:
@@ -182,8 +193,11 @@ class Topology:
     https_port: int = 0
 
     def __post_init__(self):
-        self.broker_url = self.broker_url or BROKERS[self.broker]
+        self.broker_url = self.broker_url or os.environ.get("TOPOLOGY_BROKER_URL") or BROKERS[self.broker]
         self.database_url = self.database_url or os.environ.get("TOPOLOGY_DATABASE_URL", DATABASE_URL)
+        self.cache_url = (
+            os.environ.get("TOPOLOGY_CACHE_URL", self.cache_url) if self.cache_url == CACHE_URL else self.cache_url
+        )
 
     def host_dir(self, name: str) -> Path:
         """A process's own 'host': working, var, media and temp folders nobody else uses."""
@@ -213,6 +227,8 @@ class Topology:
             # web processes only receive uploads; a media worker checks and stores them
             MYPCBENCH_UPLOAD_VALIDATION=os.environ.get("MYPCBENCH_UPLOAD_VALIDATION", "worker"),
             TMPDIR=str(base / "tmp"),
+            # each process stands for a host of its own: its leases are held under this name
+            MYPCBENCH_WORKER_NAME=name,
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",
         )
@@ -224,6 +240,7 @@ class Topology:
                 MYPCBENCH_UPLOAD_MAX_BYTES=str(front_proxy.UPLOAD_LIMIT),
                 MYPCBENCH_SIGNUPS_PER_ADDRESS=str(front_proxy.SIGNUPS_PER_ADDRESS),
             )
+        env.update({key: os.environ.get(key, value) for key, value in LEASE_SETTINGS.items()})
         env.update(self.extra_env)
         return env
 
@@ -261,10 +278,11 @@ class Topology:
         print(f"started {name} (pid {process.pid}): {' '.join(argv)}")
         return process
 
-    def restart(self, name: str) -> subprocess.Popen:
-        """Start ``name`` again with its command and settings (as its supervisor would)."""
+    def restart(self, name: str, **settings: str) -> subprocess.Popen:
+        """Start ``name`` again with its command and settings (as its supervisor would); ``settings``
+        changes some (MYPCBENCH_WORKER_NAME: a replacement host instead of the same one)."""
         argv, env = self.commands[name]
-        return self.start(name, argv, env)
+        return self.start(name, argv, {**env, **settings})
 
     def run_once(self, name: str, argv: list[str], env: dict[str, str]) -> None:
         result = subprocess.run(self.resolve(argv), cwd=ROOT, env=env, capture_output=True, text=True)
@@ -430,6 +448,13 @@ class Topology:
         """A screenshot stored by one process, its derivatives made by the media worker, both read
         through gunicorn: published -> the bucket's plain URL, draft -> 404 for a visitor."""
         probe = ["python", "deploy/media_probe.py"]
+        try:
+            return self.probe_media(base, env, probe)
+        finally:  # the probe's runs never stay on the site
+            cleaned = subprocess.run(self.resolve([*probe, "clean"]), cwd=ROOT, env=env, capture_output=True, text=True)
+            print(cleaned.stdout.strip() or f"media probe clean-up failed: {cleaned.stderr[-500:]}")
+
+    def probe_media(self, base: str, env: dict[str, str], probe: list[str]) -> list[str]:
         stored = subprocess.run(self.resolve([*probe, "store"]), cwd=ROOT, env=env, capture_output=True, text=True)
         if stored.returncode != 0:
             return [f"media probe could not store: {stored.stderr[-1500:]}"]
@@ -472,6 +497,11 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--port", type=int, default=8443, help="nginx's HTTPS port on 127.0.0.1 (0: any free one)")
     up.add_argument("--http-port", type=int, default=8080, help="nginx's plain HTTP port (redirects; 0: any)")
     up.add_argument("--check", action="store_true", help="check the proxy, pages, workers and media, then stop")
+    up.add_argument("--broker-url", default="", help="the broker's URL (default: TOPOLOGY_BROKER_URL, or "
+                    "this machine's Redis or RabbitMQ as --broker says)")  # fmt: skip
+    up.add_argument("--database-url", default="", help="PostgreSQL (default: TOPOLOGY_DATABASE_URL, or "
+                    f"{DATABASE_URL})")  # fmt: skip
+    up.add_argument("--cache-url", default="", help=f"the Redis cache (default: TOPOLOGY_CACHE_URL, or {CACHE_URL})")
 
     sub.add_parser("make-bucket", help="create MYPCBENCH_S3_BUCKET (used by the compose file too)")
     args = parser.parse_args(argv)
@@ -486,6 +516,9 @@ def main(argv: list[str] | None = None) -> int:
         front=True,
         https_port=args.port or free_port(),
         http_port=args.http_port or free_port(),
+        broker_url=args.broker_url,
+        database_url=args.database_url,
+        cache_url=args.cache_url or CACHE_URL,
     )
     stopping = threading.Event()
     supervisor = threading.Thread(target=topology.supervise, args=(stopping,), daemon=True)

@@ -225,15 +225,17 @@ if CELERY_BROKER_URL == "filesystem://":
     }
 elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # Redis hands a message taken by a worker that died (kill -9, a lost host) to another worker
-    # once it has gone unacknowledged this long; kombu's default is an hour. A message of work still
-    # running is handed out again too: tasks are idempotent, and a trajectory under a live lease
-    # waits for it (trajectories/evaluations/lifecycle.py), so shorter only costs repeated checks.
+    # once it has gone unacknowledged this long (kombu's default: an hour). Recovery does not wait for
+    # it: work leases and the sweeper (trajectories/queue/leases.py) resend a dead host's work within
+    # about two MYPCBENCH_WORK_LEASE_SECONDS. It stays long because a message of work still running,
+    # or a retry waiting for its countdown, is handed out again when it expires; tasks are idempotent,
+    # so that only costs repeated checks.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": float(os.environ.get("MYPCBENCH_BROKER_VISIBILITY_SECONDS", "3600")),
     }
 elif CELERY_BROKER_URL.startswith(("amqp://", "amqps://", "pyamqp://")):
     # RabbitMQ confirms each message it has taken (publisher confirms): a message sent into a
-    # connection the broker is closing (a restart) raises, and is sent again (trajectories/queue.py),
+    # connection the broker is closing (a restart) raises, and is sent again (trajectories/queue/),
     # instead of vanishing unnoticed.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
 # Workers keep reconnecting to a broker that restarts, however long it takes (Celery stops after 100 tries).
@@ -285,10 +287,19 @@ MYPCBENCH_JUDGE_ON_FINISH = env_bool("MYPCBENCH_JUDGE_ON_FINISH", False)
 # most MYPCBENCH_VM_SLOTS trajectories at once (start it with that concurrency); a slot's lease lapses
 # after MYPCBENCH_VM_LEASE_SECONDS without renewal, and its trajectory is then marked interrupted.
 MYPCBENCH_VM_SLOTS = int(os.environ.get("MYPCBENCH_VM_SLOTS", "1"))
-MYPCBENCH_VM_LEASE_SECONDS = float(os.environ.get("MYPCBENCH_VM_LEASE_SECONDS", "300"))
+MYPCBENCH_VM_LEASE_SECONDS = float(os.environ.get("MYPCBENCH_VM_LEASE_SECONDS", "60"))
 MYPCBENCH_VM_SLOT_WAIT_SECONDS = float(os.environ.get("MYPCBENCH_VM_SLOT_WAIT_SECONDS", "10"))
 MYPCBENCH_VM_GUEST_ATTEMPTS = int(os.environ.get("MYPCBENCH_VM_GUEST_ATTEMPTS", "3"))  # clean restarts of a dead guest
 MYPCBENCH_WORKER_NAME = os.environ.get("MYPCBENCH_WORKER_NAME", "")  # default: the host name
+# Work leases (trajectories/queue/leases.py): every queued run, judge pass, upload check and derivatives
+# job has a row until done. A worker doing it renews it every quarter of MYPCBENCH_WORK_LEASE_SECONDS;
+# a message still unstarted after MYPCBENCH_QUEUE_PATIENCE_SECONDS (doubled at each resend) is sent
+# again. Every worker runs the sweeper (MYPCBENCH_SWEEPER) every MYPCBENCH_SWEEP_SECONDS (0: a quarter of
+# the shorter lease), so a lost host's work is resent within about two lease periods, on any broker.
+MYPCBENCH_WORK_LEASE_SECONDS = float(os.environ.get("MYPCBENCH_WORK_LEASE_SECONDS", "60"))
+MYPCBENCH_QUEUE_PATIENCE_SECONDS = float(os.environ.get("MYPCBENCH_QUEUE_PATIENCE_SECONDS", "120"))
+MYPCBENCH_SWEEP_SECONDS = float(os.environ.get("MYPCBENCH_SWEEP_SECONDS", "0"))
+MYPCBENCH_SWEEPER = env_bool("MYPCBENCH_SWEEPER", True)
 
 LOGGING = {
     "version": 1,

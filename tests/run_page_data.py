@@ -9,9 +9,10 @@ from django.utils import timezone
 from leaderboard.models import JudgeConfig, Model, Run, Suite
 from tests.catalog_data import add_rubric, make_task, png_bytes
 from tests.evaluation_data import PLAN
+from trajectories import queue
 from trajectories.evaluations import lifecycle, slots
 from trajectories.evaluations.lifecycle import LaunchSpec
-from trajectories.models import Judgment, Trajectory, VmSlot
+from trajectories.models import Judgment, Trajectory, VmSlot, WorkLease
 from trajectories.recording import live_ingest
 from trajectories.tasks import run_trajectory
 
@@ -59,11 +60,13 @@ def record_step(trajectory: Trajectory, index: int, action: str = "pyautogui.cli
 
 
 def finish(trajectory: Trajectory, steps: int, *, ended_by: str = "done", status: str = "finished") -> None:
-    """The end of a trajectory: closed through ingest, its slot given back, the run's status refreshed."""
+    """The end of a trajectory: closed through ingest, its slot and its work lease given back (the
+    work is done), the run's status refreshed."""
     live_ingest.close(trajectory, steps=steps, ended_by=ended_by, status=status, final_answer="Replied to Jan.")
     lease = VmSlot.objects.filter(trajectory=trajectory).first()
     if lease is not None:
         slots.release(lease)
+    WorkLease.objects.filter(task=queue.RUN_TRAJECTORY, subject=trajectory.pk).delete()
     lifecycle.refresh_run_status(trajectory.run_id)
 
 

@@ -346,3 +346,29 @@ class VmSlot(models.Model):
 
     def __str__(self):
         return f"{self.worker} slot {self.slot}"
+
+
+class WorkLease(models.Model):
+    """Work a worker owes: one row per queued piece of work (a trajectory to run, a judge pass, a
+    submission's check, derivatives), from the moment it is queued until a worker has done it. While a
+    worker does it, the row names that worker and expires unless its heartbeat renews it; while it
+    waits in the queue, the row expires when its message has waited too long. A sweeper on every
+    worker host sends the work again once a row has expired, so a message lost with its host is not
+    left to the broker's visibility timeout."""
+
+    task = models.CharField(max_length=100, help_text="The Celery task's name.")
+    key = models.CharField(max_length=200, help_text="What the work is about, e.g. the trajectory's id.")
+    subject = models.BigIntegerField(help_text="The trajectory's or submission's id (first argument).")
+    args = models.JSONField(default=list, help_text="The message's arguments, to send it again.")
+    holder = models.CharField(max_length=200, blank=True, default="", help_text="host|pid|start|token; blank: queued.")
+    expires_at = models.DateTimeField(help_text="The sweeper sends the work again after this.")
+    since = models.DateTimeField(help_text="When the work was first asked for.")
+    requeues = models.PositiveIntegerField(default=0, help_text="How many times the sweeper sent it again.")
+    note = models.CharField(max_length=300, blank=True, default="", help_text="Why it was last sent again.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["task", "key"], name="worklease_task_key")]
+        indexes = [models.Index(fields=["expires_at"]), models.Index(fields=["task", "subject"])]
+
+    def __str__(self):
+        return f"{self.task} {self.key}"

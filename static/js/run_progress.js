@@ -104,6 +104,8 @@
       document.querySelectorAll('[data-field="status_display"]').forEach(function (node) {
         node.textContent = data.status_display;
       });
+      var owed = box.querySelector('[data-field="owed_text"]');
+      if (owed) owed.textContent = data.owed_text || "";
       var missing = 0;
       (data.trajectories || []).forEach(function (t) {
         var row = table && table.querySelector('tr[data-trajectory="' + t.id + '"]');

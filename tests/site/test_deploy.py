@@ -214,3 +214,22 @@ def test_systemd_units_run_the_topologys_commands_and_restart_them():
     sweep = exec_start("mypcbench-sweep.service")
     assert sweep[1:] == ["manage.py", "sweep_media"]
     assert unit("mypcbench-sweep.timer")["Timer"]["OnCalendar"] == "daily"
+
+
+def test_compose_and_the_topology_ship_the_same_lease_settings_and_leases_recover_in_minutes(compose):
+    shipped = {key: f"${{{key}:-{value}}}" for key, value in topology.LEASE_SETTINGS.items()}
+    for name in APP_SERVICES:
+        environment = compose["services"][name]["environment"]
+        assert {key: environment[key] for key in shipped} == shipped, name
+    assert float(topology.LEASE_SETTINGS["MYPCBENCH_WORK_LEASE_SECONDS"]) <= 120, "a lost host's work in minutes"
+    assert float(topology.LEASE_SETTINGS["MYPCBENCH_VM_LEASE_SECONDS"]) <= 120
+
+
+def test_service_addresses_are_settable_and_every_process_gets_the_lease_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPOLOGY_BROKER_URL", "redis://broker.example:6380/4")
+    monkeypatch.setenv("TOPOLOGY_CACHE_URL", "redis://cache.example:6381/5")
+    rig = topology.Topology(state=tmp_path / "topology", broker="redis", web_port=1)
+    assert (rig.broker_url, rig.cache_url) == ("redis://broker.example:6380/4", "redis://cache.example:6381/5")
+    env = rig.env("worker-vm", "http://s3.example")
+    assert env["CELERY_BROKER_URL"] == "redis://broker.example:6380/4"
+    assert env["MYPCBENCH_WORK_LEASE_SECONDS"] == topology.LEASE_SETTINGS["MYPCBENCH_WORK_LEASE_SECONDS"]

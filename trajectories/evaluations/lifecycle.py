@@ -29,6 +29,7 @@ from trajectories.evaluations.agent_backend import (
     build_agent,
     make_backend,
 )
+from trajectories.evaluations.owed import owed_text, owed_work
 from trajectories.judge_spec import JudgeSpec
 from trajectories.judging.our_judge import JudgingError, build_judge, judge_config_for, with_protocol_for
 from trajectories.models import Trajectory
@@ -392,11 +393,24 @@ def execute_trajectory(trajectory_id: int, *, worker: str | None = None) -> str:
     finally:
         try:
             slots.release(lease)
+            _judge_if_asked(trajectory)  # owed before the run's status is worked out, so it counts
             refresh_run_status(run.pk)
         except SERVICE_UNAVAILABLE as exc:  # a lease not given back is taken back: this holder no longer uses it
             logger.warning("trajectory %s: lease not given back (%s); it is reclaimed on retry", trajectory.pk, exc)
-    _judge_if_asked(trajectory)
     return outcome
+
+
+def still_owed(trajectory_id: int) -> bool:
+    """True when the trajectory has not ended and its run is not cancelled: its work must be done
+    again (an interrupted trajectory restarts from a clean reset)."""
+    return (
+        Trajectory.objects.filter(
+            pk=trajectory_id,
+            status__in=[Trajectory.Status.QUEUED, Trajectory.Status.RUNNING, Trajectory.Status.INTERRUPTED],
+        )
+        .exclude(run__status=Run.Status.CANCELLED)
+        .exists()
+    )
 
 
 def retry_after(trajectory_id: int) -> float:
@@ -506,12 +520,24 @@ def _judge_if_asked(trajectory: Trajectory) -> None:
 
 
 def refresh_run_status(run_id: int) -> None:
-    """A run whose trajectories have all ended is finished (a cancelled one stays cancelled)."""
+    """A run is finished when all its trajectories have ended and no work is owed for any of them (a
+    trajectory to run again, a judge pass: see owed_work); a cancelled one stays cancelled."""
     open_ = Trajectory.objects.filter(run_id=run_id, status__in=[Trajectory.Status.QUEUED, Trajectory.Status.RUNNING])
-    if not open_.exists():
+    if not open_.exists() and not owed_work(run_id):
         Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
             status=Run.Status.FINISHED, finished_at=timezone.now()
         )
+
+
+def refresh_trajectory_run(trajectory_id: int) -> None:
+    """Work out again the status of a launched run the trajectory belongs to (after a judge pass)."""
+    run_id = (
+        Trajectory.objects.filter(pk=trajectory_id, run__provenance=Run.Provenance.HARNESS)
+        .values_list("run_id", flat=True)
+        .first()
+    )
+    if run_id is not None:
+        refresh_run_status(run_id)
 
 
 # ---------------------------------------------------------------- progress
@@ -530,7 +556,10 @@ def progress(run: Run) -> dict:
         run.refresh_from_db(fields=["status", "finished_at"])
     rows = run_table.trajectory_rows(run)
     counts = run_table.summary(rows)
+    owed = owed_work(run.pk) if run.provenance == Run.Provenance.HARNESS else []
     return {
+        "owed": owed,  # what the run still owes (to run, to judge) and since when: it is not finished until none
+        "owed_text": owed_text(owed),
         "run": run.slug,
         "status": run.status,
         "status_display": run.get_status_display(),

@@ -5,18 +5,16 @@ a token), so a worker on the same host sees at once that the holder died (a kill
 worker restarted by its supervisor) instead of waiting for the lease to lapse."""
 
 import logging
-import os
 import socket
 import threading
-import uuid
 from datetime import timedelta
-from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.utils import timezone
 
 from trajectories.models import Trajectory, VmSlot
+from trajectories.queue.leases import HELD, holder_gone, host_name, new_holder
 
 logger = logging.getLogger(__name__)
 
@@ -33,55 +31,11 @@ def worker_name() -> str:
     return getattr(settings, "MYPCBENCH_WORKER_NAME", "") or socket.gethostname()
 
 
-# Leases held by code running in this process right now (their holder strings).
-_HELD: set[str] = set()
-
-
-def _process_start(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot ('' where /proc cannot say), or None when
-    no such process runs (a zombie counts as gone): a pid reused by another process starts later."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return None
-    except OSError:
-        stat = ""
-    if stat:
-        fields = stat.rsplit(")", 1)[-1].split()
-        return None if fields[0] in ("Z", "X") else fields[19]
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        pass
-    return ""
-
-
-def new_holder() -> str:
-    """This process's name for a lease it takes: host|pid|process start|token."""
-    return f"{socket.gethostname()}|{os.getpid()}|{_process_start(os.getpid()) or ''}|{uuid.uuid4().hex[:12]}"
-
-
-def holder_gone(holder: str) -> bool:
-    """True when ``holder`` was a process on this host that no longer holds it: the process is gone
-    (or its pid now belongs to a later process), or it is this process and the lease is not in use
-    here. A holder on another host, or an unnamed one, cannot be told gone: its lease must lapse."""
-    parts = holder.split("|")
-    if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
-        return False
-    pid, started = int(parts[1]), parts[2]
-    if pid == os.getpid():
-        return holder not in _HELD
-    now_started = _process_start(pid)
-    return now_started is None or bool(started and now_started and now_started != started)
-
-
 def reap_gone_holders(*, now=None) -> list[int]:
     """End the leases whose holder on this host died (see holder_gone) and mark their trajectories
     interrupted now, rather than when the lease lapses; returns the trajectory ids."""
     now = now or timezone.now()
-    prefix = f"{socket.gethostname()}|"
+    prefix = f"{host_name()}|"
     held = VmSlot.objects.filter(trajectory__isnull=False, holder__startswith=prefix).values_list("pk", "holder")
     gone = [pk for pk, holder in held if holder_gone(holder)]
     if not gone:
@@ -102,7 +56,7 @@ def acquire(trajectory: Trajectory, *, worker: str | None = None, slots: int | N
     holder = new_holder()
     # Known as held in this process before it can be seen in the table, so that another thread of this
     # process reaping gone holders never takes it for a dead one.
-    _HELD.add(holder)
+    HELD.add(holder)
     for number in range(slots or slot_count()):
         VmSlot.objects.get_or_create(worker=worker, slot=number)
         # Compare-and-set: only one contender's UPDATE matches a free row.
@@ -116,11 +70,11 @@ def acquire(trajectory: Trajectory, *, worker: str | None = None, slots: int | N
                     holder=holder,
                 )
         except IntegrityError:  # another process leased a slot to this trajectory first
-            _HELD.discard(holder)
+            HELD.discard(holder)
             return None
         if taken:
             return VmSlot.objects.get(worker=worker, slot=number)
-    _HELD.discard(holder)
+    HELD.discard(holder)
     return None
 
 
@@ -136,7 +90,7 @@ def renew(lease: VmSlot, *, now=None) -> bool:
 
 
 def release(lease: VmSlot) -> None:
-    _HELD.discard(lease.holder)
+    HELD.discard(lease.holder)
     # trajectory_id=None (a free slot) is IS NULL; django-stubs wants an int
     VmSlot.objects.filter(pk=lease.pk, trajectory_id=lease.trajectory_id, holder=lease.holder).update(  # type: ignore[misc]
         trajectory=None, leased_at=None, renewed_at=None, expires_at=None, holder=""

@@ -10,6 +10,7 @@ stores it: receive_archive, then validate_received; the same checks, the same an
 
 import hashlib
 import logging
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from leaderboard.models import JudgeConfig, Model, Run
 from trajectories import queue
 from trajectories.accounts import ratelimits
 from trajectories.models import Submission
+from trajectories.queue import leases
 from trajectories.recording.failure_signals import classify_unclassified
 from trajectories.recording.ingest import (
     IngestError,
@@ -76,6 +78,33 @@ def upload_tmp_dir() -> Path:
     folder = Path(getattr(settings, "MYPCBENCH_UPLOAD_TMP_DIR", Path(settings.VAR_DIR) / "upload-tmp"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def temp_folder() -> Path:
+    """A new temporary folder for one upload, named after this process and host
+    (submission-<pid>.<process start>@<host>~<random>), so that the sweeper on this host can remove it
+    once its process is gone (a killed worker or web process). Those of dead processes on this host
+    are swept first, so a web host (no worker, no sweeper thread) clears its own too."""
+    sweep_temp_folders()
+    owner = f"{os.getpid()}.{leases.process_start(os.getpid()) or ''}@{leases.host_name()}"
+    return Path(tempfile.mkdtemp(prefix=f"submission-{owner}~", dir=upload_tmp_dir()))
+
+
+def sweep_temp_folders() -> list[Path]:
+    """Remove this host's upload temporary folders whose process is gone; returns them."""
+    removed = []
+    host = leases.host_name()
+    for folder in upload_tmp_dir().glob(f"submission-*@{host}~*"):
+        owner = folder.name.removeprefix("submission-").rsplit("~", 1)[0].rsplit("@", 1)[0]
+        pid, _, started = owner.partition(".")
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        now_started = leases.process_start(int(pid))
+        if now_started is None or bool(started and now_started and now_started != started):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+            logger.warning("removed %s: the process that made it is gone", folder)
+    return removed
 
 
 def check_upload_rate(user) -> None:
@@ -168,7 +197,7 @@ def submit_archive(author, upload, metadata) -> SubmitResult:
     check_upload_rate(author)
     limits = upload_limits()
     name = _archive_name(upload)
-    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=upload_tmp_dir()))
+    workdir = temp_folder()
     try:
         archive_path = workdir / "archive"
         sha256, size = _save_upload(upload, archive_path, limits)
@@ -272,7 +301,7 @@ def validate_received(submission_id: int) -> str | None:
         return None
     stored = (submission.metadata or {}).get("archive_file") or ""
     metadata = {k: v for k, v in (submission.metadata or {}).items() if k in METADATA_FIELDS}
-    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=upload_tmp_dir()))
+    workdir = temp_folder()
     try:
         try:
             with default_storage.open(stored, "rb") as source, open(workdir / "archive", "wb") as target:
@@ -318,6 +347,20 @@ def _refuse(submission: Submission, report: list[Problem]) -> str | None:
     if stored:
         transaction.on_commit(lambda: default_storage.delete(stored))
     return "refused"
+
+
+def give_up_check(submission_id: int, attempts: int) -> str | None:
+    """Refuse a validating submission whose check was cut off ``attempts`` times (its worker died each
+    time), saying so; the author can upload it again."""
+    submission = Submission.objects.filter(pk=submission_id, status=Submission.Status.VALIDATING).first()
+    if submission is None:
+        return None
+    why = (
+        f"its check was cut off {attempts} times (the worker checking it stopped each time); nothing was "
+        "stored: upload it again, and if this happens again, tell the maintainers"
+    )
+    logger.warning("submission %s refused: %s", submission_id, why)
+    return _refuse(submission, [Problem(submission.archive_name, why)])
 
 
 def _already_submitted(author, name: str, sha256: str) -> Submission | None:

@@ -241,12 +241,14 @@ def test_a_lease_this_process_took_and_lost_track_of_is_taken_back(world, queued
     assert run_trajectory.run(trajectory.pk) == "done"
 
 
-def test_a_rerun_after_the_reaper_closed_the_run_opens_it_again(world, queued, monkeypatch):
+def test_a_run_whose_trajectory_was_interrupted_is_not_finished_until_it_ran_again(world, queued, monkeypatch):
     run = launch(world, tasks=[world["tasks"][0]])
     trajectory = run.trajectories.get()
     _running_with_lease(trajectory, holder="another-host|1|1|x", seconds=-1)
-    assert lifecycle.progress(run)["interrupted"] == 1
-    assert Run.objects.get(pk=run.pk).status == "finished", "nothing left running or queued"
+    progress = lifecycle.progress(run)
+    assert progress["interrupted"] == 1
+    assert Run.objects.get(pk=run.pk).status != "finished", "its trajectory is owed: it runs again"
+    assert [(w["what"], w["task"]) for w in progress["owed"]] == [("to run", trajectory.task.task_id)]
     seen = []
     real = lifecycle._run_in_slot
 

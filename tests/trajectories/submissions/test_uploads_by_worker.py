@@ -6,19 +6,23 @@ messages the web process sends captured on commit; tests/services/test_submissio
 in a real worker through the broker."""
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils import timezone
 
 from leaderboard.models import Run
 from tests.factories import make_suite
 from tests.submission_data import METADATA, TASK_IDS, files_under, good_entries, stored_counts, upload, zip_bytes
 from trajectories import queue
 from trajectories.accounts.tokens import create_token
-from trajectories.models import Submission
+from trajectories.models import Submission, WorkLease
+from trajectories.queue import leases
 from trajectories.submissions import uploads
+from trajectories.tasks import validate_submission
 
 pytestmark = pytest.mark.django_db
 
@@ -175,3 +179,51 @@ def test_an_unknown_setting_is_named(settings):
     settings.MYPCBENCH_UPLOAD_VALIDATION = "lambda"
     with pytest.raises(ValueError, match="MYPCBENCH_UPLOAD_VALIDATION is 'lambda' \\(expected web or worker\\)"):
         uploads.upload_validation()
+
+
+def lose_the_checking_worker(pk: int, death: int) -> None:
+    """A worker took the check and its host was lost: the work lease lapsed under a dead holder."""
+    WorkLease.objects.filter(task=queue.VALIDATE_SUBMISSION, subject=pk).update(
+        holder=f"lost-host|{death + 100}|1|x", expires_at=timezone.now() - timedelta(seconds=1)
+    )
+
+
+def test_a_check_whose_worker_died_is_sent_again_and_runs(client, author, tmp_path, monkeypatch,
+                                                          django_capture_on_commit_callbacks):  # fmt: skip
+    messages = []
+    monkeypatch.setattr(validate_submission, "apply_async", lambda args, *a, **k: messages.append(tuple(args)))
+    with django_capture_on_commit_callbacks(execute=True):
+        pk = post(client, author, zip_bytes(good_entries(tmp_path))).json()["id"]
+    assert messages == [(pk,)]
+    lose_the_checking_worker(pk, 0)
+    resent = []
+    leases.sweep(lambda name, *args: resent.append((name, args)))
+    assert resent == [(queue.VALIDATE_SUBMISSION, (pk,))], "checked again, not left validating"
+    with django_capture_on_commit_callbacks(execute=False):
+        assert validate_submission.run(pk) == "accepted"
+    assert Submission.objects.get(pk=pk).status == Submission.Status.AWAITING_REVIEW
+    assert not WorkLease.objects.filter(task=queue.VALIDATE_SUBMISSION).exists()
+
+
+def test_a_check_cut_off_three_times_is_refused_with_why_and_can_be_uploaded_again(
+    client, author, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(validate_submission, "apply_async", lambda args, *a, **k: None)
+    archive = zip_bytes(good_entries(tmp_path))
+    with django_capture_on_commit_callbacks(execute=True):
+        pk = post(client, author, archive).json()["id"]
+    resent = []
+    for death in range(3):
+        lose_the_checking_worker(pk, death)
+        leases.sweep(lambda name, *args: resent.append((name, args)))
+    assert len(resent) == 3 and Submission.objects.get(pk=pk).status == Submission.Status.VALIDATING
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validate_submission.run(pk) == "refused"
+    sub = Submission.objects.get(pk=pk)
+    assert sub.status == Submission.Status.REJECTED and sub.run is None
+    assert "cut off 3 times" in sub.validation_report[0]["problem"]
+    assert "upload it again" in sub.validation_report[0]["problem"]
+    assert not WorkLease.objects.filter(task=queue.VALIDATE_SUBMISSION).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        again = post(client, author, archive)
+    assert again.status_code == 202 and again.json()["status"] == "validating", "a new try of the same archive"

@@ -1,16 +1,23 @@
 """The one way into the Celery queues: work is asked for by task name, so no service imports the
-tasks module (which imports the services). Uses only Celery's current app.
+tasks module (which imports the services). Uses Celery's current app and the work lease rows.
 
 A message the broker cannot take (Redis or RabbitMQ restarting) is sent again until it can, for a
 while: inside a worker's task, where nobody waits on the answer and the work would otherwise be lost
 (a finished trajectory's derivatives and judging), for up to WORKER_PATIENCE_SECONDS; in a web
-request, which someone is waiting on, for up to REQUEST_PATIENCE_SECONDS."""
+request, which someone is waiting on, for up to REQUEST_PATIENCE_SECONDS.
+
+Every tracked message (running a trajectory, judging, checking a submission, derivatives) gets a work
+lease row before it is sent (``leases``), so a message lost with its worker's host is sent again by the
+sweeper instead of waiting for the broker's visibility timeout."""
 
 import logging
 import time
 
 from celery import current_app, current_task
+from django.db import DatabaseError
 from kombu.exceptions import OperationalError as BrokerUnavailable
+
+from trajectories.queue import leases
 
 logger = logging.getLogger(__name__)
 
@@ -32,14 +39,20 @@ def _task(name: str):
     return current_app.tasks[name]
 
 
-def enqueue(name: str, *args, task_id: str | None = None, patience: float | None = None) -> None:
+def enqueue(name: str, *args, task_id: str | None = None, patience: float | None = None, track: bool = True) -> None:
     """Send one message for task ``name``; ``task_id`` names it so it can be revoked later. While the
     broker does not take it, try again for ``patience`` seconds (default: see the module's docstring),
-    then raise what the broker raised."""
+    then raise what the broker raised. ``track``: record the work as owed first (the sweeper, which
+    resends owed work, sends without)."""
     task = _task(name)
     if patience is None:
         patience = WORKER_PATIENCE_SECONDS if current_task else REQUEST_PATIENCE_SECONDS
     deadline = time.monotonic() + patience
+    try:
+        if track:
+            leases.owe(name, args)
+    except DatabaseError as exc:  # the message still goes; only its resend after a lost host is not tracked
+        logger.warning("could not record %s%s as owed: %s", name, args, exc)
     while True:
         try:
             if task_id is None:
