@@ -42,8 +42,7 @@ class Command(BaseCommand):
         solvable = (world.check_report or {}).get("solvable")
         if solvable:
             counts = solvable.get("counts", {})
-            self.stdout.write(
-                f"Check report: {counts.get('solvable', 0)}/{solvable.get('tasks', 0)} tasks solvable from their answer keys"
-            )
+            solved, total = counts.get("solvable", 0), solvable.get("tasks", 0)
+            self.stdout.write(f"Check report: {solved}/{total} tasks solvable from their answer keys")
         else:
             self.stdout.write("No check.json: run `python -m seeding check DIR` before loading to add the answer keys.")
