@@ -23,6 +23,7 @@ import icalendar
 
 from ..apps import EVENT_TABLES, db_path
 from ..core import read_only
+from ..persona import PERSONAS_DIR
 from ..seeders.firefox import PROFILE
 
 ZONE = ZoneInfo("America/New_York")
@@ -248,17 +249,22 @@ def documents_agree(root: Path) -> list[str]:
     return found
 
 
-def planted_limits(root: Path) -> list[str]:
-    """Account names the overlay lists as planted over-limit contradictions (kept on purpose for a task)."""
+def kept_contradictions(root: Path) -> list[dict]:
+    """The contradictions the build's overlay keeps on purpose because tasks rely on them (``kept_contradictions``)."""
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    return [p["account"] for p in manifest.get("planted_invariants", []) if p.get("kind") == "balances"]
+    overlay = PERSONAS_DIR / str(manifest.get("overlay_file") or "")
+    if not manifest.get("overlay_file") or not overlay.is_file():
+        return []
+    kept = json.loads(overlay.read_text(encoding="utf-8")).get("kept_contradictions", [])
+    return [k for k in kept if isinstance(k, dict)]
 
 
 def invariants(root: Path | str) -> dict:
     """Each invariant kind with its violations (0 is the goal) and what is planted on purpose."""
     root = Path(root)
     anchor = json.loads((root / "manifest.json").read_text(encoding="utf-8"))["anchor"]
-    planted = planted_limits(root)
+    kept = kept_contradictions(root)
+    planted = [k.get("account", "") for k in kept if k.get("kind") == "balances" and k.get("account")]
     kinds: dict[str, Callable[[], list[str]]] = {
         "balances within limits": lambda: balances(root, planted),
         "nothing after the anchor": lambda: after_anchor(root, anchor),
@@ -277,6 +283,6 @@ def invariants(root: Path | str) -> dict:
         report[kind] = {"violations": len(found), "examples": found[:SHOWN]}
     return {
         "kinds": report,
-        "planted": planted,
+        "planted": [f"{k.get('kind')}: {k.get('what')} (tasks {', '.join(k.get('tasks', []))})" for k in kept],
         "violations": sum(k["violations"] for k in report.values()),
     }
