@@ -498,6 +498,12 @@ def test_real_spec_reaches_the_paper_volumes_and_passes_checks(tmp_path):
     assert released["GRINGOTTS_TOTAL_TRANSACTIONS"]["status"] == "differs"
     assert "1,812" in released["GRINGOTTS_TOTAL_TRANSACTIONS"]["why"]
     assert figures["volume"]["databases"] == 17
+    kinds = figures["invariants"]["kinds"]
+    # history only on pages the apps have, with real titles; trip documents agree with the bookings;
+    # no Scranton deliveries or commutes while away
+    for kind in ("browser pages and titles", "documents agree with databases", "routine follows trips"):
+        assert kinds[kind]["violations"] == 0, (kind, kinds[kind]["examples"])
+    assert any("1725 Slough Ave" in kept for kept in figures["invariants"]["planted"])
 
 
 @pytest.mark.slow

@@ -24,19 +24,11 @@ import icalendar
 from ..apps import EVENT_TABLES, db_path
 from ..core import read_only
 from ..persona import PERSONAS_DIR
-from ..seeders.firefox import PROFILE
+from ..seeders.firefox import APP_PAGES, PROFILE
 
 ZONE = ZoneInfo("America/New_York")
 UPCOMING_APPS = {"calendar", "cheskepdia", "dinoco-airlines", "tablefind"}  # bookings may lie ahead
 SHOWN = 25
-# The pages each app serves (path prefixes); history elsewhere on an app's host is a page it does not have.
-APP_PAGES = {
-    "mail": ("/", "/inbox", "/sent", "/drafts", "/search", "/message", "/compose", "/settings"),
-    "buzzchat": ("/", "/chats", "/chat", "/search", "/contacts"),
-    "workbuzz": ("/", "/channels", "/channel", "/search", "/dms"),
-    "calendar": ("/", "/day", "/week", "/month", "/event", "/search"),
-}
-SHOP_PAGES = ("/", "/orders", "/order", "/account", "/search", "/cart", "/product", "/restaurant", "/store")
 SEARCH_TITLE = " - Google Search"
 NUMBERED_SLUG = re.compile(r"-\d+/?$")
 
@@ -192,8 +184,7 @@ def browser_pages(root: Path) -> list[str]:
         is_search = host == "www.google.com" and path == "/search"
         if host.endswith(".localhost"):
             app = host.removesuffix(".localhost")
-            pages = APP_PAGES.get(app, SHOP_PAGES)
-            if not any(path == page or (page != "/" and path.startswith(page + "/")) for page in pages):
+            if path not in APP_PAGES.get(app, {}):
                 found.append(f"{url}: {app} has no page {path}")
         elif host == "www.google.com" and not is_search and path != "/":
             found.append(f"{url}: not a page Google has")
@@ -201,6 +192,10 @@ def browser_pages(root: Path) -> list[str]:
             found.append(f"{url}: an invented, numbered page")
         if (title or "").endswith(SEARCH_TITLE) and not is_search:
             found.append(f"{url}: titled {title!r} but it is not a search")
+        if is_search:
+            query = urllib.parse.parse_qs(parts.query).get("q", [""])[0]
+            if title != query + SEARCH_TITLE:
+                found.append(f"{url}: a Google search titled {title!r}, not {query + SEARCH_TITLE!r}")
         if not (title or "").strip(" -"):
             found.append(f"{url}: no title")
     con.close()
