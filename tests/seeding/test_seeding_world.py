@@ -504,6 +504,11 @@ def test_real_spec_reaches_the_paper_volumes_and_passes_checks(tmp_path):
     for kind in ("browser pages and titles", "documents agree with databases", "routine follows trips"):
         assert kinds[kind]["violations"] == 0, (kind, kinds[kind]["examples"])
     assert any("1725 Slough Ave" in kept for kept in figures["invariants"]["planted"])
+    trips = tmp_path / "world/home/user/Documents/Trips"
+    jamaica = (trips / "sandals_montego_bay_jamaica.txt").read_text()
+    assert "SM-88431" in jamaica and "2026-05-16 to 2026-05-21" in jamaica and "(5 nights)" in jamaica
+    assert "originally booked with Jan" not in jamaica  # the spec's author note stays out of his files
+    assert "2026-06-13 to 2026-06-18  Sandals Royal Barbados" in (trips / "Travel_Overview.txt").read_text()
 
 
 @pytest.mark.slow
