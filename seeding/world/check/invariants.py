@@ -67,7 +67,7 @@ def after_anchor(root: Path, anchor: str) -> list[str]:
     return found
 
 
-def _offset_ok(when: dt.datetime) -> bool:
+def new_york_offset(when: dt.datetime) -> bool:
     local = when.replace(tzinfo=None).replace(tzinfo=ZONE)
     return when.utcoffset() == local.utcoffset()
 
@@ -82,7 +82,7 @@ def time_zones(root: Path) -> list[str]:
         for key in folder.iterkeys():
             header = email.message_from_bytes(folder.get_bytes(key), policy=email.policy.compat32)["Date"]
             when = email.utils.parsedate_to_datetime(header) if header else None
-            if when is None or when.tzinfo is None or not _offset_ok(when):
+            if when is None or when.tzinfo is None or not new_york_offset(when):
                 wrong += 1
                 example = example or str(header)
     if wrong:
@@ -91,7 +91,7 @@ def time_zones(root: Path) -> list[str]:
     wrong, example = 0, ""
     for event in cal.walk("VEVENT"):
         start = event.decoded("dtstart")
-        if isinstance(start, dt.datetime) and (start.tzinfo is None or not _offset_ok(start)):
+        if isinstance(start, dt.datetime) and (start.tzinfo is None or not new_york_offset(start)):
             wrong += 1
             example = example or f"{event.get('summary')} at {start.isoformat()}"
     if wrong:
@@ -141,7 +141,7 @@ def routine_follows_trips(root: Path) -> list[str]:
     return found
 
 
-def _price_runs(rows) -> list[str]:
+def unstable_items(rows) -> list[str]:
     """Items whose price returns to an earlier value: a price that changes back and forth, not a dated change."""
     history: dict[tuple, list[float]] = {}
     for key, price in rows:
@@ -164,7 +164,7 @@ def stable_prices(root: Path) -> list[str]:
     }
     for app, sql in queries.items():
         con = read_only(root / db_path(app))
-        unstable = _price_runs(((a, b), round(p, 2)) for a, b, p in con.execute(sql))
+        unstable = unstable_items(((a, b), round(p, 2)) for a, b, p in con.execute(sql))
         con.close()
         if unstable:
             found.append(f"{app}: {len(unstable)} item(s) with unstable prices, e.g. {unstable[0]}")
