@@ -68,8 +68,8 @@ def _fact_view(world, fact: dict) -> dict:
     records = []
     if app and table and fact.get("ids"):
         ids = [i for i in fact["ids"] if isinstance(i, int)]
-        rows = WorldRecord.objects.filter(world=world, app=app, kind=table, row_id__in=ids)
-        held = set(rows.values_list("row_id", flat=True))
+        indexed = WorldRecord.objects.filter(world=world, app=app, kind=table, row_id__in=ids)
+        held = set(indexed.values_list("row_id", flat=True))
         records = [{"app": app, "kind": table, "row_id": i} for i in ids if i in held]
     rows = [", ".join(str(v) for v in row) for row in fact.get("rows", [])[:VALUES_SHOWN]]
     return {

@@ -225,7 +225,7 @@ def _title_for(url: str) -> str:
 
 def _research_visits(ctx, rng, patterns) -> list:
     """Each research thread's searches and site pages, on random days of its timespan."""
-    visits = []
+    visits: list[tuple[str, str, str | None, int, str]] = []
     for n, thread in enumerate(patterns.get("research_threads", [])):
         start, end = ctx.day(thread["timespan"][0]), ctx.day(thread["timespan"][1])
         span = max((end - start).days, 0)
@@ -247,10 +247,11 @@ def _research_visits(ctx, rng, patterns) -> list:
                 day = start + dt.timedelta(days=rng.randint(0, span))
                 # the site's own search for one of the thread's searches (a real page with its real title)
                 url, title = _site_search(site["domain"], queries[page % len(queries)])
+                shown: str | None = title
                 if site.get("repeat_product") and page % 3 == 0:
-                    url, title = _url(site["domain"]).rstrip("/") + site["repeat_product"], None
+                    url, shown = _url(site["domain"]).rstrip("/") + site["repeat_product"], None
                 visits.append(
-                    (f"{day.isoformat()} {rng.randint(8, 23):02d}:{rng.randint(0, 59):02d}:00", url, title, 1, prov)
+                    (f"{day.isoformat()} {rng.randint(8, 23):02d}:{rng.randint(0, 59):02d}:00", url, shown, 1, prov)
                 )
     return visits
 
