@@ -4,8 +4,10 @@ with its reason, not applicable), the price and time-zone invariants, and the co
 import datetime as dt
 import json
 import sqlite3
+import sys
 
 from seeding.__main__ import main
+from seeding.world.check import failed_text_goals, text_figures
 from seeding.world.check.invariants import new_york_offset, unstable_items
 from seeding.world.check.released import released_facts
 
@@ -136,3 +138,32 @@ def test_check_command_names_a_missing_tasks_file_or_a_folder_that_is_no_build(t
     assert "--tasks" in capsys.readouterr().err
     assert main(["check", str(tmp_path)]) == 1
     assert "has no manifest.json: not a built world" in capsys.readouterr().out
+
+
+def test_each_text_goal_the_variety_figures_mark_failed_is_a_missed_goal():
+    variety = {
+        "mail": {"person_to_person": {"distinct": 0.95, "goal": 0.9, "pass": True}},
+        "buzzchat": {"distinct": {"value": 0.5, "goal": 0.8, "pass": False}, "top_ten_share": {"ok": False}},
+        "contacts": [{"name": "Jan Levinson", "met": False}],
+    }
+    assert failed_text_goals(variety) == ["buzzchat.distinct", "buzzchat.top_ten_share", "contacts[0]"]
+
+
+def test_text_figures_come_from_text_checks_or_say_not_measured(tmp_path, monkeypatch):
+    import types
+
+    root = _world(tmp_path)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"identity": {"name": "Pat"}}))
+    monkeypatch.setitem(sys.modules, "seeding.world.text_checks", None)  # an import of it fails
+    assert text_figures(root, str(spec)) == {
+        "measured": False,
+        "why": "seeding.world.text_checks is not in this build of the pipeline",
+    }
+    fake = types.ModuleType("seeding.world.text_checks")
+    fake.text_variety = lambda where: {"mail": {"distinct": 0.95, "pass": True}, "root": str(where)}
+    fake.leaks = lambda where, spec: [f"{spec['identity']['name']}'s note in mail.sqlite messages 7"]
+    monkeypatch.setitem(sys.modules, "seeding.world.text_checks", fake)
+    figures = text_figures(root, str(spec))
+    assert figures["measured"] and figures["variety"]["root"] == str(root)
+    assert figures["leaks"] == ["Pat's note in mail.sqlite messages 7"]
