@@ -28,6 +28,7 @@ from ..seeders.firefox import APP_PAGES, PROFILE
 
 ZONE = ZoneInfo("America/New_York")
 UPCOMING_APPS = {"calendar", "cheskepdia", "dinoco-airlines", "tablefind"}  # bookings may lie ahead
+UPCOMING_STATUSES = ("scheduled", "upcoming")  # a row booked ahead, like a ride scheduled for a trip
 SHOWN = 25
 SEARCH_TITLE = " - Google Search"
 NUMBERED_SLUG = re.compile(r"-\d+/?$")
@@ -58,8 +59,11 @@ def after_anchor(root: Path, anchor: str) -> list[str]:
         if app in UPCOMING_APPS:
             continue
         con = read_only(root / db_path(app))
+        booked = ""
+        if "status" in {r[1] for r in con.execute(f"PRAGMA table_info({table})")}:
+            booked = f" AND status NOT IN {UPCOMING_STATUSES!r}"
         late, first = con.execute(
-            f"SELECT COUNT(*), MIN({date_col}) FROM {table} WHERE substr({date_col}, 1, 10) > ?", (anchor,)
+            f"SELECT COUNT(*), MIN({date_col}) FROM {table} WHERE substr({date_col}, 1, 10) > ?{booked}", (anchor,)
         ).fetchone()
         if late:
             found.append(f"{app} {table}: {late} record(s) after {anchor}, the first on {first}")
