@@ -8,7 +8,7 @@ import sys
 
 from seeding.__main__ import main
 from seeding.world.check import failed_text_goals, text_figures
-from seeding.world.check.invariants import new_york_offset, unstable_items
+from seeding.world.check.invariants import new_york_offset, records, unstable_items
 from seeding.world.check.released import released_facts
 
 
@@ -123,6 +123,11 @@ def test_a_price_that_changes_back_and_forth_is_unstable_a_dated_change_is_not()
     assert unstable_items(rows) == []
     rows += [(("Chili's", "Ribs"), 18.99)]
     assert unstable_items(rows) == ["Chili's / Ribs: [18.99, 19.49, 18.99]"]
+
+
+def test_a_finding_counts_the_records_it_names():
+    assert records("1432 email Date header(s) not in America/New_York time") == 1432
+    assert records("SM-88431: no document names this booking") == 1
 
 
 def test_a_summer_time_stamped_at_winter_offset_is_not_new_york_time():

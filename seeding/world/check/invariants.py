@@ -66,7 +66,7 @@ def after_anchor(root: Path, anchor: str) -> list[str]:
             f"SELECT COUNT(*), MIN({date_col}) FROM {table} WHERE substr({date_col}, 1, 10) > ?{booked}", (anchor,)
         ).fetchone()
         if late:
-            found.append(f"{app} {table}: {late} record(s) after {anchor}, the first on {first}")
+            found.append(f"{late} {app} {table} record(s) after {anchor}, the first on {first}")
         con.close()
     return found
 
@@ -171,7 +171,7 @@ def stable_prices(root: Path) -> list[str]:
         unstable = unstable_items(((a, b), round(p, 2)) for a, b, p in con.execute(sql))
         con.close()
         if unstable:
-            found.append(f"{app}: {len(unstable)} item(s) with unstable prices, e.g. {unstable[0]}")
+            found.append(f"{len(unstable)} {app} item(s) with unstable prices, e.g. {unstable[0]}")
     return found
 
 
@@ -248,6 +248,12 @@ def documents_agree(root: Path) -> list[str]:
     return found
 
 
+def records(finding: str) -> int:
+    """How many records a finding covers: the number it starts with ("1432 email Date header(s) ..."), else 1."""
+    match = re.match(r"(\d+) ", finding)
+    return int(match.group(1)) if match else 1
+
+
 def kept_contradictions(root: Path) -> list[dict]:
     """The contradictions the build's overlay keeps on purpose because tasks rely on them (``kept_contradictions``)."""
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
@@ -279,7 +285,7 @@ def invariants(root: Path | str) -> dict:
             found = run()
         except Exception as exc:  # a reader that cannot open its file is a violation to fix, not a crash
             found = [f"could not be checked: {exc!r}"]
-        report[kind] = {"violations": len(found), "examples": found[:SHOWN]}
+        report[kind] = {"violations": sum(records(f) for f in found), "examples": found[:SHOWN]}
     return {
         "kinds": report,
         "planted": [f"{k.get('kind')}: {k.get('what')} (tasks {', '.join(k.get('tasks', []))})" for k in kept],
