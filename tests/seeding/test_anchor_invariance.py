@@ -1,9 +1,9 @@
-"""Anchor invariance: the real spec built at 22 anchors (every weekday, month, quarter and year boundaries, a
-leap day) gives every task the same answer-key verdict, keeps every invariant that holds at the demo's
+"""Anchor invariance: the real spec built at 22 anchors (every weekday, month, quarter and year boundaries,
+a leap day) gives every task the same answer-key verdict, keeps every invariant that holds at the demo's
 anchor (0 violations of each kind is the goal the check reports), and passes every reader check. Facts
-relative to "today" move with the anchor; nothing the tasks rely on falls out of the world at a boundary. The released image's
-variables are not compared here: some are facts of one day (the last weekday commute, dividends "year to
-date"), which a different weekday or year rightly changes."""
+relative to "today" move with the anchor; nothing the tasks rely on falls out of the world at a boundary.
+The released image's variables are not compared here: some are facts of one day (the last weekday
+commute, dividends "year to date"), which a different weekday or year rightly changes."""
 
 import datetime as dt
 import shutil
