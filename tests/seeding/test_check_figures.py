@@ -54,6 +54,7 @@ def test_each_variable_is_matched_differs_with_its_reason_or_not_applicable(tmp_
         "NOTES_PATH": "/home/user/Documents/notes.txt",
         "VENUE": "Chili's",
         "MISSING_TABLE": 0,
+        "LAST_CHARGE": "Netflix",
     }
     sql = "SELECT {} FROM accounts WHERE kind = 'credit_card'"
     entries = [
@@ -84,6 +85,13 @@ def test_each_variable_is_matched_differs_with_its_reason_or_not_applicable(tmp_
         {"var": "NOTES_PATH", "rule": "file"},
         {"var": "VENUE", "rule": "file_contains", "file": "home/user/Documents/notes.txt"},
         {"var": "MISSING_TABLE", "app": "vaultbank", "sql": "SELECT COUNT(*) FROM carts", "rule": "equal"},
+        {
+            "var": "LAST_CHARGE",
+            "app": "vaultbank",
+            "sql": "SELECT description FROM transactions ORDER BY posted_date DESC LIMIT 1",
+            "rule": "equal",
+            "spec_silent": "generated filler",
+        },
     ]
     report = _facts(tmp_path, variables, entries)
     status = {name: item["status"] for name, item in report["per_variable"].items()}
@@ -98,12 +106,13 @@ def test_each_variable_is_matched_differs_with_its_reason_or_not_applicable(tmp_
         "NOTES_PATH": "matched",
         "VENUE": "matched",
         "MISSING_TABLE": "differs",
+        "LAST_CHARGE": "not applicable",  # it matches, but the spec does not fix it: no credit for luck
     }
     per = report["per_variable"]
     assert per["COUNT"]["why"] == "Figure 1 count kept" and per["COUNT"]["found"] == 2
     assert "departs from the spec: the spec says 3210" in per["CHECKING"]["why"]
     assert "no such table: carts" in per["MISSING_TABLE"]["found"]
-    assert report["counts"] == {"matched": 6, "differs": 2, "not applicable": 2}
+    assert report["counts"] == {"matched": 6, "differs": 2, "not applicable": 3}
     assert report["matched_rate"] == 0.75
 
 
