@@ -1,7 +1,7 @@
 """Command line of the persona world pipeline.
 
 python -m seeding build --persona PATH --out DIR [--anchor YYYY-MM-DD] [--overlay PATH]
-python -m seeding check DIR [--tasks PATH]
+python -m seeding check DIR [--tasks PATH] [--keys DIR] [--persona PATH]
 python -m seeding demo-apps DIR OUT [--days N]
 """
 
@@ -9,10 +9,14 @@ import argparse
 import datetime as dt
 import sys
 import time
+from pathlib import Path
 
 from .demo_world_apps import DEFAULT_DAYS, DemoAppsError, render
+from .world.answer_keys import KEYS_DIR
 from .world.build import build
-from .world.check import check
+from .world.check import TASKS, check, render_figures
+
+SPEC = TASKS.parent / "michael_scott.json"
 
 
 def _date(text):
@@ -32,10 +36,12 @@ def main(argv=None) -> int:
     b.add_argument("--anchor", type=_date, help="reference day of the world (default: today)")
     b.add_argument("--overlay", help="overlay JSON read after the spec (default: seeding/personas/<stem>.overlay.json)")
     b.add_argument("--quiet", action="store_true", help="no per-seeder timings")
-    c = sub.add_parser("check", help="validate a built world and report task coverage")
+    c = sub.add_parser("check", help="validate a built world and measure it against the goals (writes check.json)")
     c.add_argument("dir", help="a folder written by build")
-    c.add_argument("--tasks", help="tasks JSON (all_tasks_with_grading.json shape) for the coverage report")
-    c.add_argument("--misses", type=int, default=40, help="how many tasks with misses to list (default 40)")
+    c.add_argument("--tasks", default=str(TASKS), help="tasks JSON whose keys are resolved (default: %(default)s)")
+    c.add_argument("--keys", default=str(KEYS_DIR), help="folder of answer keys (default: %(default)s)")
+    c.add_argument("--persona", default=str(SPEC), help="spec whose author notes must not leak (default: %(default)s)")
+    c.add_argument("--misses", type=int, default=40, help="how many unsolved tasks to list (default 40)")
     d = sub.add_parser("demo-apps", help="the desktop guest's demo apps filled from a built world")
     d.add_argument("dir", help="a folder written by build")
     d.add_argument("out", help="folder for the pages (created; earlier pages replaced)")
@@ -73,9 +79,18 @@ def main(argv=None) -> int:
             return 2
         print(f"demo apps written to {args.out}: " + ", ".join(f"{n} {what}" for what, n in counts.items()))
         return 0
-    report = check(args.dir, args.tasks)
-    print(report.render(args.misses))
-    return 0 if report.ok else 1
+    for given, what in ((args.tasks, "--tasks"), (args.persona, "--persona")):
+        if not Path(given).is_file():
+            print(f"check failed: {what} {given} is not a file", file=sys.stderr)
+            return 2
+    try:
+        report = check(args.dir, args.tasks, args.keys, args.persona)
+    except (OSError, ValueError) as exc:
+        print(f"check failed: {exc}", file=sys.stderr)
+        return 2
+    print(report.render())
+    print(render_figures(report, args.misses))
+    return 0 if report.met else 1
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from world.models import ReviewAudit, TaskReview, World, WorldEvent
 @admin.register(World)
 class WorldAdmin(admin.ModelAdmin):
     list_display = ("persona", "anchor", "source", "loaded_at")
-    readonly_fields = ("persona", "anchor", "source", "manifest", "summary", "coverage", "overlay_entries")
+    readonly_fields = ("persona", "anchor", "source", "manifest", "summary", "check_report", "overlay_entries")
 
 
 @admin.register(WorldEvent)

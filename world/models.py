@@ -14,7 +14,7 @@ class World(models.Model):
     source = models.CharField(max_length=500, help_text="Folder it was loaded from.")
     manifest = models.JSONField(default=dict)
     summary = models.TextField(blank=True, help_text="SUMMARY.md as written by the build.")
-    coverage = models.JSONField(default=dict, blank=True, help_text="coverage.json of `seeding check`, if any.")
+    check_report = models.JSONField(default=dict, blank=True, help_text="check.json of `seeding check`, if any.")
     overlay_entries = models.JSONField(default=list, blank=True, help_text="Overlay entries: tasks, path, why.")
     loaded_at = models.DateTimeField(auto_now_add=True)
 

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.models import Suite, Task
 from world.records import browse
 from world.records.summary import summary_html
-from world.records.task_world import coverage_for, task_world
+from world.records.task_world import check_figures, solvable_figure, task_world
 from world.review import services
 
 
@@ -37,6 +37,8 @@ def overview(request):
         {
             "world": world,
             "summary": summary_html(world.summary),
+            "solvable": solvable_figure(world),
+            "figures": check_figures(world),
             "apps": browse.app_list(world),
             **browse.overview(world),
         },
@@ -127,11 +129,18 @@ def review_queue(request):
     suite = next((x for x in suites if x.slug == slug), None)
     if slug and suite is None:
         return _bad_request(f"No suite {slug!r}: pick one from the list.")
+    world = browse.current_world()
+    groups = services.review_queue(suite)
+    per_task = ((world.check_report or {}).get("solvable") or {}).get("per_task", {}) if world else {}
+    for group in groups:
+        for row in group["rows"]:
+            row["verdict"] = per_task.get(row["task"].task_id, {}).get("verdict", "")
     return render(
         request,
         "world/review_queue.html",
         {
-            "groups": services.review_queue(suite),
+            "groups": groups,
+            "solvable": solvable_figure(world),
             "suites": suites,
             "suite": suite,
             "recent": services.recent_changes(),
@@ -171,7 +180,6 @@ def review_task(request, suite, task_id):
             "task_world": task_world(task),
             "mine": task.reviews.filter(reviewer=request.user).first(),
             "audit": services.audit_for(task),
-            "coverage": coverage_for(world, task.task_id) if world else None,
             "world": world,
             "next_task": following,
             "approvals_needed": services.APPROVALS_NEEDED,

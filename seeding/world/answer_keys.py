@@ -27,6 +27,7 @@ QUERY_STEPS = 2_000_000  # SQLite VM steps a key's query may take before it is s
 FACT_FIELDS = {"need", "app", "sql", "min_rows", "max_rows", "file", "contains"}
 KEY_FIELDS = {"task", "facts", "exception", "note"}
 SELECT = re.compile(r"^\s*(select|with)\b", re.I)
+FIRST_TABLE = re.compile(r"\bfrom\s+\"?([A-Za-z_][A-Za-z0-9_]*)", re.I)
 
 
 class AnswerKeyError(ValueError):
@@ -121,6 +122,9 @@ def _resolve_sql(root: Path, fact: dict, anchor: str, connections: dict) -> dict
         con.set_progress_handler(None, 0)
     low, high = fact.get("min_rows", 1), fact.get("max_rows")
     result = {"columns": columns, "count": len(rows), "rows": rows[:SHOWN_ROWS]}
+    table = FIRST_TABLE.search(fact["sql"])
+    if table:  # the table the ids belong to, so the site can link the records
+        result["table"] = table.group(1)
     if "id" in columns:
         index = columns.index("id")
         result["ids"] = [r[index] for r in rows[:SHOWN_ROWS]]

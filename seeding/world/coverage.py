@@ -1,19 +1,13 @@
-"""Task coverage of a built world: the named entities of each task (people, places, merchants, codes,
-amounts, dates), as ``extract_entities`` finds them, looked up in the world's text and numbers (``World``).
+"""The named entities of a task's text (people, places, merchants, codes, amounts, dates), as
+``extract_entities`` finds them: the site's task pages list the world's records holding them.
 
-``coverage(root, tasks_path, shift_days)`` is the report ``python -m seeding check --tasks`` writes to
-``coverage.json``; the site's task pages use ``extract_entities`` too.
+The loose coverage figure once built on it (any match anywhere counted) is retired: whether a task is
+solvable comes from its answer key (``seeding.world.answer_keys``, reported by ``python -m seeding check``).
 """
 
-import datetime as dt
-import json
 import re
-import urllib.parse
-from pathlib import Path
 
-from .apps import APPS, db_path
-from .core import BINARY_DOCUMENTS, read_only
-from .seeders.firefox import PROFILE
+from .apps import APPS
 
 # Capitalised words that name no entity: function words, UI verbs, app and office vocabulary.
 GENERIC = set(
@@ -107,133 +101,3 @@ def extract_entities(text: str) -> dict:
                 continue
             found["names"].add(phrase.removesuffix("'s"))
     return found
-
-
-def _app_values(root: Path, texts: list, numbers: set):
-    """Every text and number in the apps' databases."""
-    for app in APPS:
-        con = read_only(root / db_path(app))
-        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-            for row in con.execute(f"SELECT * FROM {table}"):
-                for value in row:
-                    if isinstance(value, str):
-                        texts.append(value)
-                    elif isinstance(value, (int, float)):
-                        numbers.add(round(float(value), 2))
-
-
-def _file_texts(root: Path) -> list[str]:
-    """The text files under home/user and every file's name (mail and the Firefox profile are read elsewhere)."""
-    texts = []
-    for path in sorted((root / "home/user").rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if path.is_file() and "/Maildir/" not in rel and "/.mozilla/" not in rel:
-            if path.suffix not in BINARY_DOCUMENTS:  # office files restate the app rows they come from
-                texts.append(path.read_text(errors="replace"))
-            texts.append(path.stem.replace("_", " "))  # "Motivational_Quotes_Collection.txt" names a document
-    return texts
-
-
-def _authoring_dates(dates: set, shift_days: int) -> set:
-    """World dates moved back by the build's shift, as YYYY-MM-DD and MM-DD."""
-    shift = dt.timedelta(days=shift_days)
-    result = set()
-    for value in dates:
-        try:
-            day = dt.date.fromisoformat(value) - shift
-        except ValueError:
-            continue
-        result.add(day.isoformat())
-        result.add(day.isoformat()[5:])
-    return result
-
-
-class World:
-    """Text, numbers and dates of the built world, for coverage lookups."""
-
-    def __init__(self, root: Path, shift_days: int):
-        texts: list[str] = []
-        numbers: set[float] = set()
-        _app_values(root, texts, numbers)
-        texts += _file_texts(root)
-        places = read_only(root / PROFILE / "places.sqlite")
-        for url, title in places.execute("SELECT url, title FROM moz_places"):
-            texts.append(urllib.parse.unquote_plus(url))
-            texts.append(title or "")
-        # SUMMARY.md is left out on purpose: it restates the spec, and coverage is about the seeded apps and files.
-        self.blob = _norm("\n".join(texts))
-        for match in re.finditer(r"\$?(\d[\d,]*\.\d{2}|\d[\d,]*)", self.blob):
-            try:
-                numbers.add(round(float(match.group(1).replace(",", "")), 2))
-            except ValueError:
-                pass
-        self.numbers = numbers
-        # Tasks speak in the spec's authoring-time dates: move world dates back by the build's shift.
-        self.dates = _authoring_dates({m.group(1) for m in ISO_DATE.finditer(self.blob)}, shift_days)
-
-    def has_name(self, name):
-        """The phrase, or two adjacent entities run together ("Greenwich Hotel NYC")."""
-        if _norm(name) in self.blob:
-            return True
-        words = name.split()
-        return any(
-            _norm(" ".join(words[:i])) in self.blob and _norm(" ".join(words[i:])) in self.blob
-            for i in range(1, len(words))
-        )
-
-    def has_code(self, code):
-        return _norm(code) in self.blob
-
-    def has_amount(self, value):
-        return round(value, 2) in self.numbers
-
-    def has_date(self, value):
-        return value in self.dates
-
-
-def coverage(root: Path, tasks_path: Path, shift_days: int) -> dict:
-    tasks = json.loads(Path(tasks_path).read_text())
-    world = World(root, shift_days)
-    # Names a task asks the agent to create (a new watchlist, a new document title) are not world facts;
-    # the overlay lists them per task, and they are reported apart from the misses.
-    manifest = json.loads((root / "manifest.json").read_text())
-    ignored: dict[str, set[str]] = {}
-    for entry in manifest.get("coverage_ignore", []):
-        for task_id in entry["tasks"]:
-            ignored.setdefault(task_id, set()).add(entry["entity"])
-    by_task, entities, found = [], 0, 0
-    for task in tasks:
-        text = (
-            task.get("instruction", "")
-            + "\n"
-            + "\n".join(r.get("criterion", "") for r in task.get("grading", {}).get("rubrics", []))
-        )
-        ents = extract_entities(text)
-        missing = []
-        checks = [(n, world.has_name) for n in sorted(ents["names"])] + [
-            (c, world.has_code) for c in sorted(ents["codes"])
-        ]
-        checks += [(a, world.has_amount) for a in sorted(ents["amounts"])] + [
-            (d, world.has_date) for d in sorted(ents["dates"])
-        ]
-        label = lambda v: f"${v:,.2f}" if isinstance(v, float) else str(v)  # noqa: E731
-        skipped = [label(v) for v, _ in checks if label(v) in ignored.get(task["id"], ())]
-        checks = [(v, t) for v, t in checks if label(v) not in ignored.get(task["id"], ())]
-        for value, test in checks:
-            entities += 1
-            if test(value):
-                found += 1
-            else:
-                missing.append(label(value))
-        by_task.append({"id": task["id"], "entities": len(checks), "missing": missing, "agent_created": skipped})
-    full = sum(1 for t in by_task if not t["missing"])
-    return {
-        "tasks": len(by_task),
-        "tasks_fully_covered": full,
-        "task_rate": full / len(by_task) if by_task else 0.0,
-        "entities": entities,
-        "entities_found": found,
-        "entity_rate": found / entities if entities else 0.0,
-        "agent_created": sum(len(t["agent_created"]) for t in by_task),
-        "by_task": by_task,
-    }

@@ -1,6 +1,6 @@
-"""The World pages and task review in Chromium on a phone-sized screen (390x844): every page fits the
-screen with no console error or failed request and no serious accessibility violation (axe-core), and
-the review page's one-key shortcut approves."""
+"""The World pages and task review in Chromium on a phone-sized screen (390x844) and a laptop's
+(1280x800): every page, answer keys and figures included, fits the screen with no console error or failed
+request and no serious accessibility violation (axe-core), and the review page's one-key shortcut approves."""
 
 import copy
 import datetime as dt
@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import Permission, User
 
 from seeding.world.build import build
+from seeding.world.check import check
 from tests.browser.test_site_browser import axe_script  # noqa: F401 - the fixture installing axe-core
 from tests.factories import make_suite
 from tests.seeding.test_seeding_world import SMALL
@@ -26,6 +27,16 @@ def world_site(live_server, tmp_path):
     persona = tmp_path / "pat.json"
     persona.write_text(json.dumps(copy.deepcopy(SMALL)))
     build(persona, tmp_path / "out", dt.date(2026, 4, 13))
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    facts = [
+        {"need": "Every transaction, for the long rows", "app": "vaultbank", "sql": "SELECT * FROM transactions"},
+        {"need": "A booking the world lacks", "app": "cheskepdia", "sql": "SELECT id FROM bookings WHERE 0"},
+    ]
+    (keys / "retrieval-w01.json").write_text(json.dumps({"task": "retrieval-w01", "facts": facts}))
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"id": "retrieval-w01"}, {"id": "retrieval-w02"}]))
+    check(tmp_path / "out", tasks, keys)  # the answer key block and the figures on the pages
     load_world(tmp_path / "out")
     suite = make_suite(["retrieval-w01", "retrieval-w02"])
     suite.tasks.filter(task_id="retrieval-w01").update(instruction="When is my Harbor Inn stay (HI-22222)?")
@@ -57,6 +68,14 @@ def test_world_and_review_pages_fit_a_phone_and_a_key_approves(world_site, chrom
         assert result["status"] == 200, path
         assert problems_of(result) == [], path
         page.close()
+    wide = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    log_in(wide, base, "reviewer", PASSWORD)
+    for path in [p.format(suite=suite.slug) for p in PAGES]:
+        page = wide.new_page()
+        result = check_page(page, base + path, path)
+        assert result["status"] == 200 and problems_of(result) == [], path
+        page.close()
+    wide.close()
     page = context.new_page()
     page.goto(base + f"/world/review/{suite.slug}/retrieval-w01/")
     with page.expect_navigation():

@@ -13,6 +13,7 @@ from django.contrib.auth.models import Permission, User
 from django.core.management import CommandError, call_command
 
 from seeding.world.build import build
+from seeding.world.check import check
 from tests.factories import make_suite
 from tests.seeding.test_seeding_world import SMALL
 from world.models import ReviewAudit, TaskReview, World, WorldEvent, WorldRecord
@@ -295,30 +296,45 @@ def test_only_staff_with_the_review_permission_see_review(client, db):
     assert missing["Content-Type"].startswith("text/plain")
 
 
-def test_review_page_shows_the_coverage_findings_for_the_task(client, db, build_dir, tmp_path):
+def test_task_pages_and_review_show_each_tasks_answer_key_and_verdict(client, db, build_dir, tmp_path):
     out, overlay = build_dir
     world_dir = tmp_path / "world"
     shutil.copytree(out, world_dir)
-    report = {
-        "tasks": 2,
-        "by_task": [
-            {"id": "retrieval-w01", "entities": 3, "missing": ["Blue Lagoon"], "agent_created": ["Pat's Budget"]},
-            {"id": "other-w02", "entities": 2, "missing": [], "agent_created": []},
-        ],
-    }
-    (world_dir / "coverage.json").write_text(json.dumps(report))
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    accounts = {"need": "Pat's bank accounts", "app": "vaultbank", "sql": "SELECT id, name, balance FROM accounts"}
+    lagoon = {"need": "The Blue Lagoon booking", "app": "cheskepdia", "sql": "SELECT id FROM bookings WHERE 0"}
+    (keys / "retrieval-w01.json").write_text(json.dumps({"task": "retrieval-w01", "facts": [accounts, lagoon]}))
+    (keys / "other-w02.json").write_text(json.dumps({"task": "other-w02", "facts": [accounts]}))
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"id": "retrieval-w01"}, {"id": "other-w02"}, {"id": "unlisted-w03"}]))
+    check(world_dir, tasks, keys)
     load_world(world_dir, overlay=overlay)
-    suite = make_suite(["retrieval-w01", "other-w02", "unlisted-w03"])
+    suite = make_suite(["retrieval-w01", "other-w02", "unlisted-w03", "later-w04"])
     client.force_login(_reviewer("erin"))
+    queue = client.get("/world/review/").content.decode()
+    assert "1 of 3 tasks solvable" in queue and "1 partial" in queue and "1 no key" in queue
     page = client.get(f"/world/review/{suite.slug}/retrieval-w01/").content.decode()
-    assert "3 named entities checked against the world." in page
-    assert "Not found: Blue Lagoon." in page and "Pat&#x27;s Budget" in page
+    assert "Answer key: <span" in page and ">partial</span>" in page
+    assert "Pat&#x27;s bank accounts" in page and "The Blue Lagoon booking" in page
+    assert "0 row(s), needs at least 1" in page  # why the booking is missing
+    account = WorldRecord.objects.filter(app="vaultbank", kind="accounts").order_by("row_id").first()
+    assert f"/world/vaultbank/accounts/{account.row_id}/" in page  # the fact links the records it found
     assert "Contradictions it plants" in page  # the world block, as on the task page
-    assert "All found." in client.get(f"/world/review/{suite.slug}/other-w02/").content.decode()
-    unlisted = client.get(f"/world/review/{suite.slug}/unlisted-w03/").content.decode()
-    assert "The coverage report (2 tasks) does not list this task" in unlisted
+    assert ">solvable</span>" in client.get(f"/world/review/{suite.slug}/other-w02/").content.decode()
+    assert ">no key</span>" in client.get(f"/world/review/{suite.slug}/unlisted-w03/").content.decode()
+    later = client.get(f"/world/review/{suite.slug}/later-w04/").content.decode()
+    assert "The check report has no entry for this task." in later
     task_page = client.get(f"/tasks/{suite.slug}/retrieval-w01/").content.decode()
-    assert "The coverage check did not find in the world: Blue Lagoon." in task_page
+    assert ">partial</span>" in task_page and "Missing</strong>: The Blue Lagoon booking" in task_page
+    overview = client.get("/world/").content.decode()
+    assert "1 of 3 tasks solvable" in overview and "Facts of the released world image" in overview
+
+
+def test_a_world_loaded_without_a_check_report_says_how_to_add_one(client, loaded):
+    suite = make_suite(["retrieval-w01"])
+    page = client.get(f"/tasks/{suite.slug}/retrieval-w01/").content.decode()
+    assert "The loaded world has no check report" in page
 
 
 def test_task_page_shows_planted_records_its_names_point_to(client, loaded):

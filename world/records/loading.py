@@ -77,7 +77,7 @@ def row_index(row: dict) -> dict:
 
 
 def read_build(folder) -> dict:
-    """The manifest, summary, events and coverage of a build; WorldFolderError naming what is missing."""
+    """The manifest, summary, events and check report of a build; WorldFolderError naming what is missing."""
     root = Path(folder)
     if not root.is_dir():
         raise WorldFolderError(f"{root} is not a folder.")
@@ -104,18 +104,20 @@ def read_build(folder) -> dict:
         events = json.loads((root / "events.json").read_text())
     except (ValueError, UnicodeDecodeError) as exc:
         raise WorldFolderError(f"{root / 'events.json'} is not valid JSON: {exc}")
-    coverage = {}
-    if (root / "coverage.json").is_file():
+    check_report = {}
+    if (root / "check.json").is_file():
         try:
-            coverage = json.loads((root / "coverage.json").read_text())
+            check_report = json.loads((root / "check.json").read_text())
         except (ValueError, UnicodeDecodeError) as exc:
-            raise WorldFolderError(f"{root / 'coverage.json'} is not valid JSON: {exc}")
+            raise WorldFolderError(f"{root / 'check.json'} is not valid JSON: {exc}")
+        if not isinstance(check_report, dict):
+            raise WorldFolderError(f"{root / 'check.json'} is not a check report (a JSON object).")
     return {
         "root": root,
         "manifest": manifest,
         "summary": (root / "SUMMARY.md").read_text(errors="replace"),
         "events": events,
-        "coverage": coverage,
+        "check_report": check_report,
     }
 
 
@@ -197,7 +199,7 @@ def load_world(folder, overlay=None, progress=None) -> dict:
             source=str(root.resolve())[:500],
             manifest={k: v for k, v in manifest.items() if k != "files"} | {"files": len(manifest["files"])},
             summary=build["summary"],
-            coverage=build["coverage"],
+            check_report=build["check_report"],
             overlay_entries=overlay_entries,
         )
         events = {}

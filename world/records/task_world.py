@@ -1,6 +1,7 @@
-"""The world behind one task: the events its overlay entries cite (planted contradictions apart), the
-records holding the people, places, codes and amounts its instruction and rubric name, and what the
-coverage report could not find. Called from the task page view."""
+"""The world behind one task: its answer key as the check resolved it (each fact, where it lives, found or
+missing, the values found, linked to the records), the events its overlay entries cite (planted
+contradictions apart), and the records holding the people, places, codes and amounts its instruction and
+rubric name. Called from the task page view and task review."""
 
 import json
 from decimal import Decimal
@@ -20,11 +21,83 @@ def task_text(task) -> str:
     return task.instruction + "\n" + "\n".join(item.criterion for item in task.current_rubric())
 
 
-def coverage_for(world, task_id: str) -> dict | None:
-    for row in (world.coverage or {}).get("by_task", []):
-        if row.get("id") == task_id:
-            return row
-    return None
+VALUES_SHOWN = 5  # rows of values shown per fact
+
+
+def solvable_figure(world) -> dict | None:
+    """The solvable-task figure of the world's check report: counts, total and rate, or None."""
+    solvable = (world.check_report or {}).get("solvable") if world else None
+    if not solvable:
+        return None
+    counts = solvable.get("counts", {})
+    return {
+        "solvable": counts.get("solvable", 0),
+        "tasks": solvable.get("tasks", 0),
+        "rate": solvable.get("solvable_rate", 0.0),
+        "others": sorted((v, n) for v, n in counts.items() if v != "solvable"),
+    }
+
+
+def check_figures(world) -> dict:
+    """The other figures of the check report, flattened for the World overview."""
+    report = (world.check_report or {}) if world else {}
+    out: dict = {}
+    released = report.get("released")
+    if released:
+        counts = released.get("counts", {})
+        out["released"] = {
+            "matched": counts.get("matched", 0),
+            "differs": counts.get("differs", 0),
+            "not_applicable": counts.get("not applicable", 0),
+            "variables": released.get("variables", 0),
+        }
+    invariants = report.get("invariants")
+    if invariants:
+        out["invariants"] = {
+            "violations": invariants.get("violations", 0),
+            "kinds": [(kind, found.get("violations", 0)) for kind, found in invariants.get("kinds", {}).items()],
+        }
+    if report.get("volume"):
+        out["volume"] = report["volume"]
+    return out
+
+
+def _fact_view(world, fact: dict) -> dict:
+    """One resolved fact with its values and the records it points at (those the world index holds)."""
+    app, table = fact.get("where"), fact.get("table")
+    records = []
+    if app and table and fact.get("ids"):
+        ids = [i for i in fact["ids"] if isinstance(i, int)]
+        indexed = WorldRecord.objects.filter(world=world, app=app, kind=table, row_id__in=ids)
+        held = set(indexed.values_list("row_id", flat=True))
+        records = [{"app": app, "kind": table, "row_id": i} for i in ids if i in held]
+    rows = [", ".join(str(v) for v in row) for row in fact.get("rows", [])[:VALUES_SHOWN]]
+    return {
+        "need": fact.get("need", ""),
+        "where": app_name(app) if app and app != "files" else "files",
+        "found": bool(fact.get("found")),
+        "why": fact.get("why", ""),
+        "columns": fact.get("columns", []),
+        "rows": rows,
+        "more_rows": max(0, int(fact.get("count", 0) or 0) - len(rows)),
+        "paths": fact.get("paths", []),
+        "records": records,
+    }
+
+
+def answer_key_for(world, task_id: str) -> dict | None:
+    """The task's answer key as the check resolved it: verdict, exception, and each fact; None if unchecked."""
+    solvable = (world.check_report or {}).get("solvable") if world else None
+    if not solvable:
+        return None
+    entry = solvable.get("per_task", {}).get(task_id)
+    if entry is None:
+        return {"verdict": "not checked", "facts": [], "exception": ""}
+    return {
+        "verdict": entry.get("verdict", ""),
+        "exception": entry.get("exception", ""),
+        "facts": [_fact_view(world, f) for f in entry.get("facts", [])],
+    }
 
 
 def _entity_records(world, entities: dict) -> list[dict]:
@@ -81,5 +154,5 @@ def task_world(task) -> dict | None:
         "matched": matched,
         "entities": [row for row in entities if row["records"]],
         "unmatched": [row["entity"] for row in entities if not row["records"]],
-        "coverage": coverage_for(world, task.task_id),
+        "answer_key": answer_key_for(world, task.task_id),
     }

@@ -149,6 +149,56 @@ def prtime(stamp: str) -> int:
     return int(moment.timestamp()) * 1_000_000
 
 
+# The pages each app serves and their titles (as the app's <title> reads); history visits only these.
+_SHOP = {"/": "Home", "/orders": "Your Orders", "/account": "Your Account", "/search": "Search"}
+APP_PAGES: dict[str, dict[str, str]] = {
+    "vaultbank": {"/": "Accounts", "/transactions": "Transactions", "/statements": "Statements"},
+    "buzzchat": {"/": "Chats", "/contacts": "Contacts"},
+    "workbuzz": {"/": "Channels", "/dms": "Direct messages"},
+    "mail": {"/": "Inbox", "/sent": "Sent", "/drafts": "Drafts", "/search": "Search"},
+    "calendar": {"/": "Week", "/month": "Month", "/day": "Day"},
+    "dinoco-airlines": {"/": "Home", "/trips": "My Trips", "/account": "FlyMiles", "/search": "Search Flights"},
+    "kwik-e-mart": _SHOP | {"/cart": "Cart"},
+    "hoolishop": _SHOP | {"/cart": "Cart"},
+    "hangrydash": _SHOP,
+    "tablefind": {"/": "Home", "/reservations": "My Reservations", "/search": "Search"},
+    "etaxi": {"/": "Ride", "/rides": "Your Rides", "/account": "Account"},
+    "cheskepdia": {"/": "Home", "/trips": "Trips", "/search": "Search Stays"},
+    "oddsmarket": {"/": "Markets", "/portfolio": "Portfolio"},
+    "sprintboard": {"/": "Projects", "/my-tasks": "My Tasks"},
+    "lockedin": {"/": "Feed", "/profile": "Profile", "/network": "My Network"},
+    "batbucks": {"/": "Portfolio", "/orders": "Orders", "/watchlist": "Watchlist"},
+    "speedtax": {"/": "Overview", "/income": "Income", "/deductions": "Deductions"},
+}
+# How a site's own search result page is addressed and titled, for research-thread visits to that site.
+SITE_SEARCH = {
+    "youtube.com": ("/results?search_query={q}", "{text} - YouTube"),
+    "amazon.com": ("/s?k={q}", "Amazon.com : {text}"),
+    "reddit.com": ("/search/?q={q}", "reddit.com: search results - {text}"),
+    "linkedin.com": ("/search/results/all/?keywords={q}", "{text} | Search | LinkedIn"),
+    "tripadvisor.com": ("/Search?q={q}", "{text} - Tripadvisor"),
+    "ted.com": ("/search?q={q}", "Search | TED"),
+    "irs.gov": ("/search?search={q}", "Search | Internal Revenue Service"),
+}
+
+
+def app_page_title(app: str, path: str) -> str:
+    """The title of one of ``app``'s pages, e.g. 'Your Orders - HooliShop'."""
+    return f"{APP_PAGES[app][path]} - {APPS[app]}"
+
+
+def _site_search(domain: str, query: str) -> tuple[str, str]:
+    """The URL and title of ``domain``'s search result page for ``query`` (Google's for google.com)."""
+    if domain.removeprefix("www.").split("/")[0] == "google.com":
+        return _search_url(query), f"{query} - Google Search"
+    base, _, sub = domain.partition("/")
+    path, title = SITE_SEARCH.get(base, ("/search?q={q}", "{text} - Search | " + base))
+    if sub and base == "reddit.com":
+        path = f"/{sub}/search/?q={{q}}&restrict_sr=1"
+    url = "https://" + ("www." if base.count(".") == 1 else "") + base + path.format(q=urllib.parse.quote_plus(query))
+    return url, title.format(text=query)
+
+
 def _url(site: str) -> str:
     return (
         site
@@ -164,17 +214,18 @@ def _search_url(query: str) -> str:
 
 def _title_for(url: str) -> str:
     parsed = urllib.parse.urlsplit(url)
-    if parsed.path == "/search":
+    if parsed.hostname == "www.google.com" and parsed.path == "/search":
         return urllib.parse.parse_qs(parsed.query).get("q", [""])[0] + " - Google Search"
     if parsed.hostname and parsed.hostname.endswith(".localhost"):
-        return APPS.get(parsed.hostname.split(".")[0], parsed.hostname)
+        app = parsed.hostname.split(".")[0]
+        return app_page_title(app, parsed.path or "/") if parsed.path in APP_PAGES.get(app, {}) else APPS[app]
     tail = parsed.path.strip("/").replace("-", " ").replace("/", " - ")
     return f"{tail.title() + ' | ' if tail else ''}{(parsed.hostname or '').removeprefix('www.')}"
 
 
 def _research_visits(ctx, rng, patterns) -> list:
     """Each research thread's searches and site pages, on random days of its timespan."""
-    visits = []
+    visits: list[tuple[str, str, str | None, int, str]] = []
     for n, thread in enumerate(patterns.get("research_threads", [])):
         start, end = ctx.day(thread["timespan"][0]), ctx.day(thread["timespan"][1])
         span = max((end - start).days, 0)
@@ -190,17 +241,17 @@ def _research_visits(ctx, rng, patterns) -> list:
                     prov,
                 )
             )
+        queries = thread.get("searches") or [thread["topic"]]
         for site in thread.get("sites", []):
             for page in range(int(site.get("pages", 1))):
                 day = start + dt.timedelta(days=rng.randint(0, span))
-                path = (
-                    site.get("repeat_product")
-                    if site.get("repeat_product") and page % 3 == 0
-                    else f"/{thread['topic'].lower().replace(' ', '-')[:40]}-{page + 1}"
-                )
-                url = "https://" + ("www." if site["domain"].count(".") == 1 else "") + site["domain"] + path
+                # the site's own search for one of the thread's searches (a real page with its real title)
+                url, title = _site_search(site["domain"], queries[page % len(queries)])
+                shown: str | None = title
+                if site.get("repeat_product") and page % 3 == 0:
+                    url, shown = _url(site["domain"]).rstrip("/") + site["repeat_product"], None
                 visits.append(
-                    (f"{day.isoformat()} {rng.randint(8, 23):02d}:{rng.randint(0, 59):02d}:00", url, None, 1, prov)
+                    (f"{day.isoformat()} {rng.randint(8, 23):02d}:{rng.randint(0, 59):02d}:00", url, shown, 1, prov)
                 )
     return visits
 
@@ -216,7 +267,7 @@ def _humor_visits(ctx, rng, patterns) -> list:
                 (
                     f"{day.isoformat()} {rng.randint(18, 23):02d}:{rng.randint(0, 59):02d}:00",
                     humor["url"],
-                    humor.get("title"),
+                    None if humor["url"].startswith("https://www.google.com/search?") else humor.get("title"),
                     1,
                     f"browsing_patterns.humor_searches[{n}]",
                 )
@@ -282,7 +333,7 @@ def seed_firefox(ctx):
         visits.append(
             (
                 f"{day.isoformat()} {rng.randint(7, 22):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}",
-                f"http://{host(app)}/{rng.choice(['', 'inbox', 'orders', 'account', 'search'])}",
+                f"http://{host(app)}{rng.choice(sorted(APP_PAGES[app]))}",
                 None,
                 1,
                 "app_overrides",
@@ -483,12 +534,12 @@ def _bookmarks(ctx, places, origins):
         if place["url"] not in seen and "/search?" not in place["url"]:
             seen.add(place["url"])
             chosen.append((place["url"], None, 2))
-    for section in ("account", "orders", "search", "inbox"):
-        for app in APPS:
-            url = f"http://{host(app)}/{section}"
+    for app in APPS:
+        for path in sorted(APP_PAGES[app]):
+            url = f"http://{host(app)}{path}"
             if len(chosen) < target(ctx, "bookmarks") and url not in seen:
                 seen.add(url)
-                chosen.append((url, f"{APPS[app]} - {section}", 5))
+                chosen.append((url, app_page_title(app, path), 5))
     chosen = chosen[: target(ctx, "bookmarks")]
     positions: dict[int, int] = {}
     for url, title, parent in chosen:

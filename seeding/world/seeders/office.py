@@ -10,6 +10,7 @@ as their date, so builds stay byte-identical.
 
 import datetime as dt
 import io
+import os
 import re
 import zipfile
 
@@ -21,6 +22,8 @@ from odf.table import Table, TableCell, TableRow
 from odf.text import H, P
 from openpyxl import Workbook
 from openpyxl.styles import Font
+
+from ..core import ZONE
 
 MEETING_WORDS = ("meeting", "review", "1:1", "standup", "all-hands", "planning")
 BUSINESS_CATEGORIES = ("Travel", "Dining", "Transport")
@@ -56,6 +59,19 @@ def normalize_zip(path, when: dt.datetime):
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")[:60]
+
+
+def _without_remarks(text: str) -> str:
+    """The spec's text without its author's parenthetical remarks ("vacation (originally booked with Jan)")."""
+    return re.sub(r"\s*\([^)]*\)", "", text or "").strip()
+
+
+def _text_file(ctx, relative: str, title: str, lines: list[str], writer: str):
+    """A plain-text twin of a document, dated like the office files."""
+    target = ctx.path(relative, writer)
+    target.write_text("\n".join([title, "=" * len(title), "", *lines]).rstrip() + "\n", encoding="utf-8")
+    stamp = _anchor_time(ctx).replace(tzinfo=ZONE).timestamp()
+    os.utime(target, (stamp, stamp))
 
 
 def _odt(ctx, relative, title, paragraphs, writer):
@@ -182,10 +198,11 @@ def itineraries_and_passes(ctx):
         for row in ctx.rows("etaxi", "rides")
         if row["provenance"].startswith("trips[")
     }
+    overview: list[str] = []
     for n, trip in enumerate(ctx.persona.section("trips", [])):
         key = f"trips[{n}]"
         lines = [
-            f"Purpose: {trip.get('purpose', '')}",
+            f"Purpose: {_without_remarks(trip.get('purpose', ''))}",
             f"Dates: {ctx.day(trip['dates'][0])} to {ctx.day(trip['dates'][1])}",
             "",
         ]
@@ -215,6 +232,40 @@ def itineraries_and_passes(ctx):
             )
         name = f"home/user/Documents/Trips/{_slug(trip['destination'])}_itinerary.odt"
         _odt(ctx, name, f"Itinerary: {trip['destination']}", lines, key)
+        text_name = f"home/user/Documents/Trips/{_slug(trip['destination']).lower()}.txt"
+        _text_file(ctx, text_name, f"Itinerary: {trip['destination']}", lines, key)
+        overview.append(f"{ctx.day(trip['dates'][0])} to {ctx.day(trip['dates'][1])}  {trip['destination']}")
+        for stay in hotels.get(key, []):
+            hotel = properties[stay["property_id"]]["name"]
+            overview.append(f"    {hotel} {stay['confirmation']}  ${stay['total']:,.2f}")
+        if booking:
+            overview.append(f"    Dinoco {flights[booking['flight_id']]['number']} {booking['confirmation']}")
+    if overview:
+        _text_file(ctx, "home/user/Documents/Trips/Travel_Overview.txt", "Travel overview", overview, "trips")
+
+
+def project_notes(ctx):
+    """One text file per SprintBoard project: its status, deadline, members and tasks as the board has them."""
+    members: dict[int, list[str]] = {}
+    for row in ctx.rows("sprintboard", "members"):
+        members.setdefault(row["project_id"], []).append(row["name"])
+    tasks: dict[int, list[dict]] = {}
+    for row in ctx.rows("sprintboard", "tasks"):
+        tasks.setdefault(row["project_id"], []).append(row)
+    for project in ctx.rows("sprintboard", "projects"):
+        lines = [
+            f"Status: {project['status'].replace('_', ' ')}",
+            f"Deadline: {project['deadline'] or 'none'}",
+            f"Team: {', '.join(members.get(project['id'], [])) or 'just me'}",
+            "",
+            "Tasks:",
+        ]
+        for task in tasks.get(project["id"], []):
+            due = f", due {task['due']}" if task["due"] else ""
+            who = task["assignee"] or "unassigned"
+            lines.append(f"- [{task['status'].replace('_', ' ')}] {_without_remarks(task['title'])} ({who}{due})")
+        relative = f"home/user/Documents/Projects/{_slug(project['name']).lower()}.txt"
+        _text_file(ctx, relative, project["name"], lines, project["provenance"])
 
 
 def boarding_pass(ctx, trip, booking, flight, bp):
@@ -273,3 +324,4 @@ def seed_office(ctx):
     resume_draft(ctx)
     expense_report(ctx)
     itineraries_and_passes(ctx)
+    project_notes(ctx)

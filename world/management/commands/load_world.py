@@ -39,5 +39,10 @@ class Command(BaseCommand):
         total = sum(result["records"].values())
         linked = sum(1 for e in world.events.all() if e.tasks)
         self.stdout.write(f"{total} records, {result['events']} events ({linked} cited by tasks)")
-        if not world.coverage:
-            self.stdout.write("No coverage.json: run `python -m seeding check DIR --tasks ...` to add the findings.")
+        solvable = (world.check_report or {}).get("solvable")
+        if solvable:
+            counts = solvable.get("counts", {})
+            solved, total = counts.get("solvable", 0), solvable.get("tasks", 0)
+            self.stdout.write(f"Check report: {solved}/{total} tasks solvable from their answer keys")
+        else:
+            self.stdout.write("No check.json: run `python -m seeding check DIR` before loading to add the answer keys.")

@@ -1,11 +1,12 @@
-"""``check``: validate a built world with independent readers, and report task coverage.
+"""The readers of ``check``: validate a built world with independent readers.
 
 Checks: the manifest's hashes; every event's records agree across the apps it names (dates, amounts,
 codes); app dates lie in the build window; bank balances add up (opening + transactions = balance,
 running balances, statements); the Maildir parses with the standard library's ``mailbox``/``email`` and
 matches HooliMail; the .ics parses with ``icalendar`` and matches HooliCalendar; the Firefox databases
-have Firefox's schema versions, tables, url hashes and consistent counts. With a tasks file it adds the
-task coverage report of ``seeding.world.coverage`` (written to ``coverage.json`` beside the world).
+have Firefox's schema versions, tables, url hashes and consistent counts. The figures (answer keys, the
+released world's facts, text, invariants, volume) are in the sibling modules; ``check`` in this package's
+``__init__`` runs them all.
 """
 
 import email
@@ -20,10 +21,9 @@ from pathlib import Path
 
 import icalendar
 
-from .apps import APPS, EVENT_TABLES, canonical, db_path
-from .core import BINARY_DOCUMENTS, read_only, sha256_file
-from .coverage import coverage
-from .seeders.firefox import COOKIES_VERSION, FORMHISTORY_VERSION, PLACES_VERSION, PROFILE, url_hash
+from ..apps import APPS, EVENT_TABLES, canonical, db_path
+from ..core import BINARY_DOCUMENTS, read_only, sha256_file
+from ..seeders.firefox import COOKIES_VERSION, FORMHISTORY_VERSION, PLACES_VERSION, PROFILE, url_hash
 
 MONEY_TOLERANCE = 0.011
 
@@ -32,7 +32,8 @@ MONEY_TOLERANCE = 0.011
 class Report:
     problems: dict = field(default_factory=dict)  # check name -> list of problems
     passed: dict = field(default_factory=dict)  # check name -> what was verified
-    coverage: dict | None = None
+    figures: dict = field(default_factory=dict)  # figure name -> its report (check.json)
+    missed: list = field(default_factory=list)  # goals missed, in words
 
     def fail(self, check, message):
         self.problems.setdefault(check, []).append(message)
@@ -41,7 +42,12 @@ class Report:
     def ok(self):
         return not any(self.problems.values())
 
-    def render(self, misses=40) -> str:
+    @property
+    def met(self):
+        """Every reader passed and no goal was missed (the command line's exit status)."""
+        return self.ok and not self.missed
+
+    def render(self) -> str:
         lines = []
         for name in sorted(set(self.passed) | set(self.problems)):
             probs = self.problems.get(name, [])
@@ -49,20 +55,6 @@ class Report:
             lines += [f"    - {p}" for p in probs[:20]]
             if len(probs) > 20:
                 lines.append(f"    ... and {len(probs) - 20} more")
-        cov = self.coverage
-        if cov:
-            lines.append("")
-            lines.append(
-                f"Task coverage: {cov['tasks_fully_covered']}/{cov['tasks']} tasks have every named entity in the "
-                f"world ({cov['task_rate']:.1%}); {cov['entities_found']}/{cov['entities']} entities found "
-                f"({cov['entity_rate']:.1%}); {cov['agent_created']} names the tasks ask the agent to create "
-                "are left out (overlay coverage_ignore)."
-            )
-            missing = [t for t in cov["by_task"] if t["missing"]]
-            for task in missing[:misses]:
-                lines.append(f"  {task['id']}: missing {', '.join(task['missing'])}")
-            if len(missing) > misses:
-                lines.append(f"  ... and {len(missing) - misses} more tasks with misses (--misses N to list)")
         return "\n".join(lines)
 
 
@@ -352,12 +344,11 @@ def check_firefox(root: Path, report: Report):
     report.passed["firefox"] = f"places v{version}: {visits} visits, {marks} bookmarks; {len(hosts)} cookies"
 
 
-def check(directory, tasks_path=None) -> Report:
-    root = Path(directory)
-    report = Report()
+def run_readers(root: Path, report: Report) -> dict | None:
+    """Every reader check of the world in ``root``; the manifest, or None when ``root`` is not a build."""
     if not (root / "manifest.json").exists():
         report.fail("manifest", f"{root} has no manifest.json: not a built world")
-        return report
+        return None
     manifest = check_manifest(root, report)
     for step in (check_events, check_balances, check_maildir, check_calendar, check_firefox, check_documents):
         try:
@@ -365,8 +356,4 @@ def check(directory, tasks_path=None) -> Report:
         except Exception as exc:  # a reader that cannot open the file is a failed check, not a crash
             report.fail(step.__name__.removeprefix("check_"), f"could not be read: {exc!r}")
     check_dates(root, manifest, report)
-    if tasks_path:
-        report.coverage = coverage(root, tasks_path, manifest.get("shift_days", 0))
-        (root / "coverage.json").write_text(json.dumps(report.coverage, indent=1, sort_keys=True) + "\n")
-        report.passed["coverage"] = f"{report.coverage['task_rate']:.1%} of tasks fully covered (see coverage.json)"
-    return report
+    return manifest

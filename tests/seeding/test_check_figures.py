@@ -1,0 +1,183 @@
+"""The check's figures on small hand-made worlds (no build): the released world's facts (matched, differs
+with its reason, not applicable), the price and time-zone invariants, and the command line's errors."""
+
+import datetime as dt
+import json
+import sqlite3
+import sys
+
+from seeding.__main__ import main
+from seeding.world.check import failed_text_goals, text_figures
+from seeding.world.check.invariants import new_york_offset, records, unstable_items
+from seeding.world.check.released import released_facts
+
+
+def _world(tmp_path, anchor="2026-04-13"):
+    root = tmp_path / "world"
+    (root / "apps").mkdir(parents=True)
+    (root / "manifest.json").write_text(json.dumps({"anchor": anchor, "files": {}}))
+    con = sqlite3.connect(root / "apps/vaultbank.sqlite")
+    con.execute("CREATE TABLE accounts (id INTEGER PRIMARY KEY, kind TEXT, balance REAL, credit_limit REAL)")
+    con.execute("CREATE TABLE transactions (id INTEGER PRIMARY KEY, posted_date TEXT, description TEXT)")
+    con.executemany(
+        "INSERT INTO accounts (kind, balance, credit_limit) VALUES (?, ?, ?)",
+        [("checking", 3210.0, None), ("credit_card", -7340.004, 8000.0)],
+    )
+    con.executemany(
+        "INSERT INTO transactions (posted_date, description) VALUES (?, ?)",
+        [("2026-01-17", "BatBucks - Buy GME"), ("2026-04-10", "Netflix")],
+    )
+    con.commit()
+    con.close()
+    (root / "home/user/Documents").mkdir(parents=True)
+    (root / "home/user/Documents/notes.txt").write_text("venue: Chili's")
+    return root
+
+
+def _facts(tmp_path, variables, entries, anchor="2026-04-13"):
+    root = _world(tmp_path, anchor)
+    variables_path, keys_path = tmp_path / "variables.json", tmp_path / "keys.json"
+    variables_path.write_text(json.dumps(variables))
+    keys_path.write_text(json.dumps({"entries": entries}))
+    return released_facts(root, variables_path, keys_path)
+
+
+def test_each_variable_is_matched_differs_with_its_reason_or_not_applicable(tmp_path):
+    variables = {
+        "LIMIT": 8000.0,
+        "CARD": -7340.0,
+        "KINDS": ["credit_card", "checking"],
+        "GME_DATE": "${TODAY-86}",
+        "COUNT": 1081,
+        "CHECKING": 3135.33,
+        "TASK_START": "RUNTIME",
+        "NOTES_PATH": "/home/user/Documents/notes.txt",
+        "VENUE": "Chili's",
+        "MISSING_TABLE": 0,
+        "LAST_CHARGE": "Netflix",
+    }
+    sql = "SELECT {} FROM accounts WHERE kind = 'credit_card'"
+    entries = [
+        {"var": "LIMIT", "app": "vaultbank", "sql": sql.format("credit_limit"), "rule": "money"},
+        {"var": "CARD", "app": "vaultbank", "sql": sql.format("balance"), "rule": "money"},
+        {"var": "KINDS", "app": "vaultbank", "sql": "SELECT kind FROM accounts", "rule": "set"},
+        {
+            "var": "GME_DATE",
+            "app": "vaultbank",
+            "sql": "SELECT posted_date FROM transactions WHERE description LIKE '%GME%'",
+            "rule": "date",
+        },
+        {
+            "var": "COUNT",
+            "app": "vaultbank",
+            "sql": "SELECT COUNT(*) FROM transactions",
+            "rule": "equal",
+            "differs_reason": "Figure 1 count kept",
+        },
+        {
+            "var": "CHECKING",
+            "app": "vaultbank",
+            "sql": "SELECT balance FROM accounts WHERE kind = 'checking'",
+            "rule": "money",
+            "spec_departs": "the spec says 3210",
+        },
+        {"var": "TASK_START", "not_applicable": "injected at run time"},
+        {"var": "NOTES_PATH", "rule": "file"},
+        {"var": "VENUE", "rule": "file_contains", "file": "home/user/Documents/notes.txt"},
+        {"var": "MISSING_TABLE", "app": "vaultbank", "sql": "SELECT COUNT(*) FROM carts", "rule": "equal"},
+        {
+            "var": "LAST_CHARGE",
+            "app": "vaultbank",
+            "sql": "SELECT description FROM transactions ORDER BY posted_date DESC LIMIT 1",
+            "rule": "equal",
+            "spec_silent": "generated filler",
+        },
+    ]
+    report = _facts(tmp_path, variables, entries)
+    status = {name: item["status"] for name, item in report["per_variable"].items()}
+    assert status == {
+        "LIMIT": "matched",
+        "CARD": "matched",  # within a cent
+        "KINDS": "matched",  # in any order
+        "GME_DATE": "matched",  # 2026-01-17 is 86 days before the anchor
+        "COUNT": "differs",
+        "CHECKING": "not applicable",
+        "TASK_START": "not applicable",
+        "NOTES_PATH": "matched",
+        "VENUE": "matched",
+        "MISSING_TABLE": "differs",
+        "LAST_CHARGE": "not applicable",  # it matches, but the spec does not fix it: no credit for luck
+    }
+    per = report["per_variable"]
+    assert per["COUNT"]["why"] == "Figure 1 count kept" and per["COUNT"]["found"] == 2
+    assert "departs from the spec: the spec says 3210" in per["CHECKING"]["why"]
+    assert "no such table: carts" in per["MISSING_TABLE"]["found"]
+    assert report["counts"] == {"matched": 6, "differs": 2, "not applicable": 3}
+    assert report["matched_rate"] == 0.75
+
+
+def test_a_relative_date_moves_with_the_anchor(tmp_path):
+    entry = {
+        "var": "GME_DATE",
+        "app": "vaultbank",
+        "sql": "SELECT posted_date FROM transactions WHERE description LIKE '%GME%'",
+        "rule": "date",
+    }
+    later = _facts(tmp_path, {"GME_DATE": "${TODAY-86}"}, [entry], anchor="2026-04-14")
+    assert later["per_variable"]["GME_DATE"]["status"] == "differs"  # the row did not move, the anchor did
+
+
+def test_a_price_that_changes_back_and_forth_is_unstable_a_dated_change_is_not():
+    rows = [(("Chili's", "Ribs"), 18.99), (("Chili's", "Ribs"), 19.49), (("Chili's", "Ribs"), 19.49)]
+    assert unstable_items(rows) == []
+    rows += [(("Chili's", "Ribs"), 18.99)]
+    assert unstable_items(rows) == ["Chili's / Ribs: [18.99, 19.49, 18.99]"]
+
+
+def test_a_finding_counts_the_records_it_names():
+    assert records("1432 email Date header(s) not in America/New_York time") == 1432
+    assert records("SM-88431: no document names this booking") == 1
+
+
+def test_a_summer_time_stamped_at_winter_offset_is_not_new_york_time():
+    est = dt.timezone(dt.timedelta(hours=-5))
+    edt = dt.timezone(dt.timedelta(hours=-4))
+    assert new_york_offset(dt.datetime(2025, 1, 7, 12, 0, tzinfo=est))
+    assert not new_york_offset(dt.datetime(2025, 6, 7, 12, 0, tzinfo=est))
+    assert new_york_offset(dt.datetime(2025, 6, 7, 12, 0, tzinfo=edt))
+
+
+def test_check_command_names_a_missing_tasks_file_or_a_folder_that_is_no_build(tmp_path, capsys):
+    assert main(["check", str(tmp_path), "--tasks", str(tmp_path / "nope.json")]) == 2
+    assert "--tasks" in capsys.readouterr().err
+    assert main(["check", str(tmp_path)]) == 1
+    assert "has no manifest.json: not a built world" in capsys.readouterr().out
+
+
+def test_each_text_goal_the_variety_figures_mark_failed_is_a_missed_goal():
+    variety = {
+        "mail": {"person_to_person": {"distinct": 0.95, "goal": 0.9, "pass": True}},
+        "buzzchat": {"distinct": {"value": 0.5, "goal": 0.8, "pass": False}, "top_ten_share": {"ok": False}},
+        "contacts": [{"name": "Jan Levinson", "met": False}],
+    }
+    assert failed_text_goals(variety) == ["buzzchat.distinct", "buzzchat.top_ten_share", "contacts[0]"]
+
+
+def test_text_figures_come_from_text_checks_or_say_not_measured(tmp_path, monkeypatch):
+    import types
+
+    root = _world(tmp_path)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"identity": {"name": "Pat"}}))
+    monkeypatch.setitem(sys.modules, "seeding.world.text_checks", None)  # an import of it fails
+    assert text_figures(root, str(spec)) == {
+        "measured": False,
+        "why": "seeding.world.text_checks is not in this build of the pipeline",
+    }
+    fake = types.ModuleType("seeding.world.text_checks")
+    fake.text_variety = lambda where: {"mail": {"distinct": 0.95, "pass": True}, "root": str(where)}
+    fake.leaks = lambda where, spec: [f"{spec['identity']['name']}'s note in mail.sqlite messages 7"]
+    monkeypatch.setitem(sys.modules, "seeding.world.text_checks", fake)
+    figures = text_figures(root, str(spec))
+    assert figures["measured"] and figures["variety"]["root"] == str(root)
+    assert figures["leaks"] == ["Pat's note in mail.sqlite messages 7"]
