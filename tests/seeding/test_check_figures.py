@@ -4,7 +4,6 @@ with its reason, not applicable), the price and time-zone invariants, and the co
 import datetime as dt
 import json
 import sqlite3
-import sys
 
 from seeding.__main__ import main
 from seeding.world.check import failed_text_goals, text_figures
@@ -156,28 +155,26 @@ def test_check_command_names_a_missing_tasks_file_or_a_folder_that_is_no_build(t
 
 def test_each_text_goal_the_variety_figures_mark_failed_is_a_missed_goal():
     variety = {
-        "mail": {"person_to_person": {"distinct": 0.95, "goal": 0.9, "pass": True}},
-        "buzzchat": {"distinct": {"value": 0.5, "goal": 0.8, "pass": False}, "top_ten_share": {"ok": False}},
-        "contacts": [{"name": "Jan Levinson", "met": False}],
+        "apps": {
+            "mail": {"passes": {"person_mail_distinct": True, "every_contact_writes": False}},
+            "buzzchat": {"passes": {"chat_distinct": False, "top10_share": True}},
+        }
     }
-    assert failed_text_goals(variety) == ["buzzchat.distinct", "buzzchat.top_ten_share", "contacts[0]"]
+    assert failed_text_goals(variety) == ["mail: every_contact_writes", "buzzchat: chat_distinct"]
 
 
-def test_text_figures_come_from_text_checks_or_say_not_measured(tmp_path, monkeypatch):
-    import types
-
+def test_text_figures_find_a_spec_remark_written_into_a_chat(tmp_path):
     root = _world(tmp_path)
+    con = sqlite3.connect(root / "apps/buzzchat.sqlite")
+    con.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, body TEXT)")
+    con.executemany(
+        "INSERT INTO messages (body) VALUES (?)",
+        [("Lunch at noon?",), ("Paramount+ (forgot he signed up) renews Friday",), ("Sure, see you there",)],
+    )
+    con.commit()
+    con.close()
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"identity": {"name": "Pat"}}))
-    monkeypatch.setitem(sys.modules, "seeding.world.text_checks", None)  # an import of it fails
-    assert text_figures(root, str(spec)) == {
-        "measured": False,
-        "why": "seeding.world.text_checks is not in this build of the pipeline",
-    }
-    fake = types.ModuleType("seeding.world.text_checks")
-    fake.text_variety = lambda where: {"mail": {"distinct": 0.95, "pass": True}, "root": str(where)}
-    fake.leaks = lambda where, spec: [f"{spec['identity']['name']}'s note in mail.sqlite messages 7"]
-    monkeypatch.setitem(sys.modules, "seeding.world.text_checks", fake)
+    spec.write_text(json.dumps({"identity": {"name": "Pat"}, "subscriptions": ["Paramount+ (forgot he signed up)"]}))
     figures = text_figures(root, str(spec))
-    assert figures["measured"] and figures["variety"]["root"] == str(root)
-    assert figures["leaks"] == ["Pat's note in mail.sqlite messages 7"]
+    assert figures["measured"] and "buzzchat" in figures["variety"]["apps"]
+    assert any("forgot he signed up" in json.dumps(leak) for leak in figures["leaks"])

@@ -2,41 +2,35 @@
 
 The readers (``readers``) open every file with independent tools; then the figures: tasks solvable from their
 answer keys (``seeding.world.answer_keys``), the released world's facts (``released``), the text variety and
-leaks (``seeding.world.text_checks``, "not measured" while that module is absent), the invariants
+leaks (``seeding.world.text_checks``), the invariants
 (``invariants``) and the volume of the app databases. ``check`` writes them all to ``check.json`` beside the
 world; the report is not ok when a reader fails or a goal is missed.
 """
 
-import importlib
 import json
 from pathlib import Path
 
 from ..answer_keys import KEYS_DIR, AnswerKeyError, load_keys, resolve
 from ..apps import APPS, db_path
 from ..core import read_only
+from ..text_checks import leaks, text_variety
 from .invariants import invariants
 from .readers import Report, run_readers
 from .released import released_facts
 
 TASKS = Path(__file__).resolve().parents[3] / "upstream" / "mypcbench" / "all_tasks_with_grading.json"
+SPEC = TASKS.parent / "michael_scott.json"  # the shipped persona spec, whose author notes must not leak
 GOALS = {"solvable": 0.97, "released": 0.90, "tables": 226, "rows": 42_000, "volume_tolerance": 0.10}
-PASS_FLAGS = ("pass", "passed", "ok", "met")  # how text_variety marks each goal it measured
 
 
-def failed_text_goals(variety, path: str = "") -> list[str]:
-    """Every goal ``text_variety`` marks as failed (a ``pass``/``ok``/``met`` flag that is false), by its path."""
-    failed = []
-    if isinstance(variety, dict):
-        for flag in PASS_FLAGS:
-            if variety.get(flag) is False:
-                failed.append(path or "text")
-        for key, value in variety.items():
-            if isinstance(value, dict | list):
-                failed += failed_text_goals(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(variety, list):
-        for n, value in enumerate(variety):
-            failed += failed_text_goals(value, f"{path}[{n}]")
-    return failed
+def failed_text_goals(variety: dict) -> list[str]:
+    """Every goal ``text_variety`` marks as missed, as "app: goal"."""
+    return [
+        f"{app}: {goal}"
+        for app, figures in variety.get("apps", {}).items()
+        for goal, met in figures.get("passes", {}).items()
+        if not met
+    ]
 
 
 def _numbers(variety, path: str = "") -> list[str]:
@@ -66,14 +60,11 @@ def volume(root: Path) -> dict:
     return {"databases": len(per_app), "tables": tables, "rows": rows, "per_app": per_app}
 
 
-def text_figures(root: Path, spec_path: str | None) -> dict:
-    """Text variety and leaks from ``seeding.world.text_checks``, or "not measured" while it is absent."""
-    try:
-        module = importlib.import_module("seeding.world.text_checks")
-    except ImportError:
-        return {"measured": False, "why": "seeding.world.text_checks is not in this build of the pipeline"}
-    spec = json.loads(Path(spec_path).read_text(encoding="utf-8")) if spec_path else {}
-    return {"measured": True, "variety": module.text_variety(root), "leaks": module.leaks(root, spec)}
+def text_figures(root: Path, spec_path: str | Path | None) -> dict:
+    """Text variety and author-note leaks (``seeding.world.text_checks``), measured against the spec as
+    written (its remarks intact, so a leak is recognised)."""
+    spec = json.loads(Path(spec_path or SPEC).read_text(encoding="utf-8"))
+    return {"measured": True, "variety": text_variety(root, spec), "leaks": leaks(root, spec)}
 
 
 def _task_ids(tasks_path: Path) -> list[str]:
