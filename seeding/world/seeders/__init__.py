@@ -3,8 +3,9 @@
 
 For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``, ``cross_app_events``,
 ``shopping``, ``plants`` for planted contradictions and dependencies), the routine fillers up to the volumes
-(``routine``), and the seeders that own a data surface: Gringotts (``bank``), ``chat``, ``mail``, ``calendar``,
-``firefox``, the office documents (``office``), and files, databases and summary (``files``). A seeder is a
+(``routine``), what the shops and travel apps hold around those records (``storefronts``, ``travel``), and the
+seeders that own a data surface: Gringotts (``bank``), ``chat``, ``mail``, ``calendar``, ``firefox``, the office
+documents (``office``), and files, databases and summary (``files``). A seeder is a
 function of the build ``Context``; it adds rows, files and events, or queues intents for the seeder that owns
 a surface (charges, messages, calendar entries, visits).
 May use: ``seeding.world.core``, ``apps``, ``fanout`` and the office libraries; a seeder may use another's
@@ -33,6 +34,8 @@ from . import (
     profiles,
     routine,
     shopping,
+    storefronts,
+    travel,
     trips,
 )
 
@@ -58,6 +61,8 @@ SEEDERS = [
     Seeder("routine.grocery", routine.fill_grocery, ("plants",)),
     Seeder("routine.reservations", routine.fill_reservations, ("cross_app_events", "plants")),
     Seeder("routine.recurring", routine.fill_recurring, ("profiles",)),
+    Seeder("storefronts", storefronts.seed_storefronts, ("routine.food", "routine.retail", "routine.grocery")),
+    Seeder("travel", travel.seed_travel, ("trips", "routine.rides", "routine.reservations")),
     Seeder(
         "vaultbank",
         bank.seed_bank,
@@ -83,7 +88,7 @@ SEEDERS = [
     Seeder("firefox", firefox.seed_firefox, ("trips", "cross_app_events", "plants")),
     Seeder("documents", files.seed_documents, ("derived",)),
     Seeder("office", office.seed_office, ("vaultbank", "calendar", "documents")),
-    Seeder("databases", files.seed_databases, ("vaultbank", "chat", "mail", "calendar")),
+    Seeder("databases", files.seed_databases, ("vaultbank", "chat", "mail", "calendar", "storefronts", "travel")),
     Seeder("summary", files.seed_summary, ("databases", "documents", "office", "firefox")),
 ]
 

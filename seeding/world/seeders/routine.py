@@ -10,14 +10,30 @@ import datetime as dt
 from ..apps import app_domain, target
 from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
+from .menus import MENUS, USUALS, menu_price
 
 
 def _count(ctx, app, table):
     return len(ctx.rows(app, table))
 
 
-def _pick_days(ctx, rng, n, allowed=None, until=None):
-    days = [d for d in ctx.days(until) if allowed is None or WEEKDAYS[d.weekday()] in allowed]
+def away_days(ctx) -> set:
+    """Every day Michael is away on a spec trip (departure to return, both included)."""
+    away = set()
+    for trip in ctx.persona.section("trips", []):
+        dates = trip.get("dates") or []
+        if len(dates) == 2:
+            day, last = ctx.day(dates[0]), ctx.day(dates[1])
+            while day <= last:
+                away.add(day)
+                day += dt.timedelta(days=1)
+    return away
+
+
+def _pick_days(ctx, rng, n, allowed=None, until=None, home_only=False):
+    # Home-town routines (deliveries, commutes) skip the days Michael is travelling.
+    skip = away_days(ctx) if home_only else set()
+    days = [d for d in ctx.days(until) if (allowed is None or WEEKDAYS[d.weekday()] in allowed) and d not in skip]
     if not days or n <= 0:
         return []
     return sorted(rng.sample(days, n) if n <= len(days) else rng.choices(days, k=n))
@@ -76,7 +92,7 @@ def fill_rides(ctx):
     hour, minute = parse_time_of_day(commute.get("typical_departure", "8:30am"), (8, 30))
     tip_pct = over.get("typical_tip_pct", 15)
     home, office = commute.get("from", "Home"), commute.get("to", "Office")
-    for day in _pick_days(ctx, rng, need, commute.get("days")):
+    for day in _pick_days(ctx, rng, need, commute.get("days"), home_only=True):
         when = _at(day, hour, minute + rng.randint(0, 25))
         fare = round(rng.uniform(11, 19), 2)
         ev = _routine_event(ctx, "routines.commute", "ride", "Commute", when)
@@ -102,36 +118,36 @@ def fill_rides(ctx):
 
 
 DRIVERS = ["Luis M.", "Priya K.", "Dale W.", "Tanya R.", "Omar S.", "Greg P.", "Rosa D.", "Ken T."]
-SIDES = [
-    ("Side salad", 4.99),
-    ("Fries", 3.99),
-    ("Soda", 2.49),
-    ("Tiramisu", 7.99),
-    ("Chocolate cake", 6.99),
-    ("Garlic bread", 4.49),
-]
 
 
 def fill_food(ctx):
     rng = ctx.rng("routine.hangrydash")
     over = ctx.persona.override("hangrydash")
     meals = ctx.persona.section("routines", {}).get("meals", {})
-    places = [(r["name"], r.get("order", "Usual order")) for r in over.get("favorite_restaurants", [])]
+    places = [r["name"] for r in over.get("favorite_restaurants", [])]
     lunch = meals.get("lunch", {})
-    if lunch.get("typical_restaurant"):
-        places.append((lunch["typical_restaurant"], lunch.get("typical_order", "Usual order")))
-    places += [(name, "Chef's special") for name in lunch.get("alternatives", [])]
-    if not places:
-        places = [("Corner Diner", "Burger and fries")]
+    if lunch.get("typical_restaurant") and lunch["typical_restaurant"] not in places:
+        places.append(lunch["typical_restaurant"])
+    places += [name for name in lunch.get("alternatives", []) if name not in places]
+    if "Sweetgreen" not in places:
+        places.append("Sweetgreen")
+    places = [p for p in places if p in MENUS] or ["Alfredo's Pizza Cafe"]
     need = target(ctx, "food_delivery_orders") - _count(ctx, "hangrydash", "orders")
     days = meals.get("dinner", {}).get("ordering_days") or WEEKDAYS
-    for day in _pick_days(ctx, rng, need, days):
-        name, main = places[rng.randrange(len(places))]
+    for day in _pick_days(ctx, rng, need, days, home_only=True):
+        name = places[rng.randrange(len(places))]
         when = _at(day, rng.choice([12, 18, 19, 20]), rng.randint(0, 59))
-        items = [{"item": main, "price": round(rng.uniform(13, 32), 2)}]
-        if over.get("always_gets_dessert") or rng.random() < 0.4:
-            side = rng.choice(SIDES)
-            items.append({"item": side[0], "price": side[1]})
+        menu = MENUS[name][2]
+        if rng.random() < 0.7:
+            names = list(USUALS.get(name, [menu[0][1]]))
+        else:
+            names = [rng.choice([m[1] for m in menu if m[0] not in ("Drinks", "Desserts", "Cheesecake")])]
+        base = {m[1]: m[2] for m in menu}
+        items = [{"item": n, "price": menu_price(ctx.anchor, name, n, base[n], day)} for n in names]
+        sweets = [m for m in menu if m[0] in ("Desserts", "Cheesecake") and m[1] not in names]
+        if sweets and (over.get("always_gets_dessert") or rng.random() < 0.4):
+            sweet = rng.choice(sweets)
+            items.append({"item": sweet[1], "price": menu_price(ctx.anchor, name, sweet[1], sweet[2], day)})
         ev = _routine_event(ctx, "routines.meals", "food_order", name, when)
         code, total = emit(
             ctx,
@@ -250,7 +266,7 @@ def fill_grocery(ctx):
     over = ctx.persona.override("kwik-e-mart")
     stores = over.get("favorite_stores") or ["Kwik-E-Mart"]
     need = target(ctx, "grocery_orders") - _count(ctx, "kwik-e-mart", "orders")
-    for day in _pick_days(ctx, rng, need, ["sat", "sun"]):
+    for day in _pick_days(ctx, rng, need, ["sat", "sun"], home_only=True):
         store = rng.choice(stores)
         items = [
             {"item": g[0], "price": g[1], "quantity": rng.randint(1, 3)}
