@@ -41,3 +41,5 @@ CREATE TABLE baggage (id INTEGER PRIMARY KEY, booking_id INTEGER NOT NULL REFERE
   kind TEXT NOT NULL, fee REAL NOT NULL, provenance TEXT NOT NULL);
 CREATE TABLE payments (id INTEGER PRIMARY KEY, booking_id INTEGER NOT NULL REFERENCES bookings(id), paid_on TEXT NOT NULL,
   amount REAL NOT NULL, method TEXT NOT NULL, provenance TEXT NOT NULL);
+CREATE TABLE segments (id INTEGER PRIMARY KEY, booking_id INTEGER NOT NULL REFERENCES bookings(id),
+  flight_id INTEGER NOT NULL REFERENCES flights(id), leg TEXT NOT NULL, seat TEXT, provenance TEXT NOT NULL);

@@ -13,6 +13,9 @@ from ..fanout import lookup
 from .storefront_data import REVIEW_LINES, REVIEWERS
 from .travel_data import AIRPORTS, LISTINGS, ROUTE_MILES
 
+# Dinoco opens online check-in a week before departure (and keeps the boarding pass in the app).
+CHECK_IN_WINDOW = dt.timedelta(days=7)
+
 
 def _stamp(value: dt.datetime) -> str:
     return value.strftime(DATETIME)
@@ -63,10 +66,11 @@ def _dinoco(ctx):
             },
             where,
         )
+    _return_legs(ctx, app)
+    seat_of = {seg["flight_id"]: seg["seat"] for seg in ctx.rows(app, "segments")}
     miles_of = {}
     for (origin, dest), value in ROUTE_MILES.items():
         miles_of[(origin, dest)] = miles_of[(dest, origin)] = value
-    seat_of = {b["flight_id"]: b["seat"] for b in ctx.rows(app, "bookings")}
     for flight in ctx.rows(app, "flights"):
         miles, minutes = miles_of.get((flight["origin"], flight["destination"]), (500, 120))
         departs = _parse(flight["departs_at"])
@@ -119,7 +123,9 @@ def _dinoco(ctx):
     for booking in ctx.rows(app, "bookings"):
         flight = flights[booking["flight_id"]]
         departs = _parse(flight["departs_at"])
-        miles = miles_of.get((flight["origin"], flight["destination"]), (500, 0))[0]
+        legs = [flights[seg["flight_id"]] for seg in ctx.rows(app, "segments") if seg["booking_id"] == booking["id"]]
+        flown_legs = [leg for leg in legs if _parse(leg["departs_at"]).date() < ctx.anchor]
+        miles = sum(miles_of.get((leg["origin"], leg["destination"]), (500, 0))[0] for leg in flown_legs)
         flown = departs.date() < ctx.anchor
         ctx.add(
             app,
@@ -128,8 +134,8 @@ def _dinoco(ctx):
                 "booking_id": booking["id"],
                 "fare_class_id": 2,
                 "checked_in": int(flown),
-                "check_in_opens": _stamp(departs - dt.timedelta(hours=24)),
-                "miles_earned": miles if flown else 0,
+                "check_in_opens": _stamp(departs - CHECK_IN_WINDOW),
+                "miles_earned": miles,
             },
             booking["provenance"],
         )
@@ -156,15 +162,15 @@ def _dinoco(ctx):
             },
             booking["provenance"],
         )
-        if flown:
+        for leg in flown_legs:
             ctx.add(
                 app,
                 "loyalty_activity",
                 {
                     "passenger_id": booking["passenger_id"],
-                    "miles": miles,
-                    "posted_on": (departs.date() + dt.timedelta(days=2)).isoformat(),
-                    "description": f"Flight {flight['number']} {flight['origin']}-{flight['destination']}",
+                    "miles": miles_of.get((leg["origin"], leg["destination"]), (500, 0))[0],
+                    "posted_on": (_parse(leg["departs_at"]).date() + dt.timedelta(days=2)).isoformat(),
+                    "description": f"Flight {leg['number']} {leg['origin']}-{leg['destination']}",
                 },
                 booking["provenance"],
             )
@@ -190,6 +196,47 @@ def _dinoco(ctx):
         ("Platinum Voyager", 75000, "Lounge access; 2 free checked bags"),
     ]:
         ctx.add(app, "loyalty_tiers", {"name": name, "qualifying_miles": need, "perks": perks}, where)
+
+
+def _return_legs(ctx, app):
+    """Each trip's booking is a round trip: the outbound flight and the flight home on the trip's last day."""
+    flights = {f["id"]: f for f in ctx.rows(app, "flights")}
+    trips = {(t.get("flight") or {}).get("confirmation"): t for t in ctx.persona.section("trips", [])}
+    for booking in list(ctx.rows(app, "bookings")):
+        out = flights[booking["flight_id"]]
+        trip = trips.get(booking["confirmation"])
+        ctx.add(
+            app,
+            "segments",
+            {"booking_id": booking["id"], "flight_id": out["id"], "leg": "outbound", "seat": booking["seat"]},
+            booking["provenance"],
+        )
+        if not trip or len(trip.get("dates") or []) != 2:
+            continue
+        taken = {f["number"] for f in ctx.rows(app, "flights")}
+        value = int(out["number"][2:]) + 1
+        while f"DN{value}" in taken:
+            value += 2
+        number = f"DN{value}"
+        home = dt.datetime.combine(ctx.day(trip["dates"][1]), dt.time(15, 10))
+        fid = ctx.add(
+            app,
+            "flights",
+            {
+                "number": number,
+                "origin": out["destination"],
+                "destination": out["origin"],
+                "departs_at": _stamp(home),
+                "gate": None,
+            },
+            booking["provenance"],
+        )
+        ctx.add(
+            app,
+            "segments",
+            {"booking_id": booking["id"], "flight_id": fid, "leg": "return", "seat": booking["seat"]},
+            booking["provenance"],
+        )
 
 
 def _cheskepdia(ctx):

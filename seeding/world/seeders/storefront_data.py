@@ -62,6 +62,10 @@ SHOP_PRODUCTS = [
     ("Camping Chair", "Outdoor", 39.99),
     ("Gift Wrap Bundle", "Party Supplies", 18.99),
     ("Holiday Gift Card Box (10)", "Gift Cards", 12.99),
+    ("Men's Swim Trunks", "Apparel", 24.99),
+    ("Where the Crawdads Sing (Paperback)", "Books", 11.99),
+    ("Pretzel Day Mug", "Kitchen", 13.99),
+    ("Post-it Super Sticky Notes (12 pads)", "Office", 15.49),
 ]
 
 # (name, price, category)
