@@ -20,6 +20,7 @@ from .storefront_data import (
     STORE_EXTRA,
 )
 
+STAPLES = {"Dairy", "Produce", "Bakery"}
 HOME = ("1725 Slough Ave", "Apt 4B", "Scranton", "PA", "18503")
 OFFICE = ("Dunder Mifflin, 1725 Slough Ave", "Suite 200", "Scranton", "PA", "18503")
 
@@ -266,7 +267,8 @@ def _kwik(ctx):
             is_party = product["category"] in ("Party", "Paper Goods")
             if party and not (is_party or product["category"] == "Drinks" or product["category"] == "Frozen"):
                 continue
-            if not party and rng.random() < 0.2:
+            # Every grocer stocks the staples; the rest of the range varies by store.
+            if not party and product["category"] not in STAPLES and rng.random() < 0.2:
                 continue
             price = round(product["price"] * factor * rng.uniform(0.95, 1.08), 2)
             spid = ctx.add(
