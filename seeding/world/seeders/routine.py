@@ -11,6 +11,7 @@ from ..apps import app_domain, target
 from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
 from .menus import MENUS, USUALS, menu_price
+from .travel_data import ROUTE_MILES
 
 
 def _count(ctx, app, table):
@@ -84,10 +85,62 @@ def _bank_and_receipt(ctx, ev, when, app, merchant, code, total, lines, category
     )
 
 
+def _trip_rides(ctx, rng, home):
+    """Travel-side rides of the trips already under way: to the airport (or the hotel) and back home."""
+    over = ctx.persona.override("etaxi")
+    for i, trip in enumerate(ctx.persona.section("trips", [])):
+        dates, flight = trip.get("dates") or [], trip.get("flight") or {}
+        if len(dates) != 2 or ctx.day(dates[0]) > ctx.anchor or (trip.get("generates") or {}).get("etaxi_to_airport"):
+            continue
+        first, last = ctx.day(dates[0]), ctx.day(dates[1])
+        if flight:
+            hour, minute = parse_time_of_day(flight.get("departure", "9:00am"))
+            minutes = ROUTE_MILES.get((flight.get("from"), flight.get("to")), (0, 180))[1]
+            legs = [
+                (_at(first, hour, minute) - dt.timedelta(hours=2, minutes=30), home, flight.get("from", "AVP"), 42.0),
+                (_at(last, 15, 10) + dt.timedelta(minutes=minutes + 40), flight.get("from", "AVP"), home, 42.0),
+            ]
+        else:
+            hotel = f"{(trip.get('hotel') or {}).get('name', 'Hotel')}, {trip['destination']}"
+            legs = [(_at(first, 13, 30), home, hotel, 168.0), (_at(last, 11, 15), hotel, home, 168.0)]
+        for when, pickup, dropoff, fare in legs:
+            if when.date() > ctx.anchor:
+                continue
+            ev = _routine_event(ctx, f"trips[{i}].rides", "ride", f"{pickup} -> {dropoff}", when)
+            code, total = emit(
+                ctx,
+                ev,
+                {
+                    "app": "etaxi",
+                    "when": when,
+                    "pickup": pickup,
+                    "dropoff": dropoff,
+                    "fare": fare,
+                    "tip": round(fare * over.get("typical_tip_pct", 15) / 100, 2),
+                    "car_type": over.get("preferred_car_type", "Standard"),
+                    "driver": rng.choice(DRIVERS),
+                    "rating": 5,
+                    "code": None,
+                },
+            )
+            _bank_and_receipt(
+                ctx,
+                ev,
+                when,
+                "etaxi",
+                "eTaxi",
+                code,
+                total,
+                [f"Ride {pickup} -> {dropoff}", f"Fare ${fare:.2f}"],
+                "Transport",
+            )
+
+
 def fill_rides(ctx):
     rng = ctx.rng("routine.etaxi")
     commute = ctx.persona.section("routines", {}).get("commute", {})
     over = ctx.persona.override("etaxi")
+    _trip_rides(ctx, rng, commute.get("from", "Home"))
     need = target(ctx, "rideshare_requests") - _count(ctx, "etaxi", "rides")
     hour, minute = parse_time_of_day(commute.get("typical_departure", "8:30am"), (8, 30))
     tip_pct = over.get("typical_tip_pct", 15)

@@ -183,6 +183,7 @@ def _hoolishop_shipping(ctx, app, rng, where):
         shipped = placed + dt.timedelta(hours=rng.randint(6, 30))
         delivered = shipped + dt.timedelta(days=rng.randint(1, 4), hours=rng.randint(0, 8))
         done = delivered.date() < ctx.anchor
+        sent = shipped.date() <= ctx.anchor
         carrier = carriers[order["id"] % len(carriers)]
         sid = ctx.add(
             app,
@@ -192,9 +193,9 @@ def _hoolishop_shipping(ctx, app, rng, where):
                 "address_id": 1,
                 "carrier": carrier,
                 "tracking": f"{carrier[:2].upper()}{stable_id(order['order_number'], length=10).upper()}",
-                "shipped_at": _stamp(shipped),
+                "shipped_at": _stamp(shipped) if sent else None,
                 "delivered_at": _stamp(delivered) if done else None,
-                "status": "delivered" if done else "in_transit",
+                "status": "delivered" if done else "in_transit" if sent else "preparing",
             },
             order["provenance"],
         )
