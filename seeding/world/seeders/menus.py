@@ -112,18 +112,36 @@ USUALS = {
 }
 
 
-def price_change(anchor: dt.date, restaurant: str, item: str, base: float):
-    """The item's one dated price change, or None: (effective date, new price)."""
+def spec_priced(ctx) -> dict[tuple[str, str], dt.date]:
+    """(restaurant, dish) -> the last day a spec order priced it; a dated change comes after that day."""
+    names = {r["id"]: r["name"] for r in ctx.rows("hangrydash", "restaurants")}
+    orders = {o["id"]: o for o in ctx.rows("hangrydash", "orders") if not o["provenance"].startswith("routines")}
+    last: dict[tuple[str, str], dt.date] = {}
+    for item in ctx.rows("hangrydash", "order_items"):
+        order = orders.get(item["order_id"])
+        if order:
+            key = (names.get(order["restaurant_id"], ""), item["name"])
+            day = dt.date.fromisoformat(order["placed_at"][:10])
+            last[key] = max(last.get(key, day), day)
+    return last
+
+
+def price_change(anchor: dt.date, restaurant: str, item: str, base: float, pinned: dt.date | None = None):
+    """The item's one dated price change, or None: (effective date, new price); after ``pinned`` if given."""
     seed = stable_seed("menu-price", restaurant, item)
     if seed % 3:
         return None
     effective = anchor - dt.timedelta(days=30 + seed % 240)
+    if pinned and effective <= pinned:
+        if pinned >= anchor - dt.timedelta(days=1):
+            return None
+        effective = pinned + dt.timedelta(days=1)
     return effective, round(base + 0.5 + (seed >> 8) % 3 * 0.5, 2)
 
 
-def menu_price(anchor: dt.date, restaurant: str, item: str, base: float, day: dt.date) -> float:
+def menu_price(anchor: dt.date, restaurant: str, item: str, base: float, day: dt.date, pinned=None) -> float:
     """What ``item`` cost at ``restaurant`` on ``day``: its base price, or the new one after its change."""
-    change = price_change(anchor, restaurant, item, base)
+    change = price_change(anchor, restaurant, item, base, pinned)
     if change and day >= change[0]:
         return change[1]
     return base

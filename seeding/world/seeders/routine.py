@@ -10,7 +10,7 @@ import datetime as dt
 from ..apps import app_domain, target
 from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
-from .menus import MENUS, USUALS, menu_price
+from .menus import MENUS, USUALS, menu_price, spec_priced
 from .travel_data import ROUTE_MILES
 
 
@@ -187,6 +187,7 @@ def fill_food(ctx):
     places = [p for p in places if p in MENUS] or ["Alfredo's Pizza Cafe"]
     need = target(ctx, "food_delivery_orders") - _count(ctx, "hangrydash", "orders")
     days = meals.get("dinner", {}).get("ordering_days") or WEEKDAYS
+    pinned = spec_priced(ctx)
     for day in _pick_days(ctx, rng, need, days, home_only=True):
         name = places[rng.randrange(len(places))]
         when = _at(day, rng.choice([12, 18, 19, 20]), rng.randint(0, 59))
@@ -196,11 +197,14 @@ def fill_food(ctx):
         else:
             names = [rng.choice([m[1] for m in menu if m[0] not in ("Drinks", "Desserts", "Cheesecake")])]
         base = {m[1]: m[2] for m in menu}
-        items = [{"item": n, "price": menu_price(ctx.anchor, name, n, base[n], day)} for n in names]
+        items = [
+            {"item": n, "price": menu_price(ctx.anchor, name, n, base[n], day, pinned.get((name, n)))} for n in names
+        ]
         sweets = [m for m in menu if m[0] in ("Desserts", "Cheesecake") and m[1] not in names]
         if sweets and (over.get("always_gets_dessert") or rng.random() < 0.4):
             sweet = rng.choice(sweets)
-            items.append({"item": sweet[1], "price": menu_price(ctx.anchor, name, sweet[1], sweet[2], day)})
+            price = menu_price(ctx.anchor, name, sweet[1], sweet[2], day, pinned.get((name, sweet[1])))
+            items.append({"item": sweet[1], "price": price})
         ev = _routine_event(ctx, "routines.meals", "food_order", name, when)
         code, total = emit(
             ctx,
@@ -364,7 +368,10 @@ def fill_reservations(ctx):
     places = places or ["Main Street Bistro"]
     friends = [c["name"] for c in ctx.persona.section("contacts", []) if "tablefind" in c.get("apps_present_in", [])]
     need = target(ctx, "restaurant_reservations") - _count(ctx, "tablefind", "reservations")
-    for day in _pick_days(ctx, rng, need, ["thu", "fri", "sat"]):
+    # One of them is still ahead: the table booked for this coming Friday.
+    upcoming = ctx.anchor + dt.timedelta(days=(4 - ctx.anchor.weekday() - 1) % 7 + 1)
+    days = _pick_days(ctx, rng, need - 1, ["thu", "fri", "sat"]) + ([upcoming] if need > 0 else [])
+    for day in days:
         place = rng.choice(places)
         when = _at(day, rng.choice([18, 19, 20]), rng.choice([0, 30]))
         ev = _routine_event(ctx, "routines.dining_out", "reservation", place, when)
@@ -389,7 +396,9 @@ def fill_reservations(ctx):
             ev,
             {
                 "app": "mail",
-                "when": max(when - dt.timedelta(days=2), _at(ctx.start, 9)),
+                "when": max(
+                    min(when - dt.timedelta(days=2), _at(ctx.anchor - dt.timedelta(days=1), 9)), _at(ctx.start, 9)
+                ),
                 "from_name": "TableFind",
                 "from_addr": f"reservations@{app_domain('tablefind')}",
                 "subject": f"Reservation confirmed at {place} ({code})",

@@ -10,7 +10,7 @@ import datetime as dt
 
 from ..core import DATETIME, stable_id
 from ..fanout import lookup
-from .menus import MENUS, price_change
+from .menus import MENUS, price_change, spec_priced
 from .storefront_data import (
     DELIVERY_RESTAURANTS,
     GROCERY_PRODUCTS,
@@ -450,13 +450,14 @@ def _hangrydash(ctx):
             ctx, app, "restaurants", name, lambda name=name, cuisine=cuisine: {"name": name, "cuisine": cuisine}, where
         )
     restaurants = ctx.rows(app, "restaurants")
+    pinned = spec_priced(ctx)
     for row in restaurants:
         if not row.get("cuisine") and row["name"] in menus:
             row["cuisine"] = menus[row["name"]][0]
     for row in restaurants:
         _cuisine, _hood, menu = menus.get(row["name"], ("", "", []))
         for section, item, base, spicy in menu:
-            change = price_change(ctx.anchor, row["name"], item, base)
+            change = price_change(ctx.anchor, row["name"], item, base, pinned.get((row["name"], item)))
             mid = ctx.add(
                 app,
                 "menu_items",

@@ -136,6 +136,24 @@ def _tablefind(ctx):
                         },
                         where,
                     )
+    # An upcoming reservation at a time the regular seatings do not list still holds its own table.
+    last = (ctx.anchor + dt.timedelta(days=SLOT_DAYS - 1)).isoformat()
+    for (restaurant_id, starts), res in sorted(booked.items(), key=lambda item: (item[0][1], item[0][0])):
+        if ctx.anchor.isoformat() <= starts[:10] <= last:
+            ctx.add(
+                app,
+                "slots",
+                {
+                    "restaurant_id": restaurant_id,
+                    "starts_at": starts + ":00",
+                    "seats": res["party_size"],
+                    "area": "Main room",
+                    "status": "booked",
+                    "held_until": None,
+                    "reservation_id": res["id"],
+                },
+                res["provenance"],
+            )
     _tablefind_account(ctx, app, rng, where, restaurants)
 
 
