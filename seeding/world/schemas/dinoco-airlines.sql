@@ -1,6 +1,6 @@
 -- Dinoco Airlines (dinoco-airlines): every data table has a provenance column naming the spec section or event that made the row.
 CREATE TABLE passengers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, seat_preference TEXT,
-  loyalty_program TEXT, loyalty_tier TEXT, miles INTEGER, provenance TEXT NOT NULL);
+  loyalty_program TEXT, loyalty_tier TEXT, miles INTEGER, member_number TEXT, provenance TEXT NOT NULL);
 CREATE TABLE flights (id INTEGER PRIMARY KEY, number TEXT NOT NULL, origin TEXT NOT NULL, destination TEXT NOT NULL,
   departs_at TEXT NOT NULL, gate TEXT, provenance TEXT NOT NULL);
 CREATE TABLE bookings (id INTEGER PRIMARY KEY, confirmation TEXT NOT NULL UNIQUE,

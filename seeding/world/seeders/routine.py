@@ -95,7 +95,7 @@ def _trip_rides(ctx, rng, home):
         first, last = ctx.day(dates[0]), ctx.day(dates[1])
         if flight:
             hour, minute = parse_time_of_day(flight.get("departure", "9:00am"))
-            minutes = ROUTE_MILES.get((flight.get("from"), flight.get("to")), (0, 180))[1]
+            minutes = ROUTE_MILES.get((str(flight.get("from")), str(flight.get("to"))), (0, 180))[1]
             legs = [
                 (_at(first, hour, minute) - dt.timedelta(hours=2, minutes=30), home, flight.get("from", "AVP"), 42.0),
                 (_at(last, 15, 10) + dt.timedelta(minutes=minutes + 40), flight.get("from", "AVP"), home, 42.0),
@@ -197,7 +197,7 @@ def fill_food(ctx):
         else:
             names = [rng.choice([m[1] for m in menu if m[0] not in ("Drinks", "Desserts", "Cheesecake")])]
         base = {m[1]: m[2] for m in menu}
-        items = [
+        items: list[dict] = [
             {"item": n, "price": menu_price(ctx.anchor, name, n, base[n], day, pinned.get((name, n)))} for n in names
         ]
         sweets = [m for m in menu if m[0] in ("Desserts", "Cheesecake") and m[1] not in names]
@@ -386,7 +386,10 @@ def fill_reservations(ctx):
                 if "big" in str(over.get("party_size_habit", "")).lower()
                 else rng.choice([2, 3, 4]),
                 "name": over.get("reservation_name", ctx.persona.name),
-                "occasion": rng.choice([None, None, "business", over.get("favorite_occasion")]),
+                # The spec describes his habit of inventing anniversaries; the booking itself just says so.
+                "occasion": rng.choice(
+                    [None, None, "business", "anniversary" if over.get("favorite_occasion") else None]
+                ),
                 "status": None,
             },
         )

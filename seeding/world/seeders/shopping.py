@@ -1,6 +1,7 @@
 """``shopping``: the spec's online orders in HooliShop, each with its bank charge and order mail."""
 
 import datetime as dt
+from typing import Any
 
 from ..apps import app_domain
 from ..core import Event, at
@@ -61,7 +62,6 @@ def seed_shopping(ctx):
                 "item": order["item"],
                 "price": order["price"],
                 "category": order.get("category", "General"),
-                "note": order.get("note"),
             },
         )
         ev.code = code
@@ -71,7 +71,7 @@ def seed_shopping(ctx):
 
 # Last year's Dundies trophy, as the released world has it (one custom trophy, 369 days before today): the
 # baseline counterfactual-f003, contradiction-f012, aggregation-f010 and situated_action-f010 compare against.
-LAST_YEARS_TROPHY = {"item": "Dundie Award Trophy (Custom)", "price": 24.99, "days_ago": 369}
+LAST_YEARS_TROPHY: dict[str, Any] = {"item": "Dundie Award Trophy (Custom)", "price": 24.99, "days_ago": 369}
 
 
 def seed_last_years_trophy(ctx):
