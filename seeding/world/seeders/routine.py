@@ -323,8 +323,10 @@ def fill_grocery(ctx):
     over = ctx.persona.override("kwik-e-mart")
     stores = over.get("favorite_stores") or ["Kwik-E-Mart"]
     need = target(ctx, "grocery_orders") - _count(ctx, "kwik-e-mart", "orders")
-    for day in _pick_days(ctx, rng, need, ["sat", "sun"], home_only=True):
-        store = rng.choice(stores)
+    others = [name for name in stores if name != "Wegmans"] or stores
+    for n, day in enumerate(_pick_days(ctx, rng, need, ["sat", "sun"], home_only=True)):
+        # Three runs in five go to Wegmans (the released world's top store, 17 of 29 orders).
+        store = "Wegmans" if "Wegmans" in stores and n % 5 < 3 else rng.choice(others)
         items = [
             {"item": g[0], "price": g[1], "quantity": rng.randint(1, 3)}
             for g in rng.sample(GROCERIES, rng.randint(3, 7))
@@ -372,7 +374,8 @@ def fill_reservations(ctx):
     upcoming = ctx.anchor + dt.timedelta(days=(4 - ctx.anchor.weekday() - 1) % 7 + 1)
     days = _pick_days(ctx, rng, need - 1, ["thu", "fri", "sat"]) + ([upcoming] if need > 0 else [])
     for day in days:
-        place = rng.choice(places)
+        # Cooper's is the table he books most (the released world's top TableFind restaurant).
+        place = rng.choices(places, [3 if name == "Cooper's Seafood House" else 1 for name in places])[0]
         when = _at(day, rng.choice([18, 19, 20]), rng.choice([0, 30]))
         ev = _routine_event(ctx, "routines.dining_out", "reservation", place, when)
         code = emit(
