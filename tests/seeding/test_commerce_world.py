@@ -173,8 +173,12 @@ def test_no_home_deliveries_or_commutes_while_michael_is_away(world):
         window = (first, last + " 23:59:59")
         food = (
             _db(world, "hangrydash")
-            .execute("SELECT COUNT(*) FROM orders WHERE placed_at BETWEEN ? AND ?", window)
-            .fetchone()[0]
+            .execute(
+                "SELECT r.name, o.provenance FROM orders o JOIN restaurants r ON r.id = o.restaurant_id "
+                "WHERE o.placed_at BETWEEN ? AND ?",
+                window,
+            )
+            .fetchall()
         )
         grocery = (
             _db(world, "kwik-e-mart")
@@ -186,7 +190,8 @@ def test_no_home_deliveries_or_commutes_while_michael_is_away(world):
             .execute("SELECT pickup, dropoff FROM rides WHERE requested_at BETWEEN ? AND ?", window)
             .fetchall()
         )
-        assert food == grocery == 0, (name, food, grocery)
+        # Only the trip's own meal (dinner delivered to the Philadelphia hotel), never a Scranton delivery.
+        assert grocery == 0 and all(prov.startswith("trips[") for _, prov in food), (name, food, grocery)
         assert not [r for r in rides if r[1].startswith("Dunder Mifflin")], (name, rides)
         # Travel-side rides instead: off to the airport or the hotel on the first day, home on the last.
         assert len(rides) == 2 and rides[0][1] != rides[1][1], (name, rides)

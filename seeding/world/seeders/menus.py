@@ -98,7 +98,21 @@ MENUS: dict[str, tuple[str, str, list[tuple[str, str, float, int]]]] = {
             ("Desserts", "Cannoli", 4.99, 0),
         ],
     ),
+    # Away from home: dinner delivered to the Philadelphia hotel.
+    "Pat's King of Steaks": (
+        "Cheesesteaks",
+        "South Philadelphia",
+        [
+            ("Cheesesteaks", "Cheesesteak Wit Whiz", 15.00, 0),
+            ("Cheesesteaks", "Pizza Steak", 15.50, 0),
+            ("Sides", "Cheese Fries", 6.50, 0),
+            ("Drinks", "Birch Beer", 3.00, 0),
+        ],
+    ),
 }
+
+# Where a trip's first evening meal comes from when it is a city Michael drives to (no flight, no resort).
+TRIP_DINNERS = {"Philadelphia": ("Pat's King of Steaks", ["Cheesesteak Wit Whiz", "Cheese Fries"])}
 
 # The spec's usual orders, as the dishes a menu lists (its own wording carries remarks, not dish names).
 USUALS = {
@@ -115,7 +129,12 @@ USUALS = {
 def spec_priced(ctx) -> dict[tuple[str, str], dt.date]:
     """(restaurant, dish) -> the last day a spec order priced it; a dated change comes after that day."""
     names = {r["id"]: r["name"] for r in ctx.rows("hangrydash", "restaurants")}
-    orders = {o["id"]: o for o in ctx.rows("hangrydash", "orders") if not o["provenance"].startswith("routines")}
+    # Orders the spec prices itself; routine and trip meals take their price from the menu.
+    orders = {
+        o["id"]: o
+        for o in ctx.rows("hangrydash", "orders")
+        if not o["provenance"].startswith("routines") and not o["provenance"].endswith(".meals")
+    }
     last: dict[tuple[str, str], dt.date] = {}
     for item in ctx.rows("hangrydash", "order_items"):
         order = orders.get(item["order_id"])

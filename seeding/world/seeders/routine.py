@@ -10,7 +10,7 @@ import datetime as dt
 from ..apps import app_domain, target
 from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
-from .menus import MENUS, USUALS, menu_price, spec_priced
+from .menus import MENUS, TRIP_DINNERS, USUALS, menu_price, spec_priced
 from .travel_data import ROUTE_MILES
 
 
@@ -173,9 +173,48 @@ def fill_rides(ctx):
 DRIVERS = ["Luis M.", "Priya K.", "Dale W.", "Tanya R.", "Omar S.", "Greg P.", "Rosa D.", "Ken T."]
 
 
+def _trip_dinners(ctx):
+    """Travel-side meals: the first evening of a past city trip, delivered to the hotel there."""
+    for i, trip in enumerate(ctx.persona.section("trips", [])):
+        dates = trip.get("dates") or []
+        place = next((v for city, v in TRIP_DINNERS.items() if city in trip.get("destination", "")), None)
+        if not place or len(dates) != 2 or ctx.day(dates[0]) >= ctx.anchor:
+            continue
+        name, dishes = place
+        day = ctx.day(dates[0])
+        when = _at(day, 19, 40)
+        base = {m[1]: m[2] for m in MENUS[name][2]}
+        items = [{"item": dish, "price": menu_price(ctx.anchor, name, dish, base[dish], day)} for dish in dishes]
+        ev = _routine_event(ctx, f"trips[{i}].meals", "food_order", name, when)
+        code, total = emit(
+            ctx,
+            ev,
+            {
+                "app": "hangrydash",
+                "when": when,
+                "restaurant": name,
+                "items": items,
+                "tip": round(sum(i["price"] for i in items) * 0.2, 2),
+                "code": None,
+            },
+        )
+        _bank_and_receipt(
+            ctx,
+            ev,
+            when,
+            "hangrydash",
+            f"HangryDash *{name}",
+            code,
+            total,
+            [f"{i['item']} ${i['price']:.2f}" for i in items],
+            "Dining",
+        )
+
+
 def fill_food(ctx):
     rng = ctx.rng("routine.hangrydash")
     over = ctx.persona.override("hangrydash")
+    _trip_dinners(ctx)
     meals = ctx.persona.section("routines", {}).get("meals", {})
     places = [r["name"] for r in over.get("favorite_restaurants", [])]
     lunch = meals.get("lunch", {})
