@@ -184,7 +184,9 @@ def _trip_dinners(ctx):
         day = ctx.day(dates[0])
         when = _at(day, 19, 40)
         base = {m[1]: m[2] for m in MENUS[name][2]}
-        items = [{"item": dish, "price": menu_price(ctx.anchor, name, dish, base[dish], day)} for dish in dishes]
+        items: list[dict] = [
+            {"item": dish, "price": menu_price(ctx.anchor, name, dish, base[dish], day)} for dish in dishes
+        ]
         ev = _routine_event(ctx, f"trips[{i}].meals", "food_order", name, when)
         code, total = emit(
             ctx,
