@@ -145,7 +145,12 @@ def fill_rides(ctx):
     hour, minute = parse_time_of_day(commute.get("typical_departure", "8:30am"), (8, 30))
     tip_pct = over.get("typical_tip_pct", 15)
     home, office = commute.get("from", "Home"), commute.get("to", "Office")
-    for day in _pick_days(ctx, rng, need, commute.get("days"), home_only=True):
+    # The most recent commute days, back from today: he rides in on every office day, so the rides of this
+    # year and last month are all there, and none while he is away.
+    away = away_days(ctx)
+    office_days = [d for d in ctx.days() if WEEKDAYS[d.weekday()] in (commute.get("days") or WEEKDAYS)]
+    office_days = [d for d in office_days if d not in away]
+    for day in office_days[-need:] if need > 0 else []:
         when = _at(day, hour, minute + rng.randint(0, 25))
         fare = round(rng.uniform(11, 19), 2)
         ev = _routine_event(ctx, "routines.commute", "ride", "Commute", when)
@@ -213,6 +218,17 @@ def _trip_dinners(ctx):
         )
 
 
+def _per_week(text) -> float:
+    """'3x/week' -> 3, 'weekly' -> 1, 'monthly' -> 0.25, 'daily' -> 7; unknown -> 1."""
+    value = str(text or "").lower()
+    if "x/week" in value:
+        try:
+            return float(value.split("x/week")[0].strip())
+        except ValueError:
+            return 1.0
+    return {"daily": 7.0, "weekly": 1.0, "biweekly": 0.5, "monthly": 0.25}.get(value.strip(), 1.0)
+
+
 def fill_food(ctx):
     rng = ctx.rng("routine.hangrydash")
     over = ctx.persona.override("hangrydash")
@@ -226,11 +242,18 @@ def fill_food(ctx):
     if "Sweetgreen" not in places:
         places.append("Sweetgreen")
     places = [p for p in places if p in MENUS] or ["Alfredo's Pizza Cafe"]
+    # How often each place is ordered from follows the spec's frequency ("3x/week", "weekly", "monthly").
+    often = {r["name"]: _per_week(r.get("frequency")) for r in over.get("favorite_restaurants", [])}
+    if lunch.get("typical_restaurant"):
+        often[lunch["typical_restaurant"]] = max(
+            often.get(lunch["typical_restaurant"], 0), _per_week(lunch.get("frequency"))
+        )
+    weights = [often.get(p, 1.0) for p in places]
     need = target(ctx, "food_delivery_orders") - _count(ctx, "hangrydash", "orders")
     days = meals.get("dinner", {}).get("ordering_days") or WEEKDAYS
     pinned = spec_priced(ctx)
     for day in _pick_days(ctx, rng, need, days, home_only=True):
-        name = places[rng.randrange(len(places))]
+        name = rng.choices(places, weights)[0]
         when = _at(day, rng.choice([12, 18, 19, 20]), rng.randint(0, 59))
         menu = MENUS[name][2]
         if rng.random() < 0.7:
