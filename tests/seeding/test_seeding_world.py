@@ -240,7 +240,8 @@ def test_trip_fans_out_with_the_same_code_amount_and_date_everywhere(small):
         .execute("SELECT amount, description FROM transactions WHERE provenance = 'trips[0].etaxi_to_airport'")
         .fetchone()
     )
-    assert ride_charge is None  # the ride is after the anchor: Gringotts posts nothing before it happens
+    # The airport ride is booked ahead (May 1, after the anchor): the card is charged when it happens, not before.
+    assert ride_charge is None
     dinner = (
         _db(out, "tablefind")
         .execute(

@@ -3,7 +3,8 @@
 
 For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``, ``cross_app_events``,
 ``shopping``, ``plants`` for planted contradictions and dependencies), the routine fillers up to the volumes
-(``routine``), and the seeders that own a data surface: Gringotts (``bank``, and ``banking`` around its
+(``routine``), what the shops and travel apps hold around those records (``storefronts``,
+``travel``), and the seeders that own a data surface: Gringotts (``bank``, and ``banking`` around its
 ledger), ``chat``, ``mail``, ``calendar`` (``calendar_people`` for guests, reminders and colours), BatBucks
 (``markets``), OddsMarket (``predictions``), SpeedTax (``taxes``), SprintBoard (``workspace``), LockedIn
 (``network``), ``firefox``, the office documents (``office``), and files, databases and summary (``files``).
@@ -40,7 +41,9 @@ from . import (
     profiles,
     routine,
     shopping,
+    storefronts,
     taxes,
+    travel,
     trips,
     workspace,
 )
@@ -72,6 +75,8 @@ SEEDERS = [
     Seeder("routine.grocery", routine.fill_grocery, ("plants",)),
     Seeder("routine.reservations", routine.fill_reservations, ("cross_app_events", "plants")),
     Seeder("routine.recurring", routine.fill_recurring, ("profiles",)),
+    Seeder("storefronts", storefronts.seed_storefronts, ("routine.food", "routine.retail", "routine.grocery")),
+    Seeder("travel", travel.seed_travel, ("trips", "routine.rides", "routine.reservations")),
     Seeder(
         "vaultbank",
         bank.seed_bank,
@@ -123,6 +128,8 @@ SEEDERS = [
             "taxes",
             "workspace",
             "network",
+            "storefronts",
+            "travel",
         ),
     ),
     Seeder("summary", files.seed_summary, ("databases", "documents", "office", "firefox")),

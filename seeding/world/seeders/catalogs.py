@@ -75,10 +75,12 @@ def seed_catalogs(ctx):
         lambda: {
             "name": persona.name,
             "email": ident.get("email"),
-            "seat_preference": airline.get("seat_preference"),
+            # The preference as the profile stores it ("aisle"), without the spec's remark after the dash.
+            "seat_preference": (airline.get("seat_preference") or "").split(" — ")[0] or None,
             "loyalty_program": loyalty.get("program"),
             "loyalty_tier": loyalty.get("tier"),
             "miles": loyalty.get("miles"),
+            "member_number": loyalty.get("member_number"),
         },
         "app_overrides.dinoco-airlines",
     )

@@ -10,14 +10,31 @@ import datetime as dt
 from ..apps import app_domain, target
 from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
+from .menus import MENUS, TRIP_DINNERS, USUALS, menu_price, spec_priced
+from .travel_data import ROUTE_MILES
 
 
 def _count(ctx, app, table):
     return len(ctx.rows(app, table))
 
 
-def _pick_days(ctx, rng, n, allowed=None, until=None):
-    days = [d for d in ctx.days(until) if allowed is None or WEEKDAYS[d.weekday()] in allowed]
+def away_days(ctx) -> set:
+    """Every day Michael is away on a spec trip (departure to return, both included)."""
+    away = set()
+    for trip in ctx.persona.section("trips", []):
+        dates = trip.get("dates") or []
+        if len(dates) == 2:
+            day, last = ctx.day(dates[0]), ctx.day(dates[1])
+            while day <= last:
+                away.add(day)
+                day += dt.timedelta(days=1)
+    return away
+
+
+def _pick_days(ctx, rng, n, allowed=None, until=None, home_only=False):
+    # Home-town routines (deliveries, commutes) skip the days Michael is travelling.
+    skip = away_days(ctx) if home_only else set()
+    days = [d for d in ctx.days(until) if (allowed is None or WEEKDAYS[d.weekday()] in allowed) and d not in skip]
     if not days or n <= 0:
         return []
     return sorted(rng.sample(days, n) if n <= len(days) else rng.choices(days, k=n))
@@ -68,15 +85,72 @@ def _bank_and_receipt(ctx, ev, when, app, merchant, code, total, lines, category
     )
 
 
+def _trip_rides(ctx, rng, home):
+    """Travel-side rides of the trips already under way: to the airport (or the hotel) and back home."""
+    over = ctx.persona.override("etaxi")
+    for i, trip in enumerate(ctx.persona.section("trips", [])):
+        dates, flight = trip.get("dates") or [], trip.get("flight") or {}
+        if len(dates) != 2 or ctx.day(dates[0]) > ctx.anchor or (trip.get("generates") or {}).get("etaxi_to_airport"):
+            continue
+        first, last = ctx.day(dates[0]), ctx.day(dates[1])
+        if flight:
+            hour, minute = parse_time_of_day(flight.get("departure", "9:00am"))
+            minutes = ROUTE_MILES.get((str(flight.get("from")), str(flight.get("to"))), (0, 180))[1]
+            legs = [
+                (_at(first, hour, minute) - dt.timedelta(hours=2, minutes=30), home, flight.get("from", "AVP"), 42.0),
+                (_at(last, 15, 10) + dt.timedelta(minutes=minutes + 40), flight.get("from", "AVP"), home, 42.0),
+            ]
+        else:
+            hotel = f"{(trip.get('hotel') or {}).get('name', 'Hotel')}, {trip['destination']}"
+            legs = [(_at(first, 13, 30), home, hotel, 168.0), (_at(last, 11, 15), hotel, home, 168.0)]
+        for when, pickup, dropoff, fare in legs:
+            if when.date() > ctx.anchor:
+                continue
+            ev = _routine_event(ctx, f"trips[{i}].rides", "ride", f"{pickup} -> {dropoff}", when)
+            code, total = emit(
+                ctx,
+                ev,
+                {
+                    "app": "etaxi",
+                    "when": when,
+                    "pickup": pickup,
+                    "dropoff": dropoff,
+                    "fare": fare,
+                    "tip": round(fare * over.get("typical_tip_pct", 15) / 100, 2),
+                    "car_type": over.get("preferred_car_type", "Standard"),
+                    "driver": rng.choice(DRIVERS),
+                    "rating": 5,
+                    "code": None,
+                },
+            )
+            _bank_and_receipt(
+                ctx,
+                ev,
+                when,
+                "etaxi",
+                "eTaxi",
+                code,
+                total,
+                [f"Ride {pickup} -> {dropoff}", f"Fare ${fare:.2f}"],
+                "Transport",
+            )
+
+
 def fill_rides(ctx):
     rng = ctx.rng("routine.etaxi")
     commute = ctx.persona.section("routines", {}).get("commute", {})
     over = ctx.persona.override("etaxi")
+    _trip_rides(ctx, rng, commute.get("from", "Home"))
     need = target(ctx, "rideshare_requests") - _count(ctx, "etaxi", "rides")
     hour, minute = parse_time_of_day(commute.get("typical_departure", "8:30am"), (8, 30))
     tip_pct = over.get("typical_tip_pct", 15)
     home, office = commute.get("from", "Home"), commute.get("to", "Office")
-    for day in _pick_days(ctx, rng, need, commute.get("days")):
+    # The most recent commute days, back from today: he rides in on every office day, so the rides of this
+    # year and last month are all there, and none while he is away.
+    away = away_days(ctx)
+    office_days = [d for d in ctx.days() if WEEKDAYS[d.weekday()] in (commute.get("days") or WEEKDAYS)]
+    office_days = [d for d in office_days if d not in away]
+    for day in office_days[-need:] if need > 0 else []:
         when = _at(day, hour, minute + rng.randint(0, 25))
         fare = round(rng.uniform(11, 19), 2)
         ev = _routine_event(ctx, "routines.commute", "ride", "Commute", when)
@@ -102,36 +176,99 @@ def fill_rides(ctx):
 
 
 DRIVERS = ["Luis M.", "Priya K.", "Dale W.", "Tanya R.", "Omar S.", "Greg P.", "Rosa D.", "Ken T."]
-SIDES = [
-    ("Side salad", 4.99),
-    ("Fries", 3.99),
-    ("Soda", 2.49),
-    ("Tiramisu", 7.99),
-    ("Chocolate cake", 6.99),
-    ("Garlic bread", 4.49),
-]
+
+
+def _trip_dinners(ctx):
+    """Travel-side meals: the first evening of a past city trip, delivered to the hotel there."""
+    for i, trip in enumerate(ctx.persona.section("trips", [])):
+        dates = trip.get("dates") or []
+        place = next((v for city, v in TRIP_DINNERS.items() if city in trip.get("destination", "")), None)
+        if not place or len(dates) != 2 or ctx.day(dates[0]) >= ctx.anchor:
+            continue
+        name, dishes = place
+        day = ctx.day(dates[0])
+        when = _at(day, 19, 40)
+        base = {m[1]: m[2] for m in MENUS[name][2]}
+        items: list[dict] = [
+            {"item": dish, "price": menu_price(ctx.anchor, name, dish, base[dish], day)} for dish in dishes
+        ]
+        ev = _routine_event(ctx, f"trips[{i}].meals", "food_order", name, when)
+        code, total = emit(
+            ctx,
+            ev,
+            {
+                "app": "hangrydash",
+                "when": when,
+                "restaurant": name,
+                "items": items,
+                "tip": round(sum(i["price"] for i in items) * 0.2, 2),
+                "code": None,
+            },
+        )
+        _bank_and_receipt(
+            ctx,
+            ev,
+            when,
+            "hangrydash",
+            f"HangryDash *{name}",
+            code,
+            total,
+            [f"{i['item']} ${i['price']:.2f}" for i in items],
+            "Dining",
+        )
+
+
+def _per_week(text) -> float:
+    """'3x/week' -> 3, 'weekly' -> 1, 'monthly' -> 0.25, 'daily' -> 7; unknown -> 1."""
+    value = str(text or "").lower()
+    if "x/week" in value:
+        try:
+            return float(value.split("x/week")[0].strip())
+        except ValueError:
+            return 1.0
+    return {"daily": 7.0, "weekly": 1.0, "biweekly": 0.5, "monthly": 0.25}.get(value.strip(), 1.0)
 
 
 def fill_food(ctx):
     rng = ctx.rng("routine.hangrydash")
     over = ctx.persona.override("hangrydash")
+    _trip_dinners(ctx)
     meals = ctx.persona.section("routines", {}).get("meals", {})
-    places = [(r["name"], r.get("order", "Usual order")) for r in over.get("favorite_restaurants", [])]
+    places = [r["name"] for r in over.get("favorite_restaurants", [])]
     lunch = meals.get("lunch", {})
+    if lunch.get("typical_restaurant") and lunch["typical_restaurant"] not in places:
+        places.append(lunch["typical_restaurant"])
+    places += [name for name in lunch.get("alternatives", []) if name not in places]
+    if "Sweetgreen" not in places:
+        places.append("Sweetgreen")
+    places = [p for p in places if p in MENUS] or ["Alfredo's Pizza Cafe"]
+    # How often each place is ordered from follows the spec's frequency ("3x/week", "weekly", "monthly").
+    often = {r["name"]: _per_week(r.get("frequency")) for r in over.get("favorite_restaurants", [])}
     if lunch.get("typical_restaurant"):
-        places.append((lunch["typical_restaurant"], lunch.get("typical_order", "Usual order")))
-    places += [(name, "Chef's special") for name in lunch.get("alternatives", [])]
-    if not places:
-        places = [("Corner Diner", "Burger and fries")]
+        often[lunch["typical_restaurant"]] = max(
+            often.get(lunch["typical_restaurant"], 0), _per_week(lunch.get("frequency"))
+        )
+    weights = [often.get(p, 1.0) for p in places]
     need = target(ctx, "food_delivery_orders") - _count(ctx, "hangrydash", "orders")
     days = meals.get("dinner", {}).get("ordering_days") or WEEKDAYS
-    for day in _pick_days(ctx, rng, need, days):
-        name, main = places[rng.randrange(len(places))]
+    pinned = spec_priced(ctx)
+    for day in _pick_days(ctx, rng, need, days, home_only=True):
+        name = rng.choices(places, weights)[0]
         when = _at(day, rng.choice([12, 18, 19, 20]), rng.randint(0, 59))
-        items = [{"item": main, "price": round(rng.uniform(13, 32), 2)}]
-        if over.get("always_gets_dessert") or rng.random() < 0.4:
-            side = rng.choice(SIDES)
-            items.append({"item": side[0], "price": side[1]})
+        menu = MENUS[name][2]
+        if rng.random() < 0.7:
+            names = list(USUALS.get(name, [menu[0][1]]))
+        else:
+            names = [rng.choice([m[1] for m in menu if m[0] not in ("Drinks", "Desserts", "Cheesecake")])]
+        base = {m[1]: m[2] for m in menu}
+        items: list[dict] = [
+            {"item": n, "price": menu_price(ctx.anchor, name, n, base[n], day, pinned.get((name, n)))} for n in names
+        ]
+        sweets = [m for m in menu if m[0] in ("Desserts", "Cheesecake") and m[1] not in names]
+        if sweets and (over.get("always_gets_dessert") or rng.random() < 0.4):
+            sweet = rng.choice(sweets)
+            price = menu_price(ctx.anchor, name, sweet[1], sweet[2], day, pinned.get((name, sweet[1])))
+            items.append({"item": sweet[1], "price": price})
         ev = _routine_event(ctx, "routines.meals", "food_order", name, when)
         code, total = emit(
             ctx,
@@ -250,8 +387,10 @@ def fill_grocery(ctx):
     over = ctx.persona.override("kwik-e-mart")
     stores = over.get("favorite_stores") or ["Kwik-E-Mart"]
     need = target(ctx, "grocery_orders") - _count(ctx, "kwik-e-mart", "orders")
-    for day in _pick_days(ctx, rng, need, ["sat", "sun"]):
-        store = rng.choice(stores)
+    others = [name for name in stores if name != "Wegmans"] or stores
+    for n, day in enumerate(_pick_days(ctx, rng, need, ["sat", "sun"], home_only=True)):
+        # Three runs in five go to Wegmans (the released world's top store, 17 of 29 orders).
+        store = "Wegmans" if "Wegmans" in stores and n % 5 < 3 else rng.choice(others)
         items = [
             {"item": g[0], "price": g[1], "quantity": rng.randint(1, 3)}
             for g in rng.sample(GROCERIES, rng.randint(3, 7))
@@ -295,8 +434,12 @@ def fill_reservations(ctx):
     places = places or ["Main Street Bistro"]
     friends = [c["name"] for c in ctx.persona.section("contacts", []) if "tablefind" in c.get("apps_present_in", [])]
     need = target(ctx, "restaurant_reservations") - _count(ctx, "tablefind", "reservations")
-    for day in _pick_days(ctx, rng, need, ["thu", "fri", "sat"]):
-        place = rng.choice(places)
+    # One of them is still ahead: the table booked for this coming Friday.
+    upcoming = ctx.anchor + dt.timedelta(days=(4 - ctx.anchor.weekday() - 1) % 7 + 1)
+    days = _pick_days(ctx, rng, need - 1, ["thu", "fri", "sat"]) + ([upcoming] if need > 0 else [])
+    for day in days:
+        # Cooper's is the table he books most (the released world's top TableFind restaurant).
+        place = rng.choices(places, [3 if name == "Cooper's Seafood House" else 1 for name in places])[0]
         when = _at(day, rng.choice([18, 19, 20]), rng.choice([0, 30]))
         ev = _routine_event(ctx, "routines.dining_out", "reservation", place, when)
         code = emit(
@@ -310,7 +453,10 @@ def fill_reservations(ctx):
                 if "big" in str(over.get("party_size_habit", "")).lower()
                 else rng.choice([2, 3, 4]),
                 "name": over.get("reservation_name", ctx.persona.name),
-                "occasion": rng.choice([None, None, "business", over.get("favorite_occasion")]),
+                # The spec describes his habit of inventing anniversaries; the booking itself just says so.
+                "occasion": rng.choice(
+                    [None, None, "business", "anniversary" if over.get("favorite_occasion") else None]
+                ),
                 "status": None,
             },
         )
@@ -320,7 +466,9 @@ def fill_reservations(ctx):
             ev,
             {
                 "app": "mail",
-                "when": max(when - dt.timedelta(days=2), _at(ctx.start, 9)),
+                "when": max(
+                    min(when - dt.timedelta(days=2), _at(ctx.anchor - dt.timedelta(days=1), 9)), _at(ctx.start, 9)
+                ),
                 "from_name": "TableFind",
                 "from_addr": f"reservations@{app_domain('tablefind')}",
                 "subject": f"Reservation confirmed at {place} ({code})",

@@ -1,6 +1,7 @@
 """``shopping``: the spec's online orders in HooliShop, each with its bank charge and order mail."""
 
 import datetime as dt
+from typing import Any
 
 from ..apps import app_domain
 from ..core import Event, at
@@ -61,8 +62,45 @@ def seed_shopping(ctx):
                 "item": order["item"],
                 "price": order["price"],
                 "category": order.get("category", "General"),
-                "note": order.get("note"),
             },
         )
         ev.code = code
         emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total)
+    seed_last_years_trophy(ctx)
+
+
+# Last year's Dundies trophy, as the released world has it (one custom trophy, 369 days before today): the
+# baseline counterfactual-f003, contradiction-f012, aggregation-f010 and situated_action-f010 compare against.
+LAST_YEARS_TROPHY: dict[str, Any] = {"item": "Dundie Award Trophy (Custom)", "price": 24.99, "days_ago": 369}
+
+
+def seed_last_years_trophy(ctx):
+    order = LAST_YEARS_TROPHY
+    day = ctx.relative(order["days_ago"])
+    if day < ctx.start:
+        return
+    when = at(day, 14, 5)
+    ev = ctx.add_event(
+        Event(
+            "shopping.last_years_trophy",
+            "order",
+            order["item"],
+            day.isoformat(),
+            amount=order["price"],
+            merchant="HooliShop",
+        )
+    )
+    code, total = emit(
+        ctx,
+        ev,
+        {
+            "app": "hoolishop",
+            "when": when,
+            "item": order["item"],
+            "price": order["price"],
+            "category": "Party Supplies",
+            "note": "Dundies",
+        },
+    )
+    ev.code = code
+    emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total)

@@ -261,6 +261,8 @@ def _ride_to_airport(ctx, t: Trip):
     trip, base, gen = t.trip, t.base, t.gen
     flight = trip.get("flight")
     ride = gen.get("etaxi_to_airport")
+    # The spec says "Home"; the app shows the saved Home place's address, as for every other ride.
+    home = ctx.persona.section("routines", {}).get("commute", {}).get("from", "Home")
     if ride:
         when = ctx.moment(ride["date"], flight.get("departure") if flight else "6:00am") - dt.timedelta(hours=2)
         ev = ctx.add_event(
@@ -278,13 +280,15 @@ def _ride_to_airport(ctx, t: Trip):
             {
                 "app": "etaxi",
                 "when": when,
-                "pickup": ride["from"],
-                "dropoff": ride["to"],
+                "pickup": home if ride["from"] == "Home" else ride["from"],
+                "dropoff": home if ride["to"] == "Home" else ride["to"],
                 "fare": ride["cost"],
                 "car_type": ctx.persona.override("etaxi").get("preferred_car_type", "Standard"),
             },
         )
         ev.code = code
+        if when.date() > ctx.anchor:
+            return  # a ride booked ahead is charged when it happens, not before
         emit(
             ctx,
             ev,
