@@ -1,14 +1,19 @@
 """Adaptive concurrency for judge calls, one limiter per provider, base URL and model, shared by every
-judge in the process. Four rules keep a run at its quota without a storm of 429s:
+judge in the process. The calls in flight follow the provider's request quota, as stated or as
+observed, up to a ceiling the operator sets (``maximum``); four rules keep a run at its quota without
+a storm of 429s:
 
-1. AIMD on calls in flight: start at two and double per round of successes until the first 429 (slow
-   start); then add about one call per round, and halve on a 429 (at most once per round of calls).
-   Without a word from the provider on its quota, slow start stops doubling at four (every call in
-   flight when an unstated quota's first 429 comes is refused too).
+1. AIMD on calls in flight: start at two. With the provider's word on its quota (rate-limit headers),
+   the first answer lifts the limit straight to the most calls useful under it: the stated requests
+   per window, or the ceiling when that is lower (pacing, rule 2, keeps the window's count). Without
+   it, double per round of successes up to four (every call in flight when an unstated quota's first
+   429 comes is refused too), then add about one call per round. After a 429, add about one per
+   round and halve on a 429 (at most once per round of calls). The limit never passes the quota
+   per window (stated or measured, rule 4) nor the ceiling.
 2. Pre-emptive pacing from the provider's rate-limit headers (Anthropic's and OpenAI's requests
    limit, remaining and reset, on every answer): the stated limit is the request quota per window
    from the first answer on, and no call starts while the requests left are taken by calls in flight,
-   until the stated reset. With it slow start may double up to the most calls allowed.
+   until the stated reset.
 3. A 429 pauses every caller until the server's retry time (header or error body): the calls
    queued behind it would only be refused too.
 4. Without headers, the requests a provider accepted in the trailing quota window before refusing
@@ -16,9 +21,9 @@ judge in the process. Four rules keep a run at its quota without a storm of 429s
    one after a few quiet windows so a raised quota is found again.
 """
 
+import bisect
 import threading
 import time
-from collections import deque
 from contextlib import contextmanager
 
 SLOW_START_UNTIL = 4  # calls in flight reached by doubling when the provider states no quota
@@ -42,7 +47,10 @@ class AdaptiveLimiter:
         self.not_before = 0.0  # every caller waits until then (a 429's retry time)
         self.quota: int | None = None  # requests per window, once a 429 has measured it
         self.quota_raised_at = 0.0
-        self.started: deque = deque()  # start times of calls in the trailing window
+        # when the calls in the trailing window reached the provider, at the latest (sorted): a call's
+        # start, moved later once answered by as much as it took longer than the fastest answer
+        self.started: list[float] = []
+        self.fastest = float("inf")  # the shortest time from a call's start to its answer
         self.last_decrease = -1.0
         self.calls = self.rate_limited_calls = 0
         self.peak_in_flight = 0
@@ -70,12 +78,16 @@ class AdaptiveLimiter:
 
     # ------------------------------------------------------------ admission
 
+    def cap(self) -> int:
+        """The most calls worth having in flight: the ceiling, or the request quota per window (stated
+        or measured) when that is lower (more in flight would only wait for the window)."""
+        return self.maximum if self.quota is None else max(1, min(self.maximum, self.quota))
+
     def _window(self) -> float:
         return self.window_s * WINDOW_MARGIN + WINDOW_SLACK_S
 
     def _trim(self, now: float) -> None:
-        while self.started and self.started[0] <= now - self._window():
-            self.started.popleft()
+        del self.started[: bisect.bisect_right(self.started, now - self._window())]
 
     def _wait_needed(self, now: float) -> float:
         """Seconds to wait before one more call may start, 0 when it may start now."""
@@ -123,31 +135,57 @@ class AdaptiveLimiter:
             self.calls += 1
             start = self.clock()
             if count:
-                self.started.append(start)
+                bisect.insort(self.started, start)
                 self.started_since_remaining += 1
         try:
             yield start
         finally:
             with self._cond:
                 self.in_flight -= 1
-                self._cond.notify_all()
+                # One slot freed: one waiter (waking every one at each answer costs the CPU with
+                # many callers); a change that lets more start wakes them all.
+                self._cond.notify()
 
     # ------------------------------------------------------------ feedback
 
-    def succeeded(self, started_at: float, limits=None) -> None:
+    def succeeded(self, started_at: float, limits=None, *, counted: bool = True) -> None:
         """A call that started at ``started_at`` was answered; ``limits`` (a RateLimits, or None) is
-        what the answer's headers said about the request quota."""
+        what the answer's headers said about the request quota; ``counted``: the call was in the
+        request quota (see :meth:`slot`)."""
         with self._cond:
             now = self.clock()
+            if counted:
+                self._arrived(started_at, now)
             if limits is not None:
                 self._stated(now, limits)
-            doubling = self.slow_start and (self.stated_quota is not None or self.limit < SLOW_START_UNTIL)
-            step = 1.0 if doubling else 1 / max(1.0, self.limit)
-            self.limit = min(self.maximum, self.limit + step)
+            before = int(self.limit)
+            if self.slow_start and self.stated_quota is not None:
+                self.limit = float(self.cap())  # the provider said how many it takes: no need to feel for it
+            else:
+                doubling = self.slow_start and self.limit < SLOW_START_UNTIL
+                step = 1.0 if doubling else 1 / max(1.0, self.limit)
+                self.limit = min(float(self.cap()), self.limit + step)
             if self.quota is not None and now - self.quota_raised_at >= self.window_s * QUIET_WINDOWS_BEFORE_PROBE:
                 self.quota += 1  # a quiet window: probe one more request per window
                 self.quota_raised_at = now
-            self._cond.notify_all()
+            if int(self.limit) > before:
+                self._cond.notify_all()  # more may start now (the call's own slot woke one already)
+
+    def _arrived(self, started_at: float, now: float) -> None:
+        """Moves an answered call in the quota window to when it reached the provider at the latest.
+        A call reaches the provider after its start by the time its request takes to build and send,
+        which a busy machine stretches: calls started together arrive spread out, and a window
+        counted from their starts frees before the provider's does (a 429 for each call started in
+        that gap). Answered later than the fastest answer by some time, it arrived that much later
+        at most (the provider's own time is taken to be no shorter than the fastest answer's)."""
+        self.fastest = min(self.fastest, max(0.0, now - started_at))
+        arrival = max(started_at, now - self.fastest)
+        if arrival == started_at:
+            return
+        at = bisect.bisect_left(self.started, started_at)
+        if at < len(self.started) and self.started[at] == started_at:
+            del self.started[at]
+            bisect.insort(self.started, arrival)
 
     def _stated(self, now: float, limits) -> None:
         if limits.limit:
@@ -178,6 +216,7 @@ class AdaptiveLimiter:
                 self.quota_raised_at = now
             if self.quota is None or accepted < self.quota:
                 self.quota = accepted
+            self.limit = min(self.limit, float(self.cap()))
             pause = retry_after if retry_after is not None else 1.0
             self.not_before = max(self.not_before, now + pause)
             self._cond.notify_all()
@@ -187,6 +226,7 @@ class AdaptiveLimiter:
             return {
                 "limit": round(self.limit, 2),
                 "maximum": self.maximum,
+                "cap": self.cap(),
                 "quota_per_window": self.quota,
                 "window_s": self.window_s,
                 "calls": self.calls,
