@@ -236,7 +236,7 @@ class Judge:
                         if exc.status == 429:
                             self.limiter.rate_limited(started, exc.retry_after)
                         raise
-                self.limiter.succeeded(started, getattr(result, "rate_limits", None), counted=count)
+                self.limiter.succeeded(started, getattr(result, "rate_limits", None))
                 return result, tries
             except ProviderError as exc:
                 if not exc.transient:

@@ -18,7 +18,8 @@ a storm of 429s:
    queued behind it would only be refused too.
 4. Without headers, the requests a provider accepted in the trailing quota window before refusing
    one are a measured request quota: calls are then paced to stay under it, and the cap creeps up by
-   one after a few quiet windows so a raised quota is found again.
+   one after three quiet windows so a raised quota is found again (after twice as many once such a
+   probe is refused, up to 48 windows: each refused probe is a 429).
 """
 
 import bisect
@@ -29,6 +30,7 @@ from contextlib import contextmanager
 SLOW_START_UNTIL = 4  # calls in flight reached by doubling when the provider states no quota
 QUOTA_WINDOW_S = 60.0  # provider quotas are per minute (RPM) for Gemini, Anthropic and OpenAI alike
 QUIET_WINDOWS_BEFORE_PROBE = 3  # windows without a 429 before one more request per window is tried
+MOST_QUIET_WINDOWS_BEFORE_PROBE = 48  # each probe refused doubles the wait before the next, up to this
 # Our start times and the provider's arrival times differ by request building and network jitter.
 WINDOW_MARGIN, WINDOW_SLACK_S = 1.01, 0.1
 
@@ -47,9 +49,11 @@ class AdaptiveLimiter:
         self.not_before = 0.0  # every caller waits until then (a 429's retry time)
         self.quota: int | None = None  # requests per window, once a 429 has measured it
         self.quota_raised_at = 0.0
-        # when the calls in the trailing window reached the provider, at the latest (sorted): a call's
-        # start, moved later once answered by as much as it took longer than the fastest answer
+        self.probe_after = QUIET_WINDOWS_BEFORE_PROBE  # quiet windows before the measured quota is probed
+        # When the answered calls of the trailing window reached the provider, at the latest (sorted;
+        # see _arrival), and the start times of the calls in flight (counted in the window until answered).
         self.started: list[float] = []
+        self.pending: list[float] = []
         self.fastest = float("inf")  # the shortest time from a call's start to its answer
         self.last_decrease = -1.0
         self.calls = self.rate_limited_calls = 0
@@ -102,8 +106,8 @@ class AdaptiveLimiter:
                 return self.reset_at - now  # every request left is taken: wait for the window to free
         if self.quota is not None:
             self._trim(now)
-            if len(self.started) >= self.quota:
-                return self.started[0] + self._window() - now
+            if len(self.started) + len(self.pending) >= self.quota:
+                return self.started[0] + self._window() - now if self.started else -1.0
         return 0.0
 
     @contextmanager
@@ -135,27 +139,28 @@ class AdaptiveLimiter:
             self.calls += 1
             start = self.clock()
             if count:
-                bisect.insort(self.started, start)
+                self.pending.append(start)
                 self.started_since_remaining += 1
         try:
             yield start
         finally:
             with self._cond:
                 self.in_flight -= 1
+                if count:
+                    self.pending.remove(start)
+                    bisect.insort(self.started, self._arrival(start, self.clock()))
                 # One slot freed: one waiter (waking every one at each answer costs the CPU with
                 # many callers); a change that lets more start wakes them all.
                 self._cond.notify()
 
     # ------------------------------------------------------------ feedback
 
-    def succeeded(self, started_at: float, limits=None, *, counted: bool = True) -> None:
+    def succeeded(self, started_at: float, limits=None) -> None:
         """A call that started at ``started_at`` was answered; ``limits`` (a RateLimits, or None) is
-        what the answer's headers said about the request quota; ``counted``: the call was in the
-        request quota (see :meth:`slot`)."""
+        what the answer's headers said about the request quota."""
         with self._cond:
             now = self.clock()
-            if counted:
-                self._arrived(started_at, now)
+            self.fastest = min(self.fastest, max(0.0, now - started_at))
             if limits is not None:
                 self._stated(now, limits)
             before = int(self.limit)
@@ -165,27 +170,20 @@ class AdaptiveLimiter:
                 doubling = self.slow_start and self.limit < SLOW_START_UNTIL
                 step = 1.0 if doubling else 1 / max(1.0, self.limit)
                 self.limit = min(float(self.cap()), self.limit + step)
-            if self.quota is not None and now - self.quota_raised_at >= self.window_s * QUIET_WINDOWS_BEFORE_PROBE:
+            if self.quota is not None and now - self.quota_raised_at >= self.window_s * self.probe_after:
                 self.quota += 1  # a quiet window: probe one more request per window
                 self.quota_raised_at = now
             if int(self.limit) > before:
                 self._cond.notify_all()  # more may start now (the call's own slot woke one already)
 
-    def _arrived(self, started_at: float, now: float) -> None:
-        """Moves an answered call in the quota window to when it reached the provider at the latest.
-        A call reaches the provider after its start by the time its request takes to build and send,
-        which a busy machine stretches: calls started together arrive spread out, and a window
-        counted from their starts frees before the provider's does (a 429 for each call started in
-        that gap). Answered later than the fastest answer by some time, it arrived that much later
-        at most (the provider's own time is taken to be no shorter than the fastest answer's)."""
-        self.fastest = min(self.fastest, max(0.0, now - started_at))
-        arrival = max(started_at, now - self.fastest)
-        if arrival == started_at:
-            return
-        at = bisect.bisect_left(self.started, started_at)
-        if at < len(self.started) and self.started[at] == started_at:
-            del self.started[at]
-            bisect.insort(self.started, arrival)
+    def _arrival(self, started_at: float, now: float) -> float:
+        """When a call that started at ``started_at`` and ended ``now`` reached the provider, at the
+        latest. A call reaches the provider after its start by the time its request takes to build
+        and send, which a busy machine stretches: calls started together arrive spread out, and a
+        window counted from their starts frees before the provider's does (a 429 for each call
+        started in that gap). A call that took longer than the fastest answer arrived that much
+        later at most (the provider's own time is taken to be no shorter than the fastest answer's)."""
+        return max(started_at, now - self.fastest)
 
     def _stated(self, now: float, limits) -> None:
         if limits.limit:
@@ -207,12 +205,15 @@ class AdaptiveLimiter:
             self.slow_start = False
             self._trim(now)
             # What the provider accepted in the window: the calls that started before the refused one.
-            accepted = max(1, sum(1 for t in self.started if started_at - self._window() < t < started_at))
+            earlier = [t for t in (*self.started, *self.pending) if started_at - self._window() < t < started_at]
+            accepted = max(1, len(earlier))
             if started_at > self.last_decrease:  # one decrease per round: calls already in flight do not count
                 self.limit = max(1.0, self.limit / 2)
                 self.last_decrease = now
                 if self.quota is not None and accepted >= self.quota:
                     self.quota = max(1, self.quota - 1)  # paced at the cap and still refused: lower it
+                    # and probe above it less often: a quota found again and again is the quota
+                    self.probe_after = min(MOST_QUIET_WINDOWS_BEFORE_PROBE, self.probe_after * 2)
                 self.quota_raised_at = now
             if self.quota is None or accepted < self.quota:
                 self.quota = accepted

@@ -230,12 +230,14 @@ def test_at_one_call_a_success_adds_a_whole_call():
 def test_a_call_answered_later_than_the_fastest_counts_in_the_window_from_when_it_may_have_arrived():
     clock = Clock()
     limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
-    with limiter.slot() as first, limiter.slot() as second:  # two calls start together at 0
-        pass
+    first_slot, second_slot = limiter.slot(), limiter.slot()
+    first, second = first_slot.__enter__(), second_slot.__enter__()  # two calls start together at 0
     clock.now = 0.3
+    first_slot.__exit__(None, None, None)
     limiter.succeeded(first, RateLimits(limit=2))  # the fastest answer: 0.3 s; two requests a window
     clock.now = 2.3
-    limiter.succeeded(second)  # 2 s slower than the fastest: it may have reached the provider at 2.0
+    second_slot.__exit__(None, None, None)  # 2 s slower than the fastest: it may have reached the provider at 2.0
+    limiter.succeeded(second)
     clock.now = WINDOW + 0.5  # the call of 0 has left the window; the one of 2.0 has not
     waits = []
     with limiter.slot(sleep=sleeper(clock, waits)):
@@ -245,3 +247,49 @@ def test_a_call_answered_later_than_the_fastest_counts_in_the_window_from_when_i
         pass
     # two in the window: wait until the slow call leaves it, a window after 2.0 (not after its start)
     assert waits == [pytest.approx(1.5)] and third == pytest.approx(2.0 + WINDOW)
+
+
+def test_a_call_in_flight_counts_in_the_window_however_long_it_takes():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    with limiter.slot() as answered:
+        pass
+    limiter.succeeded(answered, RateLimits(limit=2))
+    slow = limiter.slot()
+    slow.__enter__()  # started at 0, still waiting for its answer a window later
+    clock.now = WINDOW + 10.0
+    assert limiter._wait_needed(clock()) == 0.0  # the answered call left the window; one of two taken
+    with limiter.slot():
+        pass
+    # two in the window, one of them the call in flight (before: it had left the window at its start's
+    # age and a third could start): wait until the call just answered leaves it
+    assert limiter._wait_needed(clock()) == pytest.approx(WINDOW)
+    slow.__exit__(None, None, None)
+    assert limiter.started == [WINDOW + 10.0, WINDOW + 10.0], "answered now, it may have arrived just now"
+
+
+def test_each_probe_refused_doubles_the_quiet_windows_before_the_next():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    for second in range(4):
+        clock.now = float(second)
+        with limiter.slot():
+            pass
+    clock.now = 4.0
+    limiter.rate_limited(4.0, retry_after=0.0)  # quota 4 measured at 4.0
+    clock.now = 4.0 + 180.0
+    limiter.succeeded(clock.now)
+    assert limiter.state()["quota_per_window"] == 5  # probed after three quiet windows
+    for _ in range(5):
+        with limiter.slot():
+            pass
+    clock.now += 1.0
+    limiter.rate_limited(clock.now, retry_after=0.0)  # five accepted at a quota of five, refused: back to four
+    refused_at = clock.now
+    assert limiter.state()["quota_per_window"] == 4
+    clock.now = refused_at + 180.0
+    limiter.succeeded(clock.now)
+    assert limiter.state()["quota_per_window"] == 4, "three quiet windows are no longer enough"
+    clock.now = refused_at + 360.0
+    limiter.succeeded(clock.now)
+    assert limiter.state()["quota_per_window"] == 5, "six are"
