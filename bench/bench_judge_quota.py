@@ -10,8 +10,11 @@
 2. The request-size cap per provider, and what a 100-step trajectory of the demo's real screenshots
    weighs per request as stored (PNG) and as the judge sends it (WebP q85 by default).
 
+The judge runs at its shipped defaults unless --concurrency is given. --busy N runs N spinning
+processes beside the bench (a busy machine); the load is printed first.
+
 Run: MYPCBENCH_VAR_DIR=$(mktemp -d) .venv/bin/python bench/bench_judge_quota.py [--provider google]
-     [--calls 300] [--quota 30] [--window 6] [--latency 0.2 0.4] [--concurrency 32]
+     [--calls 300] [--quota 30] [--window 6] [--latency 0.2 0.4] [--concurrency N] [--busy 2]
 """
 
 import argparse
@@ -21,6 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.cpu_load import cpu_load, describe  # noqa: E402
 from harness.judge import Judge, JudgeItem, TrajectoryForJudge, make_provider  # noqa: E402
 from harness.judge.images import ImagePolicy  # noqa: E402
 from harness.judge.prompt import build_prefix  # noqa: E402
@@ -53,17 +57,19 @@ def quota_bench(args) -> None:
         with ProviderSimulator(lambda r: ANSWER, latency=tuple(args.latency), quota=(args.quota, args.window)) as sim:
             url = sim.openai_url if args.provider.startswith("openai") else sim.url
             model = "sim-model" if args.provider == "openai_compatible" else None
+            options = {} if args.concurrency is None else {"concurrency": args.concurrency}
             judge = Judge(
                 make_provider(args.provider, model, api_key="bench", base_url=url),
-                concurrency=args.concurrency,
                 quota_window_s=args.window,
+                **options,
             )
             trajectories = [
                 TrajectoryForJudge(f"t{i}", "Find the invoice.", bundle.steps, bundle.final_answer)
                 for i in range(n_tasks)
             ]
             started = time.perf_counter()
-            with ThreadPoolExecutor(max_workers=min(8, n_tasks)) as pool:
+            # as judge_folder and the site's judge_run_inline do: one thread per trajectory, up to the ceiling
+            with ThreadPoolExecutor(max_workers=min(judge.concurrency, n_tasks)) as pool:
                 results = list(pool.map(lambda t: judge.judge(t, items), trajectories))
             elapsed = time.perf_counter() - started
             refused = sim.rate_limited
@@ -114,10 +120,15 @@ def main() -> None:
     parser.add_argument("--quota", type=int, default=30, help="requests per window")
     parser.add_argument("--window", type=float, default=6.0, help="quota window in seconds")
     parser.add_argument("--latency", type=float, nargs=2, default=(0.2, 0.4))
-    parser.add_argument("--concurrency", type=int, default=32, help="most calls in flight")
+    parser.add_argument("--concurrency", type=int, help="most calls in flight (default: the judge's shipped ceiling)")
+    parser.add_argument("--busy", type=int, default=0, help="spinning processes beside the bench (a busy machine)")
+    parser.add_argument("--skip-sizes", action="store_true", help="only the quota part")
     args = parser.parse_args()
-    quota_bench(args)
-    size_bench(args)
+    print(f"load: {describe(args.busy)}")
+    with cpu_load(args.busy):
+        quota_bench(args)
+    if not args.skip_sizes:
+        size_bench(args)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ MYPCBENCH_PAGE_REFRESH_SECONDS and the last complete page is served while one re
 rebuilds it; never across a change of which runs are published (a withdrawn run leaves every page at
 once). A page served from the cache costs no SQL query: each process reads the data version's
 aggregates at most once a second while the counter that saves move stands still (see
-:func:`_anonymous_version`)."""
+:func:`_anonymous_version`); a page not served from the cache reads it once, whatever the memo
+holds, so its query count is the same on every load."""
 
 import contextlib
 import functools
@@ -58,17 +59,25 @@ def _anonymous_version() -> tuple[str, int]:
     """(the version an anonymous page is built at, runs epoch), in one cache round trip and no SQL
     query when this process read the data version less than VERSION_MEMO_SECONDS ago (bounded by the
     refresh window; 0 reads it every time) and the signal counter has not moved since."""
+    version, epoch, _ = _anonymous_read(fresh=False)
+    return version, epoch
+
+
+def _anonymous_read(*, fresh: bool) -> tuple[str, int, bool]:
+    """:func:`_anonymous_version`, and whether the data version was read (not the memo's);
+    ``fresh`` reads it whatever the memo holds."""
     counter_key = public_version.PUBLIC_VERSION_KEY
     found = cache.get_many([counter_key, _RUNS_EPOCH_KEY, _GENERATION_KEY])
     signals, epoch = found.get(counter_key, 0), found.get(_RUNS_EPOCH_KEY, 0)
     window = min(VERSION_MEMO_SECONDS, settings.MYPCBENCH_PAGE_REFRESH_SECONDS)
     now = time.monotonic()
-    if window > 0 and _memo["signals"] == signals and now - _memo["at"] < window:
-        version = _memo["version"]
-    else:
+    read = fresh or not (window > 0 and _memo["signals"] == signals and now - _memo["at"] < window)
+    if read:
         version = public_version.published_data_version()
         _memo.update(at=now, signals=signals, version=version)
-    return _generation(version, epoch, found.get(_GENERATION_KEY)), epoch
+    else:
+        version = _memo["version"]
+    return _generation(version, epoch, found.get(_GENERATION_KEY)), epoch, read
 
 
 def _generation(version: str, epoch: int, generation: tuple | None) -> str:
@@ -94,6 +103,13 @@ def _own_version(prefix: str, page_version, args: tuple, kwargs: dict) -> tuple[
     """(the page's own version, runs epoch), memoised like :func:`_anonymous_version`: a page served
     from the cache while no save moved the signal counter reads no SQL; while results stream in,
     one small query for just what the page shows."""
+    version, epoch, _ = _own_read(prefix, page_version, args, kwargs, fresh=False)
+    return version, epoch
+
+
+def _own_read(prefix: str, page_version, args: tuple, kwargs: dict, *, fresh: bool) -> tuple[str, int, bool]:
+    """:func:`_own_version`, and whether the page's version was read (not the memo's); ``fresh``
+    reads it whatever the memo holds."""
     counter_key = public_version.PUBLIC_VERSION_KEY
     found = cache.get_many([counter_key, _RUNS_EPOCH_KEY])
     signals, epoch = found.get(counter_key, 0), found.get(_RUNS_EPOCH_KEY, 0)
@@ -101,13 +117,32 @@ def _own_version(prefix: str, page_version, args: tuple, kwargs: dict) -> tuple[
     now = time.monotonic()
     key = (prefix, args, tuple(sorted(kwargs.items())))
     memo = _page_memos.get(key)
-    if window > 0 and memo is not None and memo[1] == signals and now - memo[0] < window:
-        return memo[2], epoch
+    if not fresh and window > 0 and memo is not None and memo[1] == signals and now - memo[0] < window:
+        return memo[2], epoch, False
     version = page_version(*args, **kwargs)
     if len(_page_memos) >= PAGE_MEMOS_MAX:
         _page_memos.clear()
     _page_memos[key] = (now, signals, version)
-    return version, epoch
+    return version, epoch, True
+
+
+def _version_and_page(prefix: str, page_version, page: str, args: tuple, kwargs: dict):
+    """(the version the page is built at, runs epoch, the page's cached body or None). When the page
+    is not in the cache at the version the memo held, the version is read itself before the page is
+    built or its last copy served, so a page not served from the cache costs the same queries on
+    every load (the version read once), whether this process's memo was young or not."""
+
+    def version_now(fresh: bool) -> tuple[str, int, bool]:
+        if page_version is None:
+            return _anonymous_read(fresh=fresh)
+        return _own_read(prefix, page_version, args, kwargs, fresh=fresh)
+
+    version, epoch, read = version_now(False)
+    found = cache.get(f"{page}:{version}")
+    if found is None and not read:
+        version, epoch, _ = version_now(True)
+        found = cache.get(f"{page}:{version}")
+    return version, epoch, found
 
 
 def anonymous_page_cache(prefix: str, page_version=None):
@@ -142,13 +177,10 @@ def anonymous_page_cache(prefix: str, page_version=None):
         def cached(request, *args, **kwargs):
             if request.user.is_authenticated:
                 return view(request, data_version.data_version(), *args, **kwargs)
-            if page_version is None:
-                version, epoch = _anonymous_version()
-            else:
-                version, epoch = _own_version(prefix, page_version, args, kwargs)
             page = f"{prefix}:{request.path}:{urlencode(sorted(request.GET.items()))}"
-            page_key, latest_key, lock_key = f"{page}:{version}", f"{page}:latest", f"{page}:rebuilding"
-            found = cache.get(page_key)
+            latest_key, lock_key = f"{page}:latest", f"{page}:rebuilding"
+            version, epoch, found = _version_and_page(prefix, page_version, page, args, kwargs)
+            page_key = f"{page}:{version}"
             if found is not None:
                 return _anonymous_response(request, *found)
             latest = cache.get(latest_key)

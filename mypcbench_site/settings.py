@@ -9,6 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from harness.judge import prices
 from harness.judge.classify import ClassifierSettingError, parse_classifier_setting
+from harness.judge.core import DEFAULT_CONCURRENCY
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything the site writes at run time (database, media, broker queue) lives here by default.
@@ -264,7 +265,8 @@ MYPCBENCH_JUDGE = {
     "base_url": os.environ.get("MYPCBENCH_JUDGE_BASE_URL", ""),
     "temperature": float(os.environ.get("MYPCBENCH_JUDGE_TEMPERATURE", "0")),
     "max_images": int(os.environ.get("MYPCBENCH_JUDGE_MAX_IMAGES", "200")),  # 0 = every screenshot
-    "concurrency": int(os.environ.get("MYPCBENCH_JUDGE_CONCURRENCY", "8")),  # calls in flight per provider
+    # the most calls in flight per provider and model: the judge follows the provider's quota up to it
+    "concurrency": int(os.environ.get("MYPCBENCH_JUDGE_CONCURRENCY", str(DEFAULT_CONCURRENCY))),
     # tries of a call failing with a 5xx or a timeout; 429s wait within their own time budget instead
     "attempts": int(os.environ.get("MYPCBENCH_JUDGE_ATTEMPTS", "5")),
     "prompt_version": os.environ.get("MYPCBENCH_JUDGE_PROMPT_VERSION", ""),  # "" = mypc-judge-1; or paper-v1

@@ -11,7 +11,7 @@ DEFAULT_JUDGE = {
     "base_url": "",
     "temperature": 0.0,
     "max_images": 200,
-    "concurrency": 8,
+    "concurrency": 64,  # harness.judge.core.DEFAULT_CONCURRENCY: a ceiling, the quota sets the rest
     "attempts": 5,
     "prompt_version": "",
     "persona_summary": "",
@@ -27,7 +27,7 @@ class JudgeSpec:
     base_url: str = ""
     temperature: float = 0.0
     max_images: int = 200
-    concurrency: int = 8
+    concurrency: int = 64  # the most calls in flight; the judge follows the provider's quota up to it
     attempts: int = 5  # tries of a call failing with a 5xx or a timeout; 429s wait within their own time budget
     prompt_version: str = ""  # the judge prompt: "" = the harness's default (mypc-judge-1), or paper-v1
     # the persona summary Markdown sent to the judge: a path; "" = the loaded world's summary if a world

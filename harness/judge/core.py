@@ -33,7 +33,7 @@ from harness.judge.provider_base import Provider, ProviderError, Usage, request_
 logger = logging.getLogger(__name__)
 
 SUCCESS, FAILURE, ERROR = "success", "failure", "error"
-DEFAULT_CONCURRENCY = 8
+DEFAULT_CONCURRENCY = 64  # the ceiling: the calls in flight follow the quota up to it
 DEFAULT_ATTEMPTS = 5  # tries per call on 5xx, timeouts and dropped connections
 RATE_LIMIT_BUDGET_S = 600.0  # total wait per call on 429s: per-minute quotas need minutes, not 15 s
 PARSE_ATTEMPTS = 2  # an answer without a verdict is asked again once

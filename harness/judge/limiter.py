@@ -1,29 +1,36 @@
 """Adaptive concurrency for judge calls, one limiter per provider, base URL and model, shared by every
-judge in the process. Four rules keep a run at its quota without a storm of 429s:
+judge in the process. The calls in flight follow the provider's request quota, as stated or as
+observed, up to a ceiling the operator sets (``maximum``); four rules keep a run at its quota without
+a storm of 429s:
 
-1. AIMD on calls in flight: start at two and double per round of successes until the first 429 (slow
-   start); then add about one call per round, and halve on a 429 (at most once per round of calls).
-   Without a word from the provider on its quota, slow start stops doubling at four (every call in
-   flight when an unstated quota's first 429 comes is refused too).
+1. AIMD on calls in flight: start at two. With the provider's word on its quota (rate-limit headers),
+   the first answer lifts the limit straight to the most calls useful under it: the stated requests
+   per window, or the ceiling when that is lower (pacing, rule 2, keeps the window's count). Without
+   it, double per round of successes up to four (every call in flight when an unstated quota's first
+   429 comes is refused too), then add about one call per round. After a 429, add about one per
+   round and halve on a 429 (at most once per round of calls). The limit never passes the quota
+   per window (stated or measured, rule 4) nor the ceiling.
 2. Pre-emptive pacing from the provider's rate-limit headers (Anthropic's and OpenAI's requests
    limit, remaining and reset, on every answer): the stated limit is the request quota per window
    from the first answer on, and no call starts while the requests left are taken by calls in flight,
-   until the stated reset. With it slow start may double up to the most calls allowed.
+   until the stated reset.
 3. A 429 pauses every caller until the server's retry time (header or error body): the calls
    queued behind it would only be refused too.
 4. Without headers, the requests a provider accepted in the trailing quota window before refusing
    one are a measured request quota: calls are then paced to stay under it, and the cap creeps up by
-   one after a few quiet windows so a raised quota is found again.
+   one after three quiet windows so a raised quota is found again (after twice as many once such a
+   probe is refused, up to 48 windows: each refused probe is a 429).
 """
 
+import bisect
 import threading
 import time
-from collections import deque
 from contextlib import contextmanager
 
 SLOW_START_UNTIL = 4  # calls in flight reached by doubling when the provider states no quota
 QUOTA_WINDOW_S = 60.0  # provider quotas are per minute (RPM) for Gemini, Anthropic and OpenAI alike
 QUIET_WINDOWS_BEFORE_PROBE = 3  # windows without a 429 before one more request per window is tried
+MOST_QUIET_WINDOWS_BEFORE_PROBE = 48  # each probe refused doubles the wait before the next, up to this
 # Our start times and the provider's arrival times differ by request building and network jitter.
 WINDOW_MARGIN, WINDOW_SLACK_S = 1.01, 0.1
 
@@ -42,7 +49,12 @@ class AdaptiveLimiter:
         self.not_before = 0.0  # every caller waits until then (a 429's retry time)
         self.quota: int | None = None  # requests per window, once a 429 has measured it
         self.quota_raised_at = 0.0
-        self.started: deque = deque()  # start times of calls in the trailing window
+        self.probe_after = QUIET_WINDOWS_BEFORE_PROBE  # quiet windows before the measured quota is probed
+        # When the answered calls of the trailing window reached the provider, at the latest (sorted;
+        # see _arrival), and the start times of the calls in flight (counted in the window until answered).
+        self.started: list[float] = []
+        self.pending: list[float] = []
+        self.fastest = float("inf")  # the shortest time from a call's start to its answer
         self.last_decrease = -1.0
         self.calls = self.rate_limited_calls = 0
         self.peak_in_flight = 0
@@ -70,12 +82,16 @@ class AdaptiveLimiter:
 
     # ------------------------------------------------------------ admission
 
+    def cap(self) -> int:
+        """The most calls worth having in flight: the ceiling, or the request quota per window (stated
+        or measured) when that is lower (more in flight would only wait for the window)."""
+        return self.maximum if self.quota is None else max(1, min(self.maximum, self.quota))
+
     def _window(self) -> float:
         return self.window_s * WINDOW_MARGIN + WINDOW_SLACK_S
 
     def _trim(self, now: float) -> None:
-        while self.started and self.started[0] <= now - self._window():
-            self.started.popleft()
+        del self.started[: bisect.bisect_right(self.started, now - self._window())]
 
     def _wait_needed(self, now: float) -> float:
         """Seconds to wait before one more call may start, 0 when it may start now."""
@@ -90,8 +106,8 @@ class AdaptiveLimiter:
                 return self.reset_at - now  # every request left is taken: wait for the window to free
         if self.quota is not None:
             self._trim(now)
-            if len(self.started) >= self.quota:
-                return self.started[0] + self._window() - now
+            if len(self.started) + len(self.pending) >= self.quota:
+                return self.started[0] + self._window() - now if self.started else -1.0
         return 0.0
 
     @contextmanager
@@ -123,14 +139,19 @@ class AdaptiveLimiter:
             self.calls += 1
             start = self.clock()
             if count:
-                self.started.append(start)
+                self.pending.append(start)
                 self.started_since_remaining += 1
         try:
             yield start
         finally:
             with self._cond:
                 self.in_flight -= 1
-                self._cond.notify_all()
+                if count:
+                    self.pending.remove(start)
+                    bisect.insort(self.started, self._arrival(start, self.clock()))
+                # One slot freed: one waiter (waking every one at each answer costs the CPU with
+                # many callers); a change that lets more start wakes them all.
+                self._cond.notify()
 
     # ------------------------------------------------------------ feedback
 
@@ -139,15 +160,30 @@ class AdaptiveLimiter:
         what the answer's headers said about the request quota."""
         with self._cond:
             now = self.clock()
+            self.fastest = min(self.fastest, max(0.0, now - started_at))
             if limits is not None:
                 self._stated(now, limits)
-            doubling = self.slow_start and (self.stated_quota is not None or self.limit < SLOW_START_UNTIL)
-            step = 1.0 if doubling else 1 / max(1.0, self.limit)
-            self.limit = min(self.maximum, self.limit + step)
-            if self.quota is not None and now - self.quota_raised_at >= self.window_s * QUIET_WINDOWS_BEFORE_PROBE:
+            before = int(self.limit)
+            if self.slow_start and self.stated_quota is not None:
+                self.limit = float(self.cap())  # the provider said how many it takes: no need to feel for it
+            else:
+                doubling = self.slow_start and self.limit < SLOW_START_UNTIL
+                step = 1.0 if doubling else 1 / max(1.0, self.limit)
+                self.limit = min(float(self.cap()), self.limit + step)
+            if self.quota is not None and now - self.quota_raised_at >= self.window_s * self.probe_after:
                 self.quota += 1  # a quiet window: probe one more request per window
                 self.quota_raised_at = now
-            self._cond.notify_all()
+            if int(self.limit) > before:
+                self._cond.notify_all()  # more may start now (the call's own slot woke one already)
+
+    def _arrival(self, started_at: float, now: float) -> float:
+        """When a call that started at ``started_at`` and ended ``now`` reached the provider, at the
+        latest. A call reaches the provider after its start by the time its request takes to build
+        and send, which a busy machine stretches: calls started together arrive spread out, and a
+        window counted from their starts frees before the provider's does (a 429 for each call
+        started in that gap). A call that took longer than the fastest answer arrived that much
+        later at most (the provider's own time is taken to be no shorter than the fastest answer's)."""
+        return max(started_at, now - self.fastest)
 
     def _stated(self, now: float, limits) -> None:
         if limits.limit:
@@ -169,15 +205,19 @@ class AdaptiveLimiter:
             self.slow_start = False
             self._trim(now)
             # What the provider accepted in the window: the calls that started before the refused one.
-            accepted = max(1, sum(1 for t in self.started if started_at - self._window() < t < started_at))
+            earlier = [t for t in (*self.started, *self.pending) if started_at - self._window() < t < started_at]
+            accepted = max(1, len(earlier))
             if started_at > self.last_decrease:  # one decrease per round: calls already in flight do not count
                 self.limit = max(1.0, self.limit / 2)
                 self.last_decrease = now
                 if self.quota is not None and accepted >= self.quota:
                     self.quota = max(1, self.quota - 1)  # paced at the cap and still refused: lower it
+                    # and probe above it less often: a quota found again and again is the quota
+                    self.probe_after = min(MOST_QUIET_WINDOWS_BEFORE_PROBE, self.probe_after * 2)
                 self.quota_raised_at = now
             if self.quota is None or accepted < self.quota:
                 self.quota = accepted
+            self.limit = min(self.limit, float(self.cap()))
             pause = retry_after if retry_after is not None else 1.0
             self.not_before = max(self.not_before, now + pause)
             self._cond.notify_all()
@@ -187,6 +227,7 @@ class AdaptiveLimiter:
             return {
                 "limit": round(self.limit, 2),
                 "maximum": self.maximum,
+                "cap": self.cap(),
                 "quota_per_window": self.quota,
                 "window_s": self.window_s,
                 "calls": self.calls,

@@ -1,7 +1,8 @@
-"""The judge's adaptive concurrency (harness/judge/limiter.py): slow start doubles
-until the first 429, and the request quota Anthropic and OpenAI state in their rate-limit headers paces
-calls before any 429. Unit cases run on a fake clock; the end-to-end ones against the simulator, whose
-Anthropic and OpenAI answers carry those headers as the real APIs do."""
+"""The judge's adaptive concurrency (harness/judge/limiter.py): a stated quota lifts the calls in
+flight to it (or the ceiling) at the first answer, slow start doubles up to four without one, and
+the request quota Anthropic and OpenAI state in their rate-limit headers paces calls before any 429.
+Unit cases run on a fake clock; the end-to-end ones against the simulator, whose Anthropic and
+OpenAI answers carry those headers as the real APIs do."""
 
 import time
 from datetime import UTC, datetime, timedelta
@@ -42,10 +43,16 @@ def one_round(limiter: AdaptiveLimiter, limits=None) -> int:
     return len(starts)
 
 
-def test_with_a_stated_quota_slow_start_doubles_past_eight_until_the_most_allowed():
-    limiter = AdaptiveLimiter(32, clock=Clock())
+def test_with_a_stated_quota_the_first_answer_lifts_the_calls_in_flight_to_the_ceiling_or_the_quota():
+    limiter = AdaptiveLimiter(64, clock=Clock())
     plenty = RateLimits(limit=4000, remaining=3900, reset_s=30.0)
-    assert [one_round(limiter, plenty) for _ in range(5)] == [2, 4, 8, 16, 32]
+    # before: 2, 4, 8, 16, 32, 64, doubling per round (a short run ended before the slots filled)
+    assert [one_round(limiter, plenty) for _ in range(3)] == [2, 64, 64]
+    limiter = AdaptiveLimiter(64, clock=Clock())
+    few = RateLimits(limit=20, remaining=2000, reset_s=30.0)
+    # twenty a window: the two of the first round and eighteen more, then nothing until the window frees
+    assert [one_round(limiter, few) for _ in range(3)] == [2, 18, 0]
+    assert limiter.state()["limit"] == 20, "no more in flight than the stated quota"
 
 
 def test_without_a_stated_quota_slow_start_stops_doubling_at_four():

@@ -51,6 +51,7 @@ def test_a_429_halves_once_per_round_measures_the_quota_pauses_everyone_then_pac
     assert limiter.state() == {
         "limit": round(limit / 2, 2),  # halved once
         "maximum": 16,
+        "cap": 6,  # no more in flight than the quota per window
         "quota_per_window": 6,  # accepted before the refused call in the window: the six at 0-5, not its twin at 6
         "window_s": 60.0,
         "calls": 8,
@@ -129,13 +130,24 @@ def test_a_first_call_refused_sets_a_quota_of_one_ends_slow_start_and_halving_st
     limiter = AdaptiveLimiter(16, initial=4, clock=clock, window_s=60.0)
     with limiter.slot() as first, limiter.slot() as twin:  # two calls start together at 0, both refused at 0
         pass
-    limiter.rate_limited(first, retry_after=0.0)  # nothing accepted before it: a quota of one, never zero; 4 -> 2
+    limiter.rate_limited(first, retry_after=0.0)  # nothing accepted before it: a quota of one, never zero
     limiter.rate_limited(twin, retry_after=0.0)  # started when the decrease came, not after it: no second halving
-    assert (limiter.state()["quota_per_window"], limiter.state()["limit"]) == (1, 2.0)
+    # 4 -> 2 halved once, then held to the quota: one request a window needs no second call in flight
+    assert (limiter.state()["quota_per_window"], limiter.state()["limit"]) == (1, 1.0)
     clock.now = 0.5
     limiter.succeeded(first)
-    assert limiter.state()["limit"] == 2.5, "after a 429 a success adds 1/limit: slow start is over"
-    for moment in (1.0, 2.0):  # refusals of later rounds: 2.5 -> 1.25 -> 1 (not 0.625: one call at least)
+    assert limiter.state()["limit"] == 1.0, "never past the quota per window"
+
+    limiter = AdaptiveLimiter(16, initial=8, clock=clock, window_s=60.0)
+    for _ in range(5):  # five accepted, then one refused: a quota of five
+        with limiter.slot():
+            pass
+    clock.now = 1.0
+    limiter.rate_limited(1.0, retry_after=0.0)  # 8 -> 4
+    clock.now = 1.5
+    limiter.succeeded(1.5)
+    assert limiter.state()["limit"] == 4.25, "after a 429 a success adds 1/limit: slow start is over"
+    for moment in (2.0, 3.0, 4.0):  # refusals of later rounds: 4.25 -> 2.125 -> 1.0625 -> 1 (one call at least)
         clock.now = moment
         limiter.rate_limited(moment, retry_after=0.0)
     assert limiter.state()["limit"] == 1.0
@@ -191,6 +203,7 @@ def test_a_fresh_limiter_starts_at_one_call_at_least_and_has_run_nothing():
     assert AdaptiveLimiter(8, initial=0).state() == {
         "limit": 1.0,
         "maximum": 8,
+        "cap": 8,
         "quota_per_window": None,
         "window_s": 60.0,
         "calls": 0,
@@ -204,7 +217,79 @@ def test_a_fresh_limiter_starts_at_one_call_at_least_and_has_run_nothing():
 def test_at_one_call_a_success_adds_a_whole_call():
     clock = Clock()
     limiter = AdaptiveLimiter(16, initial=2, clock=clock, window_s=60.0)
-    limiter.rate_limited(0.0, retry_after=0.0)  # 2 -> 1, slow start over
+    for _ in range(3):
+        with limiter.slot():
+            pass
+    clock.now = 0.5
+    limiter.rate_limited(0.5, retry_after=0.0)  # 2 -> 1, slow start over; a quota of three measured
     clock.now = 1.0
     limiter.succeeded(1.0)
     assert limiter.state()["limit"] == 2.0  # + 1/1
+
+
+def test_a_call_answered_later_than_the_fastest_counts_in_the_window_from_when_it_may_have_arrived():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    first_slot, second_slot = limiter.slot(), limiter.slot()
+    first, second = first_slot.__enter__(), second_slot.__enter__()  # two calls start together at 0
+    clock.now = 0.3
+    first_slot.__exit__(None, None, None)
+    limiter.succeeded(first, RateLimits(limit=2))  # the fastest answer: 0.3 s; two requests a window
+    clock.now = 2.3
+    second_slot.__exit__(None, None, None)  # 2 s slower than the fastest: it may have reached the provider at 2.0
+    limiter.succeeded(second)
+    clock.now = WINDOW + 0.5  # the call of 0 has left the window; the one of 2.0 has not
+    waits = []
+    with limiter.slot(sleep=sleeper(clock, waits)):
+        pass
+    assert waits == []  # one of two in the window: this one starts at once
+    with limiter.slot(sleep=sleeper(clock, waits)) as third:
+        pass
+    # two in the window: wait until the slow call leaves it, a window after 2.0 (not after its start)
+    assert waits == [pytest.approx(1.5)] and third == pytest.approx(2.0 + WINDOW)
+
+
+def test_a_call_in_flight_counts_in_the_window_however_long_it_takes():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    with limiter.slot() as answered:
+        pass
+    limiter.succeeded(answered, RateLimits(limit=2))
+    slow = limiter.slot()
+    slow.__enter__()  # started at 0, still waiting for its answer a window later
+    clock.now = WINDOW + 10.0
+    assert limiter._wait_needed(clock()) == 0.0  # the answered call left the window; one of two taken
+    with limiter.slot():
+        pass
+    # two in the window, one of them the call in flight (before: it had left the window at its start's
+    # age and a third could start): wait until the call just answered leaves it
+    assert limiter._wait_needed(clock()) == pytest.approx(WINDOW)
+    slow.__exit__(None, None, None)
+    assert limiter.started == [WINDOW + 10.0, WINDOW + 10.0], "answered now, it may have arrived just now"
+
+
+def test_each_probe_refused_doubles_the_quiet_windows_before_the_next():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    for second in range(4):
+        clock.now = float(second)
+        with limiter.slot():
+            pass
+    clock.now = 4.0
+    limiter.rate_limited(4.0, retry_after=0.0)  # quota 4 measured at 4.0
+    clock.now = 4.0 + 180.0
+    limiter.succeeded(clock.now)
+    assert limiter.state()["quota_per_window"] == 5  # probed after three quiet windows
+    for _ in range(5):
+        with limiter.slot():
+            pass
+    clock.now += 1.0
+    limiter.rate_limited(clock.now, retry_after=0.0)  # five accepted at a quota of five, refused: back to four
+    refused_at = clock.now
+    assert limiter.state()["quota_per_window"] == 4
+    clock.now = refused_at + 180.0
+    limiter.succeeded(clock.now)
+    assert limiter.state()["quota_per_window"] == 4, "three quiet windows are no longer enough"
+    clock.now = refused_at + 360.0
+    limiter.succeeded(clock.now)
+    assert limiter.state()["quota_per_window"] == 5, "six are"
