@@ -24,8 +24,9 @@ REQUIRED_SECTIONS = ("identity", "contacts")
 VERBATIM_KEYS = {"content", "body", "text", "message", "subject", "title", "messages", "lines", "quote"}
 NOTE_KEYS = re.compile(r"(^|_)(notes?|backstory|message_personality|personality|comment|reason)$")
 MIN_PHRASE_WORDS = 3
-# Fields seeders copy into what the user sees: an author's parenthesised remark is taken out of them on reading.
-CLEANED_KEYS = {"name", "merchant", "purpose", "item"}
+# Fields seeders copy into what the user sees: an author's parenthesised remark is taken out of them on reading
+# (a calendar description or a profile's about keeps what the user typed, not the author's aside on it).
+CLEANED_KEYS = {"name", "merchant", "purpose", "item", "description", "about"}
 PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"  # our overlays: <stem>.overlay.json
 OVERLAY_OPS = ("set", "append", "merge")
 

@@ -324,7 +324,9 @@ def _shop_lists(ctx):
             f"shopping.wishlist[{n}]",
         )
         ctx.notes.setdefault(("index", "hoolishop", "products"), {})[wish["item"]] = prod
-        ctx.add("hoolishop", "wishlist", {"product_id": prod, "note": wish.get("note")}, f"shopping.wishlist[{n}]")
+        # The spec's note on a wish is the author's comment on why it is there, not one the user typed.
+        note = None if wish.get("note") in persona.remarks else wish.get("note")
+        ctx.add("hoolishop", "wishlist", {"product_id": prod, "note": note}, f"shopping.wishlist[{n}]")
     for n, sub in enumerate(persona.override("hoolishop").get("subscribe_save", [])):
         prod = ctx.add(
             "hoolishop",

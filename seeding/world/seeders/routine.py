@@ -11,6 +11,7 @@ from ..apps import app_domain, target
 from ..core import WEEKDAYS, Event, parse_time_of_day
 from ..fanout import emit
 from .menus import MENUS, TRIP_DINNERS, USUALS, menu_price, spec_priced
+from .receipts import food_receipt, ride_receipt, shipment_receipt
 from .travel_data import ROUTE_MILES
 
 
@@ -54,7 +55,11 @@ def _routine_event(ctx, eid, kind, title, when, amount=None):
 DEBIT_APPS = {"hangrydash", "kwik-e-mart", "etaxi"}
 
 
-def _bank_and_receipt(ctx, ev, when, app, merchant, code, total, lines, category):
+def _plain_receipt(lines, total, code) -> str:
+    return "\n".join(lines) + f"\nTotal: ${total:,.2f}\nReference: {code}\n"
+
+
+def _bank_and_receipt(ctx, ev, when, app, merchant, code, total, body, category):
     emit(
         ctx,
         ev,
@@ -79,7 +84,7 @@ def _bank_and_receipt(ctx, ev, when, app, merchant, code, total, lines, category
             "from_addr": f"receipts@{app_domain(app)}",
             "subject": f"Your {merchant.split(' *')[0]} receipt {code}",
             "code": code,
-            "body": "\n".join(lines) + f"\nTotal: ${total:,.2f}\nReference: {code}\n",
+            "body": body,
             "label": None,
         },
     )
@@ -107,33 +112,21 @@ def _trip_rides(ctx, rng, home):
             if when.date() > ctx.anchor:
                 continue
             ev = _routine_event(ctx, f"trips[{i}].rides", "ride", f"{pickup} -> {dropoff}", when)
-            code, total = emit(
-                ctx,
-                ev,
-                {
-                    "app": "etaxi",
-                    "when": when,
-                    "pickup": pickup,
-                    "dropoff": dropoff,
-                    "fare": fare,
-                    "tip": round(fare * over.get("typical_tip_pct", 15) / 100, 2),
-                    "car_type": over.get("preferred_car_type", "Standard"),
-                    "driver": rng.choice(DRIVERS),
-                    "rating": 5,
-                    "code": None,
-                },
-            )
-            _bank_and_receipt(
-                ctx,
-                ev,
-                when,
-                "etaxi",
-                "eTaxi",
-                code,
-                total,
-                [f"Ride {pickup} -> {dropoff}", f"Fare ${fare:.2f}"],
-                "Transport",
-            )
+            ride = {
+                "app": "etaxi",
+                "when": when,
+                "pickup": pickup,
+                "dropoff": dropoff,
+                "fare": fare,
+                "tip": round(fare * over.get("typical_tip_pct", 15) / 100, 2),
+                "car_type": over.get("preferred_car_type", "Standard"),
+                "driver": rng.choice(DRIVERS),
+                "rating": 5,
+                "code": None,
+            }
+            code, total = emit(ctx, ev, ride)
+            body = ride_receipt(ride, code, total, ctx.persona.name)
+            _bank_and_receipt(ctx, ev, when, "etaxi", "eTaxi", code, total, body, "Transport")
 
 
 def fill_rides(ctx):
@@ -154,28 +147,43 @@ def fill_rides(ctx):
         when = _at(day, hour, minute + rng.randint(0, 25))
         fare = round(rng.uniform(11, 19), 2)
         ev = _routine_event(ctx, "routines.commute", "ride", "Commute", when)
-        code, total = emit(
-            ctx,
-            ev,
-            {
-                "app": "etaxi",
-                "when": when,
-                "pickup": home,
-                "dropoff": office,
-                "fare": fare,
-                "tip": round(fare * tip_pct / 100, 2),
-                "car_type": over.get("preferred_car_type", "Standard"),
-                "driver": rng.choice(DRIVERS),
-                "rating": 5,
-                "code": None,
-            },
-        )
+        ride = {
+            "app": "etaxi",
+            "when": when,
+            "pickup": home,
+            "dropoff": office,
+            "fare": fare,
+            "tip": round(fare * tip_pct / 100, 2),
+            "car_type": over.get("preferred_car_type", "Standard"),
+            "driver": rng.choice(DRIVERS),
+            "rating": 5,
+            "code": None,
+        }
+        code, total = emit(ctx, ev, ride)
         _bank_and_receipt(
-            ctx, ev, when, "etaxi", "eTaxi", code, total, [f"Ride {home} -> {office}", f"Fare ${fare:.2f}"], "Transport"
+            ctx, ev, when, "etaxi", "eTaxi", code, total, ride_receipt(ride, code, total, ctx.persona.name), "Transport"
         )
 
 
-DRIVERS = ["Luis M.", "Priya K.", "Dale W.", "Tanya R.", "Omar S.", "Greg P.", "Rosa D.", "Ken T."]
+# The drivers who work the Scranton area (each with one car: ``receipts.driver_car``).
+DRIVERS = [
+    "Luis M.",
+    "Priya K.",
+    "Dale W.",
+    "Tanya R.",
+    "Omar S.",
+    "Greg P.",
+    "Rosa D.",
+    "Ken T.",
+    "Sharon B.",
+    "Irfan A.",
+    "Molly C.",
+    "Frank D.",
+    "Yolanda J.",
+    "Pete V.",
+    "Ana L.",
+    "Bill H.",
+]
 
 
 def _trip_dinners(ctx):
@@ -193,29 +201,17 @@ def _trip_dinners(ctx):
             {"item": dish, "price": menu_price(ctx.anchor, name, dish, base[dish], day)} for dish in dishes
         ]
         ev = _routine_event(ctx, f"trips[{i}].meals", "food_order", name, when)
-        code, total = emit(
-            ctx,
-            ev,
-            {
-                "app": "hangrydash",
-                "when": when,
-                "restaurant": name,
-                "items": items,
-                "tip": round(sum(i["price"] for i in items) * 0.2, 2),
-                "code": None,
-            },
-        )
-        _bank_and_receipt(
-            ctx,
-            ev,
-            when,
-            "hangrydash",
-            f"HangryDash *{name}",
-            code,
-            total,
-            [f"{i['item']} ${i['price']:.2f}" for i in items],
-            "Dining",
-        )
+        order = {
+            "app": "hangrydash",
+            "when": when,
+            "restaurant": name,
+            "items": items,
+            "tip": round(sum(i["price"] * i.get("quantity", 1) for i in items) * 0.2, 2),
+            "code": None,
+        }
+        code, total = emit(ctx, ev, order)
+        body = food_receipt(order, code, total)
+        _bank_and_receipt(ctx, ev, when, "hangrydash", f"HangryDash *{name}", code, total, body, "Dining")
 
 
 def _per_week(text) -> float:
@@ -227,6 +223,18 @@ def _per_week(text) -> float:
         except ValueError:
             return 1.0
     return {"daily": 7.0, "weekly": 1.0, "biweekly": 0.5, "monthly": 0.25}.get(value.strip(), 1.0)
+
+
+def _usual_basket(rng, name, menu) -> list[str]:
+    """His usual at ``name``, as people order it: the main dish always, the usual sides most times, now and
+    then another dish from the menu beside it (never a random stranger's order)."""
+    usual = list(USUALS.get(name, [menu[0][1]]))
+    basket = usual[:1] + [dish for dish in usual[1:] if rng.random() < 0.75]
+    if rng.random() < 0.35:
+        extra = [m[1] for m in menu if m[1] not in basket and m[0] not in ("Desserts", "Cheesecake")]
+        if extra:
+            basket.append(rng.choice(extra))
+    return basket
 
 
 def fill_food(ctx):
@@ -252,12 +260,13 @@ def fill_food(ctx):
     need = target(ctx, "food_delivery_orders") - _count(ctx, "hangrydash", "orders")
     days = meals.get("dinner", {}).get("ordering_days") or WEEKDAYS
     pinned = spec_priced(ctx)
+    vary = ctx.rng("routine.hangrydash.baskets")  # its own RNG: the days and places drawn above stay as they were
     for day in _pick_days(ctx, rng, need, days, home_only=True):
         name = rng.choices(places, weights)[0]
         when = _at(day, rng.choice([12, 18, 19, 20]), rng.randint(0, 59))
         menu = MENUS[name][2]
         if rng.random() < 0.7:
-            names = list(USUALS.get(name, [menu[0][1]]))
+            names = _usual_basket(vary, name, menu)
         else:
             names = [rng.choice([m[1] for m in menu if m[0] not in ("Drinks", "Desserts", "Cheesecake")])]
         base = {m[1]: m[2] for m in menu}
@@ -270,29 +279,17 @@ def fill_food(ctx):
             price = menu_price(ctx.anchor, name, sweet[1], sweet[2], day, pinned.get((name, sweet[1])))
             items.append({"item": sweet[1], "price": price})
         ev = _routine_event(ctx, "routines.meals", "food_order", name, when)
-        code, total = emit(
-            ctx,
-            ev,
-            {
-                "app": "hangrydash",
-                "when": when,
-                "restaurant": name,
-                "items": items,
-                "tip": round(sum(i["price"] for i in items) * 0.2, 2),
-                "code": None,
-            },
-        )
-        _bank_and_receipt(
-            ctx,
-            ev,
-            when,
-            "hangrydash",
-            f"HangryDash *{name}",
-            code,
-            total,
-            [f"{i['item']} ${i['price']:.2f}" for i in items],
-            "Dining",
-        )
+        order = {
+            "app": "hangrydash",
+            "when": when,
+            "restaurant": name,
+            "items": items,
+            "tip": round(sum(i["price"] * i.get("quantity", 1) for i in items) * 0.2, 2),
+            "code": None,
+        }
+        code, total = emit(ctx, ev, order)
+        body = food_receipt(order, code, total)
+        _bank_and_receipt(ctx, ev, when, "hangrydash", f"HangryDash *{name}", code, total, body, "Dining")
 
 
 GENERIC_PRODUCTS = [
@@ -328,42 +325,26 @@ def fill_retail(ctx):
     for day, product, prov in sorted(monthly, key=lambda x: (x[0], x[1]["name"]))[: max(need, 0)]:
         when = _at(day, 6, 0)
         ev = _routine_event(ctx, prov, "subscription_order", product["name"], when)
-        code, total = emit(
-            ctx,
-            ev,
-            {
-                "app": "hoolishop",
-                "when": when,
-                "item": product["name"],
-                "price": product["price"],
-                "note": "Subscribe & Save",
-                "code": None,
-            },
-        )
-        _bank_and_receipt(
-            ctx,
-            ev,
-            when,
-            "hoolishop",
-            "HooliShop",
-            code,
-            total,
-            [f"1 x {product['name']} ${product['price']:.2f} (Subscribe & Save)"],
-            "Shopping",
-        )
+        order = {
+            "app": "hoolishop",
+            "when": when,
+            "item": product["name"],
+            "price": product["price"],
+            "note": "Subscribe & Save",
+            "code": None,
+        }
+        code, total = emit(ctx, ev, order)
+        body = shipment_receipt(order, code, total, len(ctx.rows("hoolishop", "orders")), subscription=True)
+        _bank_and_receipt(ctx, ev, when, "hoolishop", "HooliShop", code, total, body, "Shopping")
     need = target(ctx, "retail_orders") - _count(ctx, "hoolishop", "orders")
     for day in _pick_days(ctx, rng, need):
         name, price, category = rng.choice(GENERIC_PRODUCTS)
         when = _at(day, rng.randint(9, 23), rng.randint(0, 59))
         ev = _routine_event(ctx, "routines.shopping", "order", name, when)
-        code, total = emit(
-            ctx,
-            ev,
-            {"app": "hoolishop", "when": when, "item": name, "price": price, "category": category, "code": None},
-        )
-        _bank_and_receipt(
-            ctx, ev, when, "hoolishop", "HooliShop", code, total, [f"1 x {name} ${price:.2f}"], "Shopping"
-        )
+        order = {"app": "hoolishop", "when": when, "item": name, "price": price, "category": category, "code": None}
+        code, total = emit(ctx, ev, order)
+        body = shipment_receipt(order, code, total, len(ctx.rows("hoolishop", "orders")), subscription=False)
+        _bank_and_receipt(ctx, ev, when, "hoolishop", "HooliShop", code, total, body, "Shopping")
 
 
 GROCERIES = [
@@ -418,7 +399,7 @@ def fill_grocery(ctx):
             "Kwik-E-Mart",
             code,
             total,
-            [f"{i['quantity']} x {i['item']} ${i['price']:.2f}" for i in items],
+            _plain_receipt([f"{i['quantity']} x {i['item']} ${i['price']:.2f}" for i in items], total, code),
             "Groceries",
         )
 

@@ -11,6 +11,7 @@ import datetime as dt
 from ..core import DATETIME, stable_id
 from ..fanout import lookup
 from .menus import MENUS, price_change, spec_priced
+from .receipts import carrier_for, delivery_delay, tracking_number
 from .storefront_data import (
     DELIVERY_RESTAURANTS,
     GROCERY_PRODUCTS,
@@ -177,14 +178,13 @@ def _hoolishop_account(ctx, app, rng, where):
 
 
 def _hoolishop_shipping(ctx, app, rng, where):
-    carriers = ["UPS", "USPS", "FedEx", "HooliShip"]
     for order in ctx.rows(app, "orders"):
         placed = _when(order, "placed_at")
         shipped = placed + dt.timedelta(hours=rng.randint(6, 30))
         delivered = shipped + dt.timedelta(days=rng.randint(1, 4), hours=rng.randint(0, 8))
         done = delivered.date() < ctx.anchor
         sent = shipped.date() <= ctx.anchor
-        carrier = carriers[order["id"] % len(carriers)]
+        carrier = carrier_for(order["id"])  # the carrier and tracking number the order's mail names
         sid = ctx.add(
             app,
             "shipments",
@@ -192,7 +192,7 @@ def _hoolishop_shipping(ctx, app, rng, where):
                 "order_id": order["id"],
                 "address_id": 1,
                 "carrier": carrier,
-                "tracking": f"{carrier[:2].upper()}{stable_id(order['order_number'], length=10).upper()}",
+                "tracking": tracking_number(carrier, order["order_number"]),
                 "shipped_at": _stamp(shipped) if sent else None,
                 "delivered_at": _stamp(delivered) if done else None,
                 "status": "delivered" if done else "in_transit" if sent else "preparing",
@@ -590,7 +590,7 @@ def _hangrydash_account(ctx, app, rng, where, restaurants):
     for order in ctx.rows(app, "orders"):
         placed = _when(order, "placed_at")
         for minutes, status in [(0, "placed"), (4, "confirmed"), (22, "picked_up"), (41, "delivered")]:
-            moment = placed + dt.timedelta(minutes=minutes + (order["id"] % 7))
+            moment = placed + dt.timedelta(minutes=minutes + delivery_delay(order["order_number"]))
             if moment.date() <= ctx.anchor:
                 ctx.add(
                     app,

@@ -10,9 +10,10 @@ host messages and price breakdowns. Runs after the booking seeders and never cha
 
 import datetime as dt
 
-from ..core import DATETIME, parse_time_of_day, stable_id
+from ..core import DATETIME, parse_time_of_day
 from ..fanout import lookup
 from .flights_stays import seed_flights_and_stays
+from .receipts import CAR_TYPES, driver_car, ride_miles, ride_minutes
 from .routine import DRIVERS
 from .storefront_data import REVIEW_LINES, REVIEWERS
 from .storefronts import HOME, OFFICE, add_cards
@@ -211,12 +212,7 @@ def _etaxi(ctx):
             "routines.commute",
         )
     add_cards(ctx, app, where)
-    types = [
-        ("Standard", 4, 3.25, 1.60, 0.30),
-        ("Comfort", 4, 4.50, 2.05, 0.38),
-        ("XL", 6, 5.50, 2.60, 0.45),
-        ("Black", 4, 9.00, 3.75, 0.65),
-    ]
+    types = CAR_TYPES
     for name, seats, base, mile, minute in types:
         ctx.add(
             app,
@@ -243,17 +239,12 @@ def _etaxi(ctx):
                 where,
             )
     for name in DRIVERS:
+        # The same car and plate the ride receipts in the mailbox name.
+        car, plate = driver_car(name)
         ctx.add(
             app,
             "drivers",
-            {
-                "name": name,
-                "car": rng.choice(
-                    ["Toyota Camry", "Honda Odyssey", "Ford Explorer", "Chevy Suburban", "Hyundai Sonata"]
-                ),
-                "plate": f"PA {stable_id(name, length=3).upper()}-{rng.randint(1000, 9999)}",
-                "rating": round(rng.uniform(4.6, 4.99), 2),
-            },
+            {"name": name, "car": car, "plate": plate, "rating": round(rng.uniform(4.6, 4.99), 2)},
             where,
         )
     for code, text, pct, days, used in [
@@ -276,8 +267,9 @@ def _etaxi(ctx):
     per_type = {t[0]: t for t in types}
     for ride in ctx.rows(app, "rides"):
         kind = per_type.get(ride["car_type"], types[0])
-        minutes = rng.randint(8, 25)
-        miles = max(round((ride["fare"] - kind[2] - kind[4] * minutes) / kind[3], 1), 0.5)
+        # The time and distance the ride's receipt mail states.
+        minutes = ride_minutes(ride["ride_code"])
+        miles = ride_miles(ride["fare"], kind[0], minutes)
         ctx.add(
             app,
             "receipts",
