@@ -31,8 +31,6 @@ CREATE TABLE message_labels (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL
   label_id INTEGER NOT NULL REFERENCES labels(id), provenance TEXT NOT NULL);
 CREATE TABLE message_flags (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL REFERENCES messages(id),
   starred INTEGER NOT NULL, important INTEGER NOT NULL, provenance TEXT NOT NULL);
-CREATE TABLE thread_participants (id INTEGER PRIMARY KEY, thread_id INTEGER NOT NULL REFERENCES threads(id),
-  address TEXT NOT NULL, provenance TEXT NOT NULL);
 CREATE TABLE drafts (id INTEGER PRIMARY KEY, to_addr TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL,
   updated_at TEXT NOT NULL, provenance TEXT NOT NULL);
 CREATE TABLE search_history (id INTEGER PRIMARY KEY, query TEXT NOT NULL, searched_at TEXT NOT NULL,

@@ -8,7 +8,6 @@ CREATE TABLE messages (id INTEGER PRIMARY KEY, channel_id INTEGER NOT NULL REFER
   sender_id INTEGER NOT NULL REFERENCES users(id), sent_at TEXT NOT NULL, body TEXT NOT NULL, provenance TEXT NOT NULL);
 CREATE INDEX messages_channel_time ON messages (channel_id, sent_at);
 
-CREATE TABLE user_status (id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id), emoji TEXT, text TEXT, provenance TEXT NOT NULL);
 CREATE TABLE preferences (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT, provenance TEXT NOT NULL);
 CREATE TABLE reactions (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL REFERENCES messages(id),
   user_id INTEGER NOT NULL REFERENCES users(id), emoji TEXT NOT NULL, reacted_at TEXT NOT NULL, provenance TEXT NOT NULL);

@@ -1,6 +1,6 @@
 """What HooliMail keeps besides the messages, derived from the messages the ``mail`` seeder wrote: the
 address book and its groups, recipients, labels on messages, stars and importance, the filters that
-label mail as it arrives, mailing lists, identities and signatures, thread participants, drafts Michael
+label mail as it arrives, mailing lists, identities and signatures, drafts Michael
 has not sent, and his recent searches. Nothing is dated after the anchor.
 """
 
@@ -135,8 +135,8 @@ def seed_mail_state(ctx, newsletters: set[str], corporate: list[dict]):
         )
         group = "Work" if addr.endswith("@" + domain) else "Personal" if addr in contacts else "Services"
         ctx.add("mail", "contact_group_members", {"group_id": groups[group], "contact_id": cid}, "mail.contacts")
-    # Per message: its recipients, labels, stars; per thread: its participants.
-    participants: dict[int, set[str]] = {}
+    # Per message: its recipients, labels, stars (a thread's participants are its messages' senders and
+    # recipients: the app reads them from there, it keeps no table of them).
     for message in messages:
         ctx.add(
             "mail",
@@ -168,11 +168,6 @@ def seed_mail_state(ctx, newsletters: set[str], corporate: list[dict]):
                 },
                 message["provenance"],
             )
-        participants.setdefault(message["thread_id"], set()).update({sender, message["to_addr"]})
-    for thread_id, addresses in participants.items():
-        if len(addresses) > 1 or rng.random() < 0.3:
-            for addr in sorted(addresses):
-                ctx.add("mail", "thread_participants", {"thread_id": thread_id, "address": addr}, "mail")
     # Drafts he started and never sent, and what he searched for lately.
     received = [
         m

@@ -46,6 +46,8 @@ WATCHLISTS = {
     "Index funds (Oscar)": [("VOO", "Oscar: boring is good"), ("SCHD", None), ("BND", None)],
 }
 HISTORY_DAYS = 365
+# The app keeps a year of daily prices for what the user holds, watches or traded, a quarter for the rest.
+BROWSED_DAYS = 92
 
 
 def _trading_days(start: dt.date, end: dt.date) -> list[dt.date]:
@@ -99,6 +101,8 @@ def _batbucks(ctx):
     orders = ctx.rows("batbucks", "orders")
     held = {h["ticker"]: h for h in ctx.rows("batbucks", "holdings")}
     closes: dict[str, list[float]] = {}
+    followed = set(held) | {o["ticker"] for o in orders} | {t for items in WATCHLISTS.values() for t, _ in items}
+    browsed_from = ctx.anchor - dt.timedelta(days=BROWSED_DAYS)
     for ticker, (name, kind, sector, exchange, price, vol, dividend, expense) in SECURITIES.items():
         ctx.add(
             "batbucks",
@@ -127,6 +131,10 @@ def _batbucks(ctx):
         for day, close in zip(days, series, strict=True):
             swing = abs(rng.gauss(0, vol / math.sqrt(252))) * close
             open_ = round(previous * (1 + rng.gauss(0, vol / math.sqrt(252) / 3)), 2)
+            volume = int(base_volume * rng.uniform(0.5, 1.8))
+            previous = close
+            if ticker not in followed and day < browsed_from:
+                continue
             ctx.add(
                 "batbucks",
                 "price_history",
@@ -137,11 +145,10 @@ def _batbucks(ctx):
                     "high": round(max(open_, close) + swing / 2, 2),
                     "low": round(max(0.01, min(open_, close) - swing / 2), 2),
                     "close": close,
-                    "volume": int(base_volume * rng.uniform(0.5, 1.8)),
+                    "volume": volume,
                 },
                 "investments.holdings+markets",
             )
-            previous = close
         ctx.add(
             "batbucks",
             "quotes",

@@ -35,13 +35,8 @@ def _work_status(ctx):
     persona = ctx.persona
     work = persona.override("workbuzz")
     if work:
-        ctx.add(
-            "workbuzz",
-            "user_status",
-            {"user_id": 1, "emoji": work.get("status_emoji"), "text": work.get("status_text")},
-            "app_overrides.workbuzz",
-        )
-        for key in sorted(k for k in work if not k.startswith("status") and not k.startswith("_")):
+        # His custom status (emoji and text) is one of his settings, beside the others.
+        for key in sorted(k for k in work if not k.startswith("_")):
             ctx.add("workbuzz", "preferences", {"key": key, "value": str(work[key])}, "app_overrides.workbuzz")
 
 
