@@ -13,9 +13,8 @@ CREATE TABLE settings (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value T
 CREATE TABLE attachments (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL REFERENCES messages(id),
   filename TEXT NOT NULL, content_type TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
   provenance TEXT NOT NULL);
-CREATE TABLE signatures (id INTEGER PRIMARY KEY, name TEXT NOT NULL, body TEXT NOT NULL, provenance TEXT NOT NULL);
 CREATE TABLE identities (id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL,
-  signature_id INTEGER REFERENCES signatures(id), is_default INTEGER NOT NULL, provenance TEXT NOT NULL);
+  signature TEXT NOT NULL, is_default INTEGER NOT NULL, provenance TEXT NOT NULL);
 CREATE TABLE filters (id INTEGER PRIMARY KEY, match_field TEXT NOT NULL, match_value TEXT NOT NULL,
   label_id INTEGER REFERENCES labels(id), skip_inbox INTEGER NOT NULL, provenance TEXT NOT NULL);
 CREATE TABLE mailing_lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, list_unsubscribe TEXT,

@@ -1,6 +1,6 @@
 """What HooliMail keeps besides the messages, derived from the messages the ``mail`` seeder wrote: the
 address book and its groups, recipients, labels on messages, stars and importance, the filters that
-label mail as it arrives, mailing lists, identities and signatures, drafts Michael
+label mail as it arrives, mailing lists, his identity and signature, drafts Michael
 has not sent, and his recent searches. Nothing is dated after the anchor.
 """
 
@@ -59,12 +59,10 @@ def _label_for(message: dict, labels: dict[str, int], newsletters: set[str]) -> 
 def _settings(ctx, me: str, contacts: dict, newsletters: set[str], messages: list[dict]) -> dict[str, int]:
     """Identity, signature, the filters' labels and rules, and the mailing lists; returns labels by name."""
     ident = ctx.persona.spec["identity"]
-    # Identities and signatures: the address he sends from and the signature under it.
-    signature = ctx.persona.override("mail").get("signature")
-    sig = ctx.add("mail", "signatures", {"name": "Work", "body": signature or ""}, "app_overrides.mail")
-    ctx.add(
-        "mail", "identities", {"name": ident["name"], "address": me, "signature_id": sig, "is_default": 1}, "identity"
-    )
+    # His identity: the address he sends from and the signature under it.
+    signature = ctx.persona.override("mail").get("signature") or ""
+    identity = {"name": ident["name"], "address": me, "signature": signature, "is_default": 1}
+    ctx.add("mail", "identities", identity, "identity")
     # Dates are shown in the persona's zone (New York, with daylight saving).
     ctx.add("mail", "settings", {"key": "timezone", "value": ZONE_NAME}, "identity")
     # Labels the filters put on arriving mail (besides the persona's own labels).
