@@ -3,8 +3,8 @@
 
 For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``, ``cross_app_events``,
 ``shopping``, ``plants`` for planted contradictions and dependencies), the routine fillers up to the volumes
-(``routine``), what the shops and travel apps hold around those records (``storefronts``,
-``travel``), and the seeders that own a data surface: Gringotts (``bank``, and ``banking`` around its
+(``routine``, with the service mail each sends composed by ``receipts``), what the shops and travel apps hold
+around those records (``storefronts``, ``travel``), and the seeders that own a data surface: Gringotts (``bank``, and ``banking`` around its
 ledger), ``chat``, ``mail``, ``calendar`` (``calendar_people`` for guests, reminders and colours), BatBucks
 (``markets``), OddsMarket (``predictions``), SpeedTax (``taxes``), SprintBoard (``workspace``), LockedIn
 (``network``), ``firefox``, the office documents (``office``), and files, databases and summary (``files``).
