@@ -4,10 +4,11 @@
 For: spec sections (``profiles``, ``catalogs``, ``derived`` paystubs, ``trips``, ``cross_app_events``,
 ``shopping``, ``plants`` for planted contradictions and dependencies), the routine fillers up to the volumes
 (``routine``, with the service mail each sends composed by ``receipts``), what the shops and travel apps hold
-around those records (``storefronts``, ``travel``), and the seeders that own a data surface: Gringotts (``bank``, and ``banking`` around its
-ledger), ``chat``, ``mail``, ``calendar`` (``calendar_people`` for guests, reminders and colours), BatBucks
-(``markets``), OddsMarket (``predictions``), SpeedTax (``taxes``), SprintBoard (``workspace``), LockedIn
-(``network``), ``firefox``, the office documents (``office``), and files, databases and summary (``files``).
+around those records (``storefronts``, ``travel``), and the seeders that own a data surface: Gringotts (``bank``,
+and ``banking`` around its ledger), ``chat``, ``mail``, ``calendar`` (``calendar_people`` for guests, reminders and
+colours), BatBucks (``markets``), OddsMarket (``predictions``), SpeedTax (``taxes``), SprintBoard (``workspace``),
+LockedIn (``network``), ``firefox``, the office documents (``office``), and files, databases and summary
+(``files``).
 A seeder is a function of the build ``Context``; it adds rows, files and events, or queues intents for the
 seeder that owns a surface (charges, messages, calendar entries, visits).
 May use: ``seeding.world.core``, ``apps``, ``fanout`` and the office libraries; a seeder may use another's
