@@ -9,25 +9,15 @@ from pathlib import Path
 import pytest
 
 from seeding.world.answer_keys import load_keys, resolve
-from seeding.world.build import build
 from seeding.world.seeders.menus import menu_price, price_change
-from tests.conftest import need_upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 ANCHOR = dt.date(2026, 4, 13)
 COMMERCE = ["hoolishop", "kwik-e-mart", "hangrydash", "tablefind", "etaxi", "dinoco-airlines", "cheskepdia"]
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    upstream = need_upstream("michael_scott.json")
-    out = tmp_path_factory.mktemp("commerce") / "world"
-    build(upstream / "michael_scott.json", out, ANCHOR)
-    return out
-
-
-def _db(world: Path, app: str) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{world / 'apps' / f'{app}.sqlite'}?mode=ro", uri=True)
+def _db(real_world: Path, app: str) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{real_world / 'apps' / f'{app}.sqlite'}?mode=ro", uri=True)
 
 
 def _next(weekday: int) -> dt.date:
@@ -48,11 +38,11 @@ def test_a_dish_keeps_its_price_until_its_one_dated_change():
 
 
 @pytest.mark.slow
-def test_commerce_apps_hold_what_real_shops_and_travel_apps_hold(world):
+def test_commerce_apps_hold_what_real_shops_and_travel_apps_hold(real_world):
     tables = rows = 0
     empty = []
     for app in COMMERCE:
-        con = _db(world, app)
+        con = _db(real_world, app)
         names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         tables += len(names)
         for name in names:
@@ -63,13 +53,13 @@ def test_commerce_apps_hold_what_real_shops_and_travel_apps_hold(world):
     assert tables >= 85 and rows >= 15_900, (tables, rows)
     # The released world's HooliShop cart is empty; every other table has this user's rows.
     assert empty == ["hoolishop.cart_items"]
-    assert _db(world, "hoolishop").execute("SELECT COUNT(*) FROM products").fetchone()[0] >= 92
-    assert _db(world, "tablefind").execute("SELECT COUNT(*) FROM restaurants").fetchone()[0] == 37
+    assert _db(real_world, "hoolishop").execute("SELECT COUNT(*) FROM products").fetchone()[0] >= 92
+    assert _db(real_world, "tablefind").execute("SELECT COUNT(*) FROM restaurants").fetchone()[0] == 37
 
 
 @pytest.mark.slow
-def test_carts_and_lists_hold_the_items_tasks_name(world):
-    kwik = _db(world, "kwik-e-mart")
+def test_carts_and_lists_hold_the_items_tasks_name(real_world):
+    kwik = _db(real_world, "kwik-e-mart")
     party = {
         r[0]
         for r in kwik.execute(
@@ -88,21 +78,21 @@ def test_carts_and_lists_hold_the_items_tasks_name(world):
         )
     }
     assert {"Oat milk (half gallon)", "Eggs (dozen)"} <= stocked
-    dash = _db(world, "hangrydash")
+    dash = _db(real_world, "hangrydash")
     cart = dash.execute(
         "SELECT r.name, m.name FROM cart_items c JOIN menu_items m ON m.id = c.menu_item_id "
         "JOIN restaurants r ON r.id = m.restaurant_id"
     ).fetchall()
     assert cart and all(restaurant for restaurant, _ in cart)
-    shop = _db(world, "hoolishop")
+    shop = _db(real_world, "hoolishop")
     assert shop.execute("SELECT COUNT(*) FROM carts WHERE status = 'active'").fetchone()[0] == 1
     labels = dict(shop.execute("SELECT label, line1 FROM addresses"))
     assert labels["Home"] == "1725 Slough Ave" and labels["Work"].startswith("Dunder Mifflin")
 
 
 @pytest.mark.slow
-def test_tablefind_slots_are_bookable_on_the_days_tasks_ask_for(world):
-    con = _db(world, "tablefind")
+def test_tablefind_slots_are_bookable_on_the_days_tasks_ask_for(real_world):
+    con = _db(real_world, "tablefind")
     count, days = con.execute("SELECT COUNT(*), COUNT(DISTINCT date(starts_at)) FROM slots").fetchone()
     assert days == 31 and abs(count - 4128) <= 413, count  # the paper: 4,128 slots over 31 dates
     statuses = dict(con.execute("SELECT status, COUNT(*) FROM slots GROUP BY status"))
@@ -128,8 +118,8 @@ def test_tablefind_slots_are_bookable_on_the_days_tasks_ask_for(world):
 
 
 @pytest.mark.slow
-def test_a_dish_costs_the_same_at_a_restaurant_except_after_its_dated_change(world):
-    con = _db(world, "hangrydash")
+def test_a_dish_costs_the_same_at_a_restaurant_except_after_its_dated_change(real_world):
+    con = _db(real_world, "hangrydash")
     prices = con.execute(
         "SELECT r.name, i.name, o.placed_at, i.price FROM order_items i JOIN orders o ON o.id = i.order_id "
         "JOIN restaurants r ON r.id = o.restaurant_id"
@@ -158,9 +148,9 @@ def test_a_dish_costs_the_same_at_a_restaurant_except_after_its_dated_change(wor
 
 
 @pytest.mark.slow
-def test_no_home_deliveries_or_commutes_while_michael_is_away(world):
+def test_no_home_deliveries_or_commutes_while_michael_is_away(real_world):
     stays = (
-        _db(world, "cheskepdia")
+        _db(real_world, "cheskepdia")
         .execute(
             "SELECT p.name, b.check_in, b.check_out FROM bookings b JOIN properties p ON p.id = b.property_id "
             "WHERE b.check_in <= ?",
@@ -172,7 +162,7 @@ def test_no_home_deliveries_or_commutes_while_michael_is_away(world):
     for name, first, last in stays:
         window = (first, last + " 23:59:59")
         food = (
-            _db(world, "hangrydash")
+            _db(real_world, "hangrydash")
             .execute(
                 "SELECT r.name, o.provenance FROM orders o JOIN restaurants r ON r.id = o.restaurant_id "
                 "WHERE o.placed_at BETWEEN ? AND ?",
@@ -181,12 +171,12 @@ def test_no_home_deliveries_or_commutes_while_michael_is_away(world):
             .fetchall()
         )
         grocery = (
-            _db(world, "kwik-e-mart")
+            _db(real_world, "kwik-e-mart")
             .execute("SELECT COUNT(*) FROM orders WHERE placed_at BETWEEN ? AND ?", window)
             .fetchone()[0]
         )
         rides = (
-            _db(world, "etaxi")
+            _db(real_world, "etaxi")
             .execute("SELECT pickup, dropoff FROM rides WHERE requested_at BETWEEN ? AND ?", window)
             .fetchall()
         )
@@ -198,8 +188,8 @@ def test_no_home_deliveries_or_commutes_while_michael_is_away(world):
 
 
 @pytest.mark.slow
-def test_dinoco_miles_come_from_the_legs_flown(world):
-    con = _db(world, "dinoco-airlines")
+def test_dinoco_miles_come_from_the_legs_flown(real_world):
+    con = _db(real_world, "dinoco-airlines")
     for confirmation, earned, flown in con.execute(
         "SELECT b.confirmation, d.miles_earned, (SELECT COALESCE(SUM(r.miles), 0) FROM segments s "
         "JOIN flights f ON f.id = s.flight_id JOIN routes r ON r.origin = f.origin AND r.destination = f.destination "
@@ -214,11 +204,11 @@ def test_dinoco_miles_come_from_the_legs_flown(world):
 
 
 @pytest.mark.slow
-def test_every_answer_key_fact_in_a_commerce_app_is_found(world):
+def test_every_answer_key_fact_in_a_commerce_app_is_found(real_world):
     keys = load_keys()
     reading = [t for t, key in keys.items() if any(f.get("app") in COMMERCE for f in key["facts"])]
     assert len(reading) >= 55
-    report = resolve(world, keys, reading)
+    report = resolve(real_world, keys, reading)
     missing = [
         (task, fact["need"])
         for task, entry in report["per_task"].items()

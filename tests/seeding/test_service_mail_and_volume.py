@@ -4,27 +4,16 @@ no author remark in a calendar entry, profile or shop note; the app databases wi
 
 import collections
 import datetime as dt
-import json
 import re
 import sqlite3
 
 import pytest
 
-from seeding.world.build import build
 from seeding.world.text_checks import leaks, text_variety
-from tests.conftest import need_upstream
 
 pytestmark = pytest.mark.slow  # builds the real persona's world
 
 ANCHOR = dt.date(2026, 4, 13)
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    upstream = need_upstream("michael_scott.json")
-    out = tmp_path_factory.mktemp("polish") / "world"
-    build(upstream / "michael_scott.json", out, ANCHOR)
-    return out, json.loads((upstream / "michael_scott.json").read_text(encoding="utf-8"))
 
 
 def _rows(root, app, sql, *params):
@@ -48,8 +37,8 @@ def _contents(node):
             yield from _contents(item)
 
 
-def test_ride_receipts_name_the_driver_car_and_trip_the_app_recorded(world):
-    root, _ = world
+def test_ride_receipts_name_the_driver_car_and_trip_the_app_recorded(real_world, real_spec):
+    root = real_world
     bodies = [b for (b,) in _rows(root, "mail", "SELECT body FROM messages WHERE subject LIKE 'Your eTaxi receipt%'")]
     # One receipt per completed ride (the airport ride booked for next week has none yet).
     assert len(bodies) == _rows(root, "etaxi", "SELECT COUNT(*) FROM rides WHERE status = 'completed'")[0][0] > 100
@@ -72,8 +61,8 @@ def test_ride_receipts_name_the_driver_car_and_trip_the_app_recorded(world):
     assert len(named) >= 10 and len(footers) >= 6  # many drivers, a footer that changes
 
 
-def test_food_receipts_list_the_basket_and_his_usuals_vary(world):
-    root, _ = world
+def test_food_receipts_list_the_basket_and_his_usuals_vary(real_world, real_spec):
+    root = real_world
     rows = _rows(
         root,
         "hangrydash",
@@ -101,15 +90,15 @@ def test_food_receipts_list_the_basket_and_his_usuals_vary(world):
     assert len(couriers) >= 12
 
 
-def test_service_mail_is_not_one_template_repeated(world):
-    root, spec = world
+def test_service_mail_is_not_one_template_repeated(real_world, real_spec):
+    root, spec = real_world, real_spec
     mail = text_variety(root, spec)["apps"]["mail"]
     assert mail["top10_share"] <= 0.05, mail["top_repeated"]
     assert mail["distinct_share"] >= 0.6
 
 
-def test_no_author_remark_reaches_calendar_profile_or_shop(world):
-    root, spec = world
+def test_no_author_remark_reaches_calendar_profile_or_shop(real_world, real_spec):
+    root, spec = real_world, real_spec
     hits = leaks(root, spec)
     # The one phrase left is in a document Michael wrote himself (the spec gives its text as his): "Holly (if
     # she says yes)" in his sequel notes is his own aside, not the author's.
@@ -123,8 +112,8 @@ def test_no_author_remark_reaches_calendar_profile_or_shop(world):
     assert "Threat Level Midnight" in about and "not sold anywhere" not in about
 
 
-def test_app_databases_hold_the_goal_volume_within_ten_percent(world):
-    root, _ = world
+def test_app_databases_hold_the_goal_volume_within_ten_percent(real_world, real_spec):
+    root = real_world
     tables = rows = 0
     for db in sorted((root / "apps").glob("*.sqlite")):
         names = [r[0] for r in _rows(root, db.stem, "SELECT name FROM sqlite_master WHERE type = 'table'")]

@@ -3,29 +3,18 @@ tasks name writes to Michael, his replies are his own words, times follow New Yo
 the leak scan finds a planted author remark where a user would see it."""
 
 import email
-import json
 import sqlite3
 
 import pytest
 
-from seeding.world.build import build
 from seeding.world.persona import author_phrases
 from seeding.world.text_checks import leaks, text_variety
-from tests.seeding.test_seeding_world import ANCHOR, _upstream
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    spec = _upstream() / "michael_scott.json"
-    out = tmp_path_factory.mktemp("text") / "world"
-    build(spec, out, ANCHOR)
-    return json.loads(spec.read_text()), out
-
-
-def test_messages_are_as_varied_as_people_write(world):
-    spec, out = world
+def test_messages_are_as_varied_as_people_write(real_spec, real_world):
+    spec, out = real_spec, real_world
     figures = text_variety(out, spec)["apps"]
     assert figures["mail"]["person_to_person"]["distinct_share"] >= 0.90
     assert figures["mail"]["distinct_share"] >= 0.60
@@ -35,8 +24,8 @@ def test_messages_are_as_varied_as_people_write(world):
     assert figures["mail"]["silent_contacts"] == []
 
 
-def test_jan_and_david_wallace_write_and_michael_answers_in_his_own_words(world):
-    _, out = world
+def test_jan_and_david_wallace_write_and_michael_answers_in_his_own_words(real_spec, real_world):
+    out = real_world
     con = sqlite3.connect(out / "apps/mail.sqlite")
     senders = {row[0] for row in con.execute("SELECT from_name FROM messages")}
     assert {"Jan Levinson", "David Wallace", "Emma Scott", "Arnav Singh", "Todd Packer"} <= senders
@@ -52,8 +41,8 @@ def test_jan_and_david_wallace_write_and_michael_answers_in_his_own_words(world)
     assert not [body for body in mine if body.startswith("Michael ") or body.startswith("Has NOT")]
 
 
-def test_mail_dates_follow_daylight_saving(world):
-    _, out = world
+def test_mail_dates_follow_daylight_saving(real_spec, real_world):
+    out = real_world
     offsets = set()
     for path in (out / "home/user/Maildir/cur").iterdir():
         message = email.message_from_bytes(path.read_bytes())
@@ -62,8 +51,8 @@ def test_mail_dates_follow_daylight_saving(world):
     assert "TZID=America/New_York" in (out / "home/user/Calendar/personal.ics").read_text()
 
 
-def test_leak_scan_names_where_a_planted_remark_sits(world, tmp_path):
-    spec, out = world
+def test_leak_scan_names_where_a_planted_remark_sits(real_spec, real_world, tmp_path):
+    spec, out = real_spec, real_world
     phrases = author_phrases(spec)
     assert "forgot he signed up" in phrases
     planted = tmp_path / "home/user/Documents"
