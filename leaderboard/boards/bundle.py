@@ -125,6 +125,7 @@ class MediaCopier:
 
     def __init__(self, out: Path, report: SizeReport):
         self.out, self.report = out, report
+        self.copied: dict[str, str] = {}  # path inside the bundle: itself, or "" when storage lacked it
 
     def step_files(self, step: Step) -> dict[str, tuple[str, str]]:
         """{URL the site serves: (field name, stored name)} for every file the step has (the original and
@@ -142,9 +143,9 @@ class MediaCopier:
         """The file's path inside the bundle, or "" when storage no longer holds it."""
         suffix = PurePosixPath(stored_name).suffix.lower() or ".bin"
         rel = f"media/{trajectory_pk}/{step.index}-{field_name}{suffix}"
+        if rel in self.copied:
+            return self.copied[rel]
         target = self.out / rel
-        if target.exists():
-            return rel
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             with default_storage.open(stored_name, "rb") as src, target.open("wb") as dst:
@@ -152,8 +153,10 @@ class MediaCopier:
         except OSError:
             target.unlink(missing_ok=True)
             self.report.missing_media += 1
+            self.copied[rel] = ""
             return ""
         self.report.add(target)
+        self.copied[rel] = rel
         return rel
 
     def bundle_step(self, step: Step, trajectory_pk: int, payload: dict, prefix: str) -> dict:

@@ -142,3 +142,25 @@ def test_unpublished_run_only_with_the_maintainer_flag(catalog, tmp_path):
     index = (folder / "index.html").read_text()
     assert "Secret draft upload" in index and "not published" in index
     crawl(folder)
+
+
+def test_progress_lines_and_a_screenshot_gone_from_storage(catalog, tmp_path, monkeypatch):
+    from leaderboard.boards import bundle
+    from trajectories.models import Trajectory
+
+    monkeypatch.setattr(bundle, "PROGRESS_EVERY", 1)
+    for task in (catalog.action, catalog.orchestration):
+        Trajectory.objects.create(run=catalog.published, task=task, ended_by="done", n_steps=0)
+    default_storage.delete(catalog.steps[0].screenshot.name)
+    folder = tmp_path / "gone"
+    report = export("published-run", str(folder))
+    assert [line for line in report.splitlines() if "trajectories written" in line] == [
+        "1 of 3 trajectories written",
+        "2 of 3 trajectories written",
+        "3 of 3 trajectories written",
+    ]
+    assert "1 screenshot file(s) missing from storage" in report
+    pages = crawl(folder)
+    data = json.loads(pages[folder / "trajectories" / f"{catalog.traj.pk}.html"].data)
+    assert data["steps"][0]["image"] == "" and "missing" in data["steps"][0]["problem"]
+    assert data["steps"][1]["image"].endswith("2-display_image.webp")
