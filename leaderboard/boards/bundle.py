@@ -123,8 +123,8 @@ class MediaCopier:
     """Copies the files a step's payload shows into media/<trajectory>/ and gives their paths relative to
     the bundle; the original is copied only when the step has no derivative."""
 
-    def __init__(self, out: Path, report: SizeReport):
-        self.out, self.report = out, report
+    def __init__(self, out: Path, report: SizeReport, originals: bool = False):
+        self.out, self.report, self.originals = out, report, originals
         self.copied: dict[str, str] = {}  # path inside the bundle: itself, or "" when storage lacked it
 
     def step_files(self, step: Step) -> dict[str, tuple[str, str]]:
@@ -160,21 +160,23 @@ class MediaCopier:
         return rel
 
     def bundle_step(self, step: Step, trajectory_pk: int, payload: dict, prefix: str) -> dict:
-        """A step's payload with the site's media URLs turned into the bundle's relative paths. The
-        original is not copied for its own sake: its link and the O key show the image the stage shows."""
+        """A step's payload with the site's media URLs turned into the bundle's relative paths. Unless
+        ``originals`` is set, the original is not copied for its own sake: its link and the O key show
+        the image the stage shows."""
         files = self.step_files(step)
         out = dict(payload)
         for key, value in payload.items():
-            if key == "original" or not isinstance(value, str):
+            if (key == "original" and not self.originals) or not isinstance(value, str):
                 continue
             if value in files:
                 rel = self.copy(step, trajectory_pk, *files[value])
                 out[key] = prefix + rel if rel else ""
-            elif key in ("image", "thumb") and value:
+            elif key in ("image", "thumb", "original") and value:
                 out[key] = ""  # not a file of this step's: the player shows its placeholder
         if payload.get("image") and not out.get("image"):
             out["problem"] = out.get("problem") or "Screenshot missing from the site's storage when this copy was made."
-        out["original"] = out.get("image") or ""
+        if not self.originals or not out.get("original"):
+            out["original"] = out.get("image") or ""
         return out
 
 
@@ -209,14 +211,20 @@ def _copy_static(out: Path, report: SizeReport) -> None:
 
 
 def export_bundle(
-    run: Run, out: Path, *, as_maintainer: bool = False, progress: Callable[[str], None] | None = None
+    run: Run,
+    out: Path,
+    *,
+    as_maintainer: bool = False,
+    originals: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> SizeReport:
-    """Write ``run`` as a static folder at ``out`` (new or empty) and say what it holds."""
+    """Write ``run`` as a static folder at ``out`` (new or empty) and say what it holds; ``originals``
+    adds every step's original screenshot (for full resolution) beside its derivatives."""
     check_allowed(run, as_maintainer)
     prepare_folder(out)
     report = SizeReport(folder=out)
     _copy_static(out, report)
-    copier = MediaCopier(out, report)
+    copier = MediaCopier(out, report, originals)
     rows = run_table.trajectory_rows(run)
     trajectories = (
         Trajectory.objects.filter(run=run)

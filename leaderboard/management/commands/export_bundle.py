@@ -1,4 +1,4 @@
-"""`manage.py export_bundle RUN OUT [--as-maintainer]`: write one run as a static folder that opens
+"""`manage.py export_bundle RUN OUT [--as-maintainer] [--originals]`: write one run as a static folder that opens
 from any static host or from file:// (leaderboard.boards.bundle), then print what it holds."""
 
 from pathlib import Path
@@ -22,14 +22,20 @@ class Command(BaseCommand):
             action="store_true",
             help="Allow an unpublished run (the bundle can be read by anyone it is handed to).",
         )
+        parser.add_argument(
+            "--originals",
+            action="store_true",
+            help="Add each step's original screenshot (full resolution, much larger) beside its derivatives.",
+        )
 
-    def handle(self, *args, run, out, as_maintainer=False, **options):
+    def handle(self, *args, run, out, as_maintainer=False, originals=False, **options):
         try:
             found = bundle.find_run(run)
             report = bundle.export_bundle(
                 found,
                 Path(out),
                 as_maintainer=as_maintainer,
+                originals=originals,
                 progress=(lambda line: self.stdout.write(line)) if options["verbosity"] else None,
             )
         except bundle.BundleError as exc:

@@ -164,3 +164,15 @@ def test_progress_lines_and_a_screenshot_gone_from_storage(catalog, tmp_path, mo
     data = json.loads(pages[folder / "trajectories" / f"{catalog.traj.pk}.html"].data)
     assert data["steps"][0]["image"] == "" and "missing" in data["steps"][0]["problem"]
     assert data["steps"][1]["image"].endswith("2-display_image.webp")
+
+
+def test_originals_only_when_asked(catalog, tmp_path):
+    folder = tmp_path / "full"
+    export("published-run", str(folder), "--originals")
+    player = folder / "trajectories" / f"{catalog.traj.pk}.html"
+    data = json.loads(crawl(folder)[player].data)
+    step2 = data["steps"][1]
+    assert step2["image"].endswith("2-display_image.webp")
+    assert step2["original"] == f"../media/{catalog.traj.pk}/2-screenshot.png"
+    with default_storage.open(catalog.steps[1].screenshot.name, "rb") as f:
+        assert (player.parent / step2["original"]).read_bytes() == f.read()
