@@ -234,15 +234,15 @@ def export_bundle(
     )
     total = len(rows)
     thumbs: dict[int, str] = {}
-    verdicts: dict[int, list[dict]] = {}
+    written: set[int] = set()
     exported_at = datetime.now(UTC)
-    for done, trajectory in enumerate(trajectories, start=1):
+    for done, trajectory in enumerate(trajectories.iterator(chunk_size=50), start=1):
         payload = player_page_payload(trajectory, copier)
         trajectory.task.instruction_display = trajectory.task.instruction.strip()  # type: ignore[attr-defined]
         with_image = [s for s in payload["steps"] if s["thumb"]]
         thumbs[trajectory.pk] = with_image[-1]["thumb"][len("../") :] if with_image else ""
         judges = payload["judges"]
-        verdicts[trajectory.pk] = judges
+        written.add(trajectory.pk)
         html = render_to_string(
             "bundle/player.html",
             {
@@ -261,7 +261,7 @@ def export_bundle(
         if progress and total > PROGRESS_EVERY and (done % PROGRESS_EVERY == 0 or done == total):
             progress(f"{done} of {total} trajectories written")
     for row in rows:
-        row["bundle_player"] = f"trajectories/{row['id']}.html" if row["id"] in verdicts else ""
+        row["bundle_player"] = f"trajectories/{row['id']}.html" if row["id"] in written else ""
         row["bundle_thumb"] = thumbs.get(row["id"], "")
     index = render_to_string(
         "bundle/run.html",
