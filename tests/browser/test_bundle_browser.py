@@ -33,6 +33,7 @@ def wait_step(page, index: int):
 def test_bundle_player_over_file_url(bundle, page, shot):
     page.goto(bundle.joinpath("index.html").as_uri())
     assert DEMO_RUN_NAME in page.locator("h1").inner_text()
+    shot(page, "bundle-index")
     d003 = Trajectory.objects.get(run__name=DEMO_RUN_NAME, task__task_id="demo-d003")
     row = page.locator(f'#run-trajectories tr[data-trajectory="{d003.pk}"]')
     row.get_by_role("link", name="Play", exact=True).click()

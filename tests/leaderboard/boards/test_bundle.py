@@ -4,15 +4,18 @@ refuse an unpublished run unless a maintainer asks for it."""
 
 import io
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from leaderboard.boards import board_display
 from tests.catalog_data import HOSTILE
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +179,24 @@ def test_originals_only_when_asked(catalog, tmp_path):
     assert step2["original"] == f"../media/{catalog.traj.pk}/2-screenshot.png"
     with default_storage.open(catalog.steps[1].screenshot.name, "rb") as f:
         assert (player.parent / step2["original"]).read_bytes() == f.read()
+
+
+def test_headline_figures_are_the_leaderboards(catalog, tmp_path):
+    # the judge error answered: both figures are known, and the bundle shows the leaderboard's own
+    catalog.judgments[1].verdict = "failure"
+    catalog.judgments[1].save()
+    folder = tmp_path / "figures"
+    export("published-run", str(folder))
+    index = (folder / "index.html").read_text()
+    rows = board_display.run_rows(AnonymousUser(), catalog.published)
+    # one row per judge: ours has both figures now; the other judge judged none of the current items
+    assert any(row.perfect.value is not None and row.rubric.value is not None for row in rows)
+    for name in ("perfect", "rubric"):
+        shown = re.findall(rf'data-field="{name}">(.*?)</dd>', index, re.S)
+        assert len(shown) == len(rows)
+        for row, cell in zip(rows, shown, strict=True):
+            iv = getattr(row, name)
+            if iv.value is None:
+                assert "not known" in cell
+            else:
+                assert f'<span class="iv-point">{iv.value:.{iv.places}f}</span>' in cell
