@@ -103,7 +103,7 @@ def _held(task, exc: HeldElsewhere) -> None:
 
 @shared_task(bind=True, acks_late=True, queue="media", ignore_result=True, max_retries=None)
 def make_derivatives(self, trajectory_id: int, force: bool = False) -> dict | None:
-    """Make display-size WebP derivatives and thumbnails for a trajectory's steps.
+    """Make display-size AVIF and WebP derivatives and thumbnails for a trajectory's steps.
 
     Idempotent: steps that already have both derivatives are skipped, so a redelivered or
     repeated message only finishes what is missing."""

@@ -26,6 +26,7 @@
       var r = s.root;
       s.stage = {
         img: r.querySelector(".side-image"),
+        source: r.querySelector(".side-avif"),
         overlay: r.querySelector(".side-overlay"),
         placeholder: r.querySelector(".side-placeholder"),
         reason: r.querySelector(".side-reason"),
@@ -116,8 +117,8 @@
         line.textContent = "Step " + step.index + " of " + steps.length + (step.app ? " · " + step.app : "") + held;
         line.classList.toggle("muted", !!held);
         details.appendChild(P.stepDetails(step));
-        P.prefetch(steps[pos + 1] && steps[pos + 1].image);
-        P.prefetch(steps[pos - 1] && steps[pos - 1].image);
+        P.prefetch(steps[pos + 1]);
+        P.prefetch(steps[pos - 1]);
         labels.push(s.key.toUpperCase() + " step " + step.index);
       });
       scrubber.value = t;

@@ -198,6 +198,31 @@
     return step.alt + (step.action ? " — " + actionsOf(step).map(function (a) { return describeAction(a, step); }).join("; ") : "");
   }
 
+  // Set once an AVIF failed to load or decode: from then on every picture is the WebP. A browser
+  // that lacks AVIF never gets here: <picture> skips the AVIF <source> by its type and loads the WebP.
+  var avifRefused = false;
+
+  function avifOf(step) {
+    return !avifRefused && step.image_avif ? step.image_avif : "";
+  }
+
+  /* Point the stage's <picture> at the step: the AVIF <source> (when there is one) and the WebP
+     <img> the browser falls back to. Returns whether anything changed (a new picture will load). */
+  function pointPicture(stage, step) {
+    var changed = false;
+    var avif = avifOf(step);
+    if (stage.source && (stage.source.getAttribute("srcset") || "") !== avif) {
+      if (avif) stage.source.setAttribute("srcset", avif);
+      else stage.source.removeAttribute("srcset");
+      changed = true;
+    }
+    if (stage.img.getAttribute("src") !== step.image) {
+      stage.img.src = step.image;
+      changed = true;
+    }
+    return changed;
+  }
+
   /* Show one step on a stage (image + overlay + placeholder); calls onPainted once the picture
      (or the placeholder) is on screen. */
   function showOnStage(stage, step, onPainted) {
@@ -230,19 +255,35 @@
     };
     img.onerror = function () {
       if (stage.current !== step.index) return;
+      if (step.image_avif && img.currentSrc && img.currentSrc.indexOf(step.image_avif) >= 0 && !avifRefused) {
+        avifRefused = true; // the <img>'s own WebP loads next, and onload paints it
+        pointPicture(stage, step);
+        return;
+      }
       placeholder("The screenshot file could not be loaded (missing or unreadable): " + (step.image || ""));
     };
-    if (img.getAttribute("src") !== step.image) img.src = step.image;
-    else if (img.complete && img.naturalWidth) img.onload();
+    if (!pointPicture(stage, step) && img.complete && img.naturalWidth) img.onload();
   }
 
+  /* Fetch and decode a step's picture ahead of showing it, choosing as the stage will: a detached
+     <picture> lets the browser pick the AVIF or the WebP by type. Identical screenshots share one
+     URL, so each picture is fetched once however many steps show it. */
   var prefetched = {};
-  function prefetch(url) {
-    if (!url || prefetched[url]) return;
+  function prefetch(step) {
+    if (!step || !step.image) return;
+    var avif = avifOf(step);
+    var key = avif || step.image;
+    if (prefetched[key]) return;
     var im = new Image();
     im.decoding = "async";
-    im.src = url;
-    prefetched[url] = im;
+    if (avif) {
+      var source = document.createElement("source");
+      source.type = "image/avif";
+      source.srcset = avif;
+      el("picture", null, [source, im]);
+    }
+    im.src = step.image;
+    prefetched[key] = im;
     if (im.decode) im.decode().catch(function () {});
   }
 
@@ -283,6 +324,7 @@
 
     var stage = {
       img: $("stage-image"),
+      source: $("stage-avif"),
       overlay: $("stage-overlay"),
       placeholder: $("stage-placeholder"),
       reason: $("stage-placeholder-reason"),
@@ -483,8 +525,8 @@
       var url = new URL(window.location.href);
       url.searchParams.set("step", step.index);
       history.replaceState(null, "", url);
-      prefetch(steps[i + 1] && steps[i + 1].image);
-      prefetch(steps[i - 1] && steps[i - 1].image);
+      prefetch(steps[i + 1]);
+      prefetch(steps[i - 1]);
       if (!(opts && opts.quiet)) announce.textContent = "Step " + step.index;
       if (playing && i === steps.length - 1 && !data.live) pause();
     }

@@ -152,9 +152,14 @@ def test_rubric_lights_up_at_cited_steps_and_jumps(demo, page, dark_page, shot):
 def test_missing_and_corrupt_screenshots_show_a_placeholder(demo, page, shot):
     t = demo.by_task["demo-d009"]
     step2 = Step.objects.get(trajectory=t, index=2)
+    # Both display pictures gone from storage: the AVIF the stage asks for first, then the WebP it falls back to.
+    default_storage.delete(step2.display_avif.name)
     default_storage.delete(step2.display_image.name)
     Step.objects.filter(trajectory=t, index=3).update(
-        display_image="", thumbnail="", media_error="screenshot is not a readable image: step_3.png (truncated)"
+        display_image="",
+        thumbnail="",
+        display_avif="",
+        media_error="screenshot is not a readable image: step_3.png (truncated)",
     )
     open_player(page, f"{demo.url}/trajectories/{t.pk}/play/")
     page.keyboard.press("ArrowRight")

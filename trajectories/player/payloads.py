@@ -91,6 +91,8 @@ def step_payload(step: Step, app: str | None = None) -> dict:
         "done": step.done,
         "time": step.timestamp.isoformat() if step.timestamp else "",
         "image": image,
+        # the same picture as AVIF, offered first by the stage's <picture>; "" when not made (yet)
+        "image_avif": "" if problem or not image else _url(step.display_avif),
         "thumb": "" if problem else _url(step.thumbnail) or image,
         "original": _url(step.screenshot),
         "width": step.screenshot_width,

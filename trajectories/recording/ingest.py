@@ -10,6 +10,8 @@ import warnings
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
 from pathlib import Path
 from typing import cast
 
@@ -95,7 +97,7 @@ def delete_unused(names) -> list[str]:
     deleted = []
     for name in dict.fromkeys(names):
         try:
-            used = Step.objects.filter(Q(screenshot=name) | Q(display_image=name) | Q(thumbnail=name)).exists()
+            used = Step.objects.filter(reduce(or_, (Q(**{column: name}) for column in Step.MEDIA_FIELDS))).exists()
         except DatabaseError:  # cannot tell (the connection is gone)
             logger.warning("media file %s kept: could not check whether a step still shows it", name)
             continue

@@ -51,7 +51,7 @@ def step_record(row: dict, index: int) -> StepRecord:
 
 
 def _media_names(steps) -> list[str]:
-    return [f.name for step in steps for f in (step.screenshot, step.display_image, step.thumbnail) if f]
+    return [f.name for step in steps for f in (getattr(step, column) for column in Step.MEDIA_FIELDS) if f]
 
 
 def _delete_after_commit(names: list[str]) -> None:

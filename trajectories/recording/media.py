@@ -1,5 +1,5 @@
-"""Screenshot derivatives: a display-size WebP and a thumbnail per step, content-addressed under
-derivatives/, so the player ships a fraction of the PNG bytes while originals stay for the judge."""
+"""Screenshot derivatives: a display-size AVIF and WebP and a WebP thumbnail per step, content-addressed
+under derivatives/, so the player ships a fraction of the PNG bytes while originals stay for the judge."""
 
 import hashlib
 import io
@@ -31,6 +31,12 @@ DISPLAY_MIN_SSIM = 0.97
 THUMBNAIL_WIDTH = 160
 THUMBNAIL_QUALITY = 60
 WEBP_METHOD = 4
+# The AVIF display picture meets the same floor at the lowest of these qualities (found by bisection:
+# about four encodes instead of fourteen). Close rungs low down, where UI screens land (q28-40 on
+# bench/bench_player.py's sets); wide ones above, for photos. Speed 6 is libavif's default: speed 5
+# saved 13% more bytes at four times the time, speed 7 cost 14% more bytes for 20% less time.
+AVIF_QUALITIES = (20, 24, 28, 31, 34, 37, 40, 44, 48, 55, 62, 70, 80, 90)
+AVIF_SPEED = 6
 
 MADE = "made"
 SKIPPED = "skipped"
@@ -89,6 +95,17 @@ def encode_webp(image: Image.Image, max_width: int, quality: int) -> bytes:
     return _webp(scale_to_width(image, max_width), quality)
 
 
+def _avif(image: Image.Image, quality: int) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="AVIF", quality=quality, speed=AVIF_SPEED)
+    return out.getvalue()
+
+
+def encode_avif(image: Image.Image, max_width: int, quality: int) -> bytes:
+    """``image`` scaled down (never up) to at most ``max_width`` pixels wide, as AVIF bytes."""
+    return _avif(scale_to_width(image, max_width), quality)
+
+
 def _box_mean(a: np.ndarray, k: int = 7) -> np.ndarray:
     c = np.cumsum(np.cumsum(np.pad(a, ((1, 0), (1, 0))), axis=0), axis=1)
     return (c[k:, k:] - c[:-k, k:] - c[k:, :-k] + c[:-k, :-k]) / (k * k)
@@ -130,19 +147,85 @@ def encode_display(image: Image.Image) -> tuple[bytes, int, float]:
     return data, quality, score
 
 
-def store_content_addressed(data: bytes) -> str:
-    """Save ``data`` as derivatives/<h[:2]>/<sha256>.webp unless already there; return the storage name.
+def lowest_passing_rung(passes: Callable[[int], bool], count: int, start: int | None) -> int:
+    """The lowest of ``count`` rungs that ``passes`` (the top one when none does), assuming a rung
+    that passes has only passing rungs above it. Without ``start``, by bisection; from ``start`` (the
+    rung the previous screenshot needed: screens of one trajectory look alike), by walking down
+    while it passes or up until it does, usually two encodes."""
+    if start is None:
+        low, high, best = 0, count - 1, count - 1
+        while low <= high:
+            middle = (low + high) // 2
+            if passes(middle):
+                best, high = middle, middle - 1
+            else:
+                low = middle + 1
+        return best
+    start = max(0, min(start, count - 1))
+    if passes(start):
+        while start > 0 and passes(start - 1):
+            start -= 1
+        return start
+    while start < count - 1:
+        start += 1
+        if passes(start):
+            break
+    return start
+
+
+def encode_display_avif(image: Image.Image, start: int | None = None) -> tuple[bytes, int, float]:
+    """The AVIF display derivative: ``image`` at display width at the lowest quality in
+    AVIF_QUALITIES that keeps SSIM >= DISPLAY_MIN_SSIM against the original scaled to the same size
+    (the highest rung when none does); ``start`` is the rung to try first (lowest_passing_rung). AV1
+    decoding is exactly specified, so the score measured on Pillow's decode is the browser's.
+    Returns (bytes, quality, ssim)."""
+    scaled = scale_to_width(image, DISPLAY_MAX_WIDTH)
+    reference = grey(scaled)
+    if min(reference.shape) < 7:  # too small for a window: keep it near-lossless
+        return _avif(scaled, AVIF_QUALITIES[-1]), AVIF_QUALITIES[-1], 1.0
+    tried: dict[int, tuple[bytes, float]] = {}
+
+    def attempt(position: int) -> bool:
+        data = _avif(scaled, AVIF_QUALITIES[position])
+        with Image.open(io.BytesIO(data)) as decoded:
+            tried[position] = (data, ssim(reference, grey(decoded)))
+        return tried[position][1] >= DISPLAY_MIN_SSIM
+
+    best = lowest_passing_rung(attempt, len(AVIF_QUALITIES), start)
+    if best not in tried:  # the top rung, reached without an encode when all below failed
+        attempt(best)
+    data, score = tried[best]
+    return data, AVIF_QUALITIES[best], score
+
+
+def store_content_addressed(data: bytes, extension: str = ".webp") -> str:
+    """Save ``data`` as derivatives/<h[:2]>/<sha256><extension> unless already there; return the
+    storage name.
 
     Identical bytes map to one file, so reruns and duplicate screenshots never add files."""
     digest = hashlib.sha256(data).hexdigest()
-    name = f"derivatives/{digest[:2]}/{digest}.webp"
+    name = f"derivatives/{digest[:2]}/{digest}{extension}"
     if default_storage.exists(name):
         return name
     return default_storage.save(name, ContentFile(data))
 
 
+# The derivative fields, in the order a pass records them (PassMemory, twins).
+DERIVATIVE_FIELDS = ("display_image", "thumbnail", "display_avif")
+Derivatives = tuple[str, str, str]
+
+
+@dataclass
+class PassMemory:
+    """What one pass over steps has learnt so far, for the steps after: derivative names by original
+    name or by the decoded pixels' key, and the AVIF rung the last screenshot needed."""
+
+    names: dict[str, Derivatives] = field(default_factory=dict)
+    avif_rung: int | None = None
+
+
 def _has_derivatives(step: Step) -> bool:
-    return bool(step.display_image and step.thumbnail)
+    return all(getattr(step, name) for name in DERIVATIVE_FIELDS)
 
 
 def _load_original(step: Step) -> Image.Image:
@@ -170,55 +253,82 @@ def _load_original(step: Step) -> Image.Image:
     return image
 
 
-def _twin_derivatives(step: Step, known: dict[str, tuple[str, str]] | None, force: bool) -> tuple[str, str] | None:
+def _twin_derivatives(step: Step, memory: PassMemory | None, force: bool) -> Derivatives | None:
     """Derivatives already made for the same stored original (screenshots are stored by content
     hash, so steps of any trajectory may share one): from this pass, or unless forced, any step."""
-    if known is not None and step.screenshot.name in known:
-        return known[step.screenshot.name]
+    if memory is not None and step.screenshot.name in memory.names:
+        return memory.names[step.screenshot.name]
     if force:
         return None
-    return (
-        Step.objects.filter(screenshot=step.screenshot.name, media_error="")
-        .exclude(pk=step.pk)
-        .exclude(display_image="")
-        .exclude(thumbnail="")
-        .values_list("display_image", "thumbnail")
-        .first()
-    )
+    twins = Step.objects.filter(screenshot=step.screenshot.name, media_error="").exclude(pk=step.pk)
+    for name in DERIVATIVE_FIELDS:
+        twins = twins.exclude(**{name: ""})
+    return cast(Derivatives | None, twins.values_list(*DERIVATIVE_FIELDS).first())
 
 
-def make_step_derivatives(step: Step, *, force: bool = False, known: dict[str, tuple[str, str]] | None = None) -> str:
-    """Make both derivatives for one step and save the row; returns MADE, SKIPPED, FAILED or
-    NO_SCREENSHOT. A bad original is recorded in ``step.media_error``, never raised. An original
-    whose derivatives another step already has is not decoded again; ``known`` (original name ->
-    derivative names) collects what this call made, for the next steps of one pass."""
+def _pixels_key(image: Image.Image) -> str:
+    """A key for the decoded picture: originals whose bytes differ but whose pixels do not (another
+    encoder, a timestamp in the metadata) get the same derivatives without encoding them again."""
+    digest = hashlib.sha256(image.tobytes())
+    digest.update(f"{image.mode} {image.size}".encode())
+    return "pixels:" + digest.hexdigest()
+
+
+def _save_derivatives(step: Step, names: Derivatives, memory: PassMemory | None) -> None:
+    for field_name, name in zip(DERIVATIVE_FIELDS, names, strict=True):
+        getattr(step, field_name).name = name
+    step.media_error = ""
+    step.save(update_fields=[*DERIVATIVE_FIELDS, "media_error"])
+    if memory is not None:
+        memory.names[cast(str, step.screenshot.name)] = names  # it has a screenshot
+
+
+def _encode_missing(step: Step, image: Image.Image, force: bool, memory: PassMemory | None) -> Derivatives:
+    """Encode and store the derivatives the step lacks (all when forced): a step made before AVIF
+    existed keeps its WebP files and only gains the AVIF. Files first, row second: a worker killed in
+    between leaves at most a file that the next pass reuses by name, never a row pointing at nothing."""
+    display = step.display_image.name if step.display_image and not force else ""
+    thumbnail = step.thumbnail.name if step.thumbnail and not force else ""
+    avif = step.display_avif.name if step.display_avif and not force else ""
+    if not display:
+        display = store_content_addressed(encode_display(image)[0])
+    if not thumbnail:
+        thumbnail = store_content_addressed(encode_webp(image, THUMBNAIL_WIDTH, THUMBNAIL_QUALITY))
+    if not avif:
+        data, quality, _ = encode_display_avif(image, memory.avif_rung if memory is not None else None)
+        if memory is not None:
+            memory.avif_rung = AVIF_QUALITIES.index(quality)
+        avif = store_content_addressed(data, ".avif")
+    return display, thumbnail, avif
+
+
+def make_step_derivatives(step: Step, *, force: bool = False, memory: PassMemory | None = None) -> str:
+    """Make the step's derivatives and save the row; returns MADE, SKIPPED, FAILED or NO_SCREENSHOT.
+    A bad original is recorded in ``step.media_error``, never raised. An original whose derivatives
+    another step already has is not encoded again; ``memory`` collects what this call made, for the
+    next steps of one pass."""
     if not step.screenshot:
         return NO_SCREENSHOT
     if _has_derivatives(step) and not force:
         return SKIPPED
-    twin = _twin_derivatives(step, known, force)
+    twin = _twin_derivatives(step, memory, force)
     if twin is not None:
-        step.display_image.name, step.thumbnail.name = twin
-        step.media_error = ""
-        step.save(update_fields=["display_image", "thumbnail", "media_error"])
+        _save_derivatives(step, twin, memory)
         return MADE
     try:
         image = _load_original(step)
-        display, _, _ = encode_display(image)
-        thumbnail = encode_webp(image, THUMBNAIL_WIDTH, THUMBNAIL_QUALITY)
+        pixels = _pixels_key(image)
+        names = memory.names.get(pixels) if memory is not None else None
+        if names is None:
+            names = _encode_missing(step, image, force, memory)
     except ValueError as exc:
         step.media_error = str(exc)[:300]
         step.save(update_fields=["media_error"])
         logger.warning("derivatives for %s: %s", step, step.media_error)
         return FAILED
-    # Files first, row second: a worker killed in between leaves at most a file that the next
-    # pass reuses by name, never a row pointing at nothing.
-    step.display_image.name = store_content_addressed(display)
-    step.thumbnail.name = store_content_addressed(thumbnail)
-    step.media_error = ""
-    step.save(update_fields=["display_image", "thumbnail", "media_error"])
-    if known is not None:
-        known[cast(str, step.screenshot.name)] = (step.display_image.name, step.thumbnail.name)  # it has a screenshot
+    _save_derivatives(step, names, memory)
+    if memory is not None:
+        memory.names[pixels] = names
     return MADE
 
 
@@ -227,9 +337,9 @@ def make_steps_derivatives(
 ) -> DerivativeSummary:
     """Derivatives for each step in turn; each step is saved on its own so work survives a crash."""
     summary = DerivativeSummary()
-    known: dict[str, tuple[str, str]] = {}
+    memory = PassMemory()
     for step in steps:
-        outcome = make_step_derivatives(step, force=force, known=known)
+        outcome = make_step_derivatives(step, force=force, memory=memory)
         summary.add(outcome, step)
         if progress is not None:
             progress(step, outcome)
@@ -240,7 +350,7 @@ def steps_needing_work(trajectories, *, force: bool = False):
     """Steps with a screenshot under ``trajectories`` (a queryset), minus finished ones unless forced."""
     steps = Step.objects.filter(trajectory__in=trajectories).exclude(screenshot="")
     if not force:
-        steps = steps.filter(display_image="") | steps.filter(thumbnail="")
+        steps = steps.filter(display_image="") | steps.filter(thumbnail="") | steps.filter(display_avif="")
     return steps.select_related("trajectory__run", "trajectory__task").order_by("trajectory_id", "index")
 
 

@@ -13,7 +13,7 @@ from django.db.models import Q
 
 from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import Run
-from trajectories.models import Submission
+from trajectories.models import Step, Submission
 
 ARCHIVE_FOLDER = "submissions"
 
@@ -59,11 +59,9 @@ def _archive_owners(name: str) -> MediaOwners:
 
 
 def _step_media_owners(name: str) -> MediaOwners:
-    named = (
-        Q(trajectories__steps__screenshot=name)
-        | Q(trajectories__steps__display_image=name)
-        | Q(trajectories__steps__thumbnail=name)
-    )
+    named = Q()
+    for column in Step.MEDIA_FIELDS:
+        named |= Q(**{f"trajectories__steps__{column}": name})
     runs = list(Run.objects.filter(named).values("pk", "publication", "launched_by_id").distinct())
     if not runs:
         return NOBODY

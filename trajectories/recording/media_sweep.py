@@ -45,11 +45,10 @@ def _walk(storage, folder: str):
 
 
 def _unreferenced(names: list[str], archives: set[str]) -> list[str]:
-    used = set(
-        Step.objects.filter(Q(screenshot__in=names) | Q(display_image__in=names) | Q(thumbnail__in=names))
-        .values_list("screenshot", "display_image", "thumbnail")
-        .iterator()
-    )
+    named = Q()
+    for column in Step.MEDIA_FIELDS:
+        named |= Q(**{f"{column}__in": names})
+    used = set(Step.objects.filter(named).values_list(*Step.MEDIA_FIELDS).iterator())
     used_names = {name for row in used for name in row}
     return [n for n in names if n not in used_names and n not in archives]
 

@@ -63,6 +63,8 @@ def test_payload_has_every_step_with_derivative_urls_and_parsed_actions(imported
     first = steps[0]
     # The display WebP, not the PNG, is what the stage loads; the original stays reachable.
     assert first["image"].endswith(".webp") and "/derivatives/" in first["image"]
+    # ...offered first as AVIF, which the stage's <picture> takes where the browser has it.
+    assert first["image_avif"].endswith(".avif") and "/derivatives/" in first["image_avif"]
     # (A 64x40 screenshot is below both widths: when both encodings come out byte-identical they
     # share one content-addressed file, fetched once.)
     assert first["thumb"].endswith(".webp") and "/derivatives/" in first["thumb"]

@@ -90,7 +90,7 @@ def test_archive_stays_private_after_publication(client, world):
 def test_derivatives_of_an_unpublished_run_are_private_too(client, world):
     step = world["step"]
     assert media.make_step_derivatives(step) == media.MADE
-    for name in (step.display_image.name, step.thumbnail.name):
+    for name in (step.display_image.name, step.thumbnail.name, step.display_avif.name):
         assert name.startswith("derivatives/")
         assert get_as(client, world, "anonymous", "/media/" + name).status_code == 404
         assert get_as(client, world, "author", "/media/" + name).status_code == 200

@@ -234,9 +234,10 @@ def test_derivatives_of_a_shared_original_are_made_once_and_reused(isolated_medi
         "made": 1, "skipped": 0, "failed": 0, "no_screenshot": 0, "errors": []
     }  # fmt: skip
     first, second = Step.objects.get(pk=steps[0].pk), Step.objects.get(pk=steps[1].pk)
-    assert (second.display_image.name, second.thumbnail.name) == (first.display_image.name, first.thumbnail.name)
+    names = ("display_image", "thumbnail", "display_avif")
+    assert [getattr(second, n).name for n in names] == [getattr(first, n).name for n in names]
     assert second.display_image.name.startswith("derivatives/") and second.media_error == ""
-    assert len(files_under(isolated_media / "derivatives")) == 2
+    assert len(files_under(isolated_media / "derivatives")) == 3  # display WebP, thumbnail, display AVIF
 
 
 def test_a_file_cut_short_under_the_content_name_is_not_reused(tmp_path, isolated_media):

@@ -10,7 +10,7 @@ from trajectories.recording import media
 
 
 class Command(BaseCommand):
-    help = "Make display-size WebP derivatives and thumbnails for steps that lack them."
+    help = "Make display-size AVIF and WebP derivatives and thumbnails for steps that lack them (resumable)."
 
     def add_arguments(self, parser):
         parser.add_argument("--run", metavar="SLUG", help="Only this run's trajectories (default: all runs).")
