@@ -158,9 +158,10 @@ def _strings(value) -> Iterable[str]:
 
 
 def _excerpt(text: str, start: int, end: int) -> str:
-    left = max(0, start - EXCERPT_CHARS // 3)
-    piece = " ".join(text[left : max(end, left + EXCERPT_CHARS)][: EXCERPT_CHARS * 2].split())
-    return ("…" if left else "") + piece
+    """The match with up to EXCERPT_CHARS // 3 characters either side, whitespace folded."""
+    left, right = max(0, start - EXCERPT_CHARS // 3), min(len(text), end + EXCERPT_CHARS // 3)
+    piece = " ".join(text[left:right].split())
+    return ("…" if left else "") + piece + ("…" if right < len(text) else "")
 
 
 class Scanner:
@@ -257,8 +258,10 @@ def record_scan(trajectory: Trajectory, patterns: list[Pattern] | None = None) -
     """Scan and store the hits on the trajectory (``contamination``: the first MAX_HITS and the total);
     returns the number of hits."""
     hits = scan(trajectory, patterns)
-    trajectory.contamination = {"hits": hits[:MAX_HITS], "total": len(hits)} if hits else {}
-    Trajectory.objects.filter(pk=trajectory.pk).update(contamination=trajectory.contamination)
+    found = {"hits": hits[:MAX_HITS], "total": len(hits)} if hits else {}
+    if found != (trajectory.contamination or {}):  # a rescan finding the same leaves the page caches be
+        trajectory.contamination = found
+        Trajectory.objects.filter(pk=trajectory.pk).update(contamination=found)
     return len(hits)
 
 
@@ -292,3 +295,16 @@ def describe(flag: dict) -> str:
         f"contamination: {flag['task_id']}{attempt}, {step} ({flag['field']}) reaches {flag['what']}: "
         f"{flag['pattern']} in “{flag['excerpt']}”"
     )
+
+
+def flags_of_run(run_id: int) -> tuple[list[dict], int]:
+    """The stored flags of one run's trajectories (for its page, its submission and the API) and the
+    run's total number of hits (beyond the MAX_HITS kept per trajectory)."""
+    rows = (
+        Trajectory.objects.filter(run_id=run_id)
+        .exclude(contamination={})
+        .select_related("task")
+        .order_by("task__position", "attempt")
+    )
+    rows = list(rows)
+    return run_flags(rows), sum(hit_count(t) for t in rows)
