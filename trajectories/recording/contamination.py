@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
 from leaderboard.models import RubricItem, Task
@@ -308,3 +309,22 @@ def flags_of_run(run_id: int) -> tuple[list[dict], int]:
     )
     rows = list(rows)
     return run_flags(rows), sum(hit_count(t) for t in rows)
+
+
+def check_patterns(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """System check: the patterns in settings compile (``manage.py check``, and every command that
+    runs the checks, refuses a bad one naming the setting and the entry)."""
+    try:
+        configured_patterns()
+    except ImproperlyConfigured as exc:
+        return [checks.Error(str(exc), hint="Fix the contamination patterns in settings.", id="mypcbench.E101")]
+    return []
+
+
+def hits_by_run(slugs: list[str]) -> dict[str, int]:
+    """Hits per run slug over the runs' trajectories (one query; runs without hits are left out)."""
+    totals: dict[str, int] = {}
+    rows = Trajectory.objects.filter(run__slug__in=slugs).exclude(contamination={})
+    for slug, found in rows.values_list("run__slug", "contamination"):
+        totals[slug] = totals.get(slug, 0) + int((found or {}).get("total", 0))
+    return totals
