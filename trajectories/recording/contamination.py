@@ -16,9 +16,11 @@ from django.core.exceptions import ImproperlyConfigured
 from leaderboard.models import RubricItem, Task
 from trajectories.models import Step, Trajectory
 
-# A rubric criterion copied this many words in a row counts as a hit; shorter runs are common
-# phrases (and names from the instruction, which the agent is given, never count).
-RUBRIC_RUN_WORDS = 10
+# A rubric criterion copied this many words in a row counts as a hit. Numbers are left out of the
+# words compared: an agent reporting the facts it found ("DN6769 leaves AVP at 7:30am on Friday,
+# April 17") repeats a criterion's figures honestly; shorter runs are common phrases, and runs the
+# instruction (which the agent is given) also holds never count.
+RUBRIC_RUN_WORDS = 12
 MAX_HITS = 50  # stored per trajectory; the count beyond is kept
 EXCERPT_CHARS = 60
 MAX_FIELD_CHARS = 200_000  # text read per field of one step (a pasted file is still scanned in full up to this)
@@ -123,7 +125,7 @@ _WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return [w for w in _WORD.findall(text.lower()) if not w.isdigit()]
 
 
 def _windows(words: list[str], n: int) -> Iterable[tuple[int, str]]:

@@ -96,7 +96,7 @@ def test_a_rubric_run_in_the_model_text_or_the_final_answer_is_flagged(run, tmp_
         run,
         [step(1, {"type": "click"}, "The rubric says: " + " ".join(words[3:15]))],
         tmp_path,
-        final_answer="anything " + " ".join(words[5:16]),
+        final_answer="anything " + " ".join(words[5:17]),
     )
     assert [(h["step"], h["field"]) for h in trajectory.contamination["hits"]] == [
         (1, "model text"),
@@ -104,10 +104,20 @@ def test_a_rubric_run_in_the_model_text_or_the_final_answer_is_flagged(run, tmp_
     ]
 
 
-def test_nine_words_of_a_criterion_are_not_enough(run, tmp_path):
-    nine = " ".join(CRITERION.split()[2 : 2 + contamination.RUBRIC_RUN_WORDS - 1])
-    trajectory = ingest_steps(run, [step(1, {"type": "type", "text": nine})], tmp_path)
+def test_a_shorter_run_of_a_criterion_is_not_enough(run, tmp_path):
+    short = " ".join(CRITERION.split()[2 : 2 + contamination.RUBRIC_RUN_WORDS - 1])
+    trajectory = ingest_steps(run, [step(1, {"type": "type", "text": short})], tmp_path)
     assert trajectory.contamination == {}
+
+
+def test_numbers_are_not_words_of_a_run(isolated_media, tmp_path):
+    """An agent reporting the facts it found repeats a criterion's figures: numbers never make up a run."""
+    criterion = "Confirms in Dinoco Airlines that flight DN6769 leaves AVP at 7:30am on Friday, April 17, 2026"
+    run = make_run(make_suite(["retrieval-f016"], rubric=[{"criterion": criterion, "weight": 1.0}]))
+    said = "Your flight DN6769 leaves AVP at 7:30am on Friday, April 17, 2026, as booked."
+    assert ingest_steps(run, [step(1, {"type": "click"}, said)], tmp_path).contamination == {}
+    copied = "Confirms in Dinoco Airlines that flight DN6769 leaves AVP at 7:30am on Friday"
+    assert ingest_steps(run, [step(1, {"type": "click"}, copied)], tmp_path, attempt=1).contamination["total"] == 1
 
 
 def test_a_clean_trajectory_has_no_hits(run, tmp_path):
