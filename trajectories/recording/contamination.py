@@ -134,12 +134,19 @@ def _windows(words: list[str], n: int) -> Iterable[tuple[int, str]]:
 
 
 def rubric_windows(task: Task, n: int = RUBRIC_RUN_WORDS) -> dict[str, tuple[str, bool]]:
-    """Every run of ``n`` words of the task's rubric criteria (all versions), to the rubric id it came
-    from and whether the task's instruction (which the agent reads) holds it too: those never count
-    as a hit on their own, only as the continuation of one."""
-    given = {w for _, w in _windows(_words(task.instruction), n)}
+    """The word windows of the task's rubric criteria, all versions (``criterion_windows``)."""
+    return criterion_windows(
+        RubricItem.objects.filter(task=task).values_list("rubric_id", "criterion"), task.instruction, n
+    )
+
+
+def criterion_windows(criteria: Iterable[tuple[str, str]], instruction: str, n: int = RUBRIC_RUN_WORDS):
+    """Every run of ``n`` words of the criteria ((rubric id, text) pairs), to the rubric id it came from
+    and whether the instruction (which the agent reads) holds it too: those never count as a hit on
+    their own, only as the continuation of one."""
+    given = {w for _, w in _windows(_words(instruction), n)}
     found: dict[str, tuple[str, bool]] = {}
-    for rubric_id, criterion in RubricItem.objects.filter(task=task).values_list("rubric_id", "criterion"):
+    for rubric_id, criterion in criteria:
         for _, window in _windows(_words(criterion), n):
             found.setdefault(window, (rubric_id, window in given))
     return found
@@ -170,9 +177,12 @@ def _excerpt(text: str, start: int, end: int) -> str:
 class Scanner:
     """The patterns and the rubric windows of one task, ready to scan that task's steps."""
 
-    def __init__(self, task: Task, patterns: list[Pattern] | None = None):
-        self.patterns = patterns if patterns is not None else configured_patterns(task.suite.slug)
-        self.windows = rubric_windows(task)
+    def __init__(self, task: Task | None, patterns: list[Pattern] | None = None, windows: dict | None = None):
+        """``task`` None: no rubric (``windows`` given instead, or none) and the site-wide patterns."""
+        if patterns is None:
+            patterns = configured_patterns(task.suite.slug if task is not None else "")
+        self.patterns = patterns
+        self.windows = windows if windows is not None else (rubric_windows(task) if task is not None else {})
 
     def text_hits(self, text: str, step: int | None, where: str) -> list[dict]:
         text = text[:MAX_FIELD_CHARS]
