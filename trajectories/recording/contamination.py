@@ -313,13 +313,12 @@ def describe(flag: dict) -> str:
 def flags_of_run(run_id: int) -> tuple[list[dict], int]:
     """The stored flags of one run's trajectories (for its page, its submission and the API) and the
     run's total number of hits (beyond the MAX_HITS kept per trajectory)."""
-    rows = (
+    rows = list(
         Trajectory.objects.filter(run_id=run_id)
         .exclude(contamination={})
         .select_related("task")
         .order_by("task__position", "attempt")
     )
-    rows = list(rows)
     return run_flags(rows), sum(hit_count(t) for t in rows)
 
 
