@@ -226,3 +226,12 @@ def test_the_scan_reads_each_steps_text_once(run, tmp_path, monkeypatch):
     contamination.scan(trajectory)
     words = 20 * 400
     assert words - 20 * contamination.RUBRIC_RUN_WORDS < len(lookups) <= words
+
+
+def test_the_rescan_command_refuses_bad_patterns_naming_them(run, tmp_path, settings):
+    from django.core.management.base import CommandError
+
+    ingest_steps(run, [step(1, {"type": "click"})], tmp_path)
+    settings.CONTAMINATION_SUITE_PATTERNS = {run.suite.slug: ["answer[key"]}
+    with pytest.raises(CommandError, match=r"CONTAMINATION_SUITE_PATTERNS\['mypcbench-eval-round0'\]\[0\]: pattern"):
+        call_command("rescan_contamination", verbosity=0)
