@@ -381,6 +381,15 @@ MYPCBENCH_CITATION = """@misc{mypcbench2026,
   archivePrefix = {arXiv},
 }"""
 
+# The contamination scan (trajectories/recording/contamination.py, docs/importing.md): steps reaching
+# the benchmark's repository, paper, task files, other runs' answer files or this site, or copying a
+# rubric criterion. None = the built-in patterns; a list of regular expressions or {"name", "kind",
+# "pattern"} entries replaces them. The site's own host is added when set; suites may add their own
+# ({suite slug: [patterns]}). A bad pattern is refused by `manage.py check`, naming it.
+CONTAMINATION_PATTERNS = None
+CONTAMINATION_SITE_HOST = os.environ.get("MYPCBENCH_SITE_HOST", "")
+CONTAMINATION_SUITE_PATTERNS: dict = {}
+
 # Production hardening; `manage.py check --deploy` passes with DJANGO_DEBUG=0 and HTTPS settings.
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

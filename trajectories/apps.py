@@ -1,6 +1,7 @@
 """App config for trajectories."""
 
 from django.apps import AppConfig
+from django.core import checks
 
 
 class TrajectoriesConfig(AppConfig):
@@ -10,3 +11,7 @@ class TrajectoriesConfig(AppConfig):
     def ready(self):
         # media lose their public mark when their run stops being published, in every process
         from trajectories.recording import public_marks  # noqa: F401
+        from trajectories.recording.contamination import check_patterns
+
+        # bad contamination patterns in settings are refused when the site starts (manage.py check)
+        checks.register(check_patterns)

@@ -72,6 +72,12 @@ class Trajectory(TouchedOnSave):
     output_tokens = models.BigIntegerField(null=True, blank=True)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
     usage = models.JSONField(default=dict, blank=True, help_text="Provider usage counters as recorded.")
+    contamination = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The contamination scan's hits ({hits: [...], total: n}; empty when clean), "
+        "kept by ingest (trajectories.recording.contamination).",
+    )
     source_layout = models.CharField(max_length=30, blank=True, help_text="mypcbench, osworld, legacy-context, bundle")
     source_path = models.TextField(blank=True)
     content_hash = models.CharField(max_length=64, blank=True)

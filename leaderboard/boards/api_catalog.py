@@ -4,11 +4,13 @@ are thin callers of the selectors."""
 
 from datetime import datetime
 
+from django.urls import reverse
 from ninja import Router, Schema
 from ninja.pagination import PageNumberPagination, paginate
 
 from leaderboard.catalog import selectors
 from leaderboard.models import BehaviouralType, Difficulty, Run, Task
+from trajectories.recording import contamination
 from trajectories.recording.selectors import trajectory_detail
 
 router = Router()
@@ -141,15 +143,38 @@ class TrajectorySummaryOut(Schema):
     passed: int
     judge_errors: int
 
+    contamination_hits: int
+
     @staticmethod
     def resolve_task_id(t) -> str:
         return t.task.task_id
+
+    @staticmethod
+    def resolve_contamination_hits(t) -> int:
+        return contamination.hit_count(t)
+
+
+class ContaminationFlagOut(Schema):
+    """One hit of the contamination scan: the step (1-based; null for a final answer with no step),
+    the field it was in, what it reached, the pattern and an excerpt; player_url opens that step."""
+
+    trajectory_id: int
+    task_id: str
+    attempt: int
+    step: int | None
+    field: str
+    kind: str
+    pattern: str
+    excerpt: str
+    player_url: str
 
 
 class RunDetailOut(RunOut):
     notes: str
     reported_figures: list[ReportedFigureOut]
     trajectories: list[TrajectorySummaryOut]
+    contamination_hits: int
+    contamination_flags: list[ContaminationFlagOut]
 
     @staticmethod
     def resolve_reported_figures(run: Run) -> list:
@@ -265,6 +290,11 @@ def get_run(request, slug: str):
     # attributes for RunDetailOut only (not model fields)
     run.trajectory_rows = list(selectors.run_trajectories(run))  # type: ignore[attr-defined]
     run.trajectory_count = len(run.trajectory_rows)  # type: ignore[attr-defined]
+    flags, total = contamination.flags_of_run(run.pk)
+    for flag in flags:
+        player = reverse("trajectories:trajectory_player", args=[flag["trajectory_id"]])
+        flag["player_url"] = request.build_absolute_uri(player + (f"?step={flag['step']}" if flag["step"] else ""))
+    run.contamination_flags, run.contamination_hits = flags, total  # type: ignore[attr-defined]
     return run
 
 

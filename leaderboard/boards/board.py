@@ -25,6 +25,7 @@ from leaderboard.scoring.outcomes import (
     STATUSES,
     RunOutcomes,
 )
+from trajectories.recording import contamination
 
 SEED = 0
 TYPE_LABELS = dict(BehaviouralType.choices)
@@ -366,6 +367,7 @@ EXPORT_COLUMNS = (
     "input_tokens",
     "output_tokens",
     "cost_usd",
+    "contamination_hits",  # graded rows: hits of the contamination scan over the run's trajectories
     *(f"n_{s}" for s in STATUSES),
     "source",
     "version",  # reported rows: the published version the figures are from
@@ -379,6 +381,7 @@ def export_rows(b: Board) -> list[dict]:
     def r(x, places):
         return None if x is None else round(x, places)
 
+    hits = contamination.hits_by_run([row.run_slug for row in b.shown if not row.reported])
     out = []
     for row in b.shown:
         out.append(
@@ -422,6 +425,7 @@ def export_rows(b: Board) -> list[dict]:
                 "input_tokens": row.input_tokens,
                 "output_tokens": row.output_tokens,
                 "cost_usd": r(row.cost_usd, 2),
+                "contamination_hits": None if row.reported else hits.get(row.run_slug, 0),
                 **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in STATUSES},
                 "source": row.source,
                 "version": row.version,

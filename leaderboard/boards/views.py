@@ -13,6 +13,7 @@ from leaderboard.scoring.filters import BoardFilters
 from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.evaluations import lifecycle, run_table
 from trajectories.evaluations.views import can_manage_runs
+from trajectories.recording import contamination
 from world.records.task_world import task_world
 
 
@@ -97,6 +98,7 @@ def run_detail(request, version, slug):
     launched = run.provenance == run.Provenance.HARNESS and bool((run.metadata or {}).get("launch"))
     progress = lifecycle.progress(run) if launched else None
     rows = progress["trajectories"] if progress else run_table.trajectory_rows(run)
+    flags, flags_total = contamination.flags_of_run(run.pk)  # the contamination scan's hits, with step links
     return render(
         request,
         "leaderboard/run_detail.html",
@@ -110,5 +112,7 @@ def run_detail(request, version, slug):
             "can_manage": launched and can_manage_runs(request.user),
             "rerun_tasks": list({row["task_pk"]: row["task"] for row in rows}.items()),
             "figure_groups": reported.reported_figure_groups(run) if run.is_reported else [],
+            "flags": flags,
+            "flags_total": flags_total,
         },
     )

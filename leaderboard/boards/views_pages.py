@@ -8,18 +8,34 @@ import zipfile
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
 from django.shortcuts import render
 
 from leaderboard.catalog.badges import BADGE_HELP
 from leaderboard.models import Suite
+from trajectories.recording import contamination
 
 DEMO_RESULTS_DIR = Path(settings.BASE_DIR) / "seeding" / "demo_results"  # what load_demo imports
 SAMPLE_TASK = "demo-d002"  # the smallest demo task folder: a few screenshots and a traj.jsonl
 
 
 def methodology(request):
-    return render(request, "leaderboard/methodology.html", {"badges": BADGE_HELP})
+    try:
+        patterns = [(p.name, contamination.KINDS[p.kind]) for p in contamination.configured_patterns()]
+        patterns_error = ""
+    except ImproperlyConfigured as exc:  # also refused by manage.py check; the page still answers
+        patterns, patterns_error = [], str(exc)
+    return render(
+        request,
+        "leaderboard/methodology.html",
+        {
+            "badges": BADGE_HELP,
+            "contamination_patterns": patterns,
+            "contamination_patterns_error": patterns_error,
+            "rubric_run_words": contamination.RUBRIC_RUN_WORDS,
+        },
+    )
 
 
 def _sample_meta(suite: Suite | None) -> dict:

@@ -31,7 +31,7 @@ from harness.results import (
 from leaderboard.models import JudgeConfig, RubricItem, Run, Task
 from mypcbench_site.outages import STORAGE_UNAVAILABLE
 from trajectories.models import Judgment, Step, Trajectory
-from trajectories.recording import action_counts
+from trajectories.recording import action_counts, contamination
 from trajectories.recording.after_finish import judge_on_finish, request_derivatives, request_judging
 from trajectories.recording.rubric_versions import imported_judge, record_rubric_drift, rubric_version_for, same_entries
 from trajectories.recording.state_checks import store_state_checks
@@ -365,7 +365,8 @@ def finish_trajectory(
     status: str = Trajectory.Status.FINISHED,
 ) -> Trajectory:
     """Close a trajectory: counts (steps, turns, steps per action kind), timings and tokens from
-    what was recorded; media derivatives are requested once the surrounding transaction commits."""
+    what was recorded, the contamination scan; media derivatives are requested once the surrounding
+    transaction commits."""
     steps = trajectory.steps.all()
     trajectory.n_steps = steps.count()
     trajectory.action_counts = action_counts.counts_by_trajectory(steps).get(trajectory.pk, {})
@@ -388,6 +389,7 @@ def finish_trajectory(
     else:
         trajectory.input_tokens = trajectory.output_tokens = trajectory.cached_tokens = None
     trajectory.save()
+    contamination.record_scan(trajectory)  # hits shown as flags on the run and submission pages
     pk = trajectory.pk
     transaction.on_commit(lambda: request_derivatives(pk))
     if judge_on_finish():

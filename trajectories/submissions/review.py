@@ -13,7 +13,8 @@ from leaderboard.catalog.badges import OUR_JUDGING_KEY, VERIFIED_KEY, badge_of, 
 from leaderboard.models import JudgeConfig, Run
 from trajectories.judging import our_judge
 from trajectories.judging.our_judge import request_run_judging
-from trajectories.models import Judgment, Submission
+from trajectories.models import Judgment, Submission, Trajectory
+from trajectories.recording import contamination
 from trajectories.submissions import words
 
 logger = logging.getLogger(__name__)
@@ -235,6 +236,21 @@ def unjudged_warning(submission: Submission) -> str:
     )
 
 
+def contamination_hits(submission: Submission) -> int:
+    """How many contamination hits the trajectories of the submission's run have (0 without a run)."""
+    if submission.run_id is None:
+        return 0
+    rows = Trajectory.objects.filter(run_id=submission.run_id).exclude(contamination={}).only("contamination")
+    return sum(contamination.hit_count(t) for t in rows)
+
+
+def _label(action: str, unjudged: str, hits: int) -> str:
+    label = "approved before our judge had judged it all" if unjudged else _LABELS[action]
+    if hits:
+        label += f"{',' if unjudged else ''} despite {hits} contamination hit{'s' if hits != 1 else ''}"
+    return label
+
+
 def decide(submission: Submission, by, action: str, reason: str = "") -> Submission:
     """Apply a review decision (approve, reject, request_changes; withdraw by the author) and
     append who, when, what and why to the review log."""
@@ -244,6 +260,12 @@ def decide(submission: Submission, by, action: str, reason: str = "") -> Submiss
     if action in ("reject", "request_changes") and not reason:
         raise ReviewError(f"{action.replace('_', ' ')}: a reason is required (the author reads it)")
     unjudged = unjudged_warning(submission) if action == "approve" else ""
+    hits = contamination_hits(submission) if action == "approve" else 0
+    if hits and not reason:
+        raise ReviewError(
+            f"approve: its trajectories have {hits} contamination hit{'s' if hits != 1 else ''} (see the flags on "
+            "the submission page); give a reason saying why publishing it is still right"
+        )
     with transaction.atomic():
         submission = Submission.objects.select_for_update(of=("self",)).select_related("run").get(pk=submission.pk)
         if submission.status not in _ALLOWED[action]:
@@ -258,7 +280,7 @@ def decide(submission: Submission, by, action: str, reason: str = "") -> Submiss
             "at": timezone.now().isoformat(timespec="seconds"),
             "by": by.get_username(),
             "action": action,
-            "label": "approved before our judge had judged it all" if unjudged else _LABELS[action],
+            "label": _label(action, unjudged, hits),
             "from": submission.status,
             "to": status,
             "reason": reason,

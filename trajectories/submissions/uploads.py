@@ -30,6 +30,7 @@ from trajectories import queue
 from trajectories.accounts import ratelimits
 from trajectories.models import Submission
 from trajectories.queue import leases
+from trajectories.recording import contamination
 from trajectories.recording.failure_signals import classify_unclassified
 from trajectories.recording.ingest import (
     IngestError,
@@ -44,6 +45,7 @@ from trajectories.submissions.review import queue_judging, self_reported_key, sh
 from trajectories.submissions.validation import (
     METADATA_FIELDS,
     NOTE,
+    WARNING,
     Problem,
     SubmissionConflict,
     SubmissionLimited,
@@ -521,6 +523,9 @@ def _store(
             classify_unclassified(run.trajectories.all())  # failure modes from deterministic signals
             problems = [p.as_dict() for p in validation.report]
             problems += [Problem("", relative_text(w, root), NOTE).as_dict() for w in report.new_rubric_versions]
+            # hits of the contamination scan: shown to the maintainers, who must give a reason to publish
+            flags = contamination.run_flags(run.trajectories.select_related("task"))
+            problems += [Problem(f["task_id"], contamination.describe(f), WARNING).as_dict() for f in flags]
             problems.append(
                 Problem(
                     "",

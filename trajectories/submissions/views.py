@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.models import Run, Suite
 from trajectories.models import Submission
+from trajectories.recording import contamination
 from trajectories.submissions import review, uploads, validation, words
 from trajectories.submissions.validation import MAX_TURN_BUDGET
 
@@ -115,15 +116,22 @@ def submission_detail(request, pk: int):
     sub = review.sync_judging_status(_visible_or_404(request.user, pk))
     report = sub.validation_report or []
     judge_progress = review.judging_progress(sub)
+    flags, flags_total = contamination.flags_of_run(sub.run_id) if sub.run_id else ([], 0)
     return render(
         request,
         "submissions/detail.html",
         {
+            "flags": flags,  # shown with links to their steps, so left out of the warnings below
+            "flags_total": flags_total,
             "shown": review.shown_status(sub, request.user.is_staff),  # as the API and the list name it
             "submission": sub,
             "run": sub.run,
             "errors": [p for p in report if p.get("level") == "error"],
-            "warnings": [p for p in report if p.get("level") == "warning"],
+            "warnings": [
+                p
+                for p in report
+                if p.get("level") == "warning" and not (flags and p.get("problem", "").startswith("contamination:"))
+            ],
             "notes": [p for p in report if p.get("level") == "note"],
             "judging": review.judging_state(sub),
             "judging_note": review.judging_note(sub, judge_progress),

@@ -31,7 +31,8 @@ DEMO_RUN_NOTES = (
 DEMO_HASTY_RUN_NOTES = (
     "Recorded by seeding/record_demo.py with its hasty plans: a fixed script (no model) that stops after a partial "
     "look at static demo pages served locally. Its rubric verdicts were written with the script, not by an LLM "
-    "judge. For showing the site only (a second run to compare with)."
+    "judge. For showing the site only (a second run to compare with; one of its turns names the benchmark's "
+    "repository, to show a contamination flag)."
 )
 
 
