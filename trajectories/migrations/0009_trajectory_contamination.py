@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("trajectories", "0007_worklease"),
+        ("trajectories", "0008_step_display_avif"),
     ]
 
     operations = [
