@@ -16,7 +16,7 @@ from ..core import read_only
 from ..text_checks import leaks, text_variety
 from .invariants import invariants
 from .readers import Report, run_readers
-from .released import released_facts
+from .released import KEPT, released_facts
 
 TASKS = Path(__file__).resolve().parents[3] / "upstream" / "mypcbench" / "all_tasks_with_grading.json"
 SPEC = TASKS.parent / "michael_scott.json"  # the shipped persona spec, whose author notes must not leak
@@ -129,11 +129,15 @@ def render_figures(report: Report, listed: int = 40) -> str:
         counts = released["counts"]
         lines.append(
             f"Released world's facts: {counts.get('matched', 0)} matched, {counts.get('differs', 0)} differ, "
+            f"{counts.get(KEPT, 0)} kept different on purpose, "
             f"{counts.get('not applicable', 0)} not applicable of {released['variables']} "
-            f"({released['matched_rate']:.1%} matched; goal {GOALS['released']:.0%})"
+            f"({released['matched_rate']:.1%} matched of matched + differ; goal {GOALS['released']:.0%})"
         )
-        for name, item in released["per_variable"].items():
-            if item["status"] == "differs":
+        for status, heading in (("differs", "Differ"), (KEPT, "Kept different on purpose")):
+            shown = [(name, item) for name, item in released["per_variable"].items() if item["status"] == status]
+            if shown:
+                lines.append(f" {heading} ({len(shown)}):")
+            for name, item in shown:
                 found = str(item["found"])[:80]
                 lines.append(f"  {name}: expected {item['expected']!r}, found {found} ({item['why']})")
     text = figures.get("text", {})
