@@ -151,7 +151,7 @@ def _file_result(root: Path, entry: dict, want) -> tuple[bool, object]:
 
 
 def released_facts(root: Path | str, variables_path: Path = VARIABLES, keys_path: Path = VARIABLE_KEYS) -> dict:
-    """Each variable matched / differs / kept different / not applicable in the world built in ``root``, and the figure."""
+    """Each variable matched / differs / kept different / not applicable in the world in ``root``; the figure."""
     root = Path(root)
     variables = json.loads(Path(variables_path).read_text(encoding="utf-8"))
     anchor = json.loads((root / "manifest.json").read_text(encoding="utf-8"))["anchor"]
