@@ -33,6 +33,9 @@ NEWSLETTERS = [
     ("Paper Trade Weekly", "editor@papertrade.example", "Paper prices are moving"),
     ("Netflix", "info@netflix.example", "New arrivals you might like"),
 ]
+# Newsletters Michael never opens (a paper-industry digest, the morning briefing, streaming promos): they pile up
+# unread in the inbox, the unsubscribe candidates of a declutter.
+NEVER_OPENED = {"editor@papertrade.example", "news@scrantontimes.example", "info@netflix.example"}
 # People outside the contact list who write to Michael at work (the spec names them in its documents).
 CORPORATE = [{"name": "David Wallace", "email": "david.wallace@dundermifflin.com", "relationship": "boss"}]
 FREQUENCY_WEIGHT = {"daily": 3.0, "weekly": 1.5, "monthly": 0.6}  # who writes most often
@@ -358,7 +361,7 @@ def seed_mail(ctx):
         thread_last[key] = message_id
         sent = rec.get("folder") == "Sent" or rec["from_addr"] == me_addr
         when = dt.datetime.strptime(rec["at"], DATETIME)
-        unread = not sent and (ctx.anchor - when.date()).days < 3
+        unread = not sent and ((ctx.anchor - when.date()).days < 3 or rec["from_addr"] in NEVER_OPENED)
         # MaildirMessage is a classic (compat32) email.message.Message: building it directly is ~50x
         # faster than an EmailMessage copied into it, and its output is the same RFC 5322 text.
         mdmsg = mailbox.MaildirMessage()
