@@ -129,8 +129,8 @@ def render_figures(report: Report, listed: int = 40) -> str:
         counts = solvable["counts"]
         lines.append(
             f"Solvable tasks: {counts.get('solvable', 0)}/{solvable['tasks']} ({solvable['solvable_rate']:.1%}; "
-            f"goal {GOALS['solvable']:.0%}); "
-            + ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()) if verdict != "solvable")
+            f"goal {GOALS['solvable']:.0%})"
+            + "".join(f"; {n} {verdict}" for verdict, n in sorted(counts.items()) if verdict != "solvable")
         )
         shown = 0
         for task_id, entry in solvable["per_task"].items():
