@@ -24,6 +24,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from ..core import ZONE
+from ..persona import scrub
 
 MEETING_WORDS = ("meeting", "review", "1:1", "standup", "all-hands", "planning")
 BUSINESS_CATEGORIES = ("Travel", "Dining", "Transport")
@@ -325,12 +326,13 @@ def resume_draft(ctx):
         lines,
         "lockedin.profile",
     )
-    # The plain-text copy he keeps of the resume he sent out (a Word file saved as text), same lines.
+    # The plain-text copy he keeps of the resume he sent out (a Word file saved as text): the same lines, without
+    # the spec author's remarks.
     _text_file(
         ctx,
         f"home/user/Documents/Resume_{_slug(ctx.persona.name)}.docx.txt",
         ctx.persona.name,
-        lines,
+        [scrub(line, ctx.persona.remarks) for line in lines],
         "lockedin.profile",
     )
 
