@@ -195,7 +195,7 @@ def _fill_work(ctx, rng, chat: Chat, need: int, queued: list) -> list:
     names = list(chat.users)
     others = [name for name in names if name != me] or names
     span = (ctx.anchor - ctx.start).days
-    mine = {}
+    mine: dict[int, int] = {}
     for _, cid, sender_id, _, _ in queued:
         if sender_id == chat.users.get(me):
             mine[cid] = mine.get(cid, 0) + 1
