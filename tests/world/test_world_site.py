@@ -333,6 +333,9 @@ def test_task_pages_and_review_show_each_tasks_answer_key_and_verdict(client, db
     assert ">partial</span>" in task_page and "Missing</strong>: The Blue Lagoon booking" in task_page
     overview = client.get("/world/").content.decode()
     assert "1 of 3 tasks solvable" in overview and "Facts of the released world image" in overview
+    # what is kept different on purpose is listed with its reason, apart from what differs
+    assert "kept different on purpose" in overview
+    assert "<code>GRINGOTTS_TOTAL_TRANSACTIONS</code>: Figure 1 count kept: 1,812 bank transactions" in overview
 
 
 def test_a_world_loaded_without_a_check_report_says_how_to_add_one(client, loaded):

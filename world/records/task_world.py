@@ -48,6 +48,11 @@ def check_figures(world) -> dict:
         out["released"] = {
             "matched": counts.get("matched", 0),
             "differs": counts.get("differs", 0),
+            "kept": [
+                (name, item.get("why", ""))
+                for name, item in released.get("per_variable", {}).items()
+                if item.get("status") == "kept different"
+            ],
             "not_applicable": counts.get("not applicable", 0),
             "variables": released.get("variables", 0),
         }

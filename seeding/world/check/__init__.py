@@ -16,7 +16,7 @@ from ..core import read_only
 from ..text_checks import leaks, text_variety
 from .invariants import invariants
 from .readers import Report, run_readers
-from .released import released_facts
+from .released import KEPT, released_facts
 
 TASKS = Path(__file__).resolve().parents[3] / "upstream" / "mypcbench" / "all_tasks_with_grading.json"
 SPEC = TASKS.parent / "michael_scott.json"  # the shipped persona spec, whose author notes must not leak
@@ -100,6 +100,27 @@ def _missed(figures: dict) -> list[str]:
     return missed
 
 
+def _released_lines(released: dict | None) -> list[str]:
+    """The released world's facts: the figure, then what differs and what is kept different on purpose."""
+    if not released:
+        return []
+    counts = released["counts"]
+    lines = [
+        f"Released world's facts: {counts.get('matched', 0)} matched, {counts.get('differs', 0)} differ, "
+        f"{counts.get(KEPT, 0)} kept different on purpose, "
+        f"{counts.get('not applicable', 0)} not applicable of {released['variables']} "
+        f"({released['matched_rate']:.1%} matched of matched + differ; goal {GOALS['released']:.0%})"
+    ]
+    for status, heading in (("differs", "Differ"), (KEPT, "Kept different on purpose")):
+        shown = [(name, item) for name, item in released["per_variable"].items() if item["status"] == status]
+        if shown:
+            lines.append(f" {heading} ({len(shown)}):")
+        for name, item in shown:
+            found = str(item["found"])[:80]
+            lines.append(f"  {name}: expected {item['expected']!r}, found {found} ({item['why']})")
+    return lines
+
+
 def render_figures(report: Report, listed: int = 40) -> str:
     """The figures of ``report`` as the command line prints them."""
     figures, lines = report.figures, [""]
@@ -108,8 +129,8 @@ def render_figures(report: Report, listed: int = 40) -> str:
         counts = solvable["counts"]
         lines.append(
             f"Solvable tasks: {counts.get('solvable', 0)}/{solvable['tasks']} ({solvable['solvable_rate']:.1%}; "
-            f"goal {GOALS['solvable']:.0%}); "
-            + ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()) if verdict != "solvable")
+            f"goal {GOALS['solvable']:.0%})"
+            + "".join(f"; {n} {verdict}" for verdict, n in sorted(counts.items()) if verdict != "solvable")
         )
         shown = 0
         for task_id, entry in solvable["per_task"].items():
@@ -124,18 +145,7 @@ def render_figures(report: Report, listed: int = 40) -> str:
         rest = sum(1 for e in solvable["per_task"].values() if e["verdict"] != "solvable") - shown
         if rest > 0:
             lines.append(f"  ... and {rest} more (check.json lists them all)")
-    released = figures.get("released")
-    if released:
-        counts = released["counts"]
-        lines.append(
-            f"Released world's facts: {counts.get('matched', 0)} matched, {counts.get('differs', 0)} differ, "
-            f"{counts.get('not applicable', 0)} not applicable of {released['variables']} "
-            f"({released['matched_rate']:.1%} matched; goal {GOALS['released']:.0%})"
-        )
-        for name, item in released["per_variable"].items():
-            if item["status"] == "differs":
-                found = str(item["found"])[:80]
-                lines.append(f"  {name}: expected {item['expected']!r}, found {found} ({item['why']})")
+    lines += _released_lines(figures.get("released"))
     text = figures.get("text", {})
     if text.get("measured"):
         lines.append("Text variety:")

@@ -1,11 +1,12 @@
 """The released world's facts: each variable of the released image's ``variables.json`` looked up in a build.
 
 The keys (``seeding/answer_keys/released/variables.json``) give, per variable, a read-only query (or a file) and
-a comparison rule, or why the variable does not apply. Each variable comes out **matched**, **differs** (with
-the key's reason when it expects the difference, e.g. a Figure 1 count kept), or **not applicable** (a note, a
-runtime value, what the file calls a seeding bug, where the released image departs from the spec the world is
-built from, or a fact the spec does not fix, such as the last generated routine order). The figure is
-matched / (matched + differs).
+a comparison rule, or why the variable does not apply. Each variable comes out **matched**, **differs** (the
+build should reproduce it and does not), **kept different** (on purpose, with the key's reason: a Figure 1
+count kept, or the spec's own value), or **not applicable** (a note, a runtime value, what the file calls a
+seeding bug, where the released image departs from the spec the world is built from, or a fact the spec does
+not fix, such as the last generated routine order). The figure is matched / (matched + differs): what is kept
+different on purpose is listed with its reason and left out of the figure.
 """
 
 import datetime as dt
@@ -24,6 +25,7 @@ VARIABLE_KEYS = SEEDING / "answer_keys" / "released" / "variables.json"
 RULES = {"equal", "money", "date", "clock", "text", "set", "records", "record", "none", "file", "file_contains"}
 RELATIVE = re.compile(r"^\$\{TODAY([+-]\d+)?\}$")
 CENT = 0.011
+KEPT = "kept different"
 
 
 class VariableKeyError(ValueError):
@@ -149,7 +151,7 @@ def _file_result(root: Path, entry: dict, want) -> tuple[bool, object]:
 
 
 def released_facts(root: Path | str, variables_path: Path = VARIABLES, keys_path: Path = VARIABLE_KEYS) -> dict:
-    """Each variable matched / differs / not applicable in the world built in ``root``, and the figure."""
+    """Each variable matched / differs / kept different / not applicable in the world in ``root``; the figure."""
     root = Path(root)
     variables = json.loads(Path(variables_path).read_text(encoding="utf-8"))
     anchor = json.loads((root / "manifest.json").read_text(encoding="utf-8"))["anchor"]
@@ -180,8 +182,10 @@ def released_facts(root: Path | str, variables_path: Path = VARIABLES, keys_path
             elif entry.get("spec_departs"):
                 why = f"the released image departs from the spec: {entry['spec_departs']}"
                 per_variable[name] = result | {"status": "not applicable", "why": why}
+            elif entry.get("kept_different"):
+                per_variable[name] = result | {"status": KEPT, "why": entry["kept_different"]}
             else:
-                why = entry.get("differs_reason") or "no reason recorded: the build should reproduce it"
+                why = "no reason recorded: the build should reproduce it"
                 per_variable[name] = result | {"status": "differs", "why": why}
     finally:
         for con in connections.values():

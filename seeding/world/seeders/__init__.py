@@ -113,7 +113,7 @@ SEEDERS = [
     Seeder("banking", banking.seed_banking, ("vaultbank",)),
     Seeder("firefox", firefox.seed_firefox, ("trips", "cross_app_events", "plants")),
     Seeder("documents", files.seed_documents, ("derived",)),
-    Seeder("office", office.seed_office, ("vaultbank", "calendar", "documents")),
+    Seeder("office", office.seed_office, ("vaultbank", "calendar", "documents", "taxes")),
     Seeder(
         "databases",
         files.seed_databases,

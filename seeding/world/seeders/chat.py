@@ -29,6 +29,21 @@ WORK_CHANNELS = [
     ("dundies-2026", "Dundie Awards 2026 planning"),
 ]
 CHANNEL_WEIGHTS = [5, 6, 3, 4, 3, 2, 2, 1, 1, 1, 2]  # the busy channels first, as in a real branch
+# Michael's own posts per work channel over the year (the released world's counts): a salesman at heart, he
+# posts most in #sales, then #random and #general; #accounting and #hr-announcements only when he must.
+MICHAEL_POSTS = {
+    "sales": 25,
+    "random": 24,
+    "general": 23,
+    "warehouse": 20,
+    "party-planning-committee": 19,
+    "accounting": 12,
+    "dundies-2026": 10,
+    "customer-service": 6,
+    "it-help": 4,
+    "hr-announcements": 4,
+    "corporate": 4,
+}
 
 
 def _first(name):
@@ -173,18 +188,27 @@ def _fill_personal(ctx, rng, chat: Chat, need: int) -> list:
     return messages
 
 
-def _fill_work(ctx, rng, chat: Chat, need: int) -> list:
-    """Workday posts in the work channels from anyone there, each in the sender's manner."""
-    messages = []
+def _fill_work(ctx, rng, chat: Chat, need: int, queued: list) -> list:
+    """Workday posts in the work channels, each in the sender's manner: Michael's as often as
+    ``MICHAEL_POSTS`` says (counting what other seeders queued for him), the rest from anyone else there."""
+    me = ctx.persona.name
     names = list(chat.users)
+    others = [name for name in names if name != me] or names
     span = (ctx.anchor - ctx.start).days
+    mine: dict[int, int] = {}
+    for _, cid, sender_id, _, _ in queued:
+        if sender_id == chat.users.get(me):
+            mine[cid] = mine.get(cid, 0) + 1
+    plan = [name for name, posts in MICHAEL_POSTS.items() for _ in range(posts - mine.get(chat.channels[name], 0))]
+    messages = []
     while need > 0:
-        name, _ = rng.choices(WORK_CHANNELS, CHANNEL_WEIGHTS)[0]
+        michael = bool(plan)
+        name = plan.pop(0) if michael else rng.choices(WORK_CHANNELS, CHANNEL_WEIGHTS)[0][0]
         day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
-        if day.weekday() >= 5:
-            continue
+        while day.weekday() >= 5:
+            day = ctx.start + dt.timedelta(days=rng.randrange(span + 1))
         when = dt.datetime.combine(day, dt.time(rng.randint(9, 17), rng.randint(0, 59)))
-        sender = rng.choice(names)
+        sender = me if michael else rng.choice(others)
         messages.append(
             (
                 when.strftime("%Y-%m-%d %H:%M:%S"),
@@ -211,8 +235,10 @@ def seed_chat(ctx):
             messages += _money_messages(ctx, rng, chat)
         share = 0.65 if app == "buzzchat" else 0.35
         need = round(total_target * share) - len(messages)
-        fill = _fill_personal if app == "buzzchat" else _fill_work
-        messages += fill(ctx, rng, chat, need)
+        if app == "buzzchat":
+            messages += _fill_personal(ctx, rng, chat, need)
+        else:
+            messages += _fill_work(ctx, rng, chat, need, messages)
         messages.sort(key=lambda m: (m[0], m[1]))
         remarks = ctx.persona.remarks
         for at, cid, sender_id, body, prov in messages:

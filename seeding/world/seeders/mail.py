@@ -22,7 +22,7 @@ from ..apps import target
 from ..core import DATETIME, local, stable_id
 from ..persona import scrub
 from ..text import attachments, letters
-from . import mail_state
+from . import mail_state, mail_threads
 
 NEWSLETTERS = [
     ("Scranton Times", "news@scrantontimes.example", "Your Scranton morning briefing"),
@@ -33,6 +33,9 @@ NEWSLETTERS = [
     ("Paper Trade Weekly", "editor@papertrade.example", "Paper prices are moving"),
     ("Netflix", "info@netflix.example", "New arrivals you might like"),
 ]
+# Newsletters Michael never opens (a paper-industry digest, the morning briefing, streaming promos): they pile up
+# unread in the inbox, the unsubscribe candidates of a declutter.
+NEVER_OPENED = {"editor@papertrade.example", "news@scrantontimes.example", "info@netflix.example"}
 # People outside the contact list who write to Michael at work (the spec names them in its documents).
 CORPORATE = [{"name": "David Wallace", "email": "david.wallace@dundermifflin.com", "relationship": "boss"}]
 FREQUENCY_WEIGHT = {"daily": 3.0, "weekly": 1.5, "monthly": 0.6}  # who writes most often
@@ -168,6 +171,52 @@ def _expense_lines(ctx) -> list[dict]:
                     lines.append({"date": cells[0], "vendor": cells[1], "amount": cells[2], "category": cells[3]})
             return lines
     return []
+
+
+def _expense_submission(ctx):
+    """Michael's first submission of the expense report, under his own title, and Jan's first rejection of it
+    (the report is rejected twice: this, then the REJECTED thread)."""
+    jan = next((c for c in ctx.persona.section("contacts", []) if c.get("relationship") == "ex_girlfriend"), None)
+    lines = _expense_lines(ctx)
+    if not jan or not lines:
+        return
+    ident = ctx.persona.spec["identity"]
+    subject = "Expense Report - Q2 Client Entertainment & Office Upgrades"
+    items = "\n".join(
+        f"- {line['date']}  {line['vendor']}  {line['amount']}  ({line['category'].rstrip('*')})" for line in lines
+    )
+    total = sum(float(line["amount"].replace("$", "").replace(",", "")) for line in lines)
+    first = ctx.anchor - dt.timedelta(days=12)
+    messages = [
+        (
+            None,
+            dt.datetime.combine(first, dt.time(9, 40)),
+            subject,
+            f"Jan,\n\nPlease find my expense report below: client entertainment and some long-overdue office "
+            f"upgrades, all for the branch.\n\n{items}\n\nTotal: ${total:,.2f}\n\nMichael\n",
+        ),
+        (
+            jan,
+            dt.datetime.combine(first + dt.timedelta(days=1), dt.time(11, 20)),
+            f"Re: {subject}",
+            "Michael,\n\nThese charges are from January to March, so this is your Q1 report, not Q2. And a "
+            "flatscreen TV is not an office upgrade. I can't approve this as submitted.\n\nJan\n",
+        ),
+        (
+            None,
+            dt.datetime.combine(first + dt.timedelta(days=1), dt.time(13, 5)),
+            f"Re: {subject}",
+            "Jan,\n\nQ2 is when I am submitting it, so technically it is a Q2 report. The TV is for "
+            "presentations. I will resubmit with clearer categories.\n\nMichael\n",
+        ),
+    ]
+    for person, when, subj, body in messages:
+        record = {"at": when.strftime(DATETIME), "subject": subj, "body": body, "thread": "expense-report-q2"}
+        if person:
+            record.update(from_name=person["name"], from_addr=person["email"], folder="INBOX")
+        else:
+            record.update(from_name=ident["name"], from_addr=ident["email"], to_addr=jan["email"], folder="Sent")
+        ctx.intent("mail", record, "app_overrides.filesystem.documents[expense_report]")
 
 
 def _expense_rejection(ctx, rng):
@@ -317,7 +366,10 @@ def seed_mail(ctx):
     rng = ctx.rng("mail")
     ident = ctx.persona.spec["identity"]
     me_addr = ident.get("email", "user@example.com")
+    _expense_submission(ctx)
     _expense_rejection(ctx, rng)
+    for record in mail_threads.personal_threads(ctx):
+        ctx.intent("mail", record, "mail.personal_threads")
     _bank_alerts(ctx)
     _project_mail(ctx, rng)
     _fill(ctx, rng, target(ctx, "emails") - len(ctx.pending("mail")))
@@ -358,7 +410,7 @@ def seed_mail(ctx):
         thread_last[key] = message_id
         sent = rec.get("folder") == "Sent" or rec["from_addr"] == me_addr
         when = dt.datetime.strptime(rec["at"], DATETIME)
-        unread = not sent and (ctx.anchor - when.date()).days < 3
+        unread = not sent and ((ctx.anchor - when.date()).days < 3 or rec["from_addr"] in NEVER_OPENED)
         # MaildirMessage is a classic (compat32) email.message.Message: building it directly is ~50x
         # faster than an EmailMessage copied into it, and its output is the same RFC 5322 text.
         mdmsg = mailbox.MaildirMessage()

@@ -24,6 +24,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from ..core import ZONE
+from ..persona import scrub
 
 MEETING_WORDS = ("meeting", "review", "1:1", "standup", "all-hands", "planning")
 BUSINESS_CATEGORIES = ("Travel", "Dining", "Transport")
@@ -291,13 +292,21 @@ def boarding_pass(ctx, trip, booking, flight, bp):
     qr.save(png, kind="png", scale=6, border=4)  # the quiet zone the QR standard asks for
     png.seek(0)
     pdf.image(png, x=150, y=30, w=50, h=50)
-    day = flight["departs_at"][:10]
-    target = ctx.path(f"home/user/Documents/Trips/BoardingPass_{flight['number']}_{day}.pdf", booking["provenance"])
-    pdf.output(str(target))
+    pdf.output(str(ctx.path(_pass_path(trip, flight), booking["provenance"])))
+
+
+def _pass_path(trip, flight) -> str:
+    """Where the pass sits: filed under Trips, except the one for a trip abroad ("Montego Bay, Jamaica"), which
+    Michael has just downloaded and not yet filed (it is still in Downloads under the airline's name)."""
+    place = str(trip.get("destination", "")).rpartition(",")
+    country = place[2].strip()
+    if place[1] and len(country) > 2:
+        return f"home/user/Downloads/{_slug(country)}_Boarding_Pass_{flight['number']}.pdf"
+    return f"home/user/Documents/Trips/BoardingPass_{flight['number']}_{flight['departs_at'][:10]}.pdf"
 
 
 def resume_draft(ctx):
-    """A resume draft from the LockedIn profile and experience rows (the same headline and roles)."""
+    """A resume draft from the LockedIn profile and experience rows (the same headline and roles), and its text copy."""
     profile = (ctx.rows("lockedin", "profile") or [{}])[0]
     ident = ctx.persona.spec["identity"]
     lines = [
@@ -317,6 +326,51 @@ def resume_draft(ctx):
         lines,
         "lockedin.profile",
     )
+    # The plain-text copy he keeps of the resume he sent out (a Word file saved as text): the same lines, without
+    # the spec author's remarks.
+    _text_file(
+        ctx,
+        f"home/user/Documents/Resume_{_slug(ctx.persona.name)}.docx.txt",
+        ctx.persona.name,
+        [scrub(line, ctx.persona.remarks) for line in lines],
+        "lockedin.profile",
+    )
+
+
+def tax_worksheet(ctx):
+    """Michael's worksheet for the return still open in SpeedTax: the same W-2, 1099, home-office days and
+    deductions as the return's rows, with nothing worked out yet (no refund or amount owed)."""
+    open_returns = [row for row in ctx.rows("speedtax", "returns") if row["status"] != "filed"]
+    if not open_returns:
+        return
+    ret = open_returns[0]
+    mine = [row for row in ctx.rows("speedtax", "w2_forms") if row["return_id"] == ret["id"]]
+    lines = [
+        f"Tax year {ret['tax_year']} ({ret['state_code']}, {ret['filing_status']}): return in SpeedTax, not filed",
+        "",
+    ]
+    lines += ["W-2"] + [
+        f"  {w['employer']}: wages ${w['gross_wages']:,.2f}, federal withheld ${w['federal_withheld']:,.2f}, "
+        f"state withheld ${w['state_withheld']:,.2f}"
+        for w in mine
+    ]
+    lines += ["", "1099"] + [
+        f"  {f['payer']}: ${f['amount']:,.2f}"
+        for f in ctx.rows("speedtax", "forms_1099")
+        if f["return_id"] == ret["id"]
+    ]
+    lines += ["", f"Work-from-home days (home office): {ret['home_office_days']}", "", "Deductions"]
+    for row in ctx.rows("speedtax", "deductions"):
+        if row["return_id"] == ret["id"] and row["amount"] is not None:
+            lines.append(
+                f"  {row['kind'].replace('_', ' ')}: {_without_remarks(row['description'])} ${row['amount']:,.2f}"
+            )
+    lines += [
+        f"  charitable total on the return: ${ret['charitable_total']:,.2f}",
+        "",
+        "Refund / owed: not worked out yet",
+    ]
+    _text_file(ctx, f"home/user/Documents/Tax_{ret['tax_year']}/tax_worksheet.txt", "Tax worksheet", lines, "taxes")
 
 
 def seed_office(ctx):
@@ -325,3 +379,4 @@ def seed_office(ctx):
     expense_report(ctx)
     itineraries_and_passes(ctx)
     project_notes(ctx)
+    tax_worksheet(ctx)

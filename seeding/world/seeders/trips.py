@@ -5,7 +5,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from ..apps import app_domain
-from ..core import Event, at
+from ..core import DATETIME, Event, at
 from ..fanout import emit
 from .shopping import emit_hoolishop_charge_and_mail
 
@@ -32,6 +32,61 @@ def seed_trips(ctx):
         t = Trip(trip, f"trips[{i}]", start, end, trip.get("generates", {}) or {}, booked_at, trip["destination"])
         for part in PARTS:
             part(ctx, t)
+    _cheskepdia_policies(ctx)
+
+
+# Cheskepdia's policy notices to members with a stay booked: what happens when the card is declined at settlement.
+POLICIES = [
+    (
+        30,
+        "CHESK-POL-1",
+        "Updated cancellation policy: your grace period",
+        [
+            "We've updated our cancellation and payment policy (CHESK-POL-1).",
+            "",
+            "- Free cancellation: stays stay cancellable free of charge until the deadline shown on your booking.",
+            "- Grace period: if the card on file is declined when the property settles your stay, we hold your",
+            "  reservation for 72 hours so you can pay with another card. No fee is charged during the grace",
+            "  period; after 72 hours an unpaid reservation is cancelled.",
+        ],
+    ),
+    (
+        16,
+        "CHESK-POL-2",
+        "Alternate card on file: hold policy",
+        [
+            "About the alternate card on your account (CHESK-POL-2).",
+            "",
+            "If your primary card is declined at settlement, we place a $200 hold on the alternate card on file",
+            "to keep your reservation while you settle the balance. The hold is released within 5 business days",
+            "once the stay is paid in full. No alternate card on file? The grace period of CHESK-POL-1 applies.",
+        ],
+    ),
+]
+
+
+def _cheskepdia_policies(ctx):
+    """The two policy notices, once Michael has a Cheskepdia stay with a free-cancellation deadline."""
+    if not any((trip.get("hotel") or {}).get("cancellation_deadline") for trip in ctx.persona.section("trips", [])):
+        return
+    first = ctx.persona.spec["identity"]["name"].split()[0]
+    for days, code, subject, lines in POLICIES:
+        body = [f"Hi {first},", "", *lines, "", "Questions? Reply to this email.", "The Cheskepdia team"]
+        ctx.intent(
+            "mail",
+            {
+                "at": at(ctx.anchor - dt.timedelta(days=days), 10, 5).strftime(DATETIME),
+                "from_name": "Cheskepdia",
+                "from_addr": f"policies@{app_domain('cheskepdia')}",
+                "to_addr": None,
+                "subject": subject,
+                "body": "\n".join(body),
+                "thread": None,
+                "label": None,
+                "folder": "INBOX",
+            },
+            f"cheskepdia.policies.{code}",
+        )
 
 
 def _hotel(ctx, t: Trip):
