@@ -63,14 +63,14 @@ class Persona:
         return self.spec.get("app_overrides", {}).get(app, {}) or {}
 
 
-def _walk_spec(node, key=""):
+def spec_strings(node, key=""):
     """(key, string) for every string in the spec, with the key it sits under (list items keep their key)."""
     if isinstance(node, dict):
         for k, v in node.items():
-            yield from _walk_spec(v, k)
+            yield from spec_strings(v, k)
     elif isinstance(node, list):
         for item in node:
-            yield from _walk_spec(item, key)
+            yield from spec_strings(item, key)
     elif isinstance(node, str):
         yield key, node
 
@@ -86,7 +86,7 @@ def _is_name_or_size(phrase: str) -> bool:
 def author_phrases(spec: dict) -> list[str]:
     """The author's remarks in a spec: parenthesised asides and note/backstory fields (3+ words each)."""
     phrases = set()
-    for key, text in _walk_spec(spec):
+    for key, text in spec_strings(spec):
         if NOTE_KEYS.search(key):
             phrases.add(text.strip())
             continue

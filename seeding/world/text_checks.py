@@ -19,7 +19,7 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
-from .persona import Persona, author_phrases
+from .persona import VERBATIM_KEYS, Persona, author_phrases, spec_strings
 
 APPS = ("mail", "buzzchat", "workbuzz")
 GOALS = {
@@ -164,12 +164,16 @@ def leaks(root, spec) -> list[dict]:
     if not phrases:
         return []
     lowered = [(p, p.lower()) for p in phrases]
+    # What the spec gives word for word as someone's own writing (a document's content, a message's body):
+    # a line of it reproduced is that person's text, not the author's note, even where the two share words.
+    own_words = [text.lower() for key, text in spec_strings(spec.spec if isinstance(spec, Persona) else spec)
+                 if key in VERBATIM_KEYS]  # fmt: skip
     hits: list[dict] = []
 
     def scan(text: str, where: dict):
         low = text.lower()
         for phrase, needle in lowered:
-            if needle in low:
+            if needle in low and not any(low.strip() in own for own in own_words):
                 hits.append({**where, "phrase": phrase})
 
     for db in sorted(root.rglob("*.sqlite")):

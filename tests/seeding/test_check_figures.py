@@ -9,6 +9,7 @@ from seeding.__main__ import main
 from seeding.world.check import failed_text_goals, text_figures
 from seeding.world.check.invariants import new_york_offset, records, unstable_items
 from seeding.world.check.released import released_facts
+from seeding.world.text_checks import leaks
 
 
 def _world(tmp_path, anchor="2026-04-13"):
@@ -178,3 +179,20 @@ def test_text_figures_find_a_spec_remark_written_into_a_chat(tmp_path):
     figures = text_figures(root, str(spec))
     assert figures["measured"] and "buzzchat" in figures["variety"]["apps"]
     assert any("forgot he signed up" in json.dumps(leak) for leak in figures["leaks"])
+
+
+def test_a_remark_the_persona_wrote_himself_is_no_leak_where_his_own_text_is_reproduced(tmp_path):
+    root = _world(tmp_path)
+    con = sqlite3.connect(root / "apps/cheskepdia.sqlite")
+    con.execute("CREATE TABLE bookings (id INTEGER PRIMARY KEY, purpose TEXT)")
+    con.execute("INSERT INTO bookings (purpose) VALUES ('vacation with Holly (if she says yes)')")
+    con.commit()
+    con.close()
+    (root / "home/user/Documents/sequel.txt").write_text("CAST:\nJasmine Windsong: Holly (if she says yes)\n")
+    spec = {
+        "trips": [{"purpose": "vacation with Holly (if she says yes)"}],
+        "documents": [{"content": "CAST:\nJasmine Windsong: Holly (if she says yes)\nSam: Dwight"}],
+    }
+    found = leaks(root, spec)
+    # the booking's purpose carries the spec author's aside; the sequel notes are Michael's own words
+    assert [(hit["file"], hit.get("column")) for hit in found] == [("apps/cheskepdia.sqlite", "purpose")]

@@ -513,7 +513,6 @@ def test_real_spec_reaches_the_paper_volumes_and_passes_checks(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the world's state, text and volume come with the other world branches")
 def test_real_spec_meets_every_goal_of_the_check(tmp_path):
     upstream = _upstream()
     build(upstream / "michael_scott.json", tmp_path / "world", ANCHOR)
