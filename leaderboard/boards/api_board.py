@@ -65,6 +65,13 @@ class BoardRowOut(Schema):
     perfect_k: int | None
     perfect_n: int | None
     perfect_bootstrap_pct: IntervalOut
+    pass_hat_k: int | None = Field(
+        description="The k of pass_hat_k_pct: the run's attempts per task; null for one attempt and for reported rows."
+    )
+    pass_hat_k_pct: IntervalOut = Field(
+        description="pass^k (tau-bench): the chance that all k attempts at a task are perfect, C(c,k)/C(n,k) "
+        "averaged over tasks, with the stratified bootstrap 95% over tasks; null values for one attempt."
+    )
     rubric_pct: IntervalOut  # stratified bootstrap 95%
     rubric_bounds_pct: BoundsOut | None
     efficiency: IntervalOut
@@ -128,6 +135,8 @@ def _row(row: BoardRow) -> dict:
         "perfect_k": row.perfect_k,
         "perfect_n": row.perfect_n,
         "perfect_bootstrap_pct": row.perfect_boot.as_dict(),
+        "pass_hat_k": row.attempts if row.pass_hat_k.known else None,
+        "pass_hat_k_pct": row.pass_hat_k.as_dict(),
         "rubric_pct": row.rubric.as_dict(),
         "rubric_bounds_pct": _bounds(row.rubric_bounds),
         "efficiency": row.efficiency.as_dict(),

@@ -17,7 +17,7 @@ from leaderboard.boards.rows import B, Board, BoardRow, Interval, num
 from leaderboard.catalog.badges import run_badge
 from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
-from leaderboard.scoring import bootstrap, metrics
+from leaderboard.scoring import bootstrap, consistency, metrics
 from leaderboard.scoring.data_version import cache_version
 from leaderboard.scoring.filters import BoardFilters, filtered_runs, run_filter_options, scored_slice
 from leaderboard.scoring.outcomes import (
@@ -176,11 +176,12 @@ RANKED_ON_COMPLETE = "complete results"
 RANKED_ON_LOWER_BOUND = "lower bound (unknown outcomes counted as failures)"
 
 
-def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
+def run_statistics(outcomes: list[RunOutcomes], rank_metric: str, with_pass_hat_k: bool = True) -> list[dict]:
     """Every interval of every row: for the perfect rate Wilson when each task has one attempt, else
     the task-level bootstrap; paired stratified bootstrap (B, strata = behavioural type, each run
     over its own attempts) for perfect, rubric and efficiency; bounds with the unknown cells as
-    failures / successes. Ranks, rank intervals and tied groups use the lower bound (unknowns as
+    failures / successes; pass^k at k = each run's attempts (runs with several attempts; the same task
+    draws, leaderboard/scoring/consistency.py), unless ``with_pass_hat_k`` is off. Ranks, rank intervals and tied groups use the lower bound (unknowns as
     failures), so an unknown never lifts a run; a row nothing was judged on is not ranked."""
     if not outcomes:
         return []
@@ -194,6 +195,7 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
         rank_reps = pessimistic[name]
         ranks = dict(zip(ranked, metrics.rank_intervals(rank_reps), strict=True))
         tiers = dict(zip(ranked, metrics.tied_groups(_percentiles(rank_reps)), strict=True))
+    pass_hat = consistency.curves(outcomes, B=B, seed=SEED, every_k=False) if with_pass_hat_k else []
     out = []
     for i, o in enumerate(outcomes):
         f = o.figures()
@@ -211,6 +213,7 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
             "perfect_k": k,
             "perfect_n": n,
             "perfect_boot": Interval(percent(f.perfect_rate), *_pct_pair(ivs["perfect"][i])),
+            "pass_hat_k": _pass_hat_interval(pass_hat[i][-1]) if pass_hat and o.attempts > 1 else Interval(None),
             "rubric": Interval(percent(f.mean_score), *_pct_pair(ivs["score"][i])),
             "efficiency": Interval(num(o.efficiency()), *_pair(ivs["efficiency"][i]), places=2),
             "avg_steps": num(o.avg_steps()),
@@ -223,11 +226,15 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
             "tier": int(tiers[i]) if judged else None,
         }
         if not judged:  # nothing judged yet: no figure to show, nothing to rank
-            row["perfect"] = row["perfect_boot"] = row["rubric"] = Interval(None)
+            row["perfect"] = row["perfect_boot"] = row["rubric"] = row["pass_hat_k"] = Interval(None)
             row["efficiency"] = Interval(None, places=2)
             row["perfect_bounds"] = row["rubric_bounds"] = None
         out.append(row)
     return out
+
+
+def _pass_hat_interval(fig: consistency.KFigure) -> Interval:
+    return Interval(fig.pass_hat, fig.pass_hat_low, fig.pass_hat_high)
 
 
 def _percentiles(reps: np.ndarray) -> np.ndarray:
@@ -259,6 +266,8 @@ def sort_value(row: BoardRow, key: str):
         return row.perfect.value
     if key == "rubric":
         return row.rubric.value
+    if key == "pass_hat_k":
+        return row.pass_hat_k.value
     if key == "efficiency":
         return row.efficiency.value
     if key == "steps":
@@ -354,6 +363,10 @@ EXPORT_COLUMNS = (
     "perfect_boot_high",
     "perfect_lower_bound",
     "perfect_upper_bound",
+    "pass_hat_k",  # the k of pass^k: the run's attempts per task (graded rows with several attempts)
+    "pass_hat_k_pct",
+    "pass_hat_k_low",
+    "pass_hat_k_high",
     "rubric_pct",
     "rubric_low",
     "rubric_high",
@@ -410,6 +423,10 @@ def export_rows(b: Board) -> list[dict]:
                 "perfect_boot_high": r(row.perfect_boot.high, 1),
                 "perfect_lower_bound": r(row.perfect_bounds[0], 1) if row.perfect_bounds else None,
                 "perfect_upper_bound": r(row.perfect_bounds[1], 1) if row.perfect_bounds else None,
+                "pass_hat_k": row.attempts if row.pass_hat_k.known else None,
+                "pass_hat_k_pct": r(row.pass_hat_k.value, 1),
+                "pass_hat_k_low": r(row.pass_hat_k.low, 1),
+                "pass_hat_k_high": r(row.pass_hat_k.high, 1),
                 "rubric_pct": r(row.rubric.value, 1),
                 "rubric_low": r(row.rubric.low, 1),
                 "rubric_high": r(row.rubric.high, 1),

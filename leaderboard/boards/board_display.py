@@ -48,7 +48,7 @@ def merged_rows(board: Board) -> list[BoardRow]:
     return board.shown
 
 
-OPTIONAL_COLUMNS = ("efficiency", "steps", "tokens", "cost", "graded", "compare")
+OPTIONAL_COLUMNS = ("pass_hat_k", "efficiency", "steps", "tokens", "cost", "graded", "compare")
 
 
 def shown_columns(rows: list[BoardRow]) -> dict[str, bool]:
@@ -56,6 +56,7 @@ def shown_columns(rows: list[BoardRow]) -> dict[str, bool]:
     unknown for every row (tokens, cost and task counts are never published) is left out, not a
     column of dashes."""
     known = {
+        "pass_hat_k": lambda r: not r.reported and r.attempts > 1 and r.pass_hat_k.known,
         "efficiency": lambda r: r.efficiency.value is not None,
         "steps": lambda r: r.avg_steps is not None,
         "tokens": lambda r: r.tokens is not None,

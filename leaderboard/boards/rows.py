@@ -85,6 +85,9 @@ class BoardRow:
     perfect_k: int | None = None
     perfect_n: int | None = None
     perfect_boot: Interval = field(default_factory=lambda: Interval(None))  # stratified bootstrap
+    # pass^k at k = the run's attempts (every attempt perfect; tau-bench's estimator), bootstrap 95%;
+    # unknown (None) for a run with one attempt per task
+    pass_hat_k: Interval = field(default_factory=lambda: Interval(None))
     rubric: Interval = field(default_factory=lambda: Interval(None))
     efficiency: Interval = field(default_factory=lambda: Interval(None, places=2))
     avg_steps: float | None = None

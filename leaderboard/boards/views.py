@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 from leaderboard.analysis import task_rates
-from leaderboard.boards import board_display, reported
+from leaderboard.boards import board_display, reported, run_consistency
 from leaderboard.boards.board import board
 from leaderboard.catalog import selectors
 from leaderboard.scoring.filters import BoardFilters
@@ -110,5 +110,10 @@ def run_detail(request, version, slug):
             "can_manage": launched and can_manage_runs(request.user),
             "rerun_tasks": list({row["task_pk"]: row["task"] for row in rows}.items()),
             "figure_groups": reported.reported_figure_groups(run) if run.is_reported else [],
+            "consistency": run_consistency.run_consistency(
+                run, request.GET.get("tasks", ""), request.GET.get("order", "")
+            ),
+            "task_filters": run_consistency.TASK_FILTERS,
+            "task_orders": run_consistency.TASK_ORDERS,
         },
     )

@@ -17,6 +17,7 @@ from mypcbench_site.page_cache import anonymous_page_cache
 SORTABLE = (
     ("rank", "Position"),
     ("perfect", "Perfect %"),
+    ("pass_hat_k", "All k perfect"),
     ("rubric", "Rubric %"),
     ("efficiency", "Efficiency"),
     ("steps", "Avg steps"),

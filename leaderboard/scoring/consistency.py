@@ -84,8 +84,11 @@ class KFigure:
         }
 
 
-def curves(outcomes: list[RunOutcomes], B: int = 1000, seed: int = 0) -> list[list[KFigure]]:
-    """Per run, one :class:`KFigure` for each k from 1 to its attempts. Intervals: the board's paired
+def curves(
+    outcomes: list[RunOutcomes], B: int = 1000, seed: int = 0, every_k: bool = True
+) -> list[list[KFigure]]:
+    """Per run, one :class:`KFigure` for each k from 1 to its attempts (``every_k``), or only for k =
+    its attempts (what the leaderboard shows). Intervals: the board's paired
     stratified bootstrap over tasks (the same task draws as its other intervals; strata = behavioural
     type), each replicate the mean of the drawn tasks' estimates. Runs must cover the same tasks."""
     if not outcomes:
@@ -94,7 +97,7 @@ def curves(outcomes: list[RunOutcomes], B: int = 1000, seed: int = 0) -> list[li
     columns: list[tuple[int, int, str]] = []  # (run index, k, estimator) per row of the values matrix
     values = []
     for i, o in enumerate(outcomes):
-        for k in range(1, o.attempts + 1):
+        for k in range(1 if every_k else o.attempts, o.attempts + 1):
             for est in ("pass_hat", "best_of"):
                 columns.append((i, k, est))
                 values.append(task_values(o.perfect, k, est))
@@ -110,7 +113,7 @@ def curves(outcomes: list[RunOutcomes], B: int = 1000, seed: int = 0) -> list[li
     out = []
     for i, o in enumerate(outcomes):
         run = []
-        for k in range(1, o.attempts + 1):
+        for k in range(1 if every_k else o.attempts, o.attempts + 1):
             p, b = figures[(i, k, "pass_hat")], figures[(i, k, "best_of")]
             run.append(KFigure(k, p[0], p[1], p[2], b[0], b[1], b[2], p[3]))
         out.append(run)
