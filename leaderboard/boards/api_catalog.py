@@ -4,7 +4,7 @@ are thin callers of the selectors."""
 
 from datetime import datetime
 
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.pagination import PageNumberPagination, paginate
 
 from leaderboard.boards import run_consistency
@@ -311,10 +311,10 @@ def get_run_consistency(request, slug: str, tasks: str = "", order: str = ""):
     run = selectors.run_detail(request.user, slug)
     found = run_consistency.run_consistency(run, tasks, order, with_chart=False)
     if found is None:
-        return 404, {"detail": f"run {slug!r} has no scored per-task outcomes (reported figures, or no tasks)"}
+        return Status(404, {"detail": f"run {slug!r} has no scored per-task outcomes (reported figures, or no tasks)"})
     if found.errors:
-        return 400, {"detail": "; ".join(found.errors)}
-    return 200, found.as_dict()
+        return Status(400, {"detail": "; ".join(found.errors)})
+    return Status(200, found.as_dict())
 
 
 def _url(request, f) -> str | None:

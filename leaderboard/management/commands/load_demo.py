@@ -1,7 +1,9 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
-demo runs) and optionally a staff account; safe to run again, a second run changes nothing."""
+demo runs and a four-try run assembled from them) and optionally a staff account; safe to run again, a second run changes nothing."""
 
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +35,22 @@ DEMO_HASTY_RUN_NOTES = (
     "look at static demo pages served locally. Its rubric verdicts were written with the script, not by an LLM "
     "judge. For showing the site only (a second run to compare with)."
 )
+
+
+DEMO_REPEATED_RUN_NAME = "Scripted demo agent (four tries, mixed plans)"
+DEMO_REPEATED_ATTEMPTS = 4
+DEMO_REPEATED_RUN_NOTES = (
+    "Four tries at every demo task, assembled from the two recordings of seeding/record_demo.py: try a of the "
+    "task in suite position i replays the hasty plan's recording when i + a is divisible by 3, else the full "
+    "plan's. A fixed schedule, not a model, and not independent tries: it is here so the site's consistency "
+    "figures (all k perfect, best of k, flaky tasks) have several attempts to show. Verdicts as recorded."
+)
+
+
+def repeated_plan(position: int, attempt: int) -> str:
+    """Which recording try ``attempt`` (1-based) of the task at suite ``position`` (1-based) replays:
+    "hasty" when position + attempt is divisible by 3, else "full"."""
+    return "hasty" if (position + attempt) % 3 == 0 else "full"
 
 
 @dataclass(frozen=True)
@@ -82,6 +100,7 @@ def load_demo(stdout=None, verbosity=1):
         suite.save(update_fields=["is_demo", "updated_at"])
 
     runs = [_load_demo_run(demo, suite, quiet, stdout) for demo in DEMO_RUNS]
+    runs.append(_load_repeated_run(suite, quiet))
     _ensure_staff_user(stdout)
     return runs
 
@@ -120,6 +139,45 @@ def _load_demo_run(demo: DemoRun, suite: Suite, quiet: dict, stdout) -> Run:
         "tool_surface": Run.ToolSurface.SCRIPTED,
         "notes": demo.notes,
     }
+    changed = [k for k, v in wanted.items() if getattr(run, k) != v]
+    if changed:
+        for k in changed:
+            setattr(run, k, wanted[k])
+        run.save(update_fields=changed)
+    return run
+
+
+def _load_repeated_run(suite: Suite, quiet: dict) -> Run:
+    """Import the four-try demo run unless it exists: attempt_<a>/<task> folders copied from the full or the
+    hasty recording by :func:`repeated_plan`, then imported like any result folder with several attempts."""
+    model, _ = Model.objects.get_or_create(
+        name=DEMO_MODEL_NAME,
+        defaults={"slug": "scripted-demo-agent", "provider": Model.Provider.SCRIPTED, "family": "scripted demo"},
+    )
+    if not Run.objects.filter(name=DEMO_REPEATED_RUN_NAME).exists():
+        recordings = {"full": DEMO_RESULTS_DIR, "hasty": DEMO_HASTY_RESULTS_DIR}
+        positions = dict(suite.tasks.values_list("task_id", "position"))
+        with tempfile.TemporaryDirectory(prefix="demo-repeated-") as tmp:
+            for task_id in sorted(positions):
+                for attempt in range(1, DEMO_REPEATED_ATTEMPTS + 1):
+                    source = recordings[repeated_plan(positions[task_id], attempt)] / task_id
+                    if not source.is_dir():
+                        raise CommandError(f"{source}: not found (expected the demo recording of task {task_id})")
+                    shutil.copytree(source, Path(tmp) / f"attempt_{attempt}" / task_id)
+            call_command(
+                "import_results",
+                tmp,
+                "--run",
+                DEMO_REPEATED_RUN_NAME,
+                "--model",
+                model.name,
+                "--suite",
+                suite.slug,
+                "--publish",
+                **quiet,
+            )
+    run = Run.objects.get(name=DEMO_REPEATED_RUN_NAME)
+    wanted = {"agent_type": "scripted-demo", "tool_surface": Run.ToolSurface.SCRIPTED, "notes": DEMO_REPEATED_RUN_NOTES}
     changed = [k for k, v in wanted.items() if getattr(run, k) != v]
     if changed:
         for k in changed:
@@ -176,8 +234,9 @@ def _ensure_staff_user(stdout):
 
 class Command(BaseCommand):
     help = (
-        "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json) and the two "
-        "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty), published; an existing demo run "
+        "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json), the two "
+        "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty) and a four-try run assembled from "
+        "them (so consistency over attempts shows), published; an existing demo run "
         "gets the demo tasks it lacks. Creates a superuser from "
         "DJANGO_SUPERUSER_USERNAME / DJANGO_SUPERUSER_PASSWORD when both are set. Running it again changes nothing."
     )
