@@ -78,7 +78,22 @@ class BoardRowOut(Schema):
     avg_steps: float | None
     input_tokens: int | None
     output_tokens: int | None
-    cost_usd: float | None
+    cost_usd: float | None = Field(description="Dollars the run's trajectories recorded; null when none did.")
+    cost_total_usd: float | None = Field(
+        description="Recorded dollars, or recorded tokens x the price table for the agent's model; null when unknown."
+    )
+    cost_basis: str = Field(
+        description="'recorded', 'estimated' (shipped, unverified prices), 'priced' (the configured price file) or ''."
+    )
+    cost_per_task_usd: float | None = Field(description="Total cost / tasks (attempts) the run has a trajectory for.")
+    cost_per_perfect_task_usd: float | None = Field(description="Total cost / perfect tasks (attempts); null for none.")
+    on_cost_frontier: bool | None = Field(
+        description="On the cost-accuracy frontier (cost per task against Perfect %): no run is both cheaper and "
+        "better; null without a cost."
+    )
+    frontier_cost_per_task_usd: float | None = Field(
+        description="Off the frontier: the cost per task the run would need to stay under to reach it."
+    )
     rank: int | None = Field(
         description="Position among graded rows in the headline order; null for reported rows and for runs "
         "nothing was judged on yet."
@@ -144,6 +159,12 @@ def _row(row: BoardRow) -> dict:
         "input_tokens": row.input_tokens,
         "output_tokens": row.output_tokens,
         "cost_usd": row.cost_usd,
+        "cost_total_usd": None if row.cost_total is None else round(row.cost_total, 4),
+        "cost_basis": row.cost_basis,
+        "cost_per_task_usd": None if row.cost_per_task is None else round(row.cost_per_task, 4),
+        "cost_per_perfect_task_usd": None if row.cost_per_perfect is None else round(row.cost_per_perfect, 4),
+        "on_cost_frontier": row.on_frontier,
+        "frontier_cost_per_task_usd": None if row.frontier_cost is None else round(row.frontier_cost, 4),
         "rank": None if row.reported else row.rank,
         "ranked_on": row.ranked_on,
         "rank_low": row.rank_low,

@@ -17,7 +17,7 @@ from leaderboard.boards.rows import B, Board, BoardRow, Interval, num
 from leaderboard.catalog.badges import run_badge
 from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
-from leaderboard.scoring import bootstrap, consistency, metrics
+from leaderboard.scoring import bootstrap, consistency, cost, metrics
 from leaderboard.scoring.data_version import cache_version
 from leaderboard.scoring.filters import BoardFilters, filtered_runs, run_filter_options, scored_slice
 from leaderboard.scoring.outcomes import (
@@ -61,6 +61,7 @@ def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     reported = [r for r in runs if r.is_reported]
 
     rows, task_count = _graded_rows(user, suite, graded, filters, version)
+    place_on_cost_frontier(rows)
     # published figures are per type or per bin, over every app, for the source's judge
     unanswerable = filters.judge or filters.app or (filters.type and filters.bin)
     reported_rows = [] if unanswerable else [_reported_row(r, filters) for r in reported]
@@ -165,11 +166,29 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
             setattr(row, name, value)
         row.counts = o.counts()
         row.input_tokens, row.output_tokens, row.cost_usd = o.input_tokens, o.output_tokens, o.cost_usd
+        api_model = by_slug[o.run_slug].model.api_model
+        row.cost_total, row.cost_basis = cost.run_cost(o.cost_usd, o.input_tokens, o.output_tokens, api_model)
+        row.cost_per_task = cost.per(row.cost_total, row.run_count)
+        row.cost_per_perfect = cost.per(row.cost_total, row.perfect_k or 0) if row.ranked else None
         row.notes = list(o.notes)
         if o.from_imported_score:
             row.notes.append(f"{o.from_imported_score} tasks scored from the source's task score")
         rows.append(row)
     return rows, task_count
+
+
+def place_on_cost_frontier(rows: list[BoardRow]) -> None:
+    """Mark every graded row with a cost per task and a Perfect % on or off the cost-accuracy frontier,
+    and, off it, the cost per task it would need to stay under and which run sets it."""
+    priced = [r for r in rows if r.cost_per_task is not None and r.perfect.value is not None]
+    costs = [cast(float, r.cost_per_task) for r in priced]
+    scores = [cast(float, r.perfect.value) for r in priced]
+    for r, gap in zip(priced, cost.frontier_gaps(costs, scores), strict=True):
+        r.on_frontier = gap is None
+        if gap is not None:
+            rival = priced[gap.rival]
+            r.frontier_cost = gap.needed_cost
+            r.frontier_rival = rival.run_name + (f" judged by {rival.judge_name}" if rival.run_slug == r.run_slug else "")
 
 
 RANKED_ON_COMPLETE = "complete results"
@@ -275,7 +294,7 @@ def sort_value(row: BoardRow, key: str):
     if key == "tokens":
         return row.tokens
     if key == "cost":
-        return row.cost_usd
+        return row.cost_per_task
     if key == "graded":
         return row.counts.get(GRADED)
     return row.run_name.lower()
@@ -379,6 +398,12 @@ EXPORT_COLUMNS = (
     "input_tokens",
     "output_tokens",
     "cost_usd",
+    "cost_total_usd",  # recorded dollars, or tokens x prices (cost_basis says which)
+    "cost_basis",  # recorded, estimated (shipped unverified prices), priced (price file), or empty
+    "cost_per_task_usd",
+    "cost_per_perfect_task_usd",
+    "on_cost_frontier",
+    "frontier_cost_per_task_usd",  # off the frontier: the cost per task it would need to stay under
     *(f"n_{s}" for s in STATUSES),
     "source",
     "version",  # reported rows: the published version the figures are from
@@ -439,6 +464,12 @@ def export_rows(b: Board) -> list[dict]:
                 "input_tokens": row.input_tokens,
                 "output_tokens": row.output_tokens,
                 "cost_usd": r(row.cost_usd, 2),
+                "cost_total_usd": r(row.cost_total, 4),
+                "cost_basis": row.cost_basis,
+                "cost_per_task_usd": r(row.cost_per_task, 4),
+                "cost_per_perfect_task_usd": r(row.cost_per_perfect, 4),
+                "on_cost_frontier": row.on_frontier,
+                "frontier_cost_per_task_usd": r(row.frontier_cost, 4),
                 **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in STATUSES},
                 "source": row.source,
                 "version": row.version,

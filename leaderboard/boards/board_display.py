@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Count, Max, Q
 
+from leaderboard.analysis import charts
 from leaderboard.boards.board import Board, BoardRow, board
 from leaderboard.models import Run, Suite
 from leaderboard.scoring.filters import BoardFilters
@@ -60,7 +61,7 @@ def shown_columns(rows: list[BoardRow]) -> dict[str, bool]:
         "efficiency": lambda r: r.efficiency.value is not None,
         "steps": lambda r: r.avg_steps is not None,
         "tokens": lambda r: r.tokens is not None,
-        "cost": lambda r: r.cost_usd is not None,
+        "cost": lambda r: r.cost_total is not None,
         "graded": lambda r: not r.reported,
         "compare": lambda r: not r.reported,
     }
@@ -115,6 +116,20 @@ def headline_chart(rows: list[BoardRow], metric: str = "perfect") -> list[ChartB
             )
         )
     return bars
+
+
+def cost_chart(rows: list[BoardRow]) -> dict | None:
+    """The cost-accuracy chart (cost per task against Perfect %) with the frontier drawn, for the rows
+    placed on it (leaderboard/boards/board.py's place_on_cost_frontier); None for fewer than two."""
+    placed = [r for r in rows if r.on_frontier is not None]
+    if len(placed) < 2:
+        return None
+    points = [
+        (f"{r.run_name}{' (estimated)' if r.cost_basis == 'estimated' else ''}", round(r.cost_per_task or 0.0, 4), r.perfect.value or 0.0)
+        for r in placed
+    ]
+    figure = charts.frontier_scatter(points, [bool(r.on_frontier) for r in placed], "cost per task (USD)", "Perfect %")
+    return {"id": "chart-cost-frontier", "figure": figure, "label": "Perfect % against cost per task, with the cost frontier"}
 
 
 def last_updated():
