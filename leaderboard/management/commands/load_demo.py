@@ -28,12 +28,14 @@ DEMO_MODEL_NAME = "Scripted demo agent"
 DEMO_HASTY_RUN_NAME = "Scripted demo agent (hasty plan)"
 DEMO_RUN_NOTES = (
     "Recorded by seeding/record_demo.py: a fixed script (no model) clicking through static demo pages served "
-    "locally. Its rubric verdicts were written with the script, not by an LLM judge. For showing the site only."
+    "locally. Its rubric verdicts were written with the script, not by an LLM judge. It calls no model, so its "
+    "cost is recorded as $0.00. For showing the site only."
 )
 DEMO_HASTY_RUN_NOTES = (
     "Recorded by seeding/record_demo.py with its hasty plans: a fixed script (no model) that stops after a partial "
     "look at static demo pages served locally. Its rubric verdicts were written with the script, not by an LLM "
-    "judge. For showing the site only (a second run to compare with)."
+    "judge. It calls no model, so its cost is recorded as $0.00. For showing the site only (a second run to "
+    "compare with)."
 )
 
 
@@ -43,7 +45,8 @@ DEMO_REPEATED_RUN_NOTES = (
     "Four tries at every demo task, assembled from the two recordings of seeding/record_demo.py: try a of the "
     "task in suite position i replays the hasty plan's recording when i + a is divisible by 3, else the full "
     "plan's. A fixed schedule, not a model, and not independent tries: it is here so the site's consistency "
-    "figures (all k perfect, best of k, flaky tasks) have several attempts to show. Verdicts as recorded."
+    "figures (all k perfect, best of k, flaky tasks) have several attempts to show. Verdicts as recorded; "
+    "no model is called, so its cost is recorded as $0.00."
 )
 
 
@@ -132,6 +135,7 @@ def _load_demo_run(demo: DemoRun, suite: Suite, quiet: dict, stdout) -> Run:
         )
     run = Run.objects.get(name=demo.run_name)
     added = _add_missing_tasks(run, demo.folder)
+    _record_no_cost(run)
     if added and stdout is not None:
         stdout.write(f"Added {added} demo trajectories to run {run.slug!r} (tasks it did not have yet).")
     wanted = {
@@ -177,6 +181,7 @@ def _load_repeated_run(suite: Suite, quiet: dict) -> Run:
                 **quiet,
             )
     run = Run.objects.get(name=DEMO_REPEATED_RUN_NAME)
+    _record_no_cost(run)
     wanted = {"agent_type": "scripted-demo", "tool_surface": Run.ToolSurface.SCRIPTED, "notes": DEMO_REPEATED_RUN_NOTES}
     changed = [k for k, v in wanted.items() if getattr(run, k) != v]
     if changed:
@@ -184,6 +189,12 @@ def _load_repeated_run(suite: Suite, quiet: dict) -> Run:
             setattr(run, k, wanted[k])
         run.save(update_fields=changed)
     return run
+
+
+def _record_no_cost(run: Run) -> None:
+    """A scripted run calls no model: its trajectories cost nothing, recorded as $0 (not unknown), so the
+    leaderboard's cost column and cost frontier have the demo's runs to show."""
+    run.trajectories.filter(cost_usd__isnull=True).update(cost_usd=0)
 
 
 def _add_missing_tasks(run: Run, folder: Path) -> int:
