@@ -192,9 +192,7 @@ def main():
     cache.clear()
     scoring_time, outcomes = best_of(lambda: (cache.clear(), judged_outcomes(runs))[1], repeat=3)
     stats_time, _ = best_of(lambda: board.run_statistics(outcomes, "perfect"), repeat=3)
-    bare_stats_time, _ = best_of(
-        lambda: board.run_statistics(outcomes, "perfect", with_pass_hat_k=False), repeat=3
-    )
+    bare_stats_time, _ = best_of(lambda: board.run_statistics(outcomes, "perfect", with_pass_hat_k=False), repeat=3)
     # the page with its pass^k column (runs with several attempts) against the same page without it:
     # the board's statistics with pass^k switched off, everything else the same
     with_column, shown = cold_of(page)

@@ -188,7 +188,9 @@ def place_on_cost_frontier(rows: list[BoardRow]) -> None:
         if gap is not None:
             rival = priced[gap.rival]
             r.frontier_cost = gap.needed_cost
-            r.frontier_rival = rival.run_name + (f" judged by {rival.judge_name}" if rival.run_slug == r.run_slug else "")
+            r.frontier_rival = rival.run_name + (
+                f" judged by {rival.judge_name}" if rival.run_slug == r.run_slug else ""
+            )
 
 
 RANKED_ON_COMPLETE = "complete results"
@@ -200,8 +202,9 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str, with_pass_hat_
     the task-level bootstrap; paired stratified bootstrap (B, strata = behavioural type, each run
     over its own attempts) for perfect, rubric and efficiency; bounds with the unknown cells as
     failures / successes; pass^k at k = each run's attempts (runs with several attempts; the same task
-    draws, leaderboard/scoring/consistency.py), unless ``with_pass_hat_k`` is off. Ranks, rank intervals and tied groups use the lower bound (unknowns as
-    failures), so an unknown never lifts a run; a row nothing was judged on is not ranked."""
+    draws, leaderboard/scoring/consistency.py), unless ``with_pass_hat_k`` is off. Ranks, rank
+    intervals and tied groups use the lower bound (unknowns as failures), so an unknown never lifts
+    a run; a row nothing was judged on is not ranked."""
     if not outcomes:
         return []
     reps = bootstrap.bootstrap_many(outcomes, ("perfect", "score", "efficiency"), B=B, seed=SEED)

@@ -125,11 +125,19 @@ def cost_chart(rows: list[BoardRow]) -> dict | None:
     if len(placed) < 2:
         return None
     points = [
-        (f"{r.run_name}{' (estimated)' if r.cost_basis == 'estimated' else ''}", round(r.cost_per_task or 0.0, 4), r.perfect.value or 0.0)
+        (
+            f"{r.run_name}{' (estimated)' if r.cost_basis == 'estimated' else ''}",
+            round(r.cost_per_task or 0.0, 4),
+            r.perfect.value or 0.0,
+        )
         for r in placed
     ]
     figure = charts.frontier_scatter(points, [bool(r.on_frontier) for r in placed], "cost per task (USD)", "Perfect %")
-    return {"id": "chart-cost-frontier", "figure": figure, "label": "Perfect % against cost per task, with the cost frontier"}
+    return {
+        "id": "chart-cost-frontier",
+        "figure": figure,
+        "label": "Perfect % against cost per task, with the cost frontier",
+    }
 
 
 def last_updated():

@@ -66,7 +66,9 @@ def run_consistency(run: Run, task_filter: str = "", order: str = "", *, with_ch
         return None
     errors = []
     if task_filter not in TASK_FILTERS:
-        errors.append(f"tasks={task_filter!r} is not a filter (expected one of: {', '.join(k for k in TASK_FILTERS if k)})")
+        errors.append(
+            f"tasks={task_filter!r} is not a filter (expected one of: {', '.join(k for k in TASK_FILTERS if k)})"
+        )
         task_filter = ""
     if order not in TASK_ORDERS:
         errors.append(f"order={order!r} is not an order (expected one of: {', '.join(k for k in TASK_ORDERS if k)})")

@@ -84,9 +84,7 @@ class KFigure:
         }
 
 
-def curves(
-    outcomes: list[RunOutcomes], B: int = 1000, seed: int = 0, every_k: bool = True
-) -> list[list[KFigure]]:
+def curves(outcomes: list[RunOutcomes], B: int = 1000, seed: int = 0, every_k: bool = True) -> list[list[KFigure]]:
     """Per run, one :class:`KFigure` for each k from 1 to its attempts (``every_k``), or only for k =
     its attempts (what the leaderboard shows). Intervals: the board's paired
     stratified bootstrap over tasks (the same task draws as its other intervals; strata = behavioural

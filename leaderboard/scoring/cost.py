@@ -6,9 +6,9 @@ harness/judge/prices.py, tokens x prices: "estimated" when the prices are the sh
 ones, "priced" when they come from the price file named by MYPCBENCH_JUDGE_PRICES. Otherwise it is
 unknown (None), never zero.
 
-The frontier (as HAL, the Holistic Agent Leaderboard, draws it): a run is on it when no other run costs no more per task and
-scores at least as well, better on one of the two. A run off it would need to cost less than the
-cheapest frontier run that scores at least as well to join it.
+The frontier (as HAL, the Holistic Agent Leaderboard, draws it): a run is on it when no other run
+costs no more per task and scores at least as well, better on one of the two. A run off it would need
+to cost less than the cheapest frontier run that scores at least as well to join it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
-demo runs and a four-try run assembled from them) and optionally a staff account; safe to run again, a second run changes nothing."""
+demo runs and a four-try run assembled from them) and optionally a staff account; safe to run again, a
+second run changes nothing."""
 
 import os
 import shutil

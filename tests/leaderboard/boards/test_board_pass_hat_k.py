@@ -71,7 +71,10 @@ def test_the_column_is_left_out_when_every_run_has_one_attempt(client, repeated)
 
 
 def test_exports_and_api_carry_the_figure(client, repeated):
-    exported = {e["run"]: e for e in csv.DictReader(io.StringIO(client.get("/leaderboard/?suite=repeated&format=csv").content.decode()))}
+    exported = {
+        e["run"]: e
+        for e in csv.DictReader(io.StringIO(client.get("/leaderboard/?suite=repeated&format=csv").content.decode()))
+    }
     assert exported["quad"]["pass_hat_k"] == "4" and float(exported["quad"]["pass_hat_k_pct"]) == 33.3
     assert float(exported["quad"]["pass_hat_k_low"]) <= 33.3 <= float(exported["quad"]["pass_hat_k_high"])
     assert exported["solo"]["pass_hat_k"] == "" and exported["solo"]["pass_hat_k_pct"] == ""

@@ -41,7 +41,9 @@ def test_pass_hat_k_of_two_perfect_out_of_four_at_two_is_one_sixth():
     assert consistency.pass_hat_k(2, 4, 1) == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize(("n", "c", "k"), [(n, c, k) for n in range(1, 6) for c in range(n + 1) for k in range(1, n + 1)])
+@pytest.mark.parametrize(
+    ("n", "c", "k"), [(n, c, k) for n in range(1, 6) for c in range(n + 1) for k in range(1, n + 1)]
+)
 def test_the_estimators_equal_the_share_of_k_subsets_by_enumeration(n, c, k):
     attempts = [1] * c + [0] * (n - c)
     subsets = list(itertools.combinations(attempts, k))
