@@ -17,6 +17,7 @@ from math import comb
 
 import numpy as np
 
+from leaderboard.models import BehaviouralType
 from leaderboard.scoring import bootstrap
 from leaderboard.scoring.outcomes import RunOutcomes
 
@@ -136,6 +137,10 @@ class TaskConsistency:
         if self.perfect == self.known:
             return "consistent"
         return "flaky" if self.perfect else "never"
+
+    @property
+    def type_label(self) -> str:
+        return dict(BehaviouralType.choices).get(self.behavioural_type, self.behavioural_type)
 
     @property
     def rate(self) -> float | None:
