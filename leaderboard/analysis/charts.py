@@ -252,6 +252,8 @@ def frontier_scatter(
     figure = scatter(points, x_title, y_title)
     front = sorted((p for p, on in zip(points, on_frontier, strict=True) if on), key=lambda p: (p[1], p[2]))
     figure["data"][0]["name"] = "runs"
+    # names on hover only: runs at the same cost and score would print their names over each other
+    figure["data"][0]["mode"] = "markers"
     figure["data"].append(
         {
             "type": "scatter",

@@ -54,11 +54,10 @@ def _cell(html, run, col):
 def test_the_cost_column_shows_per_task_per_perfect_task_and_the_frontier(client, priced):
     html = client.get("/leaderboard/?suite=priced").content.decode()
     assert _cell(html, "dear", "cost") == (
-        "$2.00 $1.000 per task · $2.000 per perfect task"
-        " to reach the frontier: under $0.75 per task (the cost of Cheap)"
+        "$2.00 $1.000 per task $2.000 per perfect task to reach the frontier: under $0.75 per task (the cost of Cheap)"
     )
     assert (
-        _cell(html, "cheap", "cost") == "$1.50 estimated $0.750 per task · $0.750 per perfect task on the cost frontier"
+        _cell(html, "cheap", "cost") == "$1.50 estimated $0.750 per task $0.750 per perfect task on the cost frontier"
     )
     assert _cell(html, "free", "cost") == "—"
     assert 'id="chart-cost-frontier"' in html and "plotly" in html
