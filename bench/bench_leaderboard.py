@@ -7,7 +7,8 @@ after one judgment changes as a visitor gets it (within the refresh window: the 
 after it is sent), and the rebuild itself after one judgment (scores recomputed and the page built
 again, timed with no refresh window so the request waits for it). The scaling page's action shapes,
 summed from the per-trajectory counts ingest stores, are timed beside grouping every step of the
-runs as the page did before, and both must give the same counts.
+runs as the page did before, and both must give the same counts. The cold leaderboard page is also
+timed with its pass^k column (runs with several attempts) beside the same page without it.
 
 Workload (default, the issue's full scale): 30 runs x 184 tasks x 3 attempts x ~60 steps, one
 judgment per rubric item (4-8 items per task), written with bulk_create into a fresh SQLite
@@ -198,6 +199,18 @@ def main():
     cache.clear()
     scoring_time, outcomes = best_of(lambda: (cache.clear(), judged_outcomes(runs))[1], repeat=3)
     stats_time, _ = best_of(lambda: board.run_statistics(outcomes, "perfect"), repeat=3)
+    bare_stats_time, _ = best_of(lambda: board.run_statistics(outcomes, "perfect", with_pass_hat_k=False), repeat=3)
+    # the page with its pass^k column (runs with several attempts) against the same page without it:
+    # the board's statistics with pass^k switched off, everything else the same
+    with_column, shown = cold_of(page)
+    assert b'data-col="pass_hat_k"' in shown.content or args.attempts < 2, "the pass^k column is not shown"
+    full_statistics = board.run_statistics
+    board.run_statistics = functools.partial(full_statistics, with_pass_hat_k=False)
+    try:
+        without_column, bare = cold_of(page)
+    finally:
+        board.run_statistics = full_statistics
+    assert b'data-col="pass_hat_k"' not in bare.content
     board_rows = board.board(None, BoardFilters.from_query({"suite": "big"})).rows
 
     # the scaling page's action shapes: the counts ingest stores per trajectory, summed per run,
@@ -234,6 +247,10 @@ def main():
     print(f"{'leaderboard page, cold (ms, best of 3)':44}{cold * 1000:12.1f}{static * 1000:12.2f}{cold / static:9.1f}x")
     print(f"{'page size (bytes)':44}{len(body):12,}")
     print(
+        f"{'cold page: pass^k column shown vs not (ms)':44}{with_column * 1000:12.1f}{without_column * 1000:12.1f}"
+        f"{with_column / without_column:9.2f}x  best of 3 each"
+    )
+    print(
         f"{'SQL queries, cold page: small vs big DB':44}{big_cold:12}{small_cold:12}"
         f"{'':9}  constant ({'same' if big_cold == small_cold else 'DIFFERENT'})"
     )
@@ -264,6 +281,10 @@ def main():
     print(
         f"{f'all intervals, {len(board_rows)} rows, B=1000 (ms)':44}{stats_time * 1000:12.1f}"
         f"{'':21}  well under a second"
+    )
+    print(
+        f"{'all intervals with pass^k vs without (ms)':44}{stats_time * 1000:12.1f}{bare_stats_time * 1000:12.1f}"
+        f"{stats_time / bare_stats_time:9.2f}x"
     )
 
 

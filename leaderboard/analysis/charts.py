@@ -245,6 +245,31 @@ def stacked_shares(rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[
     return {"data": traces, "layout": layout}
 
 
+def frontier_scatter(
+    points: Sequence[tuple[str, float, float]], on_frontier: Sequence[bool], x_title: str, y_title: str
+) -> dict:
+    """:func:`scatter` with the Pareto frontier drawn through its points (cheapest first) and named."""
+    figure = scatter(points, x_title, y_title)
+    front = sorted((p for p, on in zip(points, on_frontier, strict=True) if on), key=lambda p: (p[1], p[2]))
+    figure["data"][0]["name"] = "runs"
+    # names on hover only: runs at the same cost and score would print their names over each other
+    figure["data"][0]["mode"] = "markers"
+    figure["data"].append(
+        {
+            "type": "scatter",
+            "name": "cost frontier (no run is both cheaper and better)",
+            "x": [p[1] for p in front],
+            "y": [_round(p[2]) for p in front],
+            "mode": "lines",
+            "line": {"color": SERIES[1], "shape": "hv", "dash": "dash", "width": 2},
+            "hoverinfo": "skip",
+        }
+    )
+    figure["layout"]["legend"] = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}
+    figure["layout"]["showlegend"] = True
+    return figure
+
+
 def scatter(points: Sequence[tuple[str, float, float]], x_title: str, y_title: str) -> dict:
     """One labelled point per run, e.g. rubric score against cost."""
     trace = {

@@ -65,13 +65,35 @@ class BoardRowOut(Schema):
     perfect_k: int | None
     perfect_n: int | None
     perfect_bootstrap_pct: IntervalOut
+    pass_hat_k: int | None = Field(
+        description="The k of pass_hat_k_pct: the run's attempts per task; null for one attempt and for reported rows."
+    )
+    pass_hat_k_pct: IntervalOut = Field(
+        description="pass^k (tau-bench): the chance that all k attempts at a task are perfect, C(c,k)/C(n,k) "
+        "averaged over tasks, with the stratified bootstrap 95% over tasks; null values for one attempt."
+    )
     rubric_pct: IntervalOut  # stratified bootstrap 95%
     rubric_bounds_pct: BoundsOut | None
     efficiency: IntervalOut
     avg_steps: float | None
     input_tokens: int | None
     output_tokens: int | None
-    cost_usd: float | None
+    cost_usd: float | None = Field(description="Dollars the run's trajectories recorded; null when none did.")
+    cost_total_usd: float | None = Field(
+        description="Recorded dollars, or recorded tokens x the price table for the agent's model; null when unknown."
+    )
+    cost_basis: str = Field(
+        description="'recorded', 'estimated' (shipped, unverified prices), 'priced' (the configured price file) or ''."
+    )
+    cost_per_task_usd: float | None = Field(description="Total cost / tasks (attempts) the run has a trajectory for.")
+    cost_per_perfect_task_usd: float | None = Field(description="Total cost / perfect tasks (attempts); null for none.")
+    on_cost_frontier: bool | None = Field(
+        description="On the cost-accuracy frontier (cost per task against Perfect %): no run is both cheaper and "
+        "better; null without a cost."
+    )
+    frontier_cost_per_task_usd: float | None = Field(
+        description="Off the frontier: the cost per task the run would need to stay under to reach it."
+    )
     rank: int | None = Field(
         description="Position among graded rows in the headline order; null for reported rows and for runs "
         "nothing was judged on yet."
@@ -128,6 +150,8 @@ def _row(row: BoardRow) -> dict:
         "perfect_k": row.perfect_k,
         "perfect_n": row.perfect_n,
         "perfect_bootstrap_pct": row.perfect_boot.as_dict(),
+        "pass_hat_k": row.attempts if row.pass_hat_k.known else None,
+        "pass_hat_k_pct": row.pass_hat_k.as_dict(),
         "rubric_pct": row.rubric.as_dict(),
         "rubric_bounds_pct": _bounds(row.rubric_bounds),
         "efficiency": row.efficiency.as_dict(),
@@ -135,6 +159,12 @@ def _row(row: BoardRow) -> dict:
         "input_tokens": row.input_tokens,
         "output_tokens": row.output_tokens,
         "cost_usd": row.cost_usd,
+        "cost_total_usd": None if row.cost_total is None else round(row.cost_total, 4),
+        "cost_basis": row.cost_basis,
+        "cost_per_task_usd": None if row.cost_per_task is None else round(row.cost_per_task, 4),
+        "cost_per_perfect_task_usd": None if row.cost_per_perfect is None else round(row.cost_per_perfect, 4),
+        "on_cost_frontier": row.on_frontier,
+        "frontier_cost_per_task_usd": None if row.frontier_cost is None else round(row.frontier_cost, 4),
         "rank": None if row.reported else row.rank,
         "ranked_on": row.ranked_on,
         "rank_low": row.rank_low,

@@ -5,9 +5,10 @@ are thin callers of the selectors."""
 from datetime import datetime
 
 from django.urls import reverse
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from ninja.pagination import PageNumberPagination, paginate
 
+from leaderboard.boards import run_consistency
 from leaderboard.catalog import selectors
 from leaderboard.models import BehaviouralType, Difficulty, Run, Task
 from trajectories.recording import contamination
@@ -296,6 +297,54 @@ def get_run(request, slug: str):
         flag["player_url"] = request.build_absolute_uri(player + (f"?step={flag['step']}" if flag["step"] else ""))
     run.contamination_flags, run.contamination_hits = flags, total  # type: ignore[attr-defined]
     return run
+
+
+class KFigureOut(Schema):
+    k: int
+    pass_hat_k_pct: float | None  # all k attempts perfect (tau-bench's C(c,k)/C(n,k) averaged over tasks)
+    pass_hat_k_low: float | None
+    pass_hat_k_high: float | None
+    best_of_k_pct: float | None  # at least one of k attempts perfect (unbiased pass@k)
+    best_of_k_low: float | None
+    best_of_k_high: float | None
+    tasks: int  # tasks counted: those with at least k known attempts
+
+
+class TaskConsistencyOut(Schema):
+    task: str
+    behavioural_type: str
+    perfect_attempts: int
+    known_attempts: int
+    attempts: int
+    consistency: str  # consistent, flaky, never or unknown
+
+
+class ConsistencyOut(Schema):
+    run: str
+    judge: str
+    attempts: int
+    by_k: list[KFigureOut]
+    task_counts: dict[str, int]
+    tasks: list[TaskConsistencyOut]
+
+
+@router.get(
+    "/runs/{slug}/consistency",
+    response={200: ConsistencyOut, 404: dict, 400: dict},
+    tags=["runs"],
+    summary="pass^k and best-of-k for every k, and perfect attempts per task",
+    description="Query parameters: tasks (flaky, never, consistent, unknown) filters the tasks; order (rate, "
+    "-rate) sorts them by their share of perfect attempts. Percentages with 95% stratified bootstrap intervals "
+    "over tasks; scored by the run's default judge, as on the leaderboard.",
+)
+def get_run_consistency(request, slug: str, tasks: str = "", order: str = ""):
+    run = selectors.run_detail(request.user, slug)
+    found = run_consistency.run_consistency(run, tasks, order, with_chart=False)
+    if found is None:
+        return Status(404, {"detail": f"run {slug!r} has no scored per-task outcomes (reported figures, or no tasks)"})
+    if found.errors:
+        return Status(400, {"detail": "; ".join(found.errors)})
+    return Status(200, found.as_dict())
 
 
 def _url(request, f) -> str | None:

@@ -17,7 +17,7 @@ from leaderboard.boards.rows import B, Board, BoardRow, Interval, num
 from leaderboard.catalog.badges import run_badge
 from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
-from leaderboard.scoring import bootstrap, metrics
+from leaderboard.scoring import bootstrap, consistency, cost, metrics
 from leaderboard.scoring.data_version import cache_version
 from leaderboard.scoring.filters import BoardFilters, filtered_runs, run_filter_options, scored_slice
 from leaderboard.scoring.outcomes import (
@@ -62,6 +62,7 @@ def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     reported = [r for r in runs if r.is_reported]
 
     rows, task_count = _graded_rows(user, suite, graded, filters, version)
+    place_on_cost_frontier(rows)
     # published figures are per type or per bin, over every app, for the source's judge
     unanswerable = filters.judge or filters.app or (filters.type and filters.bin)
     reported_rows = [] if unanswerable else [_reported_row(r, filters) for r in reported]
@@ -166,6 +167,10 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
             setattr(row, name, value)
         row.counts = o.counts()
         row.input_tokens, row.output_tokens, row.cost_usd = o.input_tokens, o.output_tokens, o.cost_usd
+        api_model = by_slug[o.run_slug].model.api_model
+        row.cost_total, row.cost_basis = cost.run_cost(o.cost_usd, o.input_tokens, o.output_tokens, api_model)
+        row.cost_per_task = cost.per(row.cost_total, row.run_count)
+        row.cost_per_perfect = cost.per(row.cost_total, row.perfect_k or 0) if row.ranked else None
         row.notes = list(o.notes)
         if o.from_imported_score:
             row.notes.append(f"{o.from_imported_score} tasks scored from the source's task score")
@@ -173,16 +178,34 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     return rows, task_count
 
 
+def place_on_cost_frontier(rows: list[BoardRow]) -> None:
+    """Mark every graded row with a cost per task and a Perfect % on or off the cost-accuracy frontier,
+    and, off it, the cost per task it would need to stay under and which run sets it."""
+    priced = [r for r in rows if r.cost_per_task is not None and r.perfect.value is not None]
+    costs = [cast(float, r.cost_per_task) for r in priced]
+    scores = [cast(float, r.perfect.value) for r in priced]
+    for r, gap in zip(priced, cost.frontier_gaps(costs, scores), strict=True):
+        r.on_frontier = gap is None
+        if gap is not None:
+            rival = priced[gap.rival]
+            r.frontier_cost = gap.needed_cost
+            r.frontier_rival = rival.run_name + (
+                f" judged by {rival.judge_name}" if rival.run_slug == r.run_slug else ""
+            )
+
+
 RANKED_ON_COMPLETE = "complete results"
 RANKED_ON_LOWER_BOUND = "lower bound (unknown outcomes counted as failures)"
 
 
-def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
+def run_statistics(outcomes: list[RunOutcomes], rank_metric: str, with_pass_hat_k: bool = True) -> list[dict]:
     """Every interval of every row: for the perfect rate Wilson when each task has one attempt, else
     the task-level bootstrap; paired stratified bootstrap (B, strata = behavioural type, each run
     over its own attempts) for perfect, rubric and efficiency; bounds with the unknown cells as
-    failures / successes. Ranks, rank intervals and tied groups use the lower bound (unknowns as
-    failures), so an unknown never lifts a run; a row nothing was judged on is not ranked."""
+    failures / successes; pass^k at k = each run's attempts (runs with several attempts; the same task
+    draws, leaderboard/scoring/consistency.py), unless ``with_pass_hat_k`` is off. Ranks, rank
+    intervals and tied groups use the lower bound (unknowns as failures), so an unknown never lifts
+    a run; a row nothing was judged on is not ranked."""
     if not outcomes:
         return []
     reps = bootstrap.bootstrap_many(outcomes, ("perfect", "score", "efficiency"), B=B, seed=SEED)
@@ -195,6 +218,7 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
         rank_reps = pessimistic[name]
         ranks = dict(zip(ranked, metrics.rank_intervals(rank_reps), strict=True))
         tiers = dict(zip(ranked, metrics.tied_groups(_percentiles(rank_reps)), strict=True))
+    pass_hat = consistency.curves(outcomes, B=B, seed=SEED, every_k=False) if with_pass_hat_k else []
     out = []
     for i, o in enumerate(outcomes):
         f = o.figures()
@@ -212,6 +236,7 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
             "perfect_k": k,
             "perfect_n": n,
             "perfect_boot": Interval(percent(f.perfect_rate), *_pct_pair(ivs["perfect"][i])),
+            "pass_hat_k": _pass_hat_interval(pass_hat[i][-1]) if pass_hat and o.attempts > 1 else Interval(None),
             "rubric": Interval(percent(f.mean_score), *_pct_pair(ivs["score"][i])),
             "efficiency": Interval(num(o.efficiency()), *_pair(ivs["efficiency"][i]), places=2),
             "avg_steps": num(o.avg_steps()),
@@ -224,11 +249,15 @@ def run_statistics(outcomes: list[RunOutcomes], rank_metric: str) -> list[dict]:
             "tier": int(tiers[i]) if judged else None,
         }
         if not judged:  # nothing judged yet: no figure to show, nothing to rank
-            row["perfect"] = row["perfect_boot"] = row["rubric"] = Interval(None)
+            row["perfect"] = row["perfect_boot"] = row["rubric"] = row["pass_hat_k"] = Interval(None)
             row["efficiency"] = Interval(None, places=2)
             row["perfect_bounds"] = row["rubric_bounds"] = None
         out.append(row)
     return out
+
+
+def _pass_hat_interval(fig: consistency.KFigure) -> Interval:
+    return Interval(fig.pass_hat, fig.pass_hat_low, fig.pass_hat_high)
 
 
 def _percentiles(reps: np.ndarray) -> np.ndarray:
@@ -260,6 +289,8 @@ def sort_value(row: BoardRow, key: str):
         return row.perfect.value
     if key == "rubric":
         return row.rubric.value
+    if key == "pass_hat_k":
+        return row.pass_hat_k.value
     if key == "efficiency":
         return row.efficiency.value
     if key == "steps":
@@ -267,7 +298,7 @@ def sort_value(row: BoardRow, key: str):
     if key == "tokens":
         return row.tokens
     if key == "cost":
-        return row.cost_usd
+        return row.cost_per_task
     if key == "graded":
         return row.counts.get(GRADED)
     return row.run_name.lower()
@@ -355,6 +386,10 @@ EXPORT_COLUMNS = (
     "perfect_boot_high",
     "perfect_lower_bound",
     "perfect_upper_bound",
+    "pass_hat_k",  # the k of pass^k: the run's attempts per task (graded rows with several attempts)
+    "pass_hat_k_pct",
+    "pass_hat_k_low",
+    "pass_hat_k_high",
     "rubric_pct",
     "rubric_low",
     "rubric_high",
@@ -368,6 +403,12 @@ EXPORT_COLUMNS = (
     "output_tokens",
     "cost_usd",
     "contamination_hits",  # graded rows: hits of the contamination scan over the run's trajectories
+    "cost_total_usd",  # recorded dollars, or tokens x prices (cost_basis says which)
+    "cost_basis",  # recorded, estimated (shipped unverified prices), priced (price file), or empty
+    "cost_per_task_usd",
+    "cost_per_perfect_task_usd",
+    "on_cost_frontier",
+    "frontier_cost_per_task_usd",  # off the frontier: the cost per task it would need to stay under
     *(f"n_{s}" for s in STATUSES),
     "source",
     "version",  # reported rows: the published version the figures are from
@@ -413,6 +454,10 @@ def export_rows(b: Board) -> list[dict]:
                 "perfect_boot_high": r(row.perfect_boot.high, 1),
                 "perfect_lower_bound": r(row.perfect_bounds[0], 1) if row.perfect_bounds else None,
                 "perfect_upper_bound": r(row.perfect_bounds[1], 1) if row.perfect_bounds else None,
+                "pass_hat_k": row.attempts if row.pass_hat_k.known else None,
+                "pass_hat_k_pct": r(row.pass_hat_k.value, 1),
+                "pass_hat_k_low": r(row.pass_hat_k.low, 1),
+                "pass_hat_k_high": r(row.pass_hat_k.high, 1),
                 "rubric_pct": r(row.rubric.value, 1),
                 "rubric_low": r(row.rubric.low, 1),
                 "rubric_high": r(row.rubric.high, 1),
@@ -426,6 +471,12 @@ def export_rows(b: Board) -> list[dict]:
                 "output_tokens": row.output_tokens,
                 "cost_usd": r(row.cost_usd, 2),
                 "contamination_hits": None if row.reported else hits.get(row.run_slug, 0),
+                "cost_total_usd": r(row.cost_total, 4),
+                "cost_basis": row.cost_basis,
+                "cost_per_task_usd": r(row.cost_per_task, 4),
+                "cost_per_perfect_task_usd": r(row.cost_per_perfect, 4),
+                "on_cost_frontier": row.on_frontier,
+                "frontier_cost_per_task_usd": r(row.frontier_cost, 4),
                 **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in STATUSES},
                 "source": row.source,
                 "version": row.version,

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Count, Max, Q
 
+from leaderboard.analysis import charts
 from leaderboard.boards.board import Board, BoardRow, board
 from leaderboard.models import Run, Suite
 from leaderboard.scoring.filters import BoardFilters
@@ -48,7 +49,7 @@ def merged_rows(board: Board) -> list[BoardRow]:
     return board.shown
 
 
-OPTIONAL_COLUMNS = ("efficiency", "steps", "tokens", "cost", "graded", "compare")
+OPTIONAL_COLUMNS = ("pass_hat_k", "efficiency", "steps", "tokens", "cost", "graded", "compare")
 
 
 def shown_columns(rows: list[BoardRow]) -> dict[str, bool]:
@@ -56,10 +57,11 @@ def shown_columns(rows: list[BoardRow]) -> dict[str, bool]:
     unknown for every row (tokens, cost and task counts are never published) is left out, not a
     column of dashes."""
     known = {
+        "pass_hat_k": lambda r: not r.reported and r.attempts > 1 and r.pass_hat_k.known,
         "efficiency": lambda r: r.efficiency.value is not None,
         "steps": lambda r: r.avg_steps is not None,
         "tokens": lambda r: r.tokens is not None,
-        "cost": lambda r: r.cost_usd is not None,
+        "cost": lambda r: r.cost_total is not None,
         "graded": lambda r: not r.reported,
         "compare": lambda r: not r.reported,
     }
@@ -114,6 +116,28 @@ def headline_chart(rows: list[BoardRow], metric: str = "perfect") -> list[ChartB
             )
         )
     return bars
+
+
+def cost_chart(rows: list[BoardRow]) -> dict | None:
+    """The cost-accuracy chart (cost per task against Perfect %) with the frontier drawn, for the rows
+    placed on it (leaderboard/boards/board.py's place_on_cost_frontier); None for fewer than two."""
+    placed = [r for r in rows if r.on_frontier is not None]
+    if len(placed) < 2:
+        return None
+    points = [
+        (
+            f"{r.run_name}{' (estimated)' if r.cost_basis == 'estimated' else ''}",
+            round(r.cost_per_task or 0.0, 4),
+            r.perfect.value or 0.0,
+        )
+        for r in placed
+    ]
+    figure = charts.frontier_scatter(points, [bool(r.on_frontier) for r in placed], "cost per task (USD)", "Perfect %")
+    return {
+        "id": "chart-cost-frontier",
+        "figure": figure,
+        "label": "Perfect % against cost per task, with the cost frontier",
+    }
 
 
 def last_updated():

@@ -85,12 +85,25 @@ class BoardRow:
     perfect_k: int | None = None
     perfect_n: int | None = None
     perfect_boot: Interval = field(default_factory=lambda: Interval(None))  # stratified bootstrap
+    # pass^k at k = the run's attempts (every attempt perfect; tau-bench's estimator), bootstrap 95%;
+    # unknown (None) for a run with one attempt per task
+    pass_hat_k: Interval = field(default_factory=lambda: Interval(None))
     rubric: Interval = field(default_factory=lambda: Interval(None))
     efficiency: Interval = field(default_factory=lambda: Interval(None, places=2))
     avg_steps: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # dollars the trajectories recorded
+    # cost (leaderboard/scoring/cost.py): total USD and its basis ("recorded", "estimated" from the
+    # shipped prices, "priced" from the price file, "" unknown), per task run and per perfect task
+    cost_total: float | None = None
+    cost_basis: str = ""
+    cost_per_task: float | None = None
+    cost_per_perfect: float | None = None
+    # the cost-accuracy frontier (cost per task against Perfect %): None when the row has no cost
+    on_frontier: bool | None = None
+    frontier_cost: float | None = None  # off the frontier: the cost per task it would need to stay under
+    frontier_rival: str = ""  # ... set by this run (the cheapest on the frontier scoring at least as well)
     counts: dict[str, int] = field(default_factory=dict)
     rank: int | None = None  # graded rows: position among graded rows in the headline order
     position: int | None = None  # every shown row: its place in the current sort (None: no value to sort on)
@@ -204,6 +217,15 @@ class BoardRow:
     @property
     def tokens_text(self) -> str:
         return "" if self.tokens is None else f"{self.tokens:,}"
+
+    @property
+    def frontier_text(self) -> str:
+        """Where the row stands on the cost frontier, in words ("" without a cost)."""
+        if self.on_frontier is None:
+            return ""
+        if self.on_frontier:
+            return "on the cost frontier"
+        return f"to reach the frontier: under ${self.frontier_cost:.2f} per task (the cost of {self.frontier_rival})"
 
     @property
     def rank_text(self) -> str:

@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 from leaderboard.analysis import task_rates
-from leaderboard.boards import board_display, reported
+from leaderboard.boards import board_display, reported, run_consistency
 from leaderboard.boards.board import board
 from leaderboard.catalog import selectors
 from leaderboard.scoring.filters import BoardFilters
@@ -114,5 +114,10 @@ def run_detail(request, version, slug):
             "figure_groups": reported.reported_figure_groups(run) if run.is_reported else [],
             "flags": flags,
             "flags_total": flags_total,
+            "consistency": run_consistency.run_consistency(
+                run, request.GET.get("tasks", ""), request.GET.get("order", "")
+            ),
+            "task_filters": run_consistency.TASK_FILTERS,
+            "task_orders": run_consistency.TASK_ORDERS,
         },
     )

@@ -17,6 +17,7 @@ from mypcbench_site.page_cache import anonymous_page_cache
 SORTABLE = (
     ("rank", "Position"),
     ("perfect", "Perfect %"),
+    ("pass_hat_k", "All k perfect"),
     ("rubric", "Rubric %"),
     ("efficiency", "Efficiency"),
     ("steps", "Avg steps"),
@@ -73,6 +74,7 @@ def _board(request, version):
             "options": b.options,
             "headers": {h["key"]: h for h in headers},
             "columns": columns,
+            "cost_chart": board_display.cost_chart(rows),
             "missing_columns": board_display.missing_columns_text(columns),
             # the newest published version of each model's figures, or every version: one click apart
             "versions_href": "?" + urlencode(filters.as_query(versions="" if filters.all_versions else "all")),

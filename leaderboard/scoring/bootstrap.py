@@ -56,6 +56,23 @@ def bootstrap_many(
     return out
 
 
+def bootstrap_task_values(strata: np.ndarray, values: np.ndarray, B: int = 1000, seed: int = 0) -> np.ndarray:
+    """(M, B) replicates of the mean over tasks of M rows of per-task values (shape (M, N), NaN where a
+    task does not count), resampling tasks within strata with the same task draws as
+    :func:`bootstrap_many` (paired with the board's other intervals). A replicate with no counted task
+    drawn is NaN."""
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    M, N = values.shape
+    if M == 0:
+        return np.zeros((0, B))
+    weights = _draw_weights(np.asarray(strata), N, [1], B, seed)[1]  # (B, N): one attempt per task
+    known = (~np.isnan(values)).astype(float)
+    counts = weights @ known.T  # (B, M)
+    sums = weights @ np.nan_to_num(values, nan=0.0).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan).T
+
+
 def _draw_weights(strata: np.ndarray, N: int, attempts: Sequence[int], B: int, seed: int) -> dict[int, np.ndarray]:
     """{R: (B, N*R) times each (task, attempt) cell is drawn per replicate} for each number of
     attempts R, from the same random sequences as metrics.stratified_bootstrap (strata in np.unique

@@ -16,7 +16,7 @@ from trajectories.models import Judgment
 
 RANK_METRICS = ("perfect", "rubric")
 VERSIONS = ("", "all")  # the board: "" = the newest published version of each model's figures; "all" = every one
-SORT_KEYS = ("rank", "perfect", "rubric", "efficiency", "steps", "tokens", "cost", "graded", "name")
+SORT_KEYS = ("rank", "perfect", "pass_hat_k", "rubric", "efficiency", "steps", "tokens", "cost", "graded", "name")
 
 
 @dataclass

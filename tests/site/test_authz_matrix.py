@@ -360,6 +360,10 @@ TABLE: dict[str, list[Case]] = {
         Case(lambda w: f"/api/runs/{w.run.slug}", EVERYONE),
         Case(lambda w: f"/api/runs/{w.hidden_run.slug}", HIDDEN),
     ],
+    "api-1:get_run_consistency": [
+        Case(lambda w: f"/api/runs/{w.run.slug}/consistency", EVERYONE),
+        Case(lambda w: f"/api/runs/{w.hidden_run.slug}/consistency", HIDDEN),
+    ],
     "api-1:run_progress": [
         Case(lambda w: f"/api/runs/{w.run.slug}/progress", EVERYONE),
         Case(lambda w: f"/api/runs/{w.hidden_run.slug}/progress", HIDDEN),

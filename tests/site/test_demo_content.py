@@ -300,19 +300,20 @@ def page_text(response) -> str:
 
 @pytest.mark.django_db
 @pytest.mark.slow
-def test_demo_leaderboard_has_two_graded_rows_and_a_comparison(client, monkeypatch):
+def test_demo_leaderboard_has_three_graded_rows_and_a_comparison(client, monkeypatch):
     monkeypatch.delenv("DJANGO_SUPERUSER_USERNAME", raising=False)
     cache.clear()
     call_command("load_demo", verbosity=0, stdout=io.StringIO())
     suite = Suite.objects.get(name="MyPCBench demo", version="demo-1")
     careful, hasty = (Run.objects.get(name=n) for n in ("Scripted demo agent", "Scripted demo agent (hasty plan)"))
+    repeated = Run.objects.get(name=load_demo.DEMO_REPEATED_RUN_NAME)
 
     board = client.get(f"/leaderboard/?suite={suite.slug}")
     assert board.status_code == 200
     graded = re.findall(r'<tr data-run="([^"]+)" data-judge="([^"]*)"', board.content.decode())
-    assert sorted(slug for slug, _ in graded) == sorted([careful.slug, hasty.slug])
+    assert sorted(slug for slug, _ in graded) == sorted([careful.slug, hasty.slug, repeated.slug])
     assert {judge for _, judge in graded} == {"upstream full-trajectory judge (scripted-demo-verdicts)"}
-    assert "2 graded rows" in page_text(board)
+    assert "3 graded rows" in page_text(board)
 
     compare = client.get(f"/compare/?a={careful.slug}&b={hasty.slug}")
     assert compare.status_code == 200
@@ -346,3 +347,38 @@ def test_load_demo_creates_the_staff_account_once(monkeypatch):
     user.refresh_from_db()
     assert user.check_password("first-password"), "an existing account's password is never reset"
     assert get_user_model().objects.filter(username="demo-admin").count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.slow
+def test_the_four_try_demo_run_shows_consistency_from_the_recordings(client, monkeypatch):
+    """Its tries follow load_demo.repeated_plan; pass^4 and the flaky tasks are worked out here from the
+    recorded scores of the two plans (a task is perfect in a try when its plan's recording scored 100)."""
+    monkeypatch.delenv("DJANGO_SUPERUSER_USERNAME", raising=False)
+    cache.clear()
+    call_command("load_demo", verbosity=0, stdout=io.StringIO())
+    run = Run.objects.get(name=load_demo.DEMO_REPEATED_RUN_NAME)
+    assert run.trajectories.count() == 12 * 4 and "not a model" in run.notes
+    recorded = {"full": scores(RESULTS), "hasty": scores(HASTY)}
+    positions = dict(run.suite.tasks.values_list("task_id", "position"))
+    perfect = {
+        t: sum(recorded[load_demo.repeated_plan(positions[t], a)][t] == 100 for a in range(1, 5)) for t in positions
+    }
+    expected_pass4 = round(100 * sum(c == 4 for c in perfect.values()) / len(perfect), 1)
+    flaky = sorted(t for t, c in perfect.items() if 0 < c < 4)
+    assert flaky, "the demo should have flaky tasks to show"
+
+    data = client.get(f"/api/runs/{run.slug}/consistency").json()
+    assert data["attempts"] == 4 and data["by_k"][3]["pass_hat_k_pct"] == expected_pass4
+    assert sorted(t["task"] for t in data["tasks"] if t["consistency"] == "flaky") == flaky
+    board = client.get(f"/leaderboard/?suite={run.suite.slug}")
+    assert 'data-col="pass_hat_k"' in board.content.decode()
+    # the scripted runs call no model: their cost is known, $0.00, so the cost column and frontier show
+    rows = client.get(f"/api/leaderboard?suite={run.suite.slug}").json()["rows"]
+    graded = [r for r in rows if r["kind"] == "graded"]
+    assert len(graded) == 3 and all(r["cost_total_usd"] == 0.0 and r["cost_basis"] == "recorded" for r in graded)
+    best = max(r["perfect_pct"]["value"] for r in graded)
+    assert [r["on_cost_frontier"] for r in graded] == [r["perfect_pct"]["value"] == best for r in graded]
+    assert 'id="chart-cost-frontier"' in board.content.decode()
+    page = client.get(f"/runs/{run.slug}/")
+    assert 'id="chart-consistency"' in page.content.decode() and "flaky" in page_text(page)

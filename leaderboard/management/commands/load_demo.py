@@ -1,7 +1,10 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
-demo runs) and optionally a staff account; safe to run again, a second run changes nothing."""
+demo runs and a four-try run assembled from them) and optionally a staff account; safe to run again, a
+second run changes nothing."""
 
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,14 +29,32 @@ DEMO_MODEL_NAME = "Scripted demo agent"
 DEMO_HASTY_RUN_NAME = "Scripted demo agent (hasty plan)"
 DEMO_RUN_NOTES = (
     "Recorded by seeding/record_demo.py: a fixed script (no model) clicking through static demo pages served "
-    "locally. Its rubric verdicts were written with the script, not by an LLM judge. For showing the site only."
+    "locally. Its rubric verdicts were written with the script, not by an LLM judge. It calls no model, so its "
+    "cost is recorded as $0.00. For showing the site only."
 )
 DEMO_HASTY_RUN_NOTES = (
     "Recorded by seeding/record_demo.py with its hasty plans: a fixed script (no model) that stops after a partial "
     "look at static demo pages served locally. Its rubric verdicts were written with the script, not by an LLM "
-    "judge. For showing the site only (a second run to compare with; one of its turns names the benchmark's "
-    "repository, to show a contamination flag)."
+    "judge. It calls no model, so its cost is recorded as $0.00. For showing the site only (a second run to "
+    "compare with; one of its turns names the benchmark's repository, to show a contamination flag)."
 )
+
+
+DEMO_REPEATED_RUN_NAME = "Scripted demo agent (four tries, mixed plans)"
+DEMO_REPEATED_ATTEMPTS = 4
+DEMO_REPEATED_RUN_NOTES = (
+    "Four tries at every demo task, assembled from the two recordings of seeding/record_demo.py: try a of the "
+    "task in suite position i replays the hasty plan's recording when i + a is divisible by 3, else the full "
+    "plan's. A fixed schedule, not a model, and not independent tries: it is here so the site's consistency "
+    "figures (all k perfect, best of k, flaky tasks) have several attempts to show. Verdicts as recorded; "
+    "no model is called, so its cost is recorded as $0.00."
+)
+
+
+def repeated_plan(position: int, attempt: int) -> str:
+    """Which recording try ``attempt`` (1-based) of the task at suite ``position`` (1-based) replays:
+    "hasty" when position + attempt is divisible by 3, else "full"."""
+    return "hasty" if (position + attempt) % 3 == 0 else "full"
 
 
 @dataclass(frozen=True)
@@ -83,6 +104,7 @@ def load_demo(stdout=None, verbosity=1):
         suite.save(update_fields=["is_demo", "updated_at"])
 
     runs = [_load_demo_run(demo, suite, quiet, stdout) for demo in DEMO_RUNS]
+    runs.append(_load_repeated_run(suite, quiet))
     _ensure_staff_user(stdout)
     return runs
 
@@ -114,6 +136,7 @@ def _load_demo_run(demo: DemoRun, suite: Suite, quiet: dict, stdout) -> Run:
         )
     run = Run.objects.get(name=demo.run_name)
     added = _add_missing_tasks(run, demo.folder)
+    _record_no_cost(run)
     if added and stdout is not None:
         stdout.write(f"Added {added} demo trajectories to run {run.slug!r} (tasks it did not have yet).")
     wanted = {
@@ -127,6 +150,52 @@ def _load_demo_run(demo: DemoRun, suite: Suite, quiet: dict, stdout) -> Run:
             setattr(run, k, wanted[k])
         run.save(update_fields=changed)
     return run
+
+
+def _load_repeated_run(suite: Suite, quiet: dict) -> Run:
+    """Import the four-try demo run unless it exists: attempt_<a>/<task> folders copied from the full or the
+    hasty recording by :func:`repeated_plan`, then imported like any result folder with several attempts."""
+    model, _ = Model.objects.get_or_create(
+        name=DEMO_MODEL_NAME,
+        defaults={"slug": "scripted-demo-agent", "provider": Model.Provider.SCRIPTED, "family": "scripted demo"},
+    )
+    if not Run.objects.filter(name=DEMO_REPEATED_RUN_NAME).exists():
+        recordings = {"full": DEMO_RESULTS_DIR, "hasty": DEMO_HASTY_RESULTS_DIR}
+        positions = dict(suite.tasks.values_list("task_id", "position"))
+        with tempfile.TemporaryDirectory(prefix="demo-repeated-") as tmp:
+            for task_id in sorted(positions):
+                for attempt in range(1, DEMO_REPEATED_ATTEMPTS + 1):
+                    source = recordings[repeated_plan(positions[task_id], attempt)] / task_id
+                    if not source.is_dir():
+                        raise CommandError(f"{source}: not found (expected the demo recording of task {task_id})")
+                    shutil.copytree(source, Path(tmp) / f"attempt_{attempt}" / task_id)
+            call_command(
+                "import_results",
+                tmp,
+                "--run",
+                DEMO_REPEATED_RUN_NAME,
+                "--model",
+                model.name,
+                "--suite",
+                suite.slug,
+                "--publish",
+                **quiet,
+            )
+    run = Run.objects.get(name=DEMO_REPEATED_RUN_NAME)
+    _record_no_cost(run)
+    wanted = {"agent_type": "scripted-demo", "tool_surface": Run.ToolSurface.SCRIPTED, "notes": DEMO_REPEATED_RUN_NOTES}
+    changed = [k for k, v in wanted.items() if getattr(run, k) != v]
+    if changed:
+        for k in changed:
+            setattr(run, k, wanted[k])
+        run.save(update_fields=changed)
+    return run
+
+
+def _record_no_cost(run: Run) -> None:
+    """A scripted run calls no model: its trajectories cost nothing, recorded as $0 (not unknown), so the
+    leaderboard's cost column and cost frontier have the demo's runs to show."""
+    run.trajectories.filter(cost_usd__isnull=True).update(cost_usd=0)
 
 
 def _add_missing_tasks(run: Run, folder: Path) -> int:
@@ -177,8 +246,9 @@ def _ensure_staff_user(stdout):
 
 class Command(BaseCommand):
     help = (
-        "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json) and the two "
-        "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty), published; an existing demo run "
+        "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json), the two "
+        "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty) and a four-try run assembled from "
+        "them (so consistency over attempts shows), published; an existing demo run "
         "gets the demo tasks it lacks. Creates a superuser from "
         "DJANGO_SUPERUSER_USERNAME / DJANGO_SUPERUSER_PASSWORD when both are set. Running it again changes nothing."
     )

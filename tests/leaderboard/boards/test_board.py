@@ -41,7 +41,7 @@ def test_board_shows_figures_with_intervals_and_denominators(client, board):
     assert cell(r, "run-a", "rubric").startswith("65.0 [")
     assert cell(r, "run-a", "efficiency").startswith("6.00 [")
     assert cell(r, "run-a", "steps") == "16.6"
-    assert cell(r, "run-a", "tokens") == "3,300" and cell(r, "run-a", "cost") == "$1.75"
+    assert cell(r, "run-a", "tokens") == "3,300" and cell(r, "run-a", "cost").startswith("$1.75 $0.350 per task")
     # graded / failures counted / unknown, with a warning for the unknown one
     assert cell(r, "run-a", "graded") == "4 / 1 / 1 ⚠"
     assert cell(r, "run-b", "graded") == "4 / 1 / 1 ⚠"  # t1 t2 t4 t5; t3 errored; t6 stale
