@@ -158,7 +158,9 @@ def test_no_home_deliveries_or_commutes_while_michael_is_away(real_world):
         )
         .fetchall()
     )
-    assert {"Sandals Royal Barbados", "Radisson Blu Warwick Hotel"} <= {name for name, _, _ in stays}
+    # Philadelphia is behind him; Barbados is upcoming (the overlay dates it after its June 1 deadline).
+    assert "Radisson Blu Warwick Hotel" in {name for name, _, _ in stays}
+    assert "Sandals Royal Barbados" not in {name for name, _, _ in stays}
     for name, first, last in stays:
         window = (first, last + " 23:59:59")
         food = (
