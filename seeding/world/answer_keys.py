@@ -24,7 +24,7 @@ KEYS_DIR = Path(__file__).resolve().parent.parent / "answer_keys"
 TEXT_SUFFIXES = {".txt", ".md", ".csv", ".ics", ".json", ".eml", ".html", ".tsv", ".log", ""}
 SHOWN_ROWS = 20  # rows of evidence kept per fact
 QUERY_STEPS = 2_000_000  # SQLite VM steps a key's query may take before it is stopped
-FACT_FIELDS = {"need", "app", "sql", "min_rows", "max_rows", "file", "contains"}
+FACT_FIELDS = {"need", "app", "sql", "min_rows", "max_rows", "file", "contains", "empty_when"}
 KEY_FIELDS = {"task", "facts", "exception", "note"}
 SELECT = re.compile(r"^\s*(select|with)\b", re.I)
 FIRST_TABLE = re.compile(r"\bfrom\s+\"?([A-Za-z_][A-Za-z0-9_]*)", re.I)
@@ -52,6 +52,8 @@ def _fact_problem(fact, where: str) -> str | None:
             return f"{where} 'sql' must be one SELECT (or WITH ... SELECT) query"
     elif not isinstance(fact["file"], str) or fact["file"].startswith("/") or ".." in fact["file"]:
         return f"{where} 'file' must be a path or glob relative to the world folder"
+    if "empty_when" in fact and (not has_sql or not isinstance(fact["empty_when"], str) or ";" in fact["empty_when"]):
+        return f"{where} 'empty_when' must be one SQL expression over :anchor, on a query fact"
     contains = fact.get("contains", [])
     if not isinstance(contains, list) or not all(isinstance(c, str) and c for c in contains):
         return f"{where} 'contains' must be a list of non-empty strings"
@@ -97,6 +99,14 @@ def load_keys(directory: Path | str = KEYS_DIR) -> dict[str, dict]:
     return keys
 
 
+def _calendar_says_empty(con: sqlite3.Connection, condition: str, anchor: str) -> bool:
+    """Whether ``condition`` (an SQL expression over ``:anchor``) holds: an empty answer is then the right one."""
+    try:
+        return bool(con.execute(f"SELECT ({condition})", {"anchor": anchor}).fetchone()[0])
+    except sqlite3.Error:
+        return False
+
+
 def _resolve_sql(root: Path, fact: dict, anchor: str, connections: dict) -> dict:
     app = fact["app"]
     if app not in connections:
@@ -128,6 +138,9 @@ def _resolve_sql(root: Path, fact: dict, anchor: str, connections: dict) -> dict
     if "id" in columns:
         index = columns.index("id")
         result["ids"] = [r[index] for r in rows[:SHOWN_ROWS]]
+    if not rows and fact.get("empty_when") and _calendar_says_empty(con, fact["empty_when"], anchor):
+        # the task's window holds nothing yet by the calendar (on New Year's Day "this year" has no rides)
+        return result | {"found": True, "why": f"none, and none is the answer at {anchor} ({fact['empty_when']})"}
     if len(rows) < low:
         return result | {"found": False, "why": f"{len(rows)} row(s), needs at least {low}"}
     if high is not None and len(rows) > high:
