@@ -336,6 +336,9 @@ def test_task_pages_and_review_show_each_tasks_answer_key_and_verdict(client, db
     # what is kept different on purpose is listed with its reason, apart from what differs
     assert "kept different on purpose" in overview
     assert "<code>GRINGOTTS_TOTAL_TRANSACTIONS</code>: Figure 1 count kept: 1,812 bank transactions" in overview
+    # the text figures: how varied each message app is, and author notes that leak (none)
+    assert "HooliMail, " in overview and "% of messages worded differently" in overview
+    assert "Author notes leaking into user data: 0." in overview
 
 
 def test_a_world_loaded_without_a_check_report_says_how_to_add_one(client, loaded):

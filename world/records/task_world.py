@@ -38,6 +38,10 @@ def solvable_figure(world) -> dict | None:
     }
 
 
+def _percent(share) -> str | None:
+    return f"{share:.1%}" if isinstance(share, int | float) else None
+
+
 def check_figures(world) -> dict:
     """The other figures of the check report, flattened for the World overview."""
     report = (world.check_report or {}) if world else {}
@@ -61,6 +65,23 @@ def check_figures(world) -> dict:
         out["invariants"] = {
             "violations": invariants.get("violations", 0),
             "kinds": [(kind, found.get("violations", 0)) for kind, found in invariants.get("kinds", {}).items()],
+        }
+    text = report.get("text") or {}
+    if text.get("measured"):
+        apps = (text.get("variety") or {}).get("apps", {})
+        names = {"mail": "HooliMail", "buzzchat": "HooliChat", "workbuzz": "HooliWork"}
+        out["text"] = {
+            "apps": [
+                {
+                    "name": names.get(app, app),
+                    "distinct": _percent(figures.get("distinct_share")),
+                    "person": _percent((figures.get("person_to_person") or {}).get("distinct_share")),
+                    "top10": _percent(figures.get("top10_share")),
+                    "silent": figures.get("silent_contacts") or [],
+                }
+                for app, figures in apps.items()
+            ],
+            "leaks": len(text.get("leaks") or []),
         }
     if report.get("volume"):
         out["volume"] = report["volume"]
