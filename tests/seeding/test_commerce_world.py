@@ -10,6 +10,7 @@ import pytest
 
 from seeding.world.answer_keys import load_keys, resolve
 from seeding.world.seeders.menus import menu_price, price_change
+from seeding.world.seeders.routine import office_closed
 
 ROOT = Path(__file__).resolve().parents[2]
 ANCHOR = dt.date(2026, 4, 13)
@@ -218,3 +219,14 @@ def test_every_answer_key_fact_in_a_commerce_app_is_found(real_world):
         if fact["where"] in COMMERCE and not fact["found"]
     ]
     assert not missing, missing
+
+
+@pytest.mark.slow
+def test_no_commute_on_a_day_the_office_is_closed(real_world):
+    rides = _db(real_world, "etaxi").execute("SELECT requested_at FROM rides WHERE dropoff LIKE 'Dunder Mifflin%'")
+    days = [dt.date.fromisoformat(when[:10]) for (when,) in rides]
+    assert len(days) > 50
+    closed = [day for day in days if office_closed(day)]
+    assert not closed, closed  # New Year's Day, Thanksgiving, Christmas...
+    assert office_closed(dt.date(2026, 1, 1)) and office_closed(dt.date(2025, 11, 27))
+    assert not office_closed(dt.date(2026, 1, 2)) and not office_closed(dt.date(2026, 2, 16))  # Presidents' Day: open

@@ -6,6 +6,9 @@ as often as their ``frequency`` says. Fillers never touch a spec record; they on
 """
 
 import datetime as dt
+from functools import cache
+
+import holidays
 
 from ..apps import app_domain, target
 from ..core import WEEKDAYS, Event, parse_time_of_day
@@ -129,6 +132,29 @@ def _trip_rides(ctx, rng, home):
             _bank_and_receipt(ctx, ev, when, "etaxi", "eTaxi", code, total, body, "Transport")
 
 
+# The days Dunder Mifflin's office is closed: the federal holidays a private office keeps (observed days too).
+OFFICE_HOLIDAYS = (
+    "New Year's Day",
+    "Memorial Day",
+    "Independence Day",
+    "Labor Day",
+    "Thanksgiving Day",
+    "Christmas Day",
+)
+
+
+@cache
+def _closed_days(year: int) -> frozenset:
+    return frozenset(
+        day for day, name in holidays.country_holidays("US", years=year).items() if name.startswith(OFFICE_HOLIDAYS)
+    )
+
+
+def office_closed(day: dt.date) -> bool:
+    """Whether the office is closed on ``day`` (no commute then)."""
+    return day in _closed_days(day.year)
+
+
 def fill_rides(ctx):
     rng = ctx.rng("routine.etaxi")
     commute = ctx.persona.section("routines", {}).get("commute", {})
@@ -142,7 +168,7 @@ def fill_rides(ctx):
     # year and last month are all there, and none while he is away.
     away = away_days(ctx)
     office_days = [d for d in ctx.days() if WEEKDAYS[d.weekday()] in (commute.get("days") or WEEKDAYS)]
-    office_days = [d for d in office_days if d not in away]
+    office_days = [d for d in office_days if d not in away and not office_closed(d)]
     for day in office_days[-need:] if need > 0 else []:
         when = _at(day, hour, minute + rng.randint(0, 25))
         fare = round(rng.uniform(11, 19), 2)
