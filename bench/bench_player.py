@@ -163,6 +163,9 @@ def build_trajectory(pngs, label):
         name=f"Bench run {label}", slug=f"bench-run-{label}", suite=suite, model=model, publication="published"
     )
     t = ingest.start_trajectory(run, task)
+    # Timed from the first step stored: finishing the trajectory makes its derivatives (the worker's task,
+    # run in process here), so by the time make_trajectory_derivatives is called there is nothing left to do.
+    started = time.perf_counter()
     for i, png in enumerate(pngs, start=1):
         with Image.open(io.BytesIO(png)) as im:
             w, h = im.size
@@ -181,7 +184,6 @@ def build_trajectory(pngs, label):
             screenshot_name=f"step_{i}.png",
         )
     ingest.finish_trajectory(t, ended_by="done", final_answer="Done.")
-    started = time.perf_counter()
     media.make_trajectory_derivatives(t.pk)
     t.derivative_seconds = (time.perf_counter() - started) / len(pngs)
     return t
@@ -458,7 +460,9 @@ def report(sets, long):
         )
     print(
         row.format(
-            "derivatives per screenshot, all (s)", f"{a['derivative_seconds']:.2f}", f"{b['derivative_seconds']:.2f}"
+            "stored with all derivatives, per screenshot (s)",
+            f"{a['derivative_seconds']:.2f}",
+            f"{b['derivative_seconds']:.2f}",
         )
     )
     print(
