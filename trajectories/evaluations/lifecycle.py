@@ -377,7 +377,7 @@ def execute_trajectory(trajectory_id: int, *, worker: str | None = None) -> str:
                 status=Run.Status.RUNNING, finished_at=None
             )
             logger.warning("trajectory %s restarts from a clean reset (it was interrupted)", trajectory.pk)
-        with slots.Heartbeat(lease) as heartbeat:
+        with slots.heartbeat(lease) as heartbeat:
             outcome = _run_in_slot(trajectory, lease.slot, heartbeat)
     except SERVICE_UNAVAILABLE:
         # The database or the store is not answering: leave the trajectory running (its lease

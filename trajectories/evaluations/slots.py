@@ -6,15 +6,14 @@ worker restarted by its supervisor) instead of waiting for the lease to lapse.""
 
 import logging
 import socket
-import threading
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, close_old_connections, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from trajectories.models import Trajectory, VmSlot
-from trajectories.queue.leases import HELD, holder_gone, host_name, new_holder
+from trajectories.queue.leases import HELD, Heartbeat, holder_gone, host_name, new_holder
 
 logger = logging.getLogger(__name__)
 
@@ -143,34 +142,7 @@ def reap_expired(*, now=None) -> list[int]:
     return ids + orphans
 
 
-class Heartbeat:
-    """Renews a lease from a background thread while the trajectory runs (model calls can take
-    minutes, so renewing between steps is not enough). ``lost`` is set if the lease was taken back."""
-
-    def __init__(self, lease: VmSlot, interval: float | None = None):
-        self.lease = lease
-        self.interval = interval if interval is not None else max(0.5, lease_seconds() / 4)
-        self.lost = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name=f"lease-{lease.pk}", daemon=True)
-
-    def _beat(self) -> None:
-        try:
-            while not self._stop.wait(self.interval):
-                close_old_connections()
-                try:
-                    if not renew(self.lease):
-                        self.lost.set()
-                        return
-                except Exception as exc:  # a database hiccup must not kill the run; the next beat retries
-                    logger.warning("lease %s: renewal failed: %s", self.lease.pk, exc)
-        finally:
-            connection.close()
-
-    def __enter__(self) -> "Heartbeat":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
+def heartbeat(lease: VmSlot, interval: float | None = None) -> Heartbeat:
+    """Renews a VM slot lease from a background thread while the trajectory runs; ``lost`` is set if the
+    lease was taken back."""
+    return Heartbeat(lease, interval, renew_with=renew, seconds=lease_seconds, name="lease")

@@ -190,22 +190,31 @@ def release(lease: Lease, note: str = "", *, now=None) -> None:
 
 
 class Heartbeat:
-    """Renews a work lease from a background thread while the work runs."""
+    """Renews a lease from a background thread while its work runs (a model call can take minutes, so
+    renewing between steps is not enough): a work lease by default, or a VM slot with ``renew_with`` and
+    ``seconds`` given. ``lost`` is set when a renewal finds the lease taken back."""
 
-    def __init__(self, lease: Lease, interval: float | None = None):
+    def __init__(
+        self, lease, interval: float | None = None, *, renew_with=None, seconds=None, name: str = "work-lease"
+    ):
         self.lease = lease
-        self.interval = interval if interval is not None else max(0.5, lease_seconds() / 4)
+        self.renew = renew_with or renew
+        period = seconds() if seconds is not None else lease_seconds()
+        self.interval = interval if interval is not None else max(0.5, period / 4)
+        self.lost = threading.Event()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name=f"work-lease-{lease.pk}", daemon=True)
+        self._thread = threading.Thread(target=self._beat, name=f"{name}-{lease.pk}", daemon=True)
 
     def _beat(self) -> None:
         try:
             while not self._stop.wait(self.interval):
                 close_old_connections()
                 try:
-                    renew(self.lease)
+                    if not self.renew(self.lease):
+                        self.lost.set()
+                        return
                 except Exception as exc:  # a database hiccup must not stop the work; the next beat retries
-                    logger.warning("work lease %s: renewal failed: %s", self.lease.pk, exc)
+                    logger.warning("%s: renewal failed: %s", self._thread.name, exc)
         finally:
             connection.close()
 
