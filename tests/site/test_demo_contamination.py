@@ -1,6 +1,7 @@
 """The demo shows the contamination scan: the hasty demo run's first turn of demo-d001 names the
 benchmark's repository, so after ``load_demo`` its run page flags that step with a link into the player
-and the leaderboard's download counts one hit for it and none for the careful run."""
+and the leaderboard's download counts one hit for it (and for the run whose tries replay it) and none for the
+careful run."""
 
 import csv
 import io
@@ -33,4 +34,6 @@ def test_the_demo_run_page_flags_the_step_that_names_the_repository(client, monk
     suite = Suite.objects.get(name="MyPCBench demo", version="demo-1")
     exported = csv.DictReader(io.StringIO(client.get(f"/leaderboard/?suite={suite.slug}&format=csv").content.decode()))
     hits = {row["run"]: row["contamination_hits"] for row in exported if row["kind"] == "graded"}
-    assert hits == {careful.slug: "0", hasty.slug: "1"}
+    # the four-tries run replays the hasty recording of demo-d001 among its tries, so it carries the hit too
+    mixed = Run.objects.get(name="Scripted demo agent (four tries, mixed plans)")
+    assert hits == {careful.slug: "0", hasty.slug: "1", mixed.slug: "1"}
