@@ -15,7 +15,7 @@ PAGE_WIDER_THAN_SCREEN = "() => document.documentElement.scrollWidth > document.
 
 
 @pytest.fixture
-def demo(live_server, settings):
+def repeated_demo(live_server, settings):
     from leaderboard.management.commands.load_demo import DEMO_REPEATED_RUN_NAME
     from leaderboard.models import Run
 
@@ -25,11 +25,11 @@ def demo(live_server, settings):
     return {"url": live_server.url, "run": run.slug, "suite": run.suite.slug}
 
 
-def test_the_curve_the_tasks_and_the_cost_frontier_fit_a_phone_and_a_desktop(chromium_browser, demo, shot):
+def test_the_curve_the_tasks_and_the_cost_frontier_fit_a_phone_and_a_desktop(chromium_browser, repeated_demo, shot):
     for size, (width, height) in SIZES.items():
         context = chromium_browser.new_context(viewport={"width": width, "height": height})
         page = context.new_page()
-        page.goto(f"{demo['url']}/runs/{demo['run']}/")
+        page.goto(f"{repeated_demo['url']}/runs/{repeated_demo['run']}/")
         page.wait_for_selector("[data-chart='chart-consistency'] .main-svg")
         assert page.locator("#consistency-by-k tbody tr").count() == 4
         assert page.locator("#consistency-task-table tbody tr").count() == 12
@@ -38,10 +38,10 @@ def test_the_curve_the_tasks_and_the_cost_frontier_fit_a_phone_and_a_desktop(chr
         page.close()
 
         page = context.new_page()
-        page.goto(f"{demo['url']}/leaderboard/?suite={demo['suite']}")
+        page.goto(f"{repeated_demo['url']}/leaderboard/?suite={repeated_demo['suite']}")
         page.wait_for_selector("[data-chart='chart-cost-frontier'] .main-svg")
         assert not page.evaluate(PAGE_WIDER_THAN_SCREEN), f"the leaderboard scrolls sideways on a {size}"
-        cell = page.locator(f"tr[data-run='{demo['run']}'] td[data-col='pass_hat_k']")
+        cell = page.locator(f"tr[data-run='{repeated_demo['run']}'] td[data-col='pass_hat_k']")
         assert "all 4 attempts perfect" in cell.inner_text()
         shot(page, f"consistency-board-{size}")
         page.close()

@@ -24,7 +24,7 @@ RUBRIC = [
 
 
 @pytest.fixture
-def run(isolated_media):
+def graded_run(isolated_media):
     return make_run(make_suite(["retrieval-f016"], rubric=RUBRIC))
 
 
@@ -40,7 +40,7 @@ def step(index: int, action: dict, model_text: str = "", info: dict | None = Non
     )
 
 
-def ingest_steps(run, steps, tmp_path, attempt=0, final_answer="") -> Trajectory:
+def ingest_steps(graded_run, steps, tmp_path, attempt=0, final_answer="") -> Trajectory:
     bundle = TrajectoryBundle(
         path=tmp_path / f"retrieval-f016-{attempt}",
         layout="mypcbench",
@@ -49,14 +49,14 @@ def ingest_steps(run, steps, tmp_path, attempt=0, final_answer="") -> Trajectory
         steps=steps,
         final_answer=final_answer,
     )
-    trajectory = ingest.ingest_bundle(run, bundle)
+    trajectory = ingest.ingest_bundle(graded_run, bundle)
     trajectory.refresh_from_db()
     return trajectory
 
 
-def test_a_visit_to_the_repository_is_flagged_at_its_step(run, tmp_path):
+def test_a_visit_to_the_repository_is_flagged_at_its_step(graded_run, tmp_path):
     trajectory = ingest_steps(
-        run,
+        graded_run,
         [
             step(1, {"type": "click", "x": 10, "y": 20}, "I will open the mail app."),
             step(2, {"type": "type", "text": "https://raw.githubusercontent.com/ljang0/MyPCBench/main/x"}),
@@ -71,13 +71,13 @@ def test_a_visit_to_the_repository_is_flagged_at_its_step(run, tmp_path):
     assert trajectory.contamination["total"] == 2
 
 
-def test_typing_a_rubric_criterion_is_flagged_but_the_instruction_is_not(run, tmp_path):
-    task = run.suite.tasks.get()
+def test_typing_a_rubric_criterion_is_flagged_but_the_instruction_is_not(graded_run, tmp_path):
+    task = graded_run.suite.tasks.get()
     task.instruction = "Reply to Priya Raman confirming the dentist appointment moved to Thursday the fourteenth."
     task.save()
     copied = "Sure: " + CRITERION.lower().replace("the agent ", "") + ". Done."
     trajectory = ingest_steps(
-        run,
+        graded_run,
         [
             step(1, {"type": "type", "text": "confirming the dentist appointment moved to Thursday the fourteenth"}),
             step(2, {"type": "type", "text": copied}),
@@ -90,10 +90,10 @@ def test_typing_a_rubric_criterion_is_flagged_but_the_instruction_is_not(run, tm
     assert hits[0]["excerpt"].endswith("half past three in the afternoon")
 
 
-def test_a_rubric_run_in_the_model_text_or_the_final_answer_is_flagged(run, tmp_path):
+def test_a_rubric_run_in_the_model_text_or_the_final_answer_is_flagged(graded_run, tmp_path):
     words = CRITERION.split()
     trajectory = ingest_steps(
-        run,
+        graded_run,
         [step(1, {"type": "click"}, "The rubric says: " + " ".join(words[3:15]))],
         tmp_path,
         final_answer="anything " + " ".join(words[5:17]),
@@ -104,25 +104,27 @@ def test_a_rubric_run_in_the_model_text_or_the_final_answer_is_flagged(run, tmp_
     ]
 
 
-def test_a_shorter_run_of_a_criterion_is_not_enough(run, tmp_path):
+def test_a_shorter_run_of_a_criterion_is_not_enough(graded_run, tmp_path):
     short = " ".join(CRITERION.split()[2 : 2 + contamination.RUBRIC_RUN_WORDS - 1])
-    trajectory = ingest_steps(run, [step(1, {"type": "type", "text": short})], tmp_path)
+    trajectory = ingest_steps(graded_run, [step(1, {"type": "type", "text": short})], tmp_path)
     assert trajectory.contamination == {}
 
 
 def test_numbers_are_not_words_of_a_run(isolated_media, tmp_path):
     """An agent reporting the facts it found repeats a criterion's figures: numbers never make up a run."""
     criterion = "Confirms in Dinoco Airlines that flight DN6769 leaves AVP at 7:30am on Friday, April 17, 2026"
-    run = make_run(make_suite(["retrieval-f016"], rubric=[{"criterion": criterion, "weight": 1.0}]))
+    graded_run = make_run(make_suite(["retrieval-f016"], rubric=[{"criterion": criterion, "weight": 1.0}]))
     said = "Your flight DN6769 leaves AVP at 7:30am on Friday, April 17, 2026, as booked."
-    assert ingest_steps(run, [step(1, {"type": "click"}, said)], tmp_path).contamination == {}
+    assert ingest_steps(graded_run, [step(1, {"type": "click"}, said)], tmp_path).contamination == {}
     copied = "Confirms in Dinoco Airlines that flight DN6769 leaves AVP at 7:30am on Friday"
-    assert ingest_steps(run, [step(1, {"type": "click"}, copied)], tmp_path, attempt=1).contamination["total"] == 1
+    assert (
+        ingest_steps(graded_run, [step(1, {"type": "click"}, copied)], tmp_path, attempt=1).contamination["total"] == 1
+    )
 
 
-def test_a_clean_trajectory_has_no_hits(run, tmp_path):
+def test_a_clean_trajectory_has_no_hits(graded_run, tmp_path):
     trajectory = ingest_steps(
-        run,
+        graded_run,
         [
             step(1, {"type": "click", "x": 5, "y": 5}, "Opening HooliMail to find Priya's message."),
             step(
@@ -136,9 +138,9 @@ def test_a_clean_trajectory_has_no_hits(run, tmp_path):
     assert trajectory.contamination == {}
 
 
-def test_the_task_files_and_other_runs_answer_files_are_flagged(run, tmp_path):
+def test_the_task_files_and_other_runs_answer_files_are_flagged(graded_run, tmp_path):
     trajectory = ingest_steps(
-        run,
+        graded_run,
         [
             step(1, {"type": "bash", "command": "cat ~/Downloads/all_tasks_with_grading.json"}),
             step(2, {"type": "bash", "command": "find / -name rubric_judge_result.json"}),
@@ -148,11 +150,13 @@ def test_the_task_files_and_other_runs_answer_files_are_flagged(run, tmp_path):
     assert [(h["step"], h["kind"]) for h in trajectory.contamination["hits"]] == [(1, "task file"), (2, "answer file")]
 
 
-def test_this_sites_host_and_a_suites_own_patterns(run, tmp_path, settings):
+def test_this_sites_host_and_a_suites_own_patterns(graded_run, tmp_path, settings):
     settings.CONTAMINATION_SITE_HOST = "bench.example.org"
-    settings.CONTAMINATION_SUITE_PATTERNS = {run.suite.slug: [{"name": "the answer key", "pattern": r"answer[-_]key"}]}
+    settings.CONTAMINATION_SUITE_PATTERNS = {
+        graded_run.suite.slug: [{"name": "the answer key", "pattern": r"answer[-_]key"}]
+    }
     trajectory = ingest_steps(
-        run,
+        graded_run,
         [
             step(1, {"type": "type", "text": "https://bench.example.org/runs/"}),
             step(2, {"type": "type", "text": "open answer_key.txt"}),
@@ -191,11 +195,11 @@ def test_a_bad_site_host_is_refused(settings):
         contamination.configured_patterns()
 
 
-def test_the_rescan_command_flags_runs_stored_before_a_new_pattern(run, tmp_path, settings):
-    trajectory = ingest_steps(run, [step(1, {"type": "type", "text": "open answer_key.txt"})], tmp_path)
+def test_the_rescan_command_flags_runs_stored_before_a_new_pattern(graded_run, tmp_path, settings):
+    trajectory = ingest_steps(graded_run, [step(1, {"type": "type", "text": "open answer_key.txt"})], tmp_path)
     assert trajectory.contamination == {}
-    settings.CONTAMINATION_SUITE_PATTERNS = {run.suite.slug: [r"answer[-_]key"]}
-    call_command("rescan_contamination", run.slug, verbosity=0)
+    settings.CONTAMINATION_SUITE_PATTERNS = {graded_run.suite.slug: [r"answer[-_]key"]}
+    call_command("rescan_contamination", graded_run.slug, verbosity=0)
     trajectory.refresh_from_db()
     assert [(h["step"], h["pattern"]) for h in trajectory.contamination["hits"]] == [(1, "answer[-_]key")]
 
@@ -207,12 +211,12 @@ def test_the_rescan_command_names_an_unknown_run():
         call_command("rescan_contamination", "nope")
 
 
-def test_the_scan_reads_each_steps_text_once(run, tmp_path, monkeypatch):
+def test_the_scan_reads_each_steps_text_once(graded_run, tmp_path, monkeypatch):
     """Cost in proportion to the text: each word window is looked up once, never compared with every
     rubric window."""
     lookups = []
     trajectory = ingest_steps(
-        run, [step(i, {"type": "type", "text": "lorem ipsum " * 200}) for i in range(1, 21)], tmp_path
+        graded_run, [step(i, {"type": "type", "text": "lorem ipsum " * 200}) for i in range(1, 21)], tmp_path
     )
     scanner = contamination.Scanner(trajectory.task)
 
@@ -228,10 +232,10 @@ def test_the_scan_reads_each_steps_text_once(run, tmp_path, monkeypatch):
     assert words - 20 * contamination.RUBRIC_RUN_WORDS < len(lookups) <= words
 
 
-def test_the_rescan_command_refuses_bad_patterns_naming_them(run, tmp_path, settings):
+def test_the_rescan_command_refuses_bad_patterns_naming_them(graded_run, tmp_path, settings):
     from django.core.management.base import CommandError
 
-    ingest_steps(run, [step(1, {"type": "click"})], tmp_path)
-    settings.CONTAMINATION_SUITE_PATTERNS = {run.suite.slug: ["answer[key"]}
+    ingest_steps(graded_run, [step(1, {"type": "click"})], tmp_path)
+    settings.CONTAMINATION_SUITE_PATTERNS = {graded_run.suite.slug: ["answer[key"]}
     with pytest.raises(CommandError, match=r"CONTAMINATION_SUITE_PATTERNS\['mypcbench-eval-round0'\]\[0\]: pattern"):
         call_command("rescan_contamination", verbosity=0)
