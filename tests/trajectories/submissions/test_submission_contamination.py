@@ -37,10 +37,13 @@ def test_an_upload_with_a_hit_waits_for_review_and_flags_the_step(client, author
     assert sub.status == Submission.Status.AWAITING_REVIEW
     assert sub.run.publication == Run.Publication.DRAFT
     warnings = [p["problem"] for p in sub.validation_report if p["level"] == "warning"]
-    assert [w for w in warnings if w.startswith("contamination:")] == [
+    (flag,) = [w for w in warnings if w.startswith("contamination:")]
+    # the excerpt around the hit (PostgreSQL stores the action's keys in another order, so what precedes the
+    # URL in the excerpt differs by database)
+    assert flag.startswith(
         "contamination: retrieval-f016, step 2 (action) reaches the benchmark's repository: MyPCBench repository in "
-        "“…https://github.com/ljang0/MyPCBench/blob/main/all_tasks…”"
-    ]
+    )
+    assert "https://github.com/ljang0/MyPCBench/blob/main/all_tasks…”" in flag
     trajectory = Trajectory.objects.get(run=sub.run)
     step_link = f"{reverse('trajectories:trajectory_player', args=[trajectory.pk])}?step=2"
 
