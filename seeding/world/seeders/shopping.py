@@ -37,35 +37,27 @@ def emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total):
     )
 
 
+def place_hoolishop_order(ctx, event_id: str, order: dict, when, **row):
+    """One HooliShop order as an event: its order row (``row`` adds columns), its card charge and its mail."""
+    ev = ctx.add_event(
+        Event(event_id, "order", order["item"], when.date().isoformat(), amount=order["price"], merchant="HooliShop")
+    )
+    code, total = emit(
+        ctx, ev, {"app": "hoolishop", "when": when, "item": order["item"], "price": order["price"], **row}
+    )
+    ev.code = code
+    emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total)
+
+
 def seed_shopping(ctx):
     rng = ctx.rng("shopping")
     for i, order in enumerate(ctx.persona.section("shopping", {}).get("online_orders", [])):
         days_ago = order.get("date_relative_days")
         day = ctx.relative(days_ago) if days_ago is not None else ctx.relative(rng.randint(20, 300))
         when = at(day, rng.randint(8, 23), rng.randint(0, 59))
-        ev = ctx.add_event(
-            Event(
-                f"shopping.online_orders[{i}]",
-                "order",
-                order["item"],
-                day.isoformat(),
-                amount=order["price"],
-                merchant="HooliShop",
-            )
+        place_hoolishop_order(
+            ctx, f"shopping.online_orders[{i}]", order, when, category=order.get("category", "General")
         )
-        code, total = emit(
-            ctx,
-            ev,
-            {
-                "app": "hoolishop",
-                "when": when,
-                "item": order["item"],
-                "price": order["price"],
-                "category": order.get("category", "General"),
-            },
-        )
-        ev.code = code
-        emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total)
     seed_last_years_trophy(ctx)
 
 
@@ -79,28 +71,6 @@ def seed_last_years_trophy(ctx):
     day = ctx.relative(order["days_ago"])
     if day < ctx.start:
         return
-    when = at(day, 14, 5)
-    ev = ctx.add_event(
-        Event(
-            "shopping.last_years_trophy",
-            "order",
-            order["item"],
-            day.isoformat(),
-            amount=order["price"],
-            merchant="HooliShop",
-        )
+    place_hoolishop_order(
+        ctx, "shopping.last_years_trophy", order, at(day, 14, 5), category="Party Supplies", note="Dundies"
     )
-    code, total = emit(
-        ctx,
-        ev,
-        {
-            "app": "hoolishop",
-            "when": when,
-            "item": order["item"],
-            "price": order["price"],
-            "category": "Party Supplies",
-            "note": "Dundies",
-        },
-    )
-    ev.code = code
-    emit_hoolishop_charge_and_mail(ctx, ev, order, when, code, total)
