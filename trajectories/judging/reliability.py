@@ -246,6 +246,7 @@ ROW_ORDER = (
     "rubric_item__position",
     "rubric_item__version",
     "trajectory_id",
+    "pk",  # ties (two judges of one trajectory) the same on every database: a flip links the first
 )
 
 
