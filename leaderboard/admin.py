@@ -98,7 +98,15 @@ class ReportedFigureInline(admin.TabularInline):
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
     list_display = ["name", "model", "suite", "provenance", "publication", "status", "tool_surface", "created_at"]
-    list_filter = ["provenance", "publication", "status", "tool_surface", "suite", "model__family"]
+    list_filter = [
+        "provenance",
+        "publication",
+        "status",
+        "tool_surface",
+        "suite",
+        "model__family",
+        admin_rescoring.SupersededRubricFilter,
+    ]
     search_fields = ["name", "slug", "model__name", "source", "notes"]
     list_select_related = ["model", "suite"]
     raw_id_fields = ["parent", "launched_by"]

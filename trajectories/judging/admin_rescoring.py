@@ -1,6 +1,6 @@
-"""The admin's one-click re-scoring after rubric errata: a list action on runs that carries the verdicts
-still holding onto the current rubrics and queues our judge for the changed items only (thin: the
-work is ``rescoring``'s)."""
+"""The admin's one-click re-scoring after rubric errata: a filter finding the runs with verdicts on a
+superseded rubric, and a list action on runs that carries the verdicts still holding onto the current
+rubrics and queues our judge for the changed items only (thin: the work is ``rescoring``'s)."""
 
 from django.contrib import admin, messages
 
@@ -25,6 +25,19 @@ def rejudge_changed_items(model_admin, request, queryset):
                 f"{queued} changed item(s) on {len(plan.judge_again)} trajectory(-ies) queued for judging",
                 messages.SUCCESS,
             )
+
+
+class SupersededRubricFilter(admin.SimpleListFilter):
+    title = "rubric"
+    parameter_name = "rubric"
+
+    def lookups(self, request, model_admin):
+        return [("superseded", "judged on a superseded rubric")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "superseded":
+            return queryset.filter(pk__in=rescoring.runs_on_superseded_rubrics())
+        return queryset
 
 
 ACTIONS = [rejudge_changed_items]

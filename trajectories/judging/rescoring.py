@@ -53,6 +53,11 @@ class RescoringPlan:
         return f"{where} on a superseded rubric: {todo}"
 
 
+def runs_on_superseded_rubrics():
+    """The pks of runs with a verdict on a rubric item an erratum has replaced (a subquery)."""
+    return Judgment.objects.filter(rubric_item__is_current=False).values("trajectory__run_id")
+
+
 def superseded_plans(run: Run) -> list[RescoringPlan]:
     """One plan per judge configuration with verdicts on superseded rubric items of ``run``'s
     trajectories (none when every judgment is on the current rubrics). Four queries."""

@@ -4,6 +4,7 @@ re-judge sends only those to the judge, and the run's score is then on version 2
 weights. A judge the site cannot run (an imported one) is refused with its name."""
 
 import pytest
+from django.urls import reverse
 
 from leaderboard.models import JudgeConfig, RubricItem
 from leaderboard.scoring.outcomes import GRADED, STALE, run_outcomes
@@ -137,3 +138,40 @@ def test_the_rejudge_sends_only_changed_items_and_the_score_moves_to_version_2(i
     assert list(outcomes.status.ravel()) == [GRADED, GRADED]
     assert [round(s, 4) for s in outcomes.scores.ravel()] == [round(1.2 / 1.3, 4)] * 2
     assert [p for p in rescoring.superseded_plans(imported_run) if p.judge == config] == []  # nothing left
+
+
+def test_one_click_in_the_runs_admin_carries_what_holds_and_queues_only_changed_items(
+    imported_run, admin_client, monkeypatch
+):
+    config = judged_by_hand(imported_run, JudgeConfig.objects.create(name="ours: by hand", origin="ours"))
+    for trajectory in imported_run.trajectories.select_related("task"):
+        publish_version_2(trajectory.task)
+    # the judge rebuilt from its configuration (spec_for: the slow test above builds it for real) and the
+    # queue are stood in for; what is queued is checked
+    spec = our_judge.JudgeSpec.from_settings(provider="anthropic", prompt_version="mypc-judge-1")
+    monkeypatch.setattr(rescoring, "spec_for", lambda c: spec if c == config else None)
+    queued = []
+    monkeypatch.setattr(our_judge, "judge_run", lambda run, spec, **kw: queued.append((run, spec, kw)))
+
+    changelist = reverse("admin:leaderboard_run_changelist")
+    listed = admin_client.get(changelist + "?rubric=superseded").content.decode()
+    assert imported_run.name in listed
+    action = {"action": "rejudge_changed_items", "_selected_action": [imported_run.pk]}
+    page = admin_client.post(changelist, action, follow=True).content.decode()
+    assert "4 verdict(s) carried to the current rubrics, 4 changed item(s) on 2 trajectory(-ies) queued" in page
+    [(run, sent, kw)] = queued
+    assert run == imported_run and sent is spec
+    assert sorted(kw["trajectory_ids"]) == sorted(imported_run.trajectories.values_list("pk", flat=True))
+    assert Judgment.objects.filter(judge=config, rubric_item__version=2).count() == 4  # R1 and R3, carried
+
+    queued.clear()  # a second click: the verdicts are carried already, the changed items still owed
+    page = admin_client.post(changelist, action, follow=True).content.decode()
+    assert "0 verdict(s) carried" in page and len(queued) == 1
+
+
+def test_the_admin_says_when_there_is_nothing_to_rejudge(imported_run, admin_client):
+    changelist = reverse("admin:leaderboard_run_changelist")
+    action = {"action": "rejudge_changed_items", "_selected_action": [imported_run.pk]}
+    page = admin_client.post(changelist, action, follow=True).content.decode()
+    assert "every verdict is on the current rubrics; nothing to do" in page
+    assert imported_run.name not in admin_client.get(changelist + "?rubric=superseded").content.decode()
