@@ -2,6 +2,7 @@
 configurations, runs, and figures reported in publications."""
 
 from django.conf import settings
+from django.core.validators import URLValidator
 from django.db import models
 
 
@@ -195,7 +196,12 @@ class RubricErratum(models.Model):
     old_item = models.ForeignKey(RubricItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     new_item = models.ForeignKey(RubricItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reason = models.TextField(blank=True, help_text="Why the rubric changed, in plain words.")
-    source_url = models.URLField(max_length=500, blank=True, help_text="Where the fix is written up (optional).")
+    source_url = models.CharField(
+        max_length=500,
+        blank=True,
+        validators=[URLValidator(schemes=["http", "https"])],
+        help_text="Where the fix is written up: an http(s) link (optional).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
