@@ -364,6 +364,7 @@ TABLE: dict[str, list[Case]] = {
     "api-1:api-root": [Case(lambda w: "/api/", (404,) * 6)],
     "api-1:list_suites": [Case(lambda w: "/api/suites", EVERYONE)],
     "api-1:get_suite": [Case(lambda w: f"/api/suites/{w.suite.slug}", EVERYONE)],
+    "api-1:list_errata": [Case(lambda w: f"/api/suites/{w.suite.slug}/errata", EVERYONE)],
     "api-1:list_tasks": [Case(lambda w: "/api/tasks", EVERYONE)],
     "api-1:get_task": [Case(lambda w: f"/api/tasks/{w.suite.slug}/{w.task.task_id}", EVERYONE)],
     "api-1:list_runs": [Case(lambda w: "/api/runs", EVERYONE)],

@@ -59,10 +59,12 @@ def runs_on_superseded_rubrics():
 
 
 def superseded_plans(run: Run) -> list[RescoringPlan]:
-    """One plan per judge configuration with verdicts on superseded rubric items of ``run``'s
-    trajectories (none when every judgment is on the current rubrics). Four queries."""
+    """One plan per judge configuration (the author's own, never scored, left out) with verdicts on
+    superseded rubric items of ``run``'s trajectories (none when every judgment is on the current
+    rubrics). Four queries."""
     old = list(
         Judgment.objects.filter(trajectory__run=run, rubric_item__is_current=False)
+        .exclude(judge__origin=JudgeConfig.Origin.SELF_REPORTED)  # shown, never scored: nothing to re-score
         .select_related("judge", "rubric_item")
         .order_by("judge_id", "trajectory_id", "-rubric_item__version")
     )

@@ -132,3 +132,18 @@ def test_changelog_pages_list_the_errata_of_a_suite_and_of_a_task(client, board)
     assert client.get("/tasks/board-suite/t6/").content.decode().count("/tasks/board-suite/t6/changelog/") == 1
     assert client.get("/suites/nope/changelog/").status_code == 404
     assert client.get("/tasks/board-suite/nope/changelog/").status_code == 404
+
+
+def test_the_api_lists_the_errata_of_a_suite_or_one_task(client, board):
+    record_t6_erratum(board)
+    [entry] = client.get("/api/suites/board-suite/errata").json()
+    assert (entry["task"], entry["version"], entry["reason"]) == ("t6", 2, "R2 accepted any date")
+    assert [(i["rubric_id"], i["change"], i["weight_before"], i["weight_after"]) for i in entry["items"]] == [
+        ("R1", "reworded", 1.0, 2.0),
+        ("R2", "reworded", 1.0, 2.0),
+        ("R3", "removed", 1.0, None),
+    ]
+    assert client.get("/api/suites/board-suite/errata?task=t1").json() == []
+    missing = client.get("/api/suites/board-suite/errata?task=nope")
+    assert missing.status_code == 404 and missing.json() == {"detail": "no task 'nope' in suite 'board-suite'"}
+    assert client.get("/api/suites/nope/errata").json() == {"detail": "no suite 'nope'"}

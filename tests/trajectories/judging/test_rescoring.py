@@ -92,11 +92,13 @@ def test_the_plan_names_the_changed_items_and_keeps_the_verdicts_that_hold(impor
 
 def test_a_judge_the_site_cannot_run_is_refused_by_name(imported_run):
     source = JudgeConfig.objects.create(name="source judge", origin=JudgeConfig.Origin.IMPORTED)
+    authors = JudgeConfig.objects.create(name="author's judge", origin=JudgeConfig.Origin.SELF_REPORTED)
     trajectory = imported_run.trajectories.select_related("task").first()
     for item in RubricItem.objects.filter(task=trajectory.task):
         Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=source, verdict="success")
+        Judgment.objects.create(trajectory=trajectory, rubric_item=item, judge=authors, verdict="success")
     publish_version_2(trajectory.task)
-    [imported] = rescoring.superseded_plans(imported_run)
+    [imported] = rescoring.superseded_plans(imported_run)  # the author's own judge is never scored: no plan
     assert (imported.to_judge, imported.carried) == (2, 2)
     with pytest.raises(rescoring.RejudgeRefused, match="is not our judge .* cannot be judged again here"):
         rescoring.rejudge_changed_items(imported)
