@@ -66,6 +66,7 @@ class ImportSummary:
     rubric_items_written: int = 0  # new RubricItem rows (first versions and new versions)
     new_rubric_versions: dict[str, int] = field(default_factory=dict)  # task id -> new version
     errata: dict[str, list[ItemChange]] = field(default_factory=dict)  # task id -> items its new version changed
+    errata_without_reason: list[str] = field(default_factory=list)  # task ids whose erratum says no why
     types: Counter = field(default_factory=Counter)
     types_by_source: Counter = field(default_factory=Counter)
     domains: Counter = field(default_factory=Counter)  # OSWorld suites: tasks per domain (no behavioural types)
@@ -99,6 +100,12 @@ class ImportSummary:
             out.append(
                 f"Errata: {sum(kinds.values())} rubric item(s) changed on {len(self.errata)} task(s): "
                 + ", ".join(f"{n} {what}" for what, n in kinds.most_common())
+            )
+        if self.errata_without_reason:
+            out.append(
+                f"  {len(self.errata_without_reason)} erratum(s) recorded without a reason "
+                f"({', '.join(self.errata_without_reason[:SHOWN_CHANGES])}): give one with --erratum-reason "
+                'or the task\'s "erratum" field next time'
             )
         if self.tasks_moved:
             out.append(f"{self.tasks_moved} task(s) moved to a new position in the file")
@@ -303,7 +310,10 @@ def import_tasks(
         for task_id, changes in summary.errata.items():
             task = existing[task_id]
             rows = [row for row in new_items if row.task_id == task.pk]
-            record_errata(task, task.rubric_version, changes, rows, task_note(task, note))
+            task_erratum = task_note(task, note)
+            record_errata(task, task.rubric_version, changes, rows, task_erratum)
+            if not task_erratum.reason:
+                summary.errata_without_reason.append(task_id)
 
     in_file = {spec.id for spec in task_file.tasks}
     summary.tasks_total = len(task_file.tasks)

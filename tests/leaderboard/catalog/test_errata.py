@@ -66,6 +66,7 @@ def test_an_import_records_errata_item_by_item_with_reason_and_source(tmp_path):
         "https://example.org/audit#r2",
     )
     assert "Errata: 4 rubric item(s) changed on 1 task(s): 1 reworded, 1 reweighted, 1 added, 1 removed" in out
+    assert "without a reason" not in out
     task = Task.objects.get()
     assert task.rubric_version == 2
     rows = {e.rubric_id: e for e in RubricErratum.objects.all()}
@@ -106,6 +107,16 @@ def test_a_task_file_gives_its_own_reason_and_source(tmp_path):
         ("retrieval-f901", "Sender may be named by address", "https://example.org/issue/7"),
         ("retrieval-f902", "Second audit pass", ""),
     }
+
+
+def test_an_erratum_without_a_reason_is_recorded_and_the_report_asks_for_one(tmp_path):
+    import_tasks(write(tmp_path / "v1.json", [task_with(V1)]))
+    out = import_command(write(tmp_path / "v2.json", [task_with(V2)]))
+    assert (
+        "1 erratum(s) recorded without a reason (retrieval-f901): give one with --erratum-reason "
+        'or the task\'s "erratum" field next time'
+    ) in out
+    assert set(RubricErratum.objects.values_list("reason", flat=True)) == {""}
 
 
 def test_moving_items_is_a_new_version_but_no_erratum(tmp_path):
