@@ -4,8 +4,9 @@ runs and reported figures. Hashes are read-only: they are computed, never typed.
 from django.contrib import admin
 from django.urls import path
 
-from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, RubricItem, Run, Suite, Task
+from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, RubricErratum, RubricItem, Run, Suite, Task
 from trajectories.evaluations import admin_launch
+from trajectories.judging import admin_rescoring
 
 
 @admin.register(Suite)
@@ -97,14 +98,22 @@ class ReportedFigureInline(admin.TabularInline):
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
     list_display = ["name", "model", "suite", "provenance", "publication", "status", "tool_surface", "created_at"]
-    list_filter = ["provenance", "publication", "status", "tool_surface", "suite", "model__family"]
+    list_filter = [
+        "provenance",
+        "publication",
+        "status",
+        "tool_surface",
+        "suite",
+        "model__family",
+        admin_rescoring.SupersededRubricFilter,
+    ]
     search_fields = ["name", "slug", "model__name", "source", "notes"]
     list_select_related = ["model", "suite"]
     raw_id_fields = ["parent", "launched_by"]
     readonly_fields = ["source_hash", "created_at"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [ReportedFigureInline]
-    actions = admin_launch.ACTIONS
+    actions = [*admin_launch.ACTIONS, *admin_rescoring.ACTIONS]
 
     def get_urls(self):
         # Launch and rerun pages of harness evaluations (trajectories/evaluations/admin_launch.py).
@@ -126,3 +135,12 @@ class ReportedFigureAdmin(admin.ModelAdmin):
     search_fields = ["run__name", "run__model__name", "slice_value", "source"]
     list_select_related = ["run"]
     raw_id_fields = ["run"]
+
+
+@admin.register(RubricErratum)
+class RubricErratumAdmin(admin.ModelAdmin):
+    list_display = ["task", "version", "rubric_id", "change", "reason", "source_url", "created_at"]
+    list_filter = ["change", "task__suite"]
+    search_fields = ["task__task_id", "rubric_id", "reason"]
+    list_select_related = ["task"]
+    raw_id_fields = ["task", "old_item", "new_item"]

@@ -2,6 +2,7 @@
 configurations, runs, and figures reported in publications."""
 
 from django.conf import settings
+from django.core.validators import URLValidator
 from django.db import models
 
 
@@ -174,6 +175,42 @@ class RubricItem(models.Model):
         """The fields of SPEC_FIELDS read off ``source`` (a RubricItem or the harness's RubricSpec), so
         copying an item between the database and a spec never forgets one."""
         return {name: getattr(source, name) for name in cls.SPEC_FIELDS}
+
+
+class RubricErratum(models.Model):
+    """One rubric item changed by an erratum: a new rubric version of a task, item by item, with why
+    (``reason``) and where the fix comes from (``source_url``). One row per changed item, so the
+    changelog lists items and the re-judge finds what a run must have judged again without diffing
+    versions; the reason and source repeat across the items of one version."""
+
+    class Change(models.TextChoices):
+        ADDED = "added", "added"
+        REMOVED = "removed", "removed"
+        REWORDED = "reworded", "reworded"  # criterion, verification or state check changed: judged again
+        REWEIGHTED = "reweighted", "reweighted"  # weight only: the verdict stands, the score moves
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="errata")
+    version = models.PositiveIntegerField(help_text="The rubric version this erratum made.")
+    rubric_id = models.CharField(max_length=50)
+    change = models.CharField(max_length=12, choices=Change.choices)
+    old_item = models.ForeignKey(RubricItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    new_item = models.ForeignKey(RubricItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.TextField(blank=True, help_text="Why the rubric changed, in plain words.")
+    source_url = models.CharField(
+        max_length=500,
+        blank=True,
+        validators=[URLValidator(schemes=["http", "https"])],
+        help_text="Where the fix is written up: an http(s) link (optional).",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task", "-version", "rubric_id"]
+        verbose_name_plural = "rubric errata"
+        indexes = [models.Index(fields=["task", "version"])]
+
+    def __str__(self):
+        return f"{self.task.task_id} v{self.version}: {self.rubric_id} {self.change}"
 
 
 class Model(models.Model):

@@ -2,6 +2,7 @@
 metric with its interval, the rank interval, n, provenance and badge. Reads the same selector as the
 page, so the rows, their order and the collapsing of older published versions are the page's."""
 
+from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 
 from leaderboard.boards.api_filters import WeightedRunFilterQuery, query_values
@@ -111,6 +112,15 @@ class BoardRowOut(Schema):
     superseded_by: str = Field(
         description="Reported rows of an older published version (shown with versions=all): the newer version."
     )
+    rubric_revision: int = Field(description="Rubric errata the suite's current rubrics include (0: as imported).")
+    rubric_superseded_tasks: int | None = Field(
+        description="Graded rows: tasks judged only on a rubric version an erratum replaced (left out, not known, "
+        "until re-judged); null for reported rows."
+    )
+    rubric_outdated: bool = Field(
+        description="Scored in part or whole on a superseded rubric (reported rows: once the suite has errata)."
+    )
+    rubric_version: str = Field(description="Which rubric the row is scored on, in words.")
 
 
 class BoardOut(Schema):
@@ -121,6 +131,8 @@ class BoardOut(Schema):
     older_versions: int = Field(
         description="Reported rows from older published versions of the paper: left out unless versions=all."
     )
+    rubric_errata: int = Field(description="Rubric errata (new task rubric versions) recorded for the suite.")
+    rubric_changelog: str | None = Field(description="The suite's rubric changelog page.")
     rows: list[BoardRowOut]
 
 
@@ -174,6 +186,10 @@ def _row(row: BoardRow) -> dict:
         "source": row.source,
         "version": row.version,
         "superseded_by": row.superseded_by,
+        "rubric_revision": row.rubric_revision,
+        "rubric_superseded_tasks": None if row.reported else row.rubric_superseded,
+        "rubric_outdated": row.rubric_outdated,
+        "rubric_version": row.rubric_version_text,
     }
 
 
@@ -205,5 +221,7 @@ def get_leaderboard(
         "bootstrap_replicates": b.B,
         "filters": filters.as_query(),
         "older_versions": b.older_versions,
+        "rubric_errata": b.rubric.errata,
+        "rubric_changelog": reverse("leaderboard:suite_changelog", args=[b.suite.slug]) if b.suite else None,
         "rows": [_row(r) for r in b.shown],
     }

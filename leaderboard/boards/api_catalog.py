@@ -9,8 +9,8 @@ from ninja import Router, Schema, Status
 from ninja.pagination import PageNumberPagination, paginate
 
 from leaderboard.boards import run_consistency
-from leaderboard.catalog import selectors
-from leaderboard.models import BehaviouralType, Difficulty, Run, Task
+from leaderboard.catalog import errata, selectors
+from leaderboard.models import BehaviouralType, Difficulty, Run, Suite, Task
 from trajectories.recording import contamination
 from trajectories.recording.selectors import trajectory_detail
 
@@ -18,6 +18,24 @@ router = Router()
 
 
 # -- schemas --------------------------------------------------------------------------------
+
+
+class ErratumItemOut(Schema):
+    rubric_id: str
+    change: str  # added, removed, reworded or reweighted
+    criterion_before: str | None
+    criterion_after: str | None
+    weight_before: float | None
+    weight_after: float | None
+
+
+class ErratumOut(Schema):
+    task: str
+    version: int
+    date: datetime
+    reason: str
+    source_url: str
+    items: list[ErratumItemOut]
 
 
 class SuiteOut(Schema):
@@ -257,6 +275,45 @@ def list_suites(request):
 @router.get("/suites/{slug}", response=SuiteOut, tags=["catalog"], summary="One suite")
 def get_suite(request, slug: str):
     return _suite_out(selectors.suite_detail(slug))
+
+
+@router.get(
+    "/suites/{slug}/errata",
+    response={200: list[ErratumOut], 404: dict},
+    tags=["catalog"],
+    summary="The suite's rubric errata (its changelog), newest first; ?task=ID for one task",
+)
+def list_errata(request, slug: str, task: str = ""):
+    suite = Suite.objects.filter(slug=slug).first()
+    if suite is None:
+        return Status(404, {"detail": f"no suite {slug!r}"})
+    one = None
+    if task:
+        one = suite.tasks.filter(task_id=task).first()
+        if one is None:
+            return Status(404, {"detail": f"no task {task!r} in suite {slug!r}"})
+    entries = errata.changelog(task=one) if one else errata.changelog(suite=suite)
+    return [
+        {
+            "task": e.task.task_id,
+            "version": e.version,
+            "date": e.date,
+            "reason": e.reason,
+            "source_url": e.source_url,
+            "items": [
+                {
+                    "rubric_id": i.rubric_id,
+                    "change": i.change,
+                    "criterion_before": i.old_item.criterion if i.old_item else None,
+                    "criterion_after": i.new_item.criterion if i.new_item else None,
+                    "weight_before": i.old_item.weight if i.old_item else None,
+                    "weight_after": i.new_item.weight if i.new_item else None,
+                }
+                for i in e.items
+            ],
+        }
+        for e in entries
+    ]
 
 
 @router.get("/tasks", response=list[TaskOut], tags=["catalog"], summary="Tasks, filtered and paginated")

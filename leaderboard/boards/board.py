@@ -15,6 +15,7 @@ from django.utils.http import urlencode
 
 from leaderboard.boards.rows import B, Board, BoardRow, Interval, num
 from leaderboard.catalog.badges import run_badge
+from leaderboard.catalog.errata import suite_rubric_revision
 from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
 from leaderboard.scoring import bootstrap, consistency, cost, metrics
@@ -22,6 +23,7 @@ from leaderboard.scoring.data_version import cache_version
 from leaderboard.scoring.filters import BoardFilters, filtered_runs, run_filter_options, scored_slice
 from leaderboard.scoring.outcomes import (
     GRADED,
+    STALE,
     STATUSES,
     RunOutcomes,
 )
@@ -69,9 +71,15 @@ def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     older = _mark_superseded(reported_rows)
     if not filters.all_versions:
         reported_rows = [r for r in reported_rows if not r.superseded_by]
+    revision = suite_rubric_revision(suite)
+    for row in rows + reported_rows:
+        row.rubric_revision = revision.errata
+        row.rubric_superseded = 0 if row.reported else row.counts.get(STALE, 0)
     _sort(rows, filters)
     shown = merged_rows(rows, reported_rows, filters)
-    return Board(filters, suite, rows, reported_rows, task_count, options, shown=shown, older_versions=older)
+    return Board(
+        filters, suite, rows, reported_rows, task_count, options, shown=shown, older_versions=older, rubric=revision
+    )
 
 
 def _reported_figures(filters: BoardFilters) -> Prefetch:
@@ -409,6 +417,9 @@ EXPORT_COLUMNS = (
     "cost_per_perfect_task_usd",
     "on_cost_frontier",
     "frontier_cost_per_task_usd",  # off the frontier: the cost per task it would need to stay under
+    "rubric_revision",  # rubric errata the suite's current rubrics include (0: as first imported)
+    "rubric_superseded_tasks",  # graded rows: tasks judged only on a superseded rubric (left out until re-judged)
+    "rubric_outdated",  # scored in part or whole on a superseded rubric
     *(f"n_{s}" for s in STATUSES),
     "source",
     "version",  # reported rows: the published version the figures are from
@@ -477,6 +488,9 @@ def export_rows(b: Board) -> list[dict]:
                 "cost_per_perfect_task_usd": r(row.cost_per_perfect, 4),
                 "on_cost_frontier": row.on_frontier,
                 "frontier_cost_per_task_usd": r(row.frontier_cost, 4),
+                "rubric_revision": row.rubric_revision,
+                "rubric_superseded_tasks": None if row.reported else row.rubric_superseded,
+                "rubric_outdated": row.rubric_outdated,
                 **{f"n_{s}": (None if row.reported else row.counts.get(s, 0)) for s in STATUSES},
                 "source": row.source,
                 "version": row.version,

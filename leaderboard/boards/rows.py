@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from harness.judge.prompt import OURS, PAPER
 from leaderboard.catalog.badges import Badge
+from leaderboard.catalog.errata import SuiteRubricRevision
 from leaderboard.models import Suite
 from leaderboard.scoring.filters import BoardFilters
 from leaderboard.scoring.outcomes import FAILURE_STATUSES, UNKNOWN_STATUSES
@@ -124,6 +125,10 @@ class BoardRow:
     # None for a row not ranked (nothing judged yet)
     rank_value: float | None = None
     ranked_on: str = ""  # "complete results", "lower bound (unknowns as failures)" or "" when not ranked
+    # rubric errata (leaderboard/catalog/errata.py): the errata the suite's current rubrics include (0: as
+    # first imported), and the tasks this row judged only on a superseded version (left out until re-judged)
+    rubric_revision: int = 0
+    rubric_superseded: int = 0
 
     @property
     def unknown_count(self) -> int:
@@ -154,6 +159,26 @@ class BoardRow:
             "unrecorded": "protocol not recorded",
             "": "",
         }.get(key, f"protocol {key}")
+
+    @property
+    def rubric_outdated(self) -> bool:
+        """Scored, in part or whole, on a rubric an erratum has since replaced: published figures once the
+        suite has any erratum, a graded row with tasks judged only on an older version."""
+        return bool(self.rubric_revision) if self.reported else self.rubric_superseded > 0
+
+    @property
+    def rubric_version_text(self) -> str:
+        """Which rubric the row is scored on, in plain words."""
+        n, r = self.rubric_superseded, self.rubric_revision
+        if self.reported:
+            return f"scored on the rubrics as published, before {r} errat{'um' if r == 1 else 'a'}" if r else ""
+        if n:
+            return (
+                f"{n} task{'s' if n != 1 else ''} judged on a superseded rubric: left out (not known) until re-judged"
+            )
+        if not self.judge_name:
+            return ""
+        return f"current rubrics (revision {r})" if r else "current rubrics"
 
     @property
     def ranked(self) -> bool:
@@ -251,6 +276,7 @@ class Board:
     B: int = B
     shown: list[BoardRow] = field(default_factory=list)  # graded and reported in one list, positioned
     older_versions: int = 0  # reported rows of older published versions (hidden unless versions=all)
+    rubric: SuiteRubricRevision = field(default_factory=lambda: SuiteRubricRevision(0, 0, None))
 
     @property
     def graded_rows(self) -> list[BoardRow]:

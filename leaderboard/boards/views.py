@@ -1,14 +1,16 @@
 """Thin views over leaderboard selectors: home (the top of the leaderboard), suites (a suite with no
-tasks loaded shown as its published figures only), tasks, runs."""
+tasks loaded shown as its published figures only), tasks, runs, and the rubric changelogs (errata) of a
+suite and of a task."""
 
 from django.core.paginator import Paginator
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 
 from leaderboard.analysis import task_rates
 from leaderboard.boards import board_display, reported, run_consistency
 from leaderboard.boards.board import board
-from leaderboard.catalog import selectors
+from leaderboard.catalog import errata, selectors
+from leaderboard.models import Suite, Task
 from leaderboard.scoring.filters import BoardFilters
 from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.evaluations import lifecycle, run_table
@@ -54,6 +56,19 @@ def suite_list(request):
 def suite_detail(request, slug):
     stats = _with_published_only([selectors.suite_detail(slug)])[0]
     return render(request, "leaderboard/suite_detail.html", {"stats": stats, "suite": stats.suite})
+
+
+def suite_changelog(request, slug):
+    suite = get_object_or_404(Suite, slug=slug)
+    entries = errata.changelog(suite=suite)
+    context = {"suite": suite, "task": None, "entries": entries, "revision": errata.suite_rubric_revision(suite)}
+    return render(request, "leaderboard/changelog.html", context)
+
+
+def task_changelog(request, suite, task_id):
+    task = get_object_or_404(Task.objects.select_related("suite"), suite__slug=suite, task_id=task_id)
+    context = {"suite": task.suite, "task": task, "entries": errata.changelog(task=task)}
+    return render(request, "leaderboard/changelog.html", context)
 
 
 def task_list(request):

@@ -23,6 +23,7 @@ from harness.tasks import (
     load_tasks,
     resolve_type,
 )
+from leaderboard.catalog.errata import ErratumError, ErratumNote, ItemChange, record_errata, rubric_changes
 from leaderboard.models import App, RubricItem, Suite, Task, TypeSource, apps_touched_bin
 
 DEFAULT_SUITE_NAME = "MyPCBench"
@@ -64,6 +65,8 @@ class ImportSummary:
     rubric_items: int = 0  # current rubric items of the imported tasks
     rubric_items_written: int = 0  # new RubricItem rows (first versions and new versions)
     new_rubric_versions: dict[str, int] = field(default_factory=dict)  # task id -> new version
+    errata: dict[str, list[ItemChange]] = field(default_factory=dict)  # task id -> items its new version changed
+    errata_without_reason: list[str] = field(default_factory=list)  # task ids whose erratum says no why
     types: Counter = field(default_factory=Counter)
     types_by_source: Counter = field(default_factory=Counter)
     domains: Counter = field(default_factory=Counter)  # OSWorld suites: tasks per domain (no behavioural types)
@@ -92,6 +95,18 @@ class ImportSummary:
             out += [f"  changed {task_id}: {', '.join(what)}" for task_id, what in shown]
             if len(self.tasks_changed) > SHOWN_CHANGES:
                 out.append(f"  ... and {len(self.tasks_changed) - SHOWN_CHANGES} more changed task(s)")
+        if self.errata:
+            kinds = Counter(c.change for changes in self.errata.values() for c in changes)
+            out.append(
+                f"Errata: {sum(kinds.values())} rubric item(s) changed on {len(self.errata)} task(s): "
+                + ", ".join(f"{n} {what}" for what, n in kinds.most_common())
+            )
+        if self.errata_without_reason:
+            out.append(
+                f"  {len(self.errata_without_reason)} erratum(s) recorded without a reason "
+                f"({', '.join(self.errata_without_reason[:SHOWN_CHANGES])}): give one with --erratum-reason "
+                'or the task\'s "erratum" field next time'
+            )
         if self.tasks_moved:
             out.append(f"{self.tasks_moved} task(s) moved to a new position in the file")
         if self.domains:
@@ -209,6 +224,7 @@ def import_tasks(
     suite_version: str = DEFAULT_SUITE_VERSION,
     progress: Callable[[int, int], None] | None = None,
     is_demo: bool | None = None,
+    erratum: ErratumNote | None = None,
 ) -> ImportSummary:
     """Import the tasks at ``path`` into the suite ``suite_name`` / ``suite_version``.
 
@@ -217,8 +233,10 @@ def import_tasks(
     it was. Re-importing the same file writes nothing (also without the task-types file used before:
     types that came from such a file are kept); a task whose rubric changed gets a new rubric
     version (old rows stay, no longer current); tasks missing from the file are kept and reported.
-    ``progress(done, total)`` is called after each task.
+    ``progress(done, total)`` is called after each task. Each new rubric version is recorded as an
+    erratum item by item (added, removed, reworded, reweighted), with ``erratum``'s reason and source.
     """
+    note = (erratum or ErratumNote()).checked()  # a bad link is refused before anything is read
     osworld = is_osworld_folder(path)  # OSWorld's examples/<domain>/<uuid>.json + test_all.json
     task_file = load_osworld_tasks(path) if osworld else load_tasks(path)
     if osworld and (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION):
@@ -289,12 +307,33 @@ def import_tasks(
                 progress(done, total)
         RubricItem.objects.bulk_create(new_items)
         summary.rubric_items_written = len(new_items)
+        for task_id, changes in summary.errata.items():
+            task = existing[task_id]
+            rows = [row for row in new_items if row.task_id == task.pk]
+            task_erratum = task_note(task, note)
+            record_errata(task, task.rubric_version, changes, rows, task_erratum)
+            if not task_erratum.reason:
+                summary.errata_without_reason.append(task_id)
 
     in_file = {spec.id for spec in task_file.tasks}
     summary.tasks_total = len(task_file.tasks)
     summary.missing_tasks = [task_id for task_id in existing if task_id not in in_file]
     summary.unused_type_ids = [task_id for task_id in (file_types or {}) if task_id not in in_file]
     return summary
+
+
+def task_note(task: Task, default: ErratumNote) -> ErratumNote:
+    """The erratum note of one task: its own ``"erratum": {"reason", "source"}`` in the task file (kept
+    in ``extra``) when it has one, else ``default`` (the command line's)."""
+    own = (task.extra or {}).get("erratum")
+    if not isinstance(own, dict):
+        return default
+    try:
+        return ErratumNote(
+            str(own.get("reason") or default.reason), str(own.get("source") or default.source_url)
+        ).checked()
+    except ErratumError as exc:
+        raise TaskFileError(f"task {task.task_id}", "erratum.source", str(exc), "an http(s) link") from None
 
 
 def _update_task(task: Task, spec, values: dict, app_rows: dict, old_items: list[RubricItem], summary: ImportSummary):
@@ -310,6 +349,9 @@ def _update_task(task: Task, spec, values: dict, app_rows: dict, old_items: list
         task.rubric_version = max(task.rubric_items.values_list("version", flat=True), default=0) + 1
         new_items = _rubric_rows(task, spec, version=task.rubric_version)
         summary.new_rubric_versions[spec.id] = task.rubric_version
+        changed = rubric_changes(old_items, spec.rubric)
+        if changed:  # items only moved: a new version, no erratum
+            summary.errata[spec.id] = changed
         changes.append(f"rubric (now version {task.rubric_version})")
     if task.position != spec.position:
         summary.tasks_moved += 1

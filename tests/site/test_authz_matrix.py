@@ -22,7 +22,7 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, path, reverse
 
-from leaderboard.models import App, ReportedFigure, Run
+from leaderboard.models import App, ReportedFigure, RubricErratum, Run
 from seeding.world.build import build
 from tests import run_page_data
 from tests.evaluation_data import PLAN
@@ -97,6 +97,9 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory, small_world_buil
             trajectory=trajectory, rubric_item=judgment.rubric_item, status="passed", command="true"
         )
         figure = ReportedFigure.objects.create(run=run, metric="success_rate", value=0.5, source="paper")
+        erratum = RubricErratum.objects.create(
+            task=tasks[0], version=2, rubric_id=judgment.rubric_item.rubric_id, change="reweighted", reason="audit"
+        )
         token, _ = create_token(people["author"], "kept")
         revocable, _ = create_token(people["author"], "to revoke")
         bearer = {who: create_token(people[who], f"{who} api")[1] for who in people}
@@ -122,6 +125,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory, small_world_buil
             label=label,
             check=check,
             figure=figure,
+            erratum=erratum,
             app=App.objects.create(name="Mail", slug="mail"),
             token=token,
             revocable=revocable,
@@ -215,6 +219,7 @@ ADMIN_MODELS = {
     "leaderboard_judgeconfig": lambda w: w.judge,
     "leaderboard_run": lambda w: w.hidden_run,
     "leaderboard_reportedfigure": lambda w: w.figure,
+    "leaderboard_rubricerratum": lambda w: w.erratum,
     "trajectories_trajectory": lambda w: w.trajectory,
     "trajectories_step": lambda w: w.step,
     "trajectories_judgment": lambda w: w.judgment,
@@ -277,7 +282,13 @@ TABLE: dict[str, list[Case]] = {
     "leaderboard:home": [Case(lambda w: reverse("leaderboard:home"), PUBLIC_PAGE)],
     "leaderboard:suite_list": [Case(lambda w: reverse("leaderboard:suite_list"), PUBLIC_PAGE)],
     "leaderboard:suite_detail": [Case(lambda w: reverse("leaderboard:suite_detail", args=[w.suite.slug]), PUBLIC_PAGE)],
+    "leaderboard:suite_changelog": [
+        Case(lambda w: reverse("leaderboard:suite_changelog", args=[w.suite.slug]), PUBLIC_PAGE)
+    ],
     "leaderboard:task_list": [Case(lambda w: reverse("leaderboard:task_list"), PUBLIC_PAGE)],
+    "leaderboard:task_changelog": [
+        Case(lambda w: reverse("leaderboard:task_changelog", args=[w.suite.slug, w.task.task_id]), PUBLIC_PAGE)
+    ],
     "leaderboard:task_detail": [
         Case(lambda w: reverse("leaderboard:task_detail", args=[w.suite.slug, w.task.task_id]), PUBLIC_PAGE)
     ],
@@ -353,6 +364,7 @@ TABLE: dict[str, list[Case]] = {
     "api-1:api-root": [Case(lambda w: "/api/", (404,) * 6)],
     "api-1:list_suites": [Case(lambda w: "/api/suites", EVERYONE)],
     "api-1:get_suite": [Case(lambda w: f"/api/suites/{w.suite.slug}", EVERYONE)],
+    "api-1:list_errata": [Case(lambda w: f"/api/suites/{w.suite.slug}/errata", EVERYONE)],
     "api-1:list_tasks": [Case(lambda w: "/api/tasks", EVERYONE)],
     "api-1:get_task": [Case(lambda w: f"/api/tasks/{w.suite.slug}/{w.task.task_id}", EVERYONE)],
     "api-1:list_runs": [Case(lambda w: "/api/runs", EVERYONE)],

@@ -3,6 +3,7 @@
 
 import dataclasses
 import logging
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
@@ -96,9 +97,8 @@ def with_protocol_for(spec: JudgeSpec, suite_id: int) -> JudgeSpec:
     return dataclasses.replace(spec, prompt_version=PAPER) if reported else spec
 
 
-def judge_config_for(judge: Judge) -> JudgeConfig:
-    """The JudgeConfig row for this judge's settings (created on first use); the prompt version and
-    protocol are the judge's own (its settings), so a paper-v1 judge is never filed as ours."""
+def judge_config_name(judge: Judge) -> str:
+    """The name of the JudgeConfig this judge's settings are filed under."""
     s = judge.settings
     temperature = "default" if s["temperature"] is None else f"t{s['temperature']:g}"
     name = f"ours: {s['provider']} {s['model']} {s['prompt_version']} {temperature} img{s['max_images']}"
@@ -107,8 +107,15 @@ def judge_config_for(judge: Judge) -> JudgeConfig:
         name += f" persona {persona['sha256'][:8]}"
     if s["base_url"] and s["provider"] == "openai_compatible":
         name += f" @ {s['base_url']}"
+    return name[:200]
+
+
+def judge_config_for(judge: Judge) -> JudgeConfig:
+    """The JudgeConfig row for this judge's settings (created on first use); the prompt version and
+    protocol are the judge's own (its settings), so a paper-v1 judge is never filed as ours."""
+    s = judge.settings
     config, _ = JudgeConfig.objects.get_or_create(
-        name=name[:200],
+        name=judge_config_name(judge),
         defaults={
             "origin": JudgeConfig.Origin.OURS,
             "provider": s["provider"],
@@ -389,13 +396,17 @@ def judge_run_inline(
     return totals
 
 
-def judge_run(run: Run, spec: JudgeSpec, *, force: bool = False):
-    """Queue one Celery task per trajectory as a group on the "judging" queue; returns the
-    GroupResult. Progress is readable at any time with judging_progress(). Without a chosen prompt
-    version, the paper's protocol judges runs of suites with published figures (with_protocol_for)."""
+def judge_run(run: Run, spec: JudgeSpec, *, force: bool = False, trajectory_ids: Iterable[int] | None = None):
+    """Queue one Celery task per trajectory (of ``trajectory_ids`` only, when given) as a group on the
+    "judging" queue; returns the GroupResult. Progress is readable at any time with judging_progress().
+    Without a chosen prompt version, the paper's protocol judges runs of suites with published figures
+    (with_protocol_for)."""
     spec = with_protocol_for(spec, run.suite_id)
     build_judge(spec)  # refuse before queueing anything when the key is missing
-    ids = list(run_trajectories(run).values_list("pk", flat=True))
+    wanted = run_trajectories(run)
+    if trajectory_ids is not None:
+        wanted = wanted.filter(pk__in=list(trajectory_ids))
+    ids = list(wanted.values_list("pk", flat=True))
     return group(queue.signature(queue.JUDGE_TRAJECTORY, pk, spec.as_dict(), force) for pk in ids).apply_async()
 
 

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from harness.tasks import TaskFileError, upstream_tasks
+from leaderboard.catalog.errata import ErratumError, ErratumNote
 from leaderboard.catalog.task_import import DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION, import_tasks
 
 
@@ -41,6 +42,16 @@ class Command(BaseCommand):
             "the image tag of the paper's evaluation round).",
         )
         parser.add_argument("--demo", action="store_true", help="Mark the suite as a demo suite (not the benchmark).")
+        parser.add_argument(
+            "--erratum-reason",
+            default="",
+            metavar="TEXT",
+            help="Why the changed rubrics changed, recorded with each erratum (a task's own "
+            '"erratum": {"reason", "source"} in the task file wins for that task).',
+        )
+        parser.add_argument(
+            "--erratum-source", default="", metavar="URL", help="Where the fix is written up (an http(s) link)."
+        )
 
     def handle(self, *args, **options):
         if bool(options["path"]) == bool(options["upstream"]):
@@ -72,8 +83,9 @@ class Command(BaseCommand):
                 suite_version=options["suite_version"],
                 progress=progress,
                 is_demo=True if options["demo"] else None,
+                erratum=ErratumNote(options["erratum_reason"], options["erratum_source"]),
             )
-        except TaskFileError as exc:
+        except (TaskFileError, ErratumError) as exc:
             raise CommandError(f"{exc}\nNothing was imported.")
         finally:
             for bar in bars:
