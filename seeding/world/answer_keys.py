@@ -215,6 +215,7 @@ def resolve(root: Path | str, keys: dict[str, dict], task_ids: list[str] | None 
     total = len(tasks)
     return {
         "anchor": anchor,
+        "variant": manifest.get("variant", 0),
         "tasks": total,
         "counts": counts,
         "solvable_rate": round(counts.get("solvable", 0) / total, 4) if total else 0.0,
