@@ -1,6 +1,6 @@
 """Command line of the persona world pipeline.
 
-python -m seeding build --persona PATH --out DIR [--anchor YYYY-MM-DD] [--overlay PATH]
+python -m seeding build --persona PATH --out DIR [--anchor YYYY-MM-DD] [--variant K] [--overlay PATH]
 python -m seeding check DIR [--tasks PATH] [--keys DIR] [--persona PATH]
 python -m seeding demo-apps DIR OUT [--days N]
 """
@@ -26,6 +26,16 @@ def _date(text):
         raise argparse.ArgumentTypeError(f"--anchor must be YYYY-MM-DD, got {text!r}") from exc
 
 
+def _variant(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--variant must be a whole number 0 or more, got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m seeding", description="Build and check a persona world.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -34,6 +44,12 @@ def main(argv=None) -> int:
     b.add_argument("--name", help="which persona of a registry.json (default: its default_persona)")
     b.add_argument("--out", required=True, help="output folder (replaced if it holds an earlier build)")
     b.add_argument("--anchor", type=_date, help="reference day of the world (default: today)")
+    b.add_argument(
+        "--variant",
+        type=_variant,
+        default=0,
+        help="world variant K: 0 is the canonical world; K > 0 redraws surface facts, same story (default 0)",
+    )
     b.add_argument("--overlay", help="overlay JSON read after the spec (default: seeding/personas/<stem>.overlay.json)")
     b.add_argument("--quiet", action="store_true", help="no per-seeder timings")
     c = sub.add_parser("check", help="validate a built world and measure it against the goals (writes check.json)")
@@ -56,14 +72,20 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         try:
             manifest = build(
-                args.persona, args.out, args.anchor, args.overlay, log=None if args.quiet else print, name=args.name
+                args.persona,
+                args.out,
+                args.anchor,
+                args.overlay,
+                log=None if args.quiet else print,
+                name=args.name,
+                variant=args.variant,
             )
         except (OSError, ValueError, RuntimeError) as exc:
             print(f"build failed: {exc}", file=sys.stderr)
             return 2
         print(
-            f"built {manifest['persona']} at anchor {manifest['anchor']} into {args.out} "
-            f"in {time.perf_counter() - started:.1f}s"
+            f"built {manifest['persona']} at anchor {manifest['anchor']}, world variant {args.variant}, "
+            f"into {args.out} in {time.perf_counter() - started:.1f}s"
         )
         print(f"{'metric':<30}{'built':>8}{'target':>8}{'ratio':>8}")
         for metric, row in manifest["volume"].items():

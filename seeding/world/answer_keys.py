@@ -7,6 +7,9 @@ the world it describes. Each task gets a verdict: solvable (every fact found), p
 exception the key declares with its reason (a task about live market data, say).
 
 ``python -m seeding.world.answer_keys WORLD [TASK ...]`` prints the verdicts of a built world.
+
+Keys are queries, so they resolve against any world variant (``python -m seeding build --variant K``): the
+facts found are that variant's codes, amounts and times.
 """
 
 import argparse
@@ -215,6 +218,7 @@ def resolve(root: Path | str, keys: dict[str, dict], task_ids: list[str] | None 
     total = len(tasks)
     return {
         "anchor": anchor,
+        "variant": manifest.get("variant", 0),
         "tasks": total,
         "counts": counts,
         "solvable_rate": round(counts.get("solvable", 0) / total, 4) if total else 0.0,
@@ -242,7 +246,10 @@ def main(argv=None) -> int:
                 mark = "ok " if fact["found"] else "MISSING"
                 detail = fact.get("why") or f"{fact.get('count', len(fact.get('paths', [])))} match(es)"
                 print(f"  {mark} [{fact['where']}] {fact['need']}: {detail}")
-    print(f"{report['counts']} of {report['tasks']} tasks; solvable {report['solvable_rate']:.1%}")
+    print(
+        f"{report['counts']} of {report['tasks']} tasks; solvable {report['solvable_rate']:.1%} "
+        f"(anchor {report['anchor']}, world variant {report['variant']})"
+    )
     return 0
 
 

@@ -2,7 +2,8 @@
 
 The manifest lists every file with its sha256 and size, every app's record counts, and the paper's
 volume targets beside what was built. It holds no wall-clock time, so two builds with the same anchor
-produce the same manifest.
+and variant produce the same manifest. A variant other than 0 is named in the manifest (``variant``); the
+canonical world's manifest has no such key, so it is byte-identical to builds made before variants existed.
 """
 
 import datetime as dt
@@ -29,16 +30,19 @@ def metrics(counts: dict, persona_spec: dict) -> dict:
     return result
 
 
-def build(persona_path, out, anchor: dt.date | None = None, overlay=None, log=None, name=None) -> dict:
+def build(
+    persona_path, out, anchor: dt.date | None = None, overlay=None, log=None, name=None, variant: int = 0
+) -> dict:
+    """Build the persona's world at ``anchor`` into ``out``: world variant ``variant`` (0 is the canonical one)."""
     persona = load_persona(persona_path, overlay, name=name)
     anchor = anchor or dt.date.today()
     out = Path(out)
+    ctx = Context(persona, anchor, out, variant)  # refuses a bad variant before anything is removed
     if out.exists():
         if not (out / MANIFEST).exists() and any(out.iterdir()):
             raise FileExistsError(f"{out} exists, is not empty and holds no {MANIFEST}: refusing to overwrite it")
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    ctx = Context(persona, anchor, out)
     timings = []
     for seeder in ordered():
         started = dt.datetime.now()
@@ -62,6 +66,7 @@ def build(persona_path, out, anchor: dt.date | None = None, overlay=None, log=No
         "overlay_file": persona.overlay_source,
         "overlay_entries": len(persona.overlay_entries),
         "anchor": anchor.isoformat(),
+        **({"variant": variant} if variant else {}),
         "reference_date": persona.reference_date,
         "shift_days": ctx.shift.days,
         "window": [ctx.start.isoformat(), ctx.end.isoformat()],

@@ -4,6 +4,13 @@ Determinism rules kept here: every RNG is ``random.Random`` seeded from a sha256
 the seeder id (never ``hash()``, which changes with PYTHONHASHSEED); no wall-clock time is written; rows
 are written in insertion order; SQLite files are VACUUMed with fixed page settings; the manifest is
 sorted JSON.
+
+World variants: a build takes a variant number K. The seeders' RNGs and the generated record numbers are
+surface draws (``Context.surface``): variant 0 seeds them exactly as before (the canonical world), variant K
+adds "variant K" to every seed, so amounts, codes, times and fillers are redrawn while what the spec states
+(people, events, dates, planted contradictions) is read as it is. A seeder that draws a story fact the spec
+leaves open (the day an undated order was placed, the day a trip was booked) takes ``Context.split_rng``: its
+``story`` draws are variant 0's in every variant, its other draws are the variant's.
 """
 
 import datetime as dt
@@ -69,6 +76,32 @@ def at(day: dt.date, hour: int, minute: int = 0) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(hour, minute))
 
 
+class SplitDraws:
+    """A seeder's draws when some are story facts (the same in every variant) and the rest surface facts.
+
+    ``draws.story.randint(...)`` draws from the canonical stream; ``draws.randint(...)`` (any ``random.Random``
+    method) from the variant's stream, while the canonical stream makes the same call and drops it, so the
+    canonical stream goes through the calls of variant 0 and every later story draw is variant 0's. In variant
+    0 both are one stream, so the draws are exactly those of a plain ``random.Random``.
+    """
+
+    def __init__(self, canonical: random.Random, variant: random.Random | None):
+        self.story = canonical
+        self.variant = variant
+
+    def __getattr__(self, name: str):
+        canonical = getattr(self.story, name)
+        if self.variant is None:
+            return canonical
+        redrawn = getattr(self.variant, name)
+
+        def draw(*args, **kwargs):
+            canonical(*args, **kwargs)
+            return redrawn(*args, **kwargs)
+
+        return draw
+
+
 @dataclass
 class Event:
     """One real-life event fanned out to several apps; every row it produces carries ``id`` as provenance."""
@@ -95,10 +128,13 @@ class Event:
 class Context:
     """Shared state for one build: the persona, the anchor, RNGs and the world being assembled."""
 
-    def __init__(self, persona, anchor: dt.date, out: Path):
+    def __init__(self, persona, anchor: dt.date, out: Path, variant: int = 0):
+        if isinstance(variant, bool) or not isinstance(variant, int) or variant < 0:
+            raise BuildError(f"the world variant must be a whole number 0 or more, got {variant!r}")
         self.persona = persona
         self.anchor = anchor
         self.out = out
+        self.variant = variant
         reference = persona.reference_date
         if reference:
             delta = (anchor - dt.date.fromisoformat(reference)).days
@@ -123,8 +159,19 @@ class Context:
         self.notes: dict[str | tuple, Any] = {}  # what seeders leave for later ones, and lookup indexes
 
     # -- randomness and dates -------------------------------------------------------------------
+    def surface(self, *parts: str) -> tuple[str, ...]:
+        """The seed parts of a surface draw: ``parts`` as they are in the canonical world (variant 0), with
+        the variant added otherwise, so each variant redraws them and variant 0 stays byte-identical."""
+        return (*parts, f"variant {self.variant}") if self.variant else parts
+
     def rng(self, seeder_id: str) -> random.Random:
-        return random.Random(stable_seed(self.persona.slug, seeder_id))
+        """The seeder's RNG for this persona and variant."""
+        return random.Random(stable_seed(*self.surface(self.persona.slug, seeder_id)))
+
+    def split_rng(self, seeder_id: str) -> SplitDraws:
+        """The seeder's draws split into story (``.story``, variant 0's) and surface (the variant's)."""
+        canonical = random.Random(stable_seed(self.persona.slug, seeder_id))
+        return SplitDraws(canonical, self.rng(seeder_id) if self.variant else None)
 
     def day(self, iso: str) -> dt.date:
         """A spec date (authoring time) moved to the build's anchor."""

@@ -46,8 +46,8 @@ def lookup(ctx, app, table, value, make, provenance):
 
 
 def next_number(ctx, app: str, table: str, prefix: str) -> str:
-    """Sequential codes per app from a persona-dependent base, like a real shop's order numbers."""
-    base = int(stable_id(ctx.persona.slug, app, length=8), 16) % 800000 + 100000
+    """Sequential codes per app from a persona- and variant-dependent base, like a real shop's order numbers."""
+    base = int(stable_id(*ctx.surface(ctx.persona.slug, app), length=8), 16) % 800000 + 100000
     return f"{prefix}-{base + 1 + 3 * len(ctx.rows(app, table))}"
 
 

@@ -178,7 +178,7 @@ def _dinoco(ctx):
         app,
         "travel_credits",
         {
-            "code": f"TC-{stable_id(ctx.persona.slug, 'credit', length=6).upper()}",
+            "code": f"TC-{stable_id(*ctx.surface(ctx.persona.slug, 'credit'), length=6).upper()}",
             "amount": 75.0,
             "balance": 75.0,
             "reason": "Schedule change goodwill credit",

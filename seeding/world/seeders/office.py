@@ -16,6 +16,7 @@ import zipfile
 
 import segno
 from fpdf import FPDF
+from odf.element import Element
 from odf.opendocument import OpenDocumentSpreadsheet, OpenDocumentText
 from odf.style import Style, TextProperties
 from odf.table import Table, TableCell, TableRow
@@ -56,6 +57,12 @@ def normalize_zip(path, when: dt.datetime):
             fixed.compress_type = zipfile.ZIP_STORED if info.filename == "mimetype" else zipfile.ZIP_DEFLATED
             fixed.external_attr = 0o644 << 16
             dst.writestr(fixed, data)
+
+
+# odfpy keeps the namespaces every document has used in one table shared by all its elements and writes
+# them all into each later document, so a second build in one process wrote different .odt bytes. Each run
+# starts from the table as it is before any document is made, as in a fresh process.
+FRESH_NAMESPACES = dict(Element.namespaces)
 
 
 def _slug(text: str) -> str:
@@ -374,6 +381,8 @@ def tax_worksheet(ctx):
 
 
 def seed_office(ctx):
+    Element.namespaces.clear()
+    Element.namespaces.update(FRESH_NAMESPACES)
     ctx.notes["meeting_notes"] = meeting_notes(ctx)
     resume_draft(ctx)
     expense_report(ctx)

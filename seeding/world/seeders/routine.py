@@ -287,9 +287,19 @@ def fill_food(ctx):
     days = meals.get("dinner", {}).get("ordering_days") or WEEKDAYS
     pinned = spec_priced(ctx)
     vary = ctx.rng("routine.hangrydash.baskets")  # its own RNG: the days and places drawn above stay as they were
-    for day in _pick_days(ctx, rng, need, days, home_only=True):
+    # Story, in every world variant: each lunch place (the usual, the alternatives, the salad place a task
+    # looks for) has at least one lunch order. The last days go to a lunch place still missing, if any.
+    lunch_places = [p for p in (lunch.get("typical_restaurant"), *lunch.get("alternatives", []), "Sweetgreen") if p]
+    unlunched = [p for p in dict.fromkeys(lunch_places) if p in places]
+    picked = _pick_days(ctx, rng, need, days, home_only=True)
+    for number, day in enumerate(picked):
         name = rng.choices(places, weights)[0]
         when = _at(day, rng.choice([12, 18, 19, 20]), rng.randint(0, 59))
+        lunched = when.hour == 12 and name in unlunched
+        if unlunched and len(picked) - number <= len(unlunched) and not lunched:
+            name, when = unlunched[0], when.replace(hour=12)
+        if when.hour == 12 and name in unlunched:
+            unlunched.remove(name)
         menu = MENUS[name][2]
         if rng.random() < 0.7:
             names = _usual_basket(vary, name, menu)

@@ -50,10 +50,10 @@ def place_hoolishop_order(ctx, event_id: str, order: dict, when, **row):
 
 
 def seed_shopping(ctx):
-    rng = ctx.rng("shopping")
+    rng = ctx.split_rng("shopping")  # the day of an undated order is story, its time of day surface
     for i, order in enumerate(ctx.persona.section("shopping", {}).get("online_orders", [])):
         days_ago = order.get("date_relative_days")
-        day = ctx.relative(days_ago) if days_ago is not None else ctx.relative(rng.randint(20, 300))
+        day = ctx.relative(days_ago) if days_ago is not None else ctx.relative(rng.story.randint(20, 300))
         when = at(day, rng.randint(8, 23), rng.randint(0, 59))
         place_hoolishop_order(
             ctx, f"shopping.online_orders[{i}]", order, when, category=order.get("category", "General")

@@ -24,10 +24,11 @@ class Trip:
 
 
 def seed_trips(ctx):
-    rng = ctx.rng("trips")
+    rng = ctx.split_rng("trips")  # the day a trip was booked is story, the time of day surface
     for i, trip in enumerate(ctx.persona.section("trips", [])):
         start, end = ctx.day(trip["dates"][0]), ctx.day(trip["dates"][1])
-        booked = min(start - dt.timedelta(days=rng.randint(21, 60)), ctx.anchor - dt.timedelta(days=rng.randint(2, 9)))
+        ahead, before_today = rng.story.randint(21, 60), rng.story.randint(2, 9)
+        booked = min(start - dt.timedelta(days=ahead), ctx.anchor - dt.timedelta(days=before_today))
         booked_at = at(booked, rng.randint(19, 22), rng.choice([5, 20, 35, 50]))
         t = Trip(trip, f"trips[{i}]", start, end, trip.get("generates", {}) or {}, booked_at, trip["destination"])
         for part in PARTS:
