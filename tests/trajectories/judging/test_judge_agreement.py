@@ -243,3 +243,16 @@ def test_the_queue_offers_the_most_informative_verdicts_first(client, labelled_j
     # run by run on request
     by_run = client.get("/admin/trajectories/judgment/label/", {"verdict": "any", "batch": 100, "order": "run"})
     assert by_run.context["queue"].cards[0].judgment.trajectory.run == board.a
+
+
+def test_the_methodology_and_reliability_pages_lead_to_the_judges(client, labelled_judges):
+    board, _ = labelled_judges
+    methodology = client.get("/methodology/")
+    text = visible_text(methodology)
+    assert "How far the judge is checked" in text and "not yet checked" in text
+    assert "percentile bootstrap" in text and "Wilson interval" in text
+    assert 'href="/judges/"' in methodology.content.decode()
+    run_page = client.get("/runs/run-a/reliability/").content.decode()
+    assert f'href="/judges/{board.ours.pk}/"' in run_page
+    suite_page = client.get(f"/suites/{board.suite.slug}/reliability/").content.decode()
+    assert 'href="/judges/"' in suite_page
