@@ -159,7 +159,7 @@ NOT_CHECKED = JudgeMark(0, None)
 def _labelled_rows(judge_ids, runs: QuerySet[Run]) -> list[dict]:
     """Every success/failure judgment of ``judge_ids`` on ``runs`` whose latest human label says
     success or failure, with its task's behavioural type and primary app: one query."""
-    return list(
+    labelled = (
         Judgment.objects.filter(judge_id__in=judge_ids, trajectory__run__in=runs, verdict__in=[SUCCESS, FAILURE])
         .annotate(latest=latest_label())
         .filter(latest__in=[SUCCESS, FAILURE])
@@ -171,6 +171,7 @@ def _labelled_rows(judge_ids, runs: QuerySet[Run]) -> list[dict]:
             "rubric_item__task__primary_app__name",
         )
     )
+    return [dict(row) for row in labelled]
 
 
 def judge_marks(judge_ids, runs: QuerySet[Run]) -> dict[int, JudgeMark]:
@@ -203,13 +204,14 @@ def judge_agreements(runs: QuerySet[Run], judge: JudgeConfig | None = None) -> l
     judges = [judge] if judge is not None else list(judges_with_judgments(runs).order_by("name"))
     ids = [j.pk for j in judges]
     verdicts = dict.fromkeys(ids, 0)
-    for row in (
+    for judge_id, n in (
         Judgment.objects.filter(judge_id__in=ids, trajectory__run__in=runs, verdict__in=[SUCCESS, FAILURE])
         .values("judge_id")
         .annotate(n=Count("pk"))
         .order_by()
+        .values_list("judge_id", "n")
     ):
-        verdicts[row["judge_id"]] = row["n"]
+        verdicts[judge_id] = n
     by_judge: dict[int, list[dict]] = defaultdict(list)
     for row in _labelled_rows(ids, runs):
         by_judge[row["judge_id"]].append(row)
