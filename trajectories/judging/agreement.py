@@ -24,6 +24,9 @@ from trajectories.models import Judgment
 SUCCESS, FAILURE = "success", "failure"
 KAPPA_REPLICATES = 2000  # bootstrap replicates of the kappa interval
 KAPPA_SEED = 0  # fixed, so a page shows the same interval on every load
+# Fewer labels than this, or a side that gave one answer throughout, get no kappa interval: resampling so
+# few items (or a constant margin, where every defined replicate is 0) gives an interval far too narrow.
+KAPPA_MIN_LABELS = 10
 NO_APP = "no primary app"
 
 
@@ -36,11 +39,12 @@ def kappa_interval(
     """95% percentile bootstrap interval of Cohen's kappa from the 2x2 counts (first letter: the judge,
     second: the human): the labelled items are resampled with replacement (a multinomial draw over the
     four cells) ``replicates`` times. Replicates where kappa is undefined (both raters gave one and the
-    same answer every time) are left out; None when there is nothing to resample or when more than
-    half the replicates are undefined."""
+    same answer every time) are left out. None with fewer than KAPPA_MIN_LABELS labels, when either
+    side gave one answer throughout, or when more than half the replicates are undefined."""
     counts = np.array([ss, sf, fs, ff], dtype=float)
     n = int(counts.sum())
-    if n == 0:
+    judge_success, human_success = ss + sf, ss + fs
+    if n < KAPPA_MIN_LABELS or judge_success in (0, n) or human_success in (0, n):
         return None
     draws = np.random.default_rng(seed).multinomial(n, counts / n, size=replicates).astype(float) / n
     p_ss, p_sf, p_fs, p_ff = draws.T
