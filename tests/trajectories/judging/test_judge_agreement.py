@@ -227,6 +227,8 @@ def test_the_queue_offers_the_most_informative_verdicts_first(client, labelled_j
     page = client.get("/admin/trajectories/judgment/label/", {"verdict": "any", "batch": 100})
     cards = [c.judgment for c in page.context["queue"].cards]
     assert cards[0] == disputed
+    first_card = page.content.decode().split(f'data-judgment="{disputed.pk}"', 1)[1].split("</fieldset>", 1)[0]
+    assert "disagrees with its state check" in first_card
 
     def cell(j):
         return (j.judge.name, j.rubric_item.task.behavioural_type)
