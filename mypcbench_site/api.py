@@ -10,6 +10,7 @@ from leaderboard.boards.api_board import router as board_router
 from leaderboard.boards.api_catalog import router as catalog_router
 from trajectories.accounts.ratelimits import RateLimited
 from trajectories.evaluations.api import router as evaluations_router
+from trajectories.judging.api import router as judging_router
 from trajectories.player.api import router as player_router
 from trajectories.submissions.api import rate_limited_response
 from trajectories.submissions.api import router as submissions_router
@@ -25,3 +26,4 @@ api.add_exception_handler(RateLimited, lambda request, exc: rate_limited_respons
 api.add_router("/", board_router)
 api.add_router("/", analysis_router)
 api.add_router("/", evaluations_router)
+api.add_router("/", judging_router)

@@ -4,7 +4,13 @@ from django.urls import path
 
 from trajectories.accounts.views import token_list, token_revoke
 from trajectories.evaluations.views import run_cancel, run_rerun
-from trajectories.judging.views import run_reliability_page, suite_reliability_page, task_reliability_page
+from trajectories.judging.views import (
+    judge_agreement_page,
+    judge_list_page,
+    run_reliability_page,
+    suite_reliability_page,
+    task_reliability_page,
+)
 from trajectories.player.trajectory_pages import trajectory_detail, trajectory_list
 from trajectories.player.views import trajectory_compare, trajectory_player
 from trajectories.submissions.views import (
@@ -22,6 +28,8 @@ urlpatterns = [
     path("trajectories/<int:pk>/", trajectory_detail, name="trajectory_detail"),
     path("trajectories/<int:pk>/play/", trajectory_player, name="trajectory_player"),
     path("trajectories/compare/", trajectory_compare, name="trajectory_compare"),
+    path("judges/", judge_list_page, name="judge_list"),
+    path("judges/<int:pk>/", judge_agreement_page, name="judge_agreement"),
     path("runs/<slug:slug>/reliability/", run_reliability_page, name="run_reliability"),
     path("runs/<slug:slug>/cancel/", run_cancel, name="run_cancel"),
     path("runs/<slug:slug>/rerun/", run_rerun, name="run_rerun"),

@@ -53,6 +53,13 @@ class BoardRowOut(Schema):
     tool_surface: str
     judge: str
     judge_origin: str
+    judge_human_labels: int | None = Field(
+        description="How many human labels checked this row's judge (0: not yet checked; null: no judge)."
+    )
+    judge_kappa: float | None = Field(
+        description="Cohen's kappa of this row's judge against those human labels; null when undefined. "
+        "Per judge, type and app with intervals: /judges/?format=json and /api/judges."
+    )
     protocol: str = Field(
         description="The judging protocol of the figures: 'paper' (published), our judge's prompt version "
         "('paper-v1': the paper's protocol; 'mypc-judge-1': ours), 'source', 'unrecorded', or '' when not judged."
@@ -154,6 +161,8 @@ def _row(row: BoardRow) -> dict:
         "tool_surface": row.tool_surface,
         "judge": row.judge_name,
         "judge_origin": row.judge_origin,
+        "judge_human_labels": row.judge_labels,
+        "judge_kappa": None if row.judge_kappa is None else round(row.judge_kappa, 2),
         "protocol": row.protocol,
         "attempts": None if row.reported else row.attempts,
         "perfect_pct": row.perfect.as_dict(),

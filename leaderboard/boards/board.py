@@ -16,7 +16,7 @@ from django.utils.http import urlencode
 from leaderboard.boards.rows import B, Board, BoardRow, Interval, num
 from leaderboard.catalog.badges import run_badge
 from leaderboard.catalog.errata import suite_rubric_revision
-from leaderboard.catalog.selectors import sees_unpublished
+from leaderboard.catalog.selectors import sees_unpublished, visible_runs
 from leaderboard.models import BehaviouralType, ReportedFigure, Run, Suite
 from leaderboard.scoring import bootstrap, consistency, cost, metrics
 from leaderboard.scoring.data_version import cache_version
@@ -27,6 +27,7 @@ from leaderboard.scoring.outcomes import (
     STATUSES,
     RunOutcomes,
 )
+from trajectories.judging import agreement
 from trajectories.recording import contamination
 
 SEED = 0
@@ -64,6 +65,7 @@ def board(user, filters: BoardFilters, version: str | None = None) -> Board:
     reported = [r for r in runs if r.is_reported]
 
     rows, task_count = _graded_rows(user, suite, graded, filters, version)
+    mark_judge_checks(user, rows)
     place_on_cost_frontier(rows)
     # published figures are per type or per bin, over every app, for the source's judge
     unanswerable = filters.judge or filters.app or (filters.type and filters.bin)
@@ -171,6 +173,7 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
     for o, s in zip(outcomes, stats, strict=True):
         row = base_row(by_slug[o.run_slug], reported=False)
         row.judge_name, row.judge_origin, row.judge_protocol = o.judge_name, o.judge_origin, o.judge_protocol
+        row.judge_id = o.judge_id
         for name, value in s.items():
             setattr(row, name, value)
         row.counts = o.counts()
@@ -184,6 +187,18 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
             row.notes.append(f"{o.from_imported_score} tasks scored from the source's task score")
         rows.append(row)
     return rows, task_count
+
+
+def mark_judge_checks(user, rows: list[BoardRow]) -> None:
+    """Beside each row judged by someone, how far people have checked that judge: its human labels and
+    kappa on the runs ``user`` may see (one query, whatever the rows)."""
+    judged = [r for r in rows if r.judge_id is not None]
+    if not judged:
+        return
+    marks = agreement.judge_marks({r.judge_id for r in judged}, visible_runs(user))
+    for row in judged:
+        mark = marks.get(cast(int, row.judge_id), agreement.NOT_CHECKED)
+        row.judge_labels, row.judge_kappa = mark.labels, mark.kappa
 
 
 def place_on_cost_frontier(rows: list[BoardRow]) -> None:
@@ -377,6 +392,8 @@ EXPORT_COLUMNS = (
     "model",
     "judge",
     "judge_origin",
+    "judge_human_labels",  # how many human labels checked the row's judge (0: not yet checked)
+    "judge_kappa",  # Cohen's kappa of the judge against those labels (empty when undefined)
     "protocol",
     "provenance",
     "badge",
@@ -448,6 +465,8 @@ def export_rows(b: Board) -> list[dict]:
                 "model": row.model_name,
                 "judge": row.judge_name,
                 "judge_origin": row.judge_origin,
+                "judge_human_labels": row.judge_labels,
+                "judge_kappa": r(row.judge_kappa, 2),
                 "protocol": row.protocol,
                 "provenance": row.provenance,
                 "badge": row.badge.key if row.badge else "",

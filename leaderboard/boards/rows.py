@@ -80,6 +80,11 @@ class BoardRow:
     judge_name: str = ""
     judge_origin: str = ""
     judge_protocol: str = ""  # the judge's prompt version, e.g. "paper-v1"
+    judge_id: int | None = None
+    # how far people have checked this row's judge (trajectories/judging/agreement.py): human labels and
+    # kappa; None for a row nothing judged (and for reported rows)
+    judge_labels: int | None = None
+    judge_kappa: float | None = None
     perfect: Interval = field(default_factory=lambda: Interval(None))  # Wilson 95% (1 attempt), else bootstrap
     perfect_interval: str = ""  # "wilson" (one attempt per task) or "bootstrap" (repeated attempts)
     attempts: int = 1  # attempts per task scored
@@ -129,6 +134,16 @@ class BoardRow:
     # first imported), and the tasks this row judged only on a superseded version (left out until re-judged)
     rubric_revision: int = 0
     rubric_superseded: int = 0
+
+    @property
+    def judge_check_text(self) -> str:
+        """The judge's mark in words: "12 human labels, kappa 0.71", "not yet checked", "" (no judge)."""
+        if self.judge_labels is None:
+            return ""
+        if not self.judge_labels:
+            return "not yet checked"
+        kappa = "kappa n/a" if self.judge_kappa is None else f"kappa {self.judge_kappa:.2f}"
+        return f"{self.judge_labels} human label{'' if self.judge_labels == 1 else 's'}, {kappa}"
 
     @property
     def unknown_count(self) -> int:

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, path, reverse
 
-from leaderboard.models import App, ReportedFigure, RubricErratum, Run
+from leaderboard.models import App, JudgeConfig, ReportedFigure, RubricErratum, Run
 from seeding.world.build import build
 from tests import run_page_data
 from tests.evaluation_data import PLAN
@@ -38,6 +38,18 @@ from world.records.loading import load_world
 from world.review import services
 
 pytestmark = pytest.mark.slow  # every URL as every role, on a world built once per module (a seeded persona world too)
+
+
+def hidden_judge(w):
+    """A judge with verdicts on the author's unpublished run only: its agreement page is staff-only."""
+    judge, _ = JudgeConfig.objects.get_or_create(name="judge of the hidden run only", defaults={"origin": "ours"})
+    trajectory = w.hidden_run.trajectories.order_by("pk").first()
+    item = trajectory.task.rubric_items.filter(is_current=True).first()
+    Judgment.objects.get_or_create(
+        trajectory=trajectory, rubric_item=item, judge=judge, defaults={"verdict": "success"}
+    )
+    return judge
+
 
 ROLES = ["anonymous", "author", "other_author", "staff", "staff_with", "superuser"]
 
@@ -331,6 +343,11 @@ TABLE: dict[str, list[Case]] = {
     "trajectories:task_reliability": [
         Case(lambda w: reverse("trajectories:task_reliability", args=[w.suite.slug, w.task.task_id]), PUBLIC_PAGE)
     ],
+    "trajectories:judge_list": [Case(lambda w: reverse("trajectories:judge_list"), PUBLIC_PAGE)],
+    "trajectories:judge_agreement": [
+        Case(lambda w: reverse("trajectories:judge_agreement", args=[w.judge.pk]), PUBLIC_PAGE),
+        Case(lambda w: reverse("trajectories:judge_agreement", args=[hidden_judge(w).pk]), HIDDEN),
+    ],
     # ---- staff actions on a run's page: staff who may change runs
     "trajectories:run_cancel": [
         Case(lambda w: reverse("trajectories:run_cancel", args=[w.run.slug]), (403, 403, 403, 403, 200, 200),
@@ -368,6 +385,11 @@ TABLE: dict[str, list[Case]] = {
     "api-1:list_tasks": [Case(lambda w: "/api/tasks", EVERYONE)],
     "api-1:get_task": [Case(lambda w: f"/api/tasks/{w.suite.slug}/{w.task.task_id}", EVERYONE)],
     "api-1:list_runs": [Case(lambda w: "/api/runs", EVERYONE)],
+    "api-1:judge_agreement_list": [Case(lambda w: "/api/judges", EVERYONE)],
+    "api-1:judge_agreement_detail": [
+        Case(lambda w: f"/api/judges/{w.judge.pk}", EVERYONE),
+        Case(lambda w: f"/api/judges/{hidden_judge(w).pk}", HIDDEN),
+    ],
     "api-1:get_run": [
         Case(lambda w: f"/api/runs/{w.run.slug}", EVERYONE),
         Case(lambda w: f"/api/runs/{w.hidden_run.slug}", HIDDEN),

@@ -110,5 +110,6 @@ def label_view(model_admin, request):
         "queue": queue,
         "filters": filters,
         "verdict_choices": [("failure", "Failures"), ("success", "Successes"), ("any", "Both")],
+        "order_choices": list(labelling.QUEUE_ORDERS.items()),
     }
     return TemplateResponse(request, "admin/trajectories/judgment/label.html", context)

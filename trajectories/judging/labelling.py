@@ -2,12 +2,15 @@
 queue of judgments still unlabelled that the admin's labelling page walks through (a selector).
 The reliability pages compare the judge's verdicts with the latest label of each judgment."""
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from leaderboard.models import RubricItem, Run
+from leaderboard.scoring.metrics import wilson_interval
+from trajectories.judging.reliability import Agreement
 from trajectories.models import HumanLabel, Judgment, StateCheckResult, Step
 
 SUCCESS, FAILURE = HumanLabel.Verdict.SUCCESS, HumanLabel.Verdict.FAILURE
@@ -91,6 +94,9 @@ def record_labels(choices: dict[int, str], labeller, *, note: str = "", notes: d
 # ---------------------------------------------------------------- the labelling queue (a read)
 
 QUEUE_VERDICTS = {"failure": [FAILURE], "success": [SUCCESS], "any": [SUCCESS, FAILURE]}
+# "informative": the verdicts whose label narrows the agreement intervals most first (informative_order);
+# "run": run by run, task by task
+QUEUE_ORDERS = {"informative": "most informative first", "run": "run by run"}
 MAX_BATCH = 100
 
 
@@ -101,6 +107,7 @@ class QueueFilters:
     rubric_item: int | None = None
     judge: int | None = None
     batch: int = 25
+    order: str = "informative"
 
     @classmethod
     def from_query(cls, params) -> "QueueFilters":
@@ -113,7 +120,9 @@ class QueueFilters:
                 return None
 
         verdict = params.get("verdict", "failure")
+        order = params.get("order", "informative")
         return cls(
+            order=order if order in QUEUE_ORDERS else "informative",
             verdict=verdict if verdict in QUEUE_VERDICTS else "failure",
             run=(params.get("run") or "").strip(),
             rubric_item=number("rubric_item"),
@@ -122,7 +131,7 @@ class QueueFilters:
         )
 
     def as_query(self) -> dict:
-        query = {"verdict": self.verdict, "batch": self.batch}
+        query = {"verdict": self.verdict, "batch": self.batch, "order": self.order}
         for name in ("run", "rubric_item", "judge"):
             if getattr(self, name):
                 query[name] = getattr(self, name)
@@ -157,16 +166,28 @@ def unlabelled(filters: QueueFilters) -> QuerySet[Judgment]:
     return judgments
 
 
+RUN_ORDER = (
+    "trajectory__run__name",
+    "trajectory__task__position",
+    "trajectory__attempt",
+    "rubric_item__position",
+    "pk",
+)
+
+
 def label_queue(filters: QueueFilters) -> LabelQueue:
-    """The next ``filters.batch`` unlabelled judgments, with what a maintainer needs to decide: the
+    """The next ``filters.batch`` unlabelled judgments (most informative first, see
+    :func:`informative_order`, or run by run), with what a maintainer needs to decide: the
     task, the rubric item, the judge's verdict and explanation, the state check, and thumbnails of the
     steps the judge cited. A fixed number of queries whatever the batch size."""
     judgments = unlabelled(filters)
     remaining = judgments.count()
+    if filters.order == "informative":
+        judgments = informative_order(judgments)
+    else:
+        judgments = judgments.order_by(*RUN_ORDER)
     batch = list(
-        judgments.select_related("trajectory__run", "trajectory__task", "rubric_item", "judge").order_by(
-            "trajectory__run__name", "trajectory__task__position", "trajectory__attempt", "rubric_item__position", "pk"
-        )[: filters.batch]
+        judgments.select_related("trajectory__run", "trajectory__task", "rubric_item", "judge")[: filters.batch]
     )
     # The cited steps (the last three), or the final step when none is cited, all in one read.
     wanted = {}
@@ -203,3 +224,59 @@ def label_queue(filters: QueueFilters) -> LabelQueue:
     runs = list(Run.objects.filter(pk__in=Judgment.objects.values("trajectory__run")).order_by("name"))
     run = next((r for r in runs if r.slug == filters.run), None)
     return LabelQueue(filters, cards, remaining, run, item, runs)
+
+
+# ---------------------------------------------------------------- the queue's order: most informative first
+
+
+def informative_order(judgments: QuerySet[Judgment]) -> QuerySet[Judgment]:
+    """``judgments`` (unlabelled ones) ordered so each label narrows the agreement intervals most:
+
+    1. first the verdicts that disagree with their state check (the judge said success and the check
+       failed, or the other way): the likeliest judge errors, so the likeliest to move kappa;
+    2. then by the (judge, behavioural type) cell whose accuracy interval (Wilson, 95%) is widest now:
+       a cell with no label (width 1) before one with few, and among equal counts the one whose
+       agreement is nearest one half. A label shrinks a wide interval most;
+    3. then in the usual order (run, task, attempt, rubric item).
+
+    Two queries: the labelled cells' counts, then the ordered judgments (the cells are a CASE)."""
+
+    def check_says(status: str) -> Exists:
+        return Exists(
+            StateCheckResult.objects.filter(
+                trajectory_id=OuterRef("trajectory_id"), rubric_item_id=OuterRef("rubric_item_id"), status=status
+            )
+        )
+
+    cells: dict[tuple[int, str], Agreement] = defaultdict(Agreement)
+    judge_ids = judgments.values("judge_id")
+    for row in (
+        Judgment.objects.filter(judge_id__in=judge_ids, verdict__in=[SUCCESS, FAILURE])
+        .annotate(latest=latest_label())
+        .filter(latest__in=[SUCCESS, FAILURE])
+        .values("judge_id", "verdict", "latest", "rubric_item__task__behavioural_type")
+    ):
+        cells[(row["judge_id"], row["rubric_item__task__behavioural_type"])].add(
+            row["verdict"] == SUCCESS, row["latest"] == SUCCESS
+        )
+    ranked = sorted(cells.items(), key=lambda kv: -interval_width(kv[1].agreed, kv[1].n))
+    # labelled cells rank 1.. by width; a cell with no label at all ranks 0 (widest of all)
+    whens = [
+        When(judge_id=judge_id, rubric_item__task__behavioural_type=kind, then=Value(rank))
+        for rank, ((judge_id, kind), _) in enumerate(ranked, start=1)
+    ]
+    return judgments.annotate(
+        disagrees_with_check=Case(
+            When(Q(verdict=SUCCESS) & check_says("failed"), then=Value(0)),
+            When(Q(verdict=FAILURE) & check_says("passed"), then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        ),
+        cell_rank=Case(*whens, default=Value(0), output_field=IntegerField()) if whens else Value(0),
+    ).order_by("disagrees_with_check", "cell_rank", *RUN_ORDER)
+
+
+def interval_width(agreed: int, n: int) -> float:
+    """Width of the 95% Wilson interval of ``agreed`` out of ``n`` (1.0 with no label)."""
+    interval = wilson_interval(agreed, n)
+    return 1.0 if interval is None else interval[1] - interval[0]

@@ -1,6 +1,6 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
-demo runs and a four-try run assembled from them) and optionally a staff account; safe to run again, a
-second run changes nothing."""
+demo runs, a four-try run assembled from them, and demo human labels on the recorded runs' verdicts) and
+optionally a staff account; safe to run again, a second run changes nothing."""
 
 import os
 import shutil
@@ -16,6 +16,7 @@ from django.db import transaction
 
 from harness.results import BundleError, read_results
 from leaderboard.models import Model, Run, Suite
+from trajectories.models import HumanLabel, Judgment
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 
 SEEDING = Path(settings.BASE_DIR) / "seeding"
@@ -105,6 +106,7 @@ def load_demo(stdout=None, verbosity=1):
 
     runs = [_load_demo_run(demo, suite, quiet, stdout) for demo in DEMO_RUNS]
     runs.append(_load_repeated_run(suite, quiet))
+    label_demo_verdicts(runs[: len(DEMO_RUNS)])
     _ensure_staff_user(stdout)
     return runs
 
@@ -192,6 +194,38 @@ def _load_repeated_run(suite: Suite, quiet: dict) -> Run:
     return run
 
 
+DEMO_LABEL_NOTE = (
+    "Demo label written by load_demo, not a person's check: it is here so the judge pages and the leaderboard's "
+    "mark have labels to show. {why}"
+)
+DEMO_LABEL_EVERY = 2  # label every other verdict of the two recorded runs; the rest stay in the labelling queue
+DEMO_LABEL_OPPOSITE_EVERY = 5  # every fifth demo label says the opposite of the judge, so kappa is not 1
+
+
+def label_demo_verdicts(runs: list[Run]) -> int:
+    """Give the demo's judge human labels, unless its runs have some already: of the success/failure
+    verdicts of ``runs`` (the two recorded runs) in run, task and rubric order, every DEMO_LABEL_EVERY-th
+    is labelled, agreeing with the judge except every DEMO_LABEL_OPPOSITE_EVERY-th label, which says the
+    opposite. No labeller; the note says they are demo labels. Returns labels written."""
+    judgments = Judgment.objects.filter(trajectory__run__in=runs, verdict__in=["success", "failure"])
+    if HumanLabel.objects.filter(judgment__in=judgments).exists():
+        return 0
+    ordered = judgments.order_by("trajectory__run__name", "trajectory__task__position", "rubric_item__position", "pk")
+    chosen = list(ordered.values_list("pk", "verdict"))[::DEMO_LABEL_EVERY]
+    opposite = {"success": "failure", "failure": "success"}
+    labels = []
+    for n, (pk, verdict) in enumerate(chosen, start=1):
+        flip = n % DEMO_LABEL_OPPOSITE_EVERY == 0
+        why = "This one says the opposite of the judge on purpose." if flip else "It agrees with the judge."
+        labels.append(
+            HumanLabel(
+                judgment_id=pk, verdict=opposite[verdict] if flip else verdict, note=DEMO_LABEL_NOTE.format(why=why)
+            )
+        )
+    HumanLabel.objects.bulk_create(labels)
+    return len(labels)
+
+
 def _record_no_cost(run: Run) -> None:
     """A scripted run calls no model: its trajectories cost nothing, recorded as $0 (not unknown), so the
     leaderboard's cost column and cost frontier have the demo's runs to show."""
@@ -248,7 +282,8 @@ class Command(BaseCommand):
     help = (
         "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json), the two "
         "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty) and a four-try run assembled from "
-        "them (so consistency over attempts shows), published; an existing demo run "
+        "them (so consistency over attempts shows), published, with demo labels on half the recorded runs' "
+        "verdicts (so the judge pages show agreement); an existing demo run "
         "gets the demo tasks it lacks. Creates a superuser from "
         "DJANGO_SUPERUSER_USERNAME / DJANGO_SUPERUSER_PASSWORD when both are set. Running it again changes nothing."
     )
