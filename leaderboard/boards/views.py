@@ -8,7 +8,7 @@ from django.utils.http import urlencode
 from leaderboard.analysis import task_rates
 from leaderboard.boards import board_display, reported, run_consistency
 from leaderboard.boards.board import board
-from leaderboard.catalog import selectors
+from leaderboard.catalog import selectors, sessions
 from leaderboard.scoring.filters import BoardFilters
 from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.evaluations import lifecycle, run_table
@@ -83,6 +83,7 @@ def task_detail(request, version, suite, task_id):
             "task_world": task_world(task),
             "solve_rates": task_rates.task_solve_rates(task, request.user),
             "osworld_reference": selectors.osworld_reference(task),
+            "session": sessions.session_view(task, request.user),
         },
     )
 
