@@ -1,5 +1,5 @@
 """Session tasks: a request, the hidden intents the simulated user holds, the checklist, and the sequence
-a session belongs to (issue 37, after pi-Bench's protocol). Reads and validates a session file, naming
+a session belongs to (after pi-Bench's protocol, arXiv 2605.14678). Reads and validates a session file, naming
 every bad field, turns its sessions into task specs the suite importer stores, and checks that each
 intent's evidence resolves (a persona spec field, a record of a built world, an earlier session).
 

@@ -1,4 +1,4 @@
-"""Session scores (issue 37, after pi-Bench App. C): from a session record (its user turns, each hidden
+"""Session scores (after pi-Bench, arXiv 2605.14678, App. C): from a session record (its user turns, each hidden
 intent's terminal status, the checklist verdicts) to Proactivity, Completeness, turn count and the
 terminal-status distribution, per session and per run with the board's stratified bootstrap intervals.
 
