@@ -74,16 +74,18 @@ def task_list(request):
 @anonymous_page_cache("task-page")
 def task_detail(request, version, suite, task_id):
     task = selectors.task_detail(suite, task_id)
+    session = sessions.session_for_reader(task, request.user)  # before the rubric is read: may withhold it
     return render(
         request,
         "leaderboard/task_detail.html",
         {
             "task": task,
             "trajectories": selectors.task_trajectories(task, request.user),
-            "task_world": task_world(task),
+            # The world behind a task is read from its rubric too: withheld with a hidden checklist.
+            "task_world": None if session and session.hidden else task_world(task),
             "solve_rates": task_rates.task_solve_rates(task, request.user),
             "osworld_reference": selectors.osworld_reference(task),
-            "session": sessions.session_view(task, request.user),
+            "session": session,
         },
     )
 

@@ -1,5 +1,6 @@
-"""Session tasks on the site: what a task page shows of a session (its sequence, dependencies and hidden
-intents), who may see the intents, and the maintainers' switch that reveals them to visitors."""
+"""Session tasks on the site: what a task page and the API show of a session (its sequence, dependencies and
+hidden intents), who may see the intents (and the checklist, which would give them away), and the
+maintainers' switch that reveals them to visitors."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,8 +18,9 @@ class SessionView:
     depends_on: list[str]
     intent_count: int
     intents: list[dict]  # {id, statement, evidence: [one line each]}
-    hidden: bool  # hidden from this reader
+    hidden: bool  # intents and checklist hidden from this reader
     revealed: bool  # revealed to visitors (maintainers see intents either way)
+    checklist_item_count: int = 0
 
 
 def may_see_intents(task: Task, user) -> bool:
@@ -51,6 +53,20 @@ def session_view(task: Task, user) -> SessionView | None:
         hidden=not visible,
         revealed=task.suite.intents_revealed,
     )
+
+
+def session_for_reader(task: Task, user) -> SessionView | None:
+    """:func:`session_view` for a task read by ``task_detail``; while the intents are hidden from this
+    reader, the task's checklist items (``task.current_items``) are withheld too: they name what the
+    intents are. None for a task that is not a session (its rubric untouched)."""
+    view = session_view(task, user)
+    if view is None:
+        return None
+    items = getattr(task, "current_items", [])
+    view = SessionView(**{**view.__dict__, "checklist_item_count": len(items)})
+    if view.hidden:
+        task.current_items = []  # type: ignore[attr-defined]  # Prefetch(to_attr=) in selectors.task_detail
+    return view
 
 
 def describe_evidence(evidence: dict) -> str:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django.urls import reverse
 
 from leaderboard.catalog.sessions import set_intents_revealed
@@ -60,6 +61,30 @@ def test_visitors_see_how_many_intents_but_not_what_they_are(client, michael_sui
     assert "Initial request Can you sort out a venue for the Dundies?" in text
     assert "This session's 3 hidden intents are not shown" in text
     assert FIRST_INTENT not in text and "reservation_name" not in text
+    # The checklist would give the intents away ("under the name 'Scott, party of fabulous'"): withheld too.
+    assert "The checklist's 5 items are hidden with the intents: they name what the user wants." in text
+    assert "party of fabulous" not in text
+
+
+def test_the_api_withholds_intents_and_checklist_from_visitors_and_gives_them_to_maintainers(
+    staff_client, michael_suite
+):
+    url = f"/api/tasks/{michael_suite.slug}/{FIRST}"
+    public = Client().get(url).json()  # staff_client signs the shared client in: a fresh one is a visitor
+    assert public["session"] == {
+        "sequence": "dundies",
+        "position": 1,
+        "depends_on": [],
+        "intent_count": 3,
+        "hidden": True,
+        "intents": [],
+        "checklist_item_count": 5,
+    }
+    assert public["rubric"] == [] and public["instruction"].startswith("Can you sort out a venue")
+    shown = staff_client.get(url).json()
+    assert shown["session"]["hidden"] is False and len(shown["rubric"]) == 5
+    assert shown["session"]["intents"][0]["statement"] == FIRST_INTENT
+    assert shown["session"]["intents"][0]["evidence"][0] == "World record: calendar events where summary = THE DUNDIES"
 
 
 def test_maintainers_always_see_the_intents_and_their_evidence(staff_client, michael_suite):
@@ -68,6 +93,7 @@ def test_maintainers_always_see_the_intents_and_their_evidence(staff_client, mic
     assert "World record: calendar events where summary = THE DUNDIES" in text
     assert "Persona spec: app_overrides.tablefind.reservation_name" in text
     assert "Shown to maintainers only; visitors see the count." in text
+    assert "The reservation is under the name 'Scott, party of fabulous'" in text  # the checklist
     later = visible_text(
         staff_client.get(reverse("leaderboard:task_detail", args=[michael_suite.slug, "session_dundies-s07"]))
     )
@@ -89,6 +115,7 @@ def test_revealing_in_the_admin_shows_visitors_the_intents_on_a_page_they_had_ca
     client.logout()
     text = visible_text(client.get(url))
     assert FIRST_INTENT in text and "Shown to maintainers only" not in text
+    assert "The reservation is under the name 'Scott, party of fabulous'" in text
     assert set_intents_revealed(Suite.objects.all(), False) == 1
     assert FIRST_INTENT not in visible_text(client.get(url))
 
@@ -98,3 +125,4 @@ def test_single_turn_tasks_show_no_session_section(client):
     Task.objects.create(suite=suite, task_id="retrieval-a1", position=1, instruction="Find it.", category="retrieval")
     text = visible_text(client.get(reverse("leaderboard:task_detail", args=["plain", "retrieval-a1"])))
     assert "Instruction Find it." in text and "Hidden intents" not in text and "Session" not in text
+    assert client.get("/api/tasks/plain/retrieval-a1").json()["session"] is None
