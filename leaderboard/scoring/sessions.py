@@ -201,3 +201,12 @@ def run_summary(
         status_shares={s: statuses[s] / total if total else math.nan for s in STATUSES},
         turn_limit_sessions=sum(1 for r in records if r.ended_by == "turn_limit"),
     )
+
+
+def status_distribution(records: Sequence[SessionRecord], categories: Mapping[str, str]) -> dict[str, dict[str, int]]:
+    """How many intents ended in each status, per category (task id -> category; tasks without one are
+    under ""), categories in sorted order: the analysis view of where agents wait to be told."""
+    out: dict[str, Counter] = {}
+    for record in records:
+        out.setdefault(categories.get(record.task_id, ""), Counter()).update(record.intents.values())
+    return {category: {s: out[category][s] for s in STATUSES} for category in sorted(out)}

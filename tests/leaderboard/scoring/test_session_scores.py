@@ -5,7 +5,13 @@ import math
 
 import pytest
 
-from leaderboard.scoring.sessions import SessionRecordError, read_session_record, run_summary, session_scores
+from leaderboard.scoring.sessions import (
+    SessionRecordError,
+    read_session_record,
+    run_summary,
+    session_scores,
+    status_distribution,
+)
 
 
 def record(task_id="s1", turns=1, intents=None, checklist=None, **more):
@@ -121,3 +127,15 @@ def test_attempts_are_averaged_within_a_session_first():
     assert summary.attempts == 2 and summary.proactivity.value == 0.5
     with pytest.raises(ValueError, match=r"different numbers of attempts \(s1 2, s2 1\)"):
         run_summary(records[:3])
+
+
+def test_the_status_distribution_per_category_counts_every_intent_once():
+    records = [
+        record("r1", intents={"I1": "completed", "I2": "provided"}),
+        record("r2", intents={"I1": "provided"}),
+        record("p1", intents={"I1": "inferred", "I2": "open"}, ended_by="turn_limit"),
+    ]
+    assert status_distribution(records, {"r1": "retrieval", "r2": "retrieval", "p1": "preference_inference"}) == {
+        "preference_inference": {"completed": 0, "inferred": 1, "provided": 0, "open": 1},
+        "retrieval": {"completed": 1, "inferred": 0, "provided": 2, "open": 0},
+    }
