@@ -234,7 +234,8 @@ def _checklist(problems: _Problems, raw, where: str) -> list[dict]:
         for error in _RUBRIC_ITEM_VALIDATOR.iter_errors(item):
             sub = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
             expected = error.schema.get("expected", "") if isinstance(error.schema, dict) else ""
-            problems.add(f"{where}[{i}]{sub}", error.message, expected)
+            problem = f"found a JSON {json_kind(error.instance)}" if error.validator == "type" else error.message
+            problems.add(f"{where}[{i}]{sub}", problem, expected)
     return raw
 
 

@@ -47,12 +47,17 @@ def test_the_session_file_imports_as_its_own_suite_and_reimports_as_nothing(mich
 def test_a_bad_session_file_is_refused_naming_the_field_and_writes_nothing(tmp_path):
     data = json.loads(MICHAEL_SESSIONS.read_text())
     data["sessions"][2]["intents"][1]["evidence"] = []
+    data["sessions"][5]["checklist"][0]["weight"] = "heavy"
     bad = tmp_path / "sessions.json"
     bad.write_text(json.dumps(data))
     with pytest.raises(CommandError) as caught:
         _import(bad)
-    assert "sessions[2].intents[1].evidence: missing or empty" in str(caught.value)
-    assert "Nothing was imported." in str(caught.value)
+    assert str(caught.value).splitlines() == [
+        f"{bad}: 2 problem(s):",
+        "  sessions[2].intents[1].evidence: missing or empty (expected a non-empty array of evidence objects)",
+        "  sessions[5].checklist[0].weight: found a JSON string (expected a number (missing or <= 0 counts as 1.0))",
+        "Nothing was imported.",
+    ]
     assert not Suite.objects.exists() and not Task.objects.exists()
 
 
