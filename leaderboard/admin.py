@@ -4,6 +4,7 @@ runs and reported figures. Hashes are read-only: they are computed, never typed.
 from django.contrib import admin
 from django.urls import path
 
+from leaderboard.catalog import sessions
 from leaderboard.models import App, JudgeConfig, Model, ReportedFigure, RubricErratum, RubricItem, Run, Suite, Task
 from trajectories.evaluations import admin_launch
 from trajectories.judging import admin_rescoring
@@ -11,11 +12,22 @@ from trajectories.judging import admin_rescoring
 
 @admin.register(Suite)
 class SuiteAdmin(admin.ModelAdmin):
-    list_display = ["name", "version", "slug", "is_demo", "source_name", "updated_at"]
-    list_filter = ["is_demo"]
+    list_display = ["name", "version", "slug", "is_demo", "intents_revealed", "source_name", "updated_at"]
+    list_filter = ["is_demo", "intents_revealed"]
     search_fields = ["name", "version", "slug", "source_name"]
     readonly_fields = ["source_hash", "created_at", "updated_at"]
     prepopulated_fields = {"slug": ["name", "version"]}
+    actions = ["reveal_intents", "hide_intents"]
+
+    @admin.action(description="Reveal the sessions' hidden intents to visitors")
+    def reveal_intents(self, request, queryset):
+        changed = sessions.set_intents_revealed(queryset, True)
+        self.message_user(request, f"Hidden intents now shown to visitors in {changed} suite(s).")
+
+    @admin.action(description="Hide the sessions' hidden intents from visitors again")
+    def hide_intents(self, request, queryset):
+        changed = sessions.set_intents_revealed(queryset, False)
+        self.message_user(request, f"Hidden intents hidden from visitors again in {changed} suite(s).")
 
 
 @admin.register(App)

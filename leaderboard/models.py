@@ -57,6 +57,11 @@ class Suite(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.MYPCBENCH)
     source_name = models.CharField(max_length=500, blank=True, help_text="File the suite was imported from.")
     source_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the imported file.")
+    intents_revealed = models.BooleanField(
+        default=False,
+        help_text="Session suites: show each session's hidden intents to visitors on its task page. "
+        "Maintainers always see them.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

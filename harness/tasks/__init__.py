@@ -1,11 +1,26 @@
 """Task files: reading and validating MyPCBench task files and rubrics (``taskfile``), the behavioural
 task types (``task_types``), OSWorld's task definitions (``osworld``) and the pinned upstream suites
-(``upstream_tasks`` with its manifest ``upstream_tasks.json``).
+(``upstream_tasks`` with its manifest ``upstream_tasks.json``) and session tasks with hidden intents
+(``sessions``).
 
 May use: the shared utilities at the harness root (``safejson``). Nothing else in the harness: every
 other room may use this one. Exports the names the rest of the project reads task files with."""
 
 from harness.tasks.osworld import UUID, is_osworld_folder, load_osworld_tasks
+from harness.tasks.sessions import (
+    EVIDENCE_KINDS,
+    TERMINAL_STATUSES,
+    SessionFile,
+    SessionFileError,
+    SessionSpec,
+    is_session_file,
+    load_sessions,
+    read_session_data,
+    session_tasks,
+    spec_value,
+    unresolved_evidence,
+    world_record_count,
+)
 from harness.tasks.task_types import (
     SHIPPED_TYPES,
     SOURCE_DERIVED,
@@ -28,6 +43,18 @@ from harness.tasks.taskfile import (
 )
 
 __all__ = [
+    "EVIDENCE_KINDS",
+    "TERMINAL_STATUSES",
+    "SessionFile",
+    "SessionFileError",
+    "SessionSpec",
+    "is_session_file",
+    "load_sessions",
+    "read_session_data",
+    "session_tasks",
+    "spec_value",
+    "unresolved_evidence",
+    "world_record_count",
     "SHIPPED_TYPES",
     "SOURCE_DERIVED",
     "SOURCE_FILE",

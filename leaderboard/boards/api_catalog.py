@@ -9,7 +9,7 @@ from ninja import Router, Schema, Status
 from ninja.pagination import PageNumberPagination, paginate
 
 from leaderboard.boards import run_consistency
-from leaderboard.catalog import errata, selectors
+from leaderboard.catalog import errata, selectors, sessions
 from leaderboard.models import BehaviouralType, Difficulty, Run, Suite, Task
 from trajectories.recording import contamination
 from trajectories.recording.selectors import trajectory_detail
@@ -88,10 +88,31 @@ class RubricItemOut(Schema):
     version: int
 
 
+class IntentOut(Schema):
+    id: str
+    statement: str
+    evidence: list[str]
+
+
+class SessionOut(Schema):
+    sequence: str
+    position: int
+    depends_on: list[str]
+    intent_count: int
+    hidden: bool  # intents and checklist withheld from this caller until the maintainers reveal them
+    intents: list[IntentOut]
+    checklist_item_count: int
+
+
 class TaskDetailOut(TaskOut):
     apps_involved: list[str]
     rubric_rule: str
     rubric: list[RubricItemOut]
+    session: SessionOut | None = None  # session tasks only
+
+    @staticmethod
+    def resolve_session(task: Task):
+        return getattr(task, "session", None)
 
     @staticmethod
     def resolve_rubric_item_count(task: Task) -> int:
@@ -333,7 +354,9 @@ def list_tasks(
 
 @router.get("/tasks/{suite}/{task_id}", response=TaskDetailOut, tags=["catalog"], summary="One task with its rubric")
 def get_task(request, suite: str, task_id: str):
-    return selectors.task_detail(suite, task_id)
+    task = selectors.task_detail(suite, task_id)
+    task.session = sessions.session_for_reader(task, request.user)  # type: ignore[attr-defined]  # for the schema
+    return task
 
 
 @router.get("/runs", response=list[RunOut], tags=["runs"], summary="Runs (published only unless staff)")

@@ -9,7 +9,7 @@ from django.utils.http import urlencode
 from leaderboard.analysis import task_rates
 from leaderboard.boards import board_display, reported, run_consistency
 from leaderboard.boards.board import board
-from leaderboard.catalog import errata, selectors
+from leaderboard.catalog import errata, selectors, sessions
 from leaderboard.models import Suite, Task
 from leaderboard.scoring.filters import BoardFilters
 from mypcbench_site.page_cache import anonymous_page_cache
@@ -89,15 +89,18 @@ def task_list(request):
 @anonymous_page_cache("task-page")
 def task_detail(request, version, suite, task_id):
     task = selectors.task_detail(suite, task_id)
+    session = sessions.session_for_reader(task, request.user)  # before the rubric is read: may withhold it
     return render(
         request,
         "leaderboard/task_detail.html",
         {
             "task": task,
             "trajectories": selectors.task_trajectories(task, request.user),
-            "task_world": task_world(task),
+            # The world behind a task is read from its rubric too: withheld with a hidden checklist.
+            "task_world": None if session and session.hidden else task_world(task),
             "solve_rates": task_rates.task_solve_rates(task, request.user),
             "osworld_reference": selectors.osworld_reference(task),
+            "session": session,
         },
     )
 

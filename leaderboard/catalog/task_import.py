@@ -18,10 +18,13 @@ from harness.tasks import (
     TaskFileError,
     TaskSpec,
     is_osworld_folder,
+    is_session_file,
     load_osworld_tasks,
+    load_sessions,
     load_task_types,
     load_tasks,
     resolve_type,
+    session_tasks,
 )
 from leaderboard.catalog.errata import ErratumError, ErratumNote, ItemChange, record_errata, rubric_changes
 from leaderboard.models import App, RubricItem, Suite, Task, TypeSource, apps_touched_bin
@@ -238,7 +241,15 @@ def import_tasks(
     """
     note = (erratum or ErratumNote()).checked()  # a bad link is refused before anything is read
     osworld = is_osworld_folder(path)  # OSWorld's examples/<domain>/<uuid>.json + test_all.json
-    task_file = load_osworld_tasks(path) if osworld else load_tasks(path)
+    if osworld:
+        task_file = load_osworld_tasks(path)
+    elif is_session_file(path):  # session tasks: requests with hidden intents (harness.tasks.sessions)
+        sessions = load_sessions(path)
+        task_file = session_tasks(sessions)
+        if (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION):
+            suite_name, suite_version = sessions.suite, sessions.suite_version
+    else:
+        task_file = load_tasks(path)
     if osworld and (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION):
         suite_name, suite_version = OSWORLD_SUITE_NAME, OSWORLD_SUITE_VERSION
     file_types = load_task_types(task_types_path) if task_types_path else None

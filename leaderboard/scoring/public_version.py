@@ -17,7 +17,7 @@ from django.db import connection
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
-from leaderboard.models import JudgeConfig, Model, ReportedFigure, RubricItem, Run, Task
+from leaderboard.models import JudgeConfig, Model, ReportedFigure, RubricItem, Run, Suite, Task
 from trajectories.models import Judgment, Step, Trajectory
 
 PUBLIC_VERSION_KEY = "scoring:public-version"
@@ -30,7 +30,7 @@ MEMO_MAX = 100_000
 
 
 # What pages show beside the scores: tasks and rubrics, reported figures, judges, models.
-CATALOG_MODELS = (RubricItem, Task, ReportedFigure, JudgeConfig, Model)
+CATALOG_MODELS = (RubricItem, Task, ReportedFigure, JudgeConfig, Model, Suite)  # Suite: revealed intents
 
 
 def on_save_and_delete(*senders):

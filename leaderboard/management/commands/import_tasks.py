@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from harness.tasks import TaskFileError, upstream_tasks
+from harness.tasks import SessionFileError, TaskFileError, upstream_tasks
 from leaderboard.catalog.errata import ErratumError, ErratumNote
 from leaderboard.catalog.task_import import DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION, import_tasks
 
@@ -16,7 +16,8 @@ class Command(BaseCommand):
         "becomes a new rubric version. Behavioural types come from --task-types when given, else from the "
         "mapping shipped for the 184 published ids, else from the task's category (marked as derived). "
         "A folder holding OSWorld's test_all.json and examples/<domain>/<uuid>.json becomes an OSWorld suite "
-        "(default name OSWorld test_all): domains as categories, no rubrics, runs scored by result.txt."
+        "(default name OSWorld test_all): domains as categories, no rubrics, runs scored by result.txt. "
+        "A session file (format mypcbench-sessions) becomes a suite of session tasks with hidden intents."
     )
 
     def add_arguments(self, parser):
@@ -85,6 +86,9 @@ class Command(BaseCommand):
                 is_demo=True if options["demo"] else None,
                 erratum=ErratumNote(options["erratum_reason"], options["erratum_source"]),
             )
+        except SessionFileError as exc:  # a session file: every bad field, one a line
+            lines = "\n".join(f"  {line}" for line in exc.all_lines())
+            raise CommandError(f"{exc.file}: {len(exc.problems)} problem(s):\n{lines}\nNothing was imported.")
         except (TaskFileError, ErratumError) as exc:
             raise CommandError(f"{exc}\nNothing was imported.")
         finally:
