@@ -220,6 +220,32 @@ def _rubric_rows(task: Task, spec: TaskSpec, version: int) -> list[RubricItem]:
     ]
 
 
+def _read_task_file(path: str | Path, suite_name: str, suite_version: str):
+    """The task file at ``path`` (MyPCBench's, OSWorld's folder, or a session file), whether it is
+    OSWorld's, and the suite it goes into: OSWorld's and a session file's own name when the caller
+    kept the default."""
+    default = (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION)
+    if is_osworld_folder(path):  # OSWorld's examples/<domain>/<uuid>.json + test_all.json
+        named = (OSWORLD_SUITE_NAME, OSWORLD_SUITE_VERSION) if default else (suite_name, suite_version)
+        return load_osworld_tasks(path), True, *named
+    if is_session_file(path):  # session tasks: requests with hidden intents (harness.tasks.sessions)
+        sessions = load_sessions(path)
+        named = (sessions.suite, sessions.suite_version) if default else (suite_name, suite_version)
+        return session_tasks(sessions), False, *named
+    return load_tasks(path), False, suite_name, suite_version
+
+
+def _record_errata(summary: ImportSummary, existing: dict[str, Task], new_items: list[RubricItem], note) -> None:
+    """Each task's new rubric version recorded as errata item by item, with the task's own note or ``note``."""
+    for task_id, changes in summary.errata.items():
+        task = existing[task_id]
+        rows = [row for row in new_items if row.task_id == task.pk]
+        task_erratum = task_note(task, note)
+        record_errata(task, task.rubric_version, changes, rows, task_erratum)
+        if not task_erratum.reason:
+            summary.errata_without_reason.append(task_id)
+
+
 def import_tasks(
     path: str | Path,
     task_types_path: str | Path | None = None,
@@ -240,18 +266,7 @@ def import_tasks(
     erratum item by item (added, removed, reworded, reweighted), with ``erratum``'s reason and source.
     """
     note = (erratum or ErratumNote()).checked()  # a bad link is refused before anything is read
-    osworld = is_osworld_folder(path)  # OSWorld's examples/<domain>/<uuid>.json + test_all.json
-    if osworld:
-        task_file = load_osworld_tasks(path)
-    elif is_session_file(path):  # session tasks: requests with hidden intents (harness.tasks.sessions)
-        sessions = load_sessions(path)
-        task_file = session_tasks(sessions)
-        if (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION):
-            suite_name, suite_version = sessions.suite, sessions.suite_version
-    else:
-        task_file = load_tasks(path)
-    if osworld and (suite_name, suite_version) == (DEFAULT_SUITE_NAME, DEFAULT_SUITE_VERSION):
-        suite_name, suite_version = OSWORLD_SUITE_NAME, OSWORLD_SUITE_VERSION
+    task_file, osworld, suite_name, suite_version = _read_task_file(path, suite_name, suite_version)
     file_types = load_task_types(task_types_path) if task_types_path else None
     resolved: dict[str, ResolvedType] = {}
     for spec in task_file.tasks:
@@ -318,13 +333,7 @@ def import_tasks(
                 progress(done, total)
         RubricItem.objects.bulk_create(new_items)
         summary.rubric_items_written = len(new_items)
-        for task_id, changes in summary.errata.items():
-            task = existing[task_id]
-            rows = [row for row in new_items if row.task_id == task.pk]
-            task_erratum = task_note(task, note)
-            record_errata(task, task.rubric_version, changes, rows, task_erratum)
-            if not task_erratum.reason:
-                summary.errata_without_reason.append(task_id)
+        _record_errata(summary, existing, new_items, note)
 
     in_file = {spec.id for spec in task_file.tasks}
     summary.tasks_total = len(task_file.tasks)
