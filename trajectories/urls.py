@@ -6,7 +6,7 @@ from trajectories.accounts.views import token_list, token_revoke
 from trajectories.evaluations.views import run_cancel, run_rerun
 from trajectories.judging.views import run_reliability_page, suite_reliability_page, task_reliability_page
 from trajectories.player.trajectory_pages import trajectory_detail, trajectory_list
-from trajectories.player.views import trajectory_compare, trajectory_player
+from trajectories.player.views import step_search_page, trajectory_compare, trajectory_player
 from trajectories.submissions.views import (
     submission_archive,
     submission_detail,
@@ -22,6 +22,7 @@ urlpatterns = [
     path("trajectories/<int:pk>/", trajectory_detail, name="trajectory_detail"),
     path("trajectories/<int:pk>/play/", trajectory_player, name="trajectory_player"),
     path("trajectories/compare/", trajectory_compare, name="trajectory_compare"),
+    path("search/steps/", step_search_page, name="step_search"),
     path("runs/<slug:slug>/reliability/", run_reliability_page, name="run_reliability"),
     path("runs/<slug:slug>/cancel/", run_cancel, name="run_cancel"),
     path("runs/<slug:slug>/rerun/", run_rerun, name="run_rerun"),
