@@ -129,9 +129,11 @@ def main():
     parser.add_argument("--steps", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--keep", action="store_true", help="leave the bench database in place")
+    parser.add_argument("--reuse", action="store_true", help="query a database kept by --keep, build nothing")
     args = parser.parse_args()
 
-    recreate_database(args.database)
+    if not args.reuse:
+        recreate_database(args.database)
     os.environ["DATABASE_URL"] = PG + args.database
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mypcbench_site.settings")
     os.environ.setdefault("MYPCBENCH_VAR_DIR", "/tmp/mypcbench-bench-search")
@@ -157,35 +159,38 @@ def main():
         print(f"database {args.database} on PostgreSQL {connection.cursor().connection.info.server_version}")
         call_command("migrate", verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)  # DEBUG off: hashed static names
-        start = time.perf_counter()
-        build_synthetic(runs=30, tasks=184, attempts=3, steps=60, seed=0, slug="big", with_steps=False)
-        hidden = list(Run.objects.order_by("slug").values_list("pk", flat=True)[:5])
-        Run.objects.filter(pk__in=hidden).update(publication="draft")
-        print(f"runs, tasks, trajectories, judgments built in {time.perf_counter() - start:.0f} s")
-        ids = list(Trajectory.objects.order_by("pk").values_list("pk", flat=True))
         vocab = words_of_vocabulary(VOCABULARY)
-        rng = np.random.default_rng(0)
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP INDEX IF EXISTS {step_search.INDEX_NAME}")
-        start = time.perf_counter()
-        written = copy_steps(connection, ids, args.steps, rng, vocab)
-        print(
-            f"{written:,} steps over {len(ids):,} trajectories written with COPY in {time.perf_counter() - start:.0f} s"
-        )
-        start = time.perf_counter()
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"CREATE INDEX {step_search.INDEX_NAME} ON trajectories_step USING gin ({step_search.DOCUMENT_COLUMN})"
+        if not args.reuse:
+            start = time.perf_counter()
+            build_synthetic(runs=30, tasks=184, attempts=3, steps=60, seed=0, slug="big", with_steps=False)
+            hidden = list(Run.objects.order_by("slug").values_list("pk", flat=True)[:5])
+            Run.objects.filter(pk__in=hidden).update(publication="draft")
+            print(f"runs, tasks, trajectories, judgments built in {time.perf_counter() - start:.0f} s")
+            ids = list(Trajectory.objects.order_by("pk").values_list("pk", flat=True))
+            rng = np.random.default_rng(0)
+            with connection.cursor() as cursor:
+                cursor.execute(f"DROP INDEX IF EXISTS {step_search.INDEX_NAME}")
+            start = time.perf_counter()
+            written = copy_steps(connection, ids, args.steps, rng, vocab)
+            print(
+                f"{written:,} steps over {len(ids):,} trajectories written with COPY "
+                f"in {time.perf_counter() - start:.0f} s"
             )
-            cursor.execute("ANALYZE")
-            cursor.execute(
-                "SELECT pg_relation_size(%s), pg_relation_size('trajectories_step')", [step_search.INDEX_NAME]
+            start = time.perf_counter()
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"CREATE INDEX {step_search.INDEX_NAME} ON trajectories_step "
+                    f"USING gin ({step_search.DOCUMENT_COLUMN})"
+                )
+                cursor.execute("ANALYZE")
+                cursor.execute(
+                    "SELECT pg_relation_size(%s), pg_relation_size('trajectories_step')", [step_search.INDEX_NAME]
+                )
+                index_bytes, table_bytes = cursor.fetchone()
+            print(
+                f"full-text index built in {time.perf_counter() - start:.0f} s: {index_bytes / 2**20:.0f} MiB "
+                f"(steps table {table_bytes / 2**20:.0f} MiB)"
             )
-            index_bytes, table_bytes = cursor.fetchone()
-        print(
-            f"full-text index built in {time.perf_counter() - start:.0f} s: {index_bytes / 2**20:.0f} MiB "
-            f"(steps table {table_bytes / 2**20:.0f} MiB)"
-        )
         assert Step.objects.count() == args.steps
 
         client = Client()

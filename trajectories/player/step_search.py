@@ -51,6 +51,7 @@ class StepHit:
     step: Step
     app: str
     excerpt: tuple[str, str, str]  # before, the word found, after
+    excerpt_is_action: bool  # the excerpt is of the action line (the page then does not repeat it)
     verdict: str  # "passed", "failed", "" (not judged)
     player_url: str
 
@@ -261,7 +262,8 @@ def search_steps(user, params) -> StepSearch:
         StepHit(
             step=s,
             app=step_app(s),
-            excerpt=excerpt(s, result.words),
+            excerpt=(shown := excerpt(s, result.words)),
+            excerpt_is_action=bool(s.action_text) and "".join(shown).strip("…") in s.action_text,
             verdict=verdicts.get(s.trajectory_id, ""),
             player_url=player.format(s.trajectory_id) + f"?step={s.index}",
         )

@@ -77,6 +77,7 @@ def test_every_word_must_be_found_and_the_hit_shows_its_app_and_the_word(client,
     html = page(client, q="inbox")
     assert "HooliMail" in html  # the app the step's URL belongs to
     assert "<mark>invoice</mark>" in page(client, q="invoice")
+    assert page(client, q="Documents").count("ls ~/") == 1  # the action line found is not shown twice
     assert "No step matches “invoice zzzqqq”" in page(client, q="invoice zzzqqq")
 
 
