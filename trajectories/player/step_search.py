@@ -145,14 +145,17 @@ def _read(params, result: StepSearch) -> None:
         result.notes.append(f"Only the first {MAX_WORDS} words are searched for: {' '.join(words[:MAX_WORDS])}.")
         words = words[:MAX_WORDS]
     result.words = words
-    result.filters = {name: str(params.get(name) or "").strip()[:100] for name in FILTERS}
+    # control characters (a NUL PostgreSQL would refuse) are dropped: no id holds them
+    result.filters = {
+        name: "".join(ch for ch in str(params.get(name) or "") if ch.isprintable()).strip()[:100] for name in FILTERS
+    }
     verdict, mode = result.filters["verdict"], result.filters["failure_mode"]
     if verdict and verdict not in VERDICTS:
         result.errors.append(f"Verdict {verdict!r} is not one of: {', '.join(VERDICTS)}.")
     if mode and mode not in FailureMode.values:
         result.errors.append(f"Failure mode {mode!r} is not one of: {', '.join(FailureMode.values)}.")
     page = str(params.get("page") or "1").strip()
-    if not page.isdigit() or int(page) < 1:
+    if not re.fullmatch(r"[0-9]{1,9}", page) or int(page) < 1:
         result.errors.append(f"Page {page[:20]!r} is not a page number (1, 2, ...).")
     else:
         result.page = min(int(page), MAX_HITS // PER_PAGE)

@@ -151,6 +151,7 @@ def test_more_hits_than_the_cap_say_so(client, step_corpus, monkeypatch):
         ({"q": "invoice", "app": "nope"}, "No app &#x27;nope&#x27;"),
         ({"q": "invoice", "page": "abc"}, "Page &#x27;abc&#x27; is not a page number"),
         ({"q": "invoice", "page": "-1"}, "is not a page number"),
+        ({"q": "invoice", "page": "\u00b2"}, "is not a page number"),  # a digit int() refuses
     ],
 )
 def test_bad_input_is_answered_with_what_was_wrong(client, step_corpus, params, message):
@@ -165,6 +166,11 @@ def test_bad_input_is_answered_with_what_was_wrong(client, step_corpus, params, 
 def test_odd_characters_are_just_word_breaks(client, step_corpus, query):
     assert ("action-b002", 1) in hits(client, q=query)
     assert "<script>alert('owned')</script>" not in page(client, q="click")
+
+
+def test_filters_with_control_characters_find_nothing_instead_of_failing(client, step_corpus):
+    assert hits(client, q="invoice", task="action-b002\x00") == [("action-b002", 1)]
+    assert hits(client, q="invoice", task="\x00\x07nothing") == []
 
 
 def test_long_sentences_use_their_first_words(client, step_corpus):
