@@ -12,7 +12,7 @@ from trajectories.judging.views import (
     task_reliability_page,
 )
 from trajectories.player.trajectory_pages import trajectory_detail, trajectory_list
-from trajectories.player.views import trajectory_compare, trajectory_player
+from trajectories.player.views import step_search_page, trajectory_compare, trajectory_player
 from trajectories.submissions.views import (
     submission_archive,
     submission_detail,
@@ -30,6 +30,7 @@ urlpatterns = [
     path("trajectories/compare/", trajectory_compare, name="trajectory_compare"),
     path("judges/", judge_list_page, name="judge_list"),
     path("judges/<int:pk>/", judge_agreement_page, name="judge_agreement"),
+    path("search/steps/", step_search_page, name="step_search"),
     path("runs/<slug:slug>/reliability/", run_reliability_page, name="run_reliability"),
     path("runs/<slug:slug>/cancel/", run_cancel, name="run_cancel"),
     path("runs/<slug:slug>/rerun/", run_rerun, name="run_rerun"),

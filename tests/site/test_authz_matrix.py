@@ -245,6 +245,7 @@ ADMIN_MODELS = {
     "world_reviewaudit": lambda w: w.review_audit,
 }
 
+STEP_SEARCH_OWN = (400, 200, 400, 200, 200, 200)  # step search in the author's unpublished run
 HIDDEN = (404, 404, 404, 200, 200, 200)  # the author's unpublished run: staff only (authors see the submission)
 OWN_UPLOAD = (404, 200, 404, 200, 200, 200)  # a trajectory of it: its author plays it back before review
 
@@ -333,6 +334,11 @@ TABLE: dict[str, list[Case]] = {
         Case(lambda w: reverse("trajectories:trajectory_player", args=[w.hidden_trajectory.pk]), OWN_UPLOAD),
     ],
     "trajectories:trajectory_compare": [Case(lambda w: reverse("trajectories:trajectory_compare"), PUBLIC_PAGE)],
+    "trajectories:step_search": [
+        Case(lambda w: reverse("trajectories:step_search") + "?q=click", PUBLIC_PAGE),
+        # a run filter naming a run the visitor may not read is refused as unknown (400), never shown
+        Case(lambda w: reverse("trajectories:step_search") + f"?q=click&run={w.hidden_run.slug}", STEP_SEARCH_OWN),
+    ],
     "trajectories:run_reliability": [
         Case(lambda w: reverse("trajectories:run_reliability", args=[w.run.slug]), PUBLIC_PAGE),
         Case(lambda w: reverse("trajectories:run_reliability", args=[w.hidden_run.slug]), HIDDEN),
@@ -405,6 +411,10 @@ TABLE: dict[str, list[Case]] = {
     "api-1:get_trajectory": [
         Case(lambda w: f"/api/trajectories/{w.trajectory.pk}", EVERYONE),
         Case(lambda w: f"/api/trajectories/{w.hidden_trajectory.pk}", OWN_UPLOAD),
+    ],
+    "api-1:step_search": [
+        Case(lambda w: "/api/steps/search?q=click", EVERYONE),
+        Case(lambda w: f"/api/steps/search?q=click&run={w.hidden_run.slug}", STEP_SEARCH_OWN),
     ],
     "api-1:player_steps_since": [
         Case(lambda w: f"/api/trajectories/{w.trajectory.pk}/steps", EVERYONE),

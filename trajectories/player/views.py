@@ -1,10 +1,11 @@
-"""Thin views for the trajectory player and the side-by-side comparison of two trajectories."""
+"""Thin views for the trajectory player, the side-by-side comparison of two trajectories and step search."""
 
 from django.shortcuts import render
 
 from leaderboard.scoring.one_trajectory import trajectory_page_version, trajectory_score
 from mypcbench_site.page_cache import anonymous_page_cache
-from trajectories.player import payloads
+from trajectories.models import FailureMode
+from trajectories.player import payloads, step_search
 from trajectories.recording import selectors
 
 
@@ -56,3 +57,17 @@ def trajectory_compare(request):
         return _compare_help(request, str(exc), status=400)
     task = payload.pop("task")
     return render(request, "trajectories/compare.html", {"payload": payload, "task": task})
+
+
+def step_search_page(request):
+    """/search/steps/: steps of readable trajectories holding the words of ?q=, narrowed by ?run=, ?task=,
+    ?app=, ?verdict= and ?failure_mode=, a ?page= at a time; bad input answers 400 with the reason."""
+    result = step_search.search_steps(request.user, request.GET)
+    context = {
+        "result": result,
+        "verdicts": step_search.VERDICTS,
+        "failure_modes": FailureMode.choices,
+        "max_hits": step_search.MAX_HITS,
+        "max_chars": step_search.MAX_QUERY_CHARS,
+    }
+    return render(request, "trajectories/step_search.html", context, status=400 if result.errors else 200)

@@ -11,11 +11,18 @@ from leaderboard.models import Run
 from trajectories.models import Judgment, Step, Trajectory
 
 
+def readable_runs(user):
+    """Runs whose trajectories this user may read: the visible ones, and an author's own uploads before
+    review (so they can play them back)."""
+    runs = visible_runs(user)
+    if user is not None and user.is_authenticated:
+        runs = runs | Run.objects.filter(submission__author=user)
+    return runs
+
+
 def trajectory_detail(user, pk: int) -> Trajectory:
     """The trajectory with steps (in order) and judgments (by rubric position, then judge)."""
-    runs = visible_runs(user)
-    if user is not None and user.is_authenticated:  # an author plays back their own upload before review
-        runs = runs | Run.objects.filter(submission__author=user)
+    runs = readable_runs(user)
     trajectory = (
         Trajectory.objects.filter(pk=pk, run__in=runs)
         .select_related("run", "run__model", "run__suite", "run__judge_config", "task", "task__suite")
