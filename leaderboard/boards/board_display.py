@@ -120,9 +120,10 @@ def headline_chart(rows: list[BoardRow], metric: str = "perfect") -> list[ChartB
 
 def cost_chart(rows: list[BoardRow]) -> dict | None:
     """The cost-accuracy chart (cost per task against Perfect %) with the frontier drawn, for the rows
-    placed on it (leaderboard/boards/board.py's place_on_cost_frontier); None for fewer than two."""
+    placed on it (leaderboard/boards/board.py's place_on_cost_frontier); None for fewer than two, or when
+    they all cost the same per task (the points would stand in one column: cost_note says why instead)."""
     placed = [r for r in rows if r.on_frontier is not None]
-    if len(placed) < 2:
+    if len(placed) < 2 or len({round(r.cost_per_task or 0.0, 4) for r in placed}) < 2:
         return None
     points = [
         (
@@ -138,6 +139,19 @@ def cost_chart(rows: list[BoardRow]) -> dict | None:
         "figure": figure,
         "label": "Perfect % against cost per task, with the cost frontier",
     }
+
+
+def cost_note(rows: list[BoardRow]) -> str:
+    """Why there is no cost chart although several runs have a known cost: they all cost the same per task."""
+    placed = [r for r in rows if r.on_frontier is not None]
+    costs = {round(r.cost_per_task or 0.0, 4) for r in placed}
+    if len(placed) < 2 or len(costs) != 1:
+        return ""
+    each = f"${next(iter(costs)):.3f}"
+    return (
+        f"No cost-accuracy chart: all {len(placed)} runs with a known cost cost the same per task ({each}), "
+        "so cost tells them apart nowhere and the best-scoring of them make the cost frontier."
+    )
 
 
 def last_updated():

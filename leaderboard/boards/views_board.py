@@ -75,6 +75,7 @@ def _board(request, version):
             "headers": {h["key"]: h for h in headers},
             "columns": columns,
             "cost_chart": board_display.cost_chart(rows),
+            "cost_note": board_display.cost_note(rows),
             "missing_columns": board_display.missing_columns_text(columns),
             # the newest published version of each model's figures, or every version: one click apart
             "versions_href": "?" + urlencode(filters.as_query(versions="" if filters.all_versions else "all")),

@@ -373,12 +373,14 @@ def test_the_four_try_demo_run_shows_consistency_from_the_recordings(client, mon
     assert sorted(t["task"] for t in data["tasks"] if t["consistency"] == "flaky") == flaky
     board = client.get(f"/leaderboard/?suite={run.suite.slug}")
     assert 'data-col="pass_hat_k"' in board.content.decode()
-    # the scripted runs call no model: their cost is known, $0.00, so the cost column and frontier show
+    # the scripted runs call no model: their cost is known, $0.00, so the cost column and frontier show,
+    # but not a chart of points all at $0 (a sentence says why)
     rows = client.get(f"/api/leaderboard?suite={run.suite.slug}").json()["rows"]
     graded = [r for r in rows if r["kind"] == "graded"]
     assert len(graded) == 3 and all(r["cost_total_usd"] == 0.0 and r["cost_basis"] == "recorded" for r in graded)
     best = max(r["perfect_pct"]["value"] for r in graded)
     assert [r["on_cost_frontier"] for r in graded] == [r["perfect_pct"]["value"] == best for r in graded]
-    assert 'id="chart-cost-frontier"' in board.content.decode()
+    assert 'id="chart-cost-frontier"' not in board.content.decode()
+    assert "all 3 runs with a known cost cost the same per task ($0.000)" in page_text(board)
     page = client.get(f"/runs/{run.slug}/")
     assert 'id="chart-consistency"' in page.content.decode() and "flaky" in page_text(page)

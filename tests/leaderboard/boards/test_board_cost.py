@@ -90,3 +90,25 @@ def test_exports_and_api_carry_the_cost_figures(client, priced):
 def test_sorting_by_cost_uses_cost_per_task(client, priced):
     rows = client.get("/leaderboard/?suite=priced&sort=cost").context["board"].rows
     assert [r.run_slug for r in rows] == ["cheap", "dear", "free"]
+
+
+def test_runs_that_all_cost_the_same_get_a_sentence_not_a_chart():
+    from types import SimpleNamespace
+
+    from leaderboard.boards.board_display import cost_chart, cost_note
+
+    def row(name, per_task, perfect, on):
+        return SimpleNamespace(
+            run_name=name,
+            cost_per_task=per_task,
+            cost_basis="recorded",
+            perfect=SimpleNamespace(value=perfect),
+            on_frontier=on,
+        )
+
+    same = [row("A", 0.0, 50.0, True), row("B", 0.0, 20.0, False)]
+    assert cost_chart(same) is None
+    assert "all 2 runs with a known cost cost the same per task ($0.000)" in cost_note(same)
+    apart = [row("A", 0.5, 50.0, True), row("B", 0.25, 20.0, True)]
+    assert cost_chart(apart) is not None and cost_note(apart) == ""
+    assert cost_note([row("A", 0.5, 50.0, True)]) == ""  # one run: nothing to compare, nothing said
