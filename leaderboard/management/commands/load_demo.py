@@ -1,5 +1,6 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
-demo runs, a four-try run assembled from them, and demo human labels on the recorded runs' verdicts) and
+demo runs, a four-try run assembled from them, demo human labels on the recorded runs' verdicts, and
+Michael's session suite) and
 optionally a staff account; safe to run again, a second run changes nothing."""
 
 import os
@@ -21,6 +22,8 @@ from trajectories.recording.ingest import IngestError, IngestReport, all_or_noth
 
 SEEDING = Path(settings.BASE_DIR) / "seeding"
 DEMO_SUITE_FILE = SEEDING / "demo_suite.json"
+# Michael's personal sessions (requests with hidden intents; docs/sessions.md): a suite of their own, no runs yet.
+SESSIONS_FILE = SEEDING / "sessions" / "michael.json"
 DEMO_RESULTS_DIR = SEEDING / "demo_results"
 DEMO_HASTY_RESULTS_DIR = SEEDING / "demo_results_hasty"
 DEMO_SUITE_NAME = "MyPCBench demo"
@@ -84,7 +87,7 @@ DEMO_RUNS = [
 def load_demo(stdout=None, verbosity=1):
     """Load the demo data; returns the demo runs. Each step is itself idempotent, so this is too."""
     quiet = {"verbosity": verbosity, "stdout": stdout} if stdout is not None else {"verbosity": verbosity}
-    for path in (DEMO_SUITE_FILE, *(demo.folder for demo in DEMO_RUNS)):
+    for path in (DEMO_SUITE_FILE, SESSIONS_FILE, *(demo.folder for demo in DEMO_RUNS)):
         if not path.exists():
             raise CommandError(f"{path}: not found (expected the demo content shipped in seeding/)")
 
@@ -99,6 +102,7 @@ def load_demo(stdout=None, verbosity=1):
         "--demo",
         **quiet,
     )
+    call_command("import_tasks", str(SESSIONS_FILE), **quiet)
     suite = Suite.objects.get(name=DEMO_SUITE_NAME, version=DEMO_SUITE_VERSION)
     if not suite.is_demo:
         suite.is_demo = True
