@@ -42,6 +42,7 @@ from harness.results.world_variant import (
     describe_world_variant,
     parse_world_variants,
     world_variant_of,
+    world_variants_words,
 )
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "describe_world_variant",
     "parse_world_variants",
     "world_variant_of",
+    "world_variants_words",
     "FULL_TRAJ_RESULT",
     "PERFECT_THRESHOLD",
     "PER_STEP_RESULT",

@@ -50,6 +50,22 @@ def world_variant_of(data: dict, *, source: str = "bundle.json") -> int:
     return value
 
 
+def world_variants_words(variants) -> str:
+    """What a run's trajectories ran on, in a sentence's words: "the canonical world (variant 0)", "world
+    variant 3", or "world variants 0, 3 and 7" (each variant once, in order)."""
+    found = sorted(set(variants))
+    if not found:
+        return ""
+    if len(found) == 1:
+        return (
+            "the " + describe_world_variant(found[0])
+            if found[0] == CANONICAL_WORLD
+            else describe_world_variant(found[0])
+        )
+    listed = ", ".join(map(str, found[:-1])) + f" and {found[-1]}"
+    return f"world variants {listed}"
+
+
 def describe_world_variant(variant: int) -> str:
     """The words pages and exports use: "world variant 3", or the canonical world for 0."""
     return "canonical world (variant 0)" if variant == CANONICAL_WORLD else f"world variant {variant}"
