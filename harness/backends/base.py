@@ -83,11 +83,12 @@ class Environment:
             raise ValueError(problem)
         self.world_variant = variant
 
-    def world_variant_problem(self, variant: int) -> str:
+    @classmethod
+    def world_variant_problem(cls, variant: int) -> str:
         """Why this backend cannot run ``variant`` ("" when it can)."""
-        if variant == 0 or self.serves_world_variants:
+        if variant == 0 or cls.serves_world_variants:
             return ""
-        return f"--world-variant {variant}: the {self.name} backend {self.world_variant_refusal}"
+        return f"world variant {variant}: the {cls.name} backend {cls.world_variant_refusal}"
 
     def __init__(self, url: str = "", *, screen_size=(1280, 800), wait_seconds: float = 2.0, ready_timeout=900.0,
                  adopt_screen_size: bool = False, post_boot: PostBootConfig | None = None):  # fmt: skip

@@ -38,6 +38,14 @@ def parse_world_variants(text: str, *, flag: str = "--world-variant") -> list[in
     return variants
 
 
+def attempt_world_variant(variants: list[int], attempt: int) -> int:
+    """The variant attempt ``attempt`` (counted from 0) runs on: one variant serves every attempt, a
+    list gives one per attempt."""
+    if not variants:
+        return CANONICAL_WORLD
+    return variants[0] if len(variants) == 1 else variants[attempt]
+
+
 def world_variant_of(data: dict, *, source: str = "bundle.json") -> int:
     """The world variant a bundle.json (or run.json) records; missing means the canonical world (0)."""
     value = data.get(WORLD_VARIANT_KEY, CANONICAL_WORLD)

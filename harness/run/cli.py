@@ -317,7 +317,7 @@ def main(argv=None) -> int:
                        post_boot=post_boot, reset_command=args.reset_command, reset_url=args.reset_url)  # fmt: skip
         refused = [problem for problem in map(env.world_variant_problem, dict.fromkeys(variants)) if problem]
         if refused:
-            raise RunError(refused[0])
+            raise RunError(f"--world-variant: {refused[0]}")
     except (RunError, SetupError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
