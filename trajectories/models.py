@@ -53,6 +53,11 @@ class Trajectory(TouchedOnSave):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="trajectories")
     task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="trajectories")
     attempt = models.PositiveIntegerField(default=0, help_text="0 for the first attempt; repeated rollouts count up.")
+    world_variant = models.PositiveIntegerField(
+        default=0,
+        help_text="The variant of the persona world the attempt ran on: 0 is the canonical world (the released "
+        "one); results that do not say are variant 0.",
+    )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.FINISHED)
     ended_by = models.CharField(max_length=20, choices=EndReason.choices, default=EndReason.UNKNOWN)
     n_steps = models.PositiveIntegerField(default=0, help_text="Recorded steps (actions and tool calls).")

@@ -69,6 +69,26 @@ class Environment:
     name = "remote"
     takes_post_boot: ClassVar[bool] = True  # runs the post-boot setup (--setup) once the guest answers
     takes_reset_hook: ClassVar[bool] = False  # takes the caller's --reset-command / --reset-url
+    # Builds the persona world's variants (--world-variant K > 0). The released image holds the canonical
+    # world only, and a guest that cannot build a variant refuses K > 0 rather than record a world it lacks.
+    serves_world_variants: ClassVar[bool] = False
+    world_variant_refusal: ClassVar[str] = "runs the released image, which holds the canonical world (variant 0) only"
+
+    world_variant: int = 0  # the variant the next tasks run on (``use_world_variant``)
+
+    def use_world_variant(self, variant: int) -> None:
+        """Run the next tasks on world variant ``variant``; a backend that cannot serve it says so by name."""
+        problem = self.world_variant_problem(variant)
+        if problem:
+            raise ValueError(problem)
+        self.world_variant = variant
+
+    @classmethod
+    def world_variant_problem(cls, variant: int) -> str:
+        """Why this backend cannot run ``variant`` ("" when it can)."""
+        if variant == 0 or cls.serves_world_variants:
+            return ""
+        return f"world variant {variant}: the {cls.name} backend {cls.world_variant_refusal}"
 
     def __init__(self, url: str = "", *, screen_size=(1280, 800), wait_seconds: float = 2.0, ready_timeout=900.0,
                  adopt_screen_size: bool = False, post_boot: PostBootConfig | None = None):  # fmt: skip

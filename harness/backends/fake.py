@@ -15,6 +15,7 @@ class FakeEnv(Environment):
 
     name = "fake"
     takes_post_boot = False
+    serves_world_variants = True  # it draws no world, so every variant is the same blank screen to it
 
     @classmethod
     def from_options(cls, options: BackendOptions) -> "FakeEnv":

@@ -14,6 +14,7 @@ class LocalEnv(Environment):
 
     name = "local"
     takes_post_boot = False
+    world_variant_refusal = "shows --start-url as it is and cannot build a world variant yet (use variant 0)"
 
     @classmethod
     def from_options(cls, options: BackendOptions) -> "LocalEnv":

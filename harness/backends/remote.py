@@ -16,6 +16,7 @@ class RemoteEnv(Environment):
 
     name = "remote"
     takes_reset_hook = True
+    world_variant_refusal = "drives a guest it did not build and cannot tell it which world variant to load"
 
     @classmethod
     def from_options(cls, options: BackendOptions) -> "RemoteEnv":

@@ -3,7 +3,8 @@ the records and bundle-format constants, ``bundle`` the task folders and trees, 
 files in them), which layout a folder belongs to (``layouts``), what else a folder holds (``result_files``:
 gaps, problems, token usage, tool calls), uploaded archives (``archive``, and ``archive_stream`` for huge
 ones read folder by folder) at a share of a CPU (``pacing``), untrusted names shown safely
-(``safe_names``), and the rule that turns a run's cells into its headline figures (``scoring``).
+(``safe_names``), the rule that turns a run's cells into its headline figures (``scoring``), and which world variant a
+trajectory ran on (``world_variant``).
 
 May use: ``harness.tasks`` (rubrics), ``harness.actions`` (the action model) and the shared utilities at
 the harness root. Not the guests, backends, agents or the judge, which use this room. Exports the names
@@ -34,8 +35,26 @@ from harness.results.records import (
 from harness.results.result_files import usage_by_kind
 from harness.results.safe_names import printable
 from harness.results.scoring import PERFECT_THRESHOLD, Figures, is_perfect, run_figures
+from harness.results.world_variant import (
+    CANONICAL_WORLD,
+    WORLD_VARIANT_KEY,
+    WorldVariantError,
+    attempt_world_variant,
+    describe_world_variant,
+    parse_world_variants,
+    world_variant_of,
+    world_variants_words,
+)
 
 __all__ = [
+    "CANONICAL_WORLD",
+    "WORLD_VARIANT_KEY",
+    "WorldVariantError",
+    "attempt_world_variant",
+    "describe_world_variant",
+    "parse_world_variants",
+    "world_variant_of",
+    "world_variants_words",
     "FULL_TRAJ_RESULT",
     "PERFECT_THRESHOLD",
     "PER_STEP_RESULT",

@@ -36,6 +36,7 @@ from harness.results.records import (
     read_object,
 )
 from harness.results.safe_names import printable
+from harness.results.world_variant import WorldVariantError, world_variant_of
 
 _SKIPPED_DIRS = {"_tasks", "summary", "__pycache__"}
 _INFEASIBLE = re.compile(r"\[?infeasible\]?", re.IGNORECASE)
@@ -380,11 +381,15 @@ def _attach_final_screenshot(bundle: TrajectoryBundle) -> None:
 def _read_markers(bundle: TrajectoryBundle) -> None:
     if bundle.messages_path is None and (bundle.path / "messages.json").is_file():
         bundle.messages_path = bundle.path / "messages.json"
-    own = bundle.path / "bundle.json"  # our harness's: which agent and model ran
-    if own.is_file() and not bundle.model:
+    own = bundle.path / "bundle.json"  # our harness's: which agent and model ran, on which world variant
+    if own.is_file():
         data = read_object(own)
-        if isinstance(data.get("model"), str) and data["model"].strip():
+        if not bundle.model and isinstance(data.get("model"), str) and data["model"].strip():
             bundle.model = data["model"].strip()
+        try:
+            bundle.world_variant = world_variant_of(data, source="bundle.json")
+        except WorldVariantError as exc:
+            raise BundleError(own, str(exc), expected="a whole number, 0 for the canonical world") from exc
     usage = bundle.path / "usage.json"
     if usage.is_file():
         bundle.usage = read_object(usage)

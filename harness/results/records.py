@@ -126,6 +126,7 @@ class TrajectoryBundle:
     attempt_source: str = ""  # the folder that numbered the attempt
     gaps: list[result_files.Gap] = field(default_factory=list)  # missing screenshots and the like
     answered: bool = False  # the agent gave a final answer (not only thoughts)
+    world_variant: int = 0  # bundle.json's world_variant; 0 (the canonical world) when it says none
 
     @property
     def n_turns(self) -> int:

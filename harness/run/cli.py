@@ -16,6 +16,8 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
             (python -m harness.testing --docker builds a test image)
         --backend remote --url URL [--reset-command CMD | --reset-url URL]
         [--setup all|none|network-nudge,dns,xrandr,chatbot-key,prewarm,dinoco-fare-paid] [--adopt-screen-size]
+        [--world-variant K | --world-variant K1,K2,...]   (a list: one attempt per variant, in OUT/attempt_<n>;
+            the fake backend serves any variant, the others the canonical world 0 only)
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -39,6 +41,7 @@ from harness.agents import (
 )
 from harness.backends import BACKENDS, BackendUnavailable, VMConfig, make_env
 from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
+from harness.results import WORLD_VARIANT_KEY, parse_world_variants
 from harness.run.loop import LoopConfig, run_task
 from harness.run.recorder import Recorder
 from harness.tasks import TaskFileError, load_tasks
@@ -133,6 +136,15 @@ def run_suite(tasks, env, agent, out: Path, config: LoopConfig, *, meta: dict | 
         counts[result.status] += 1
         counts[result.ended_by] = counts.get(result.ended_by, 0) + 1
     return counts
+
+
+def attempt_folders(out: Path, variants: list[int]) -> list[tuple[Path, int]]:
+    """Where each attempt is written and on which world variant: one variant runs in ``out`` itself; a
+    list runs one attempt per variant in ``out/attempt_1``, ``out/attempt_2``, ... (the attempt folders
+    the site's import numbers attempts by)."""
+    if len(variants) == 1:
+        return [(out, variants[0])]
+    return [(out / f"attempt_{number}", variant) for number, variant in enumerate(variants, start=1)]
 
 
 def serve_guest(args) -> int:
@@ -260,6 +272,12 @@ def main(argv=None) -> int:
     run.add_argument("--height", type=int, default=800)
     run.add_argument("--settle", type=float, default=None, help="seconds after reset before the first screenshot")
     run.add_argument("--no-progress", action="store_true")
+    run.add_argument(
+        "--world-variant",
+        default="0",
+        help="world variant K to run on (0, the default: the canonical world), or a list such as 0,3,7: one "
+        "attempt per variant, written to OUT/attempt_1, OUT/attempt_2, ...",
+    )
     guest = sub.add_parser("guest", help="serve a Control API guest until interrupted")
     guest.add_argument("--kind", choices=("fake", "local"), default="local")
     guest.add_argument("--host", default="127.0.0.1")
@@ -277,6 +295,7 @@ def main(argv=None) -> int:
         if args.max_turns < 1:
             raise RunError(f"--max-turns: {args.max_turns} (expected at least 1)")
         tasks = select_tasks(args.tasks, args.task)
+        variants = parse_world_variants(args.world_variant)
         settings = {"max_output_tokens": args.max_output_tokens, "retry_output_tokens": args.retry_output_tokens,
                     "reasoning_effort": args.reasoning_effort, "temperature": args.temperature,
                     "display": args.display, "image_drop_chunk": args.image_drop_chunk,
@@ -296,6 +315,9 @@ def main(argv=None) -> int:
         env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm,
                        ready_timeout=args.ready_timeout, adopt_screen_size=args.adopt_screen_size,
                        post_boot=post_boot, reset_command=args.reset_command, reset_url=args.reset_url)  # fmt: skip
+        refused = [problem for problem in map(env.world_variant_problem, dict.fromkeys(variants)) if problem]
+        if refused:
+            raise RunError(f"--world-variant: {refused[0]}")
     except (RunError, SetupError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -317,11 +339,19 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 3
     meta.update(env.protocol())  # the guest's real screen size, the post-boot setup, how tasks are reset
+    attempts = attempt_folders(out, variants)
+    counts: dict[str, int] = {"skipped": 0, "finished": 0, "errored": 0}
     try:
         out.mkdir(parents=True, exist_ok=True)
-        run_info = {**meta, "tasks": str(args.tasks), "started_at": datetime.now().isoformat(timespec="seconds")}
+        run_info = {**meta, "tasks": str(args.tasks), "world_variants": variants,
+                    "started_at": datetime.now().isoformat(timespec="seconds")}  # fmt: skip
         (out / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
-        counts = run_suite(tasks, env, agent, out, config, meta=meta, progress=not args.no_progress)
+        for folder, variant in attempts:
+            env.use_world_variant(variant)
+            done = run_suite(tasks, env, agent, folder, config, meta={**meta, WORLD_VARIANT_KEY: variant},
+                             progress=not args.no_progress)  # fmt: skip
+            for key, value in done.items():
+                counts[key] = counts.get(key, 0) + value
     except RunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

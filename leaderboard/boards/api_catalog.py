@@ -175,6 +175,7 @@ class TrajectorySummaryOut(Schema):
     id: int
     task_id: str
     attempt: int
+    world_variant: int  # 0: the canonical world
     status: str
     ended_by: str
     n_steps: int
@@ -213,6 +214,7 @@ class RunDetailOut(RunOut):
     notes: str
     reported_figures: list[ReportedFigureOut]
     trajectories: list[TrajectorySummaryOut]
+    world_variants: list[int]  # the variants its trajectories ran on, each once; [0]: the canonical world only
     contamination_hits: int
     contamination_flags: list[ContaminationFlagOut]
 
@@ -223,6 +225,10 @@ class RunDetailOut(RunOut):
     @staticmethod
     def resolve_trajectories(run: Run) -> list:
         return run.trajectory_rows  # type: ignore[attr-defined]  # set by get_run below
+
+    @staticmethod
+    def resolve_world_variants(run: Run) -> list[int]:
+        return sorted({t.world_variant for t in run.trajectory_rows})  # type: ignore[attr-defined]
 
 
 class StepOut(Schema):
@@ -259,6 +265,7 @@ class TrajectoryOut(Schema):
     suite: str
     task_id: str
     attempt: int
+    world_variant: int  # 0: the canonical world
     status: str
     ended_by: str
     n_steps: int
@@ -440,6 +447,7 @@ def get_trajectory(request, trajectory_id: int):
         "suite": t.task.suite.slug,
         "task_id": t.task.task_id,
         "attempt": t.attempt,
+        "world_variant": t.world_variant,
         "status": t.status,
         "ended_by": t.ended_by,
         "n_steps": t.n_steps,

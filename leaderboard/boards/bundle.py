@@ -16,6 +16,7 @@ from django.contrib.staticfiles import finders
 from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 
+from harness.results import world_variants_words
 from leaderboard.boards import board_display
 from leaderboard.models import Run
 from leaderboard.scoring.one_trajectory import trajectory_score
@@ -269,6 +270,8 @@ def export_bundle(
             "run": run,
             "headline_rows": board_display.run_rows(viewer_for(run), run),
             "trajectories": rows,
+            "world_words": world_variants_words(row["world_variant"] for row in rows),
+            "varied_worlds": any(row["world_variant"] for row in rows),
             "verdicts_judge": run_table.verdicts_judge(run) if rows else None,
             "root": "",
             "exported_at": exported_at,

@@ -6,6 +6,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 
+from harness.results import world_variants_words
 from leaderboard.analysis import task_rates
 from leaderboard.boards import board_display, reported, run_consistency
 from leaderboard.boards.board import board
@@ -124,6 +125,8 @@ def run_detail(request, version, slug):
             "run": run,
             "headline_rows": board_display.run_rows(request.user, run),
             "trajectories": rows,
+            "world_words": world_variants_words(row["world_variant"] for row in rows),
+            "varied_worlds": any(row["world_variant"] for row in rows),
             "verdicts_judge": run_table.verdicts_judge(run) if rows else None,
             "progress": progress,
             "show_imported": any(row["imported_score"] is not None for row in rows),

@@ -17,6 +17,7 @@ from harness import safejson
 from harness.backends import BACKENDS
 from harness.judge import PROMPT_VERSION, PROMPT_VERSIONS
 from harness.judge.provider_base import PROVIDERS
+from harness.results import WorldVariantError, parse_world_variants
 from leaderboard.catalog.slugs import create_with_free_slug
 from leaderboard.models import Model, Run, Suite, Task
 from trajectories.evaluations import agent_backend, lifecycle
@@ -191,6 +192,15 @@ class LaunchForm(forms.Form):
         help_text="None selected: every task of the suite.",
     )
     attempts = forms.IntegerField(min_value=1, initial=1, label="Attempts per task")
+    world_variants = forms.CharField(
+        initial="0",
+        required=False,
+        label="World variant",
+        max_length=500,
+        help_text="The variant of the persona world to run on: 0 (or blank) is the canonical world (the released image "
+        "holds only that one); a list such as 0,3,7 gives one variant per attempt. Only the fake guest serves "
+        "other variants yet.",
+    )
     plan = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 6, "cols": 80}),
@@ -216,7 +226,7 @@ class LaunchForm(forms.Form):
         ("Agent settings (provider agents; blank = the agent's documented default)", list(AGENT_SETTING_FIELDS)),
         ("Environment", ["backend", "url", "image", "sleep_after", "setup", "snapshot_reset"]),
         ("Judge", ["judge_provider", "judge_model", "judge_base_url", "judge_prompt_version"]),
-        ("Tasks", ["tasks", "attempts"]),
+        ("Tasks", ["tasks", "attempts", "world_variants"]),
     ]
 
     def __init__(self, *args, **kwargs):
@@ -268,6 +278,12 @@ class LaunchForm(forms.Form):
                 )
         return data
 
+    def clean_world_variants(self):
+        try:
+            return parse_world_variants(self.cleaned_data["world_variants"] or "0", flag="world variant")
+        except WorldVariantError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
     def clean_plan(self):
         text = self.cleaned_data["plan"].strip()
         if not text:
@@ -310,6 +326,7 @@ class LaunchForm(forms.Form):
             agent_settings=agent_settings(data),
             setup=data["setup"].strip(),
             snapshot_reset=data["snapshot_reset"],
+            world_variants=data["world_variants"],
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from harness.agents import AGENTS, PROVIDER_AGENTS, AgentError, Plan, PlanError, ScriptedAgent, provider_agent
-from harness.backends import BACKENDS, VMConfig, make_env
+from harness.backends import BACKENDS, REGISTRY, VMConfig, make_env
 from harness.control import ControlError, PostBootConfig, SetupError, parse_parts
 
 if TYPE_CHECKING:
@@ -78,6 +78,18 @@ def make_backend(launch: dict, slot: int = 0):
         wait_seconds=0.0 if backend == "fake" else 2.0,
         post_boot=PostBootConfig(parts=setup_parts(backend, launch.get("setup", ""))),
     )
+
+
+def world_variant_problems(backend: str, variants: list[int], attempts: int) -> list[str]:
+    """Why the launch's world variants cannot run: a list whose length is not the attempts per task, or a
+    variant the backend cannot serve (the released image holds the canonical world only)."""
+    if len(variants) > 1 and len(variants) != attempts:
+        return [f"world variants {', '.join(map(str, variants))}: {len(variants)} given for {attempts} attempt(s) "
+                "per task (expected one variant, or one per attempt)"]  # fmt: skip
+    chosen = REGISTRY.get(backend)
+    if chosen is None:
+        return []  # backend_problems names the unknown backend
+    return [problem for problem in map(chosen.world_variant_problem, dict.fromkeys(variants)) if problem]
 
 
 def backend_problems(backend: str, url: str = "", image: str = "", *, setup: str = "",

@@ -13,6 +13,7 @@ class TrajectoryRowOut(Schema):
     task: str
     task_pk: int
     attempt: int
+    world_variant: int  # 0: the canonical world
     status: str
     status_display: str
     ended_by: str  # "" while queued or running

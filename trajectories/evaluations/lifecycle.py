@@ -15,6 +15,7 @@ from harness.agents import AGENTS
 from harness.backends import BackendUnavailable
 from harness.control import ControlError
 from harness.judge.state_checks import run_state_checks
+from harness.results import CANONICAL_WORLD, WORLD_VARIANT_KEY, attempt_world_variant
 from harness.run import HARNESS_VERSION, LoopConfig, Recorder, run_task
 from harness.tasks import RubricSpec, TaskSpec
 from leaderboard.catalog.slugs import free_slug
@@ -28,6 +29,7 @@ from trajectories.evaluations.agent_backend import (
     backend_problems,
     build_agent,
     make_backend,
+    world_variant_problems,
 )
 from trajectories.evaluations.owed import owed_text, owed_work
 from trajectories.judge_spec import JudgeSpec
@@ -76,6 +78,8 @@ class LaunchSpec:
     agent_settings: dict = field(default_factory=dict)
     setup: str = ""  # post-boot setup: all, none or a comma list of parts; "" = all on qemu/docker, none elsewhere
     snapshot_reset: bool = False  # qemu: reset by loading a memory snapshot instead of a cold boot
+    # the persona world's variant: one for every attempt, or one per attempt; [0] is the canonical world
+    world_variants: list[int] = field(default_factory=lambda: [CANONICAL_WORLD])
 
 
 def preflight(spec: LaunchSpec) -> list[str]:
@@ -95,6 +99,7 @@ def preflight(spec: LaunchSpec) -> list[str]:
         problems.append(f"seconds before each screenshot {spec.sleep_after:g} (expected 0 to 60)")
     if spec.attempts < 1:
         problems.append(f"attempts per task {spec.attempts} (expected at least 1)")
+    problems += world_variant_problems(spec.backend, spec.world_variants, spec.attempts)
     foreign = [t.task_id for t in spec.tasks if t.suite_id != spec.suite.pk]
     if foreign:
         problems.append(f"tasks {', '.join(foreign)} are not in suite {spec.suite.slug!r}")
@@ -133,6 +138,7 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
         "agent_settings": {k: v for k, v in spec.agent_settings.items() if v is not None},
         "setup": spec.setup,
         "snapshot_reset": spec.snapshot_reset,
+        "world_variants": spec.world_variants,
     }
     with transaction.atomic():
         run = Run.objects.create(
@@ -155,7 +161,14 @@ def _create_run(spec: LaunchSpec, user, *, parent: Run | None, pairs: list[tuple
             metadata={"launch": launch},
         )
         Trajectory.objects.bulk_create(
-            Trajectory(run=run, task=task, attempt=attempt, status=Trajectory.Status.QUEUED) for task, attempt in pairs
+            Trajectory(
+                run=run,
+                task=task,
+                attempt=attempt,
+                world_variant=attempt_world_variant(spec.world_variants, attempt),
+                status=Trajectory.Status.QUEUED,
+            )
+            for task, attempt in pairs
         )
     return run
 
@@ -237,6 +250,7 @@ def spec_from_run(run: Run) -> LaunchSpec:
         agent_settings=dict(launch.get("agent_settings") or {}),
         setup=launch.get("setup", ""),
         snapshot_reset=bool(launch.get("snapshot_reset")),
+        world_variants=list(launch.get("world_variants") or [CANONICAL_WORLD]),
     )
 
 
@@ -437,7 +451,8 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
                         coordinate_type=launch.get("coordinate_type", ""),
                         settings=launch.get("agent_settings"))  # fmt: skip
     meta = {"agent": agent.name, "model": run.model.name, "backend": backend, "run": run.slug,
-            "max_turns": run.turn_budget, "screenshot_window": run.screenshot_window}  # fmt: skip
+            "max_turns": run.turn_budget, "screenshot_window": run.screenshot_window,
+            WORLD_VARIANT_KEY: trajectory.world_variant}  # fmt: skip
     if getattr(agent, "coordinate_type", None):
         meta["coordinate_type"] = agent.coordinate_type
     if hasattr(agent, "protocol"):
@@ -447,6 +462,7 @@ def _run_in_slot(trajectory: Trajectory, slot: int, heartbeat) -> str:
     attempts = guest_attempts()
     for attempt in range(1, attempts + 1):
         env = make_backend(launch, slot)
+        env.use_world_variant(trajectory.world_variant)  # refused at launch when the backend cannot serve it
         sink = live_ingest.LiveIngestSink(trajectory, should_stop=lambda: _stop_reason(run.pk, heartbeat))
         try:
             try:

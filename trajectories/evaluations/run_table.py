@@ -60,7 +60,18 @@ def trajectory_rows(run: Run) -> list[dict]:
         jq &= Q(judgments__judge_id=judge_id)
     rows = list(
         Trajectory.objects.filter(run=run)
-        .values("pk", "task_id", "task__task_id", "attempt", "status", "ended_by", "n_steps", "imported_score", "error")
+        .values(
+            "pk",
+            "task_id",
+            "task__task_id",
+            "attempt",
+            "world_variant",
+            "status",
+            "ended_by",
+            "n_steps",
+            "imported_score",
+            "error",
+        )
         .annotate(
             judged=Count("judgments", filter=jq),
             passed=Count("judgments", filter=jq & Q(judgments__verdict=Judgment.Verdict.SUCCESS)),
@@ -93,6 +104,7 @@ def trajectory_rows(run: Run) -> list[dict]:
                 "task": r["task__task_id"],
                 "task_pk": r["task_id"],
                 "attempt": r["attempt"],
+                "world_variant": r["world_variant"],  # 0: the canonical world
                 "status": status,
                 "status_display": _STATUS_LABELS.get(status, status),
                 "ended_by": "" if not_ended else r["ended_by"],

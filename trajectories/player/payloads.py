@@ -162,6 +162,7 @@ def trajectory_payload(trajectory: Trajectory) -> dict:
         "task_id": trajectory.task.task_id,
         "instruction": trajectory.task.instruction,
         "attempt": trajectory.attempt,
+        "world_variant": trajectory.world_variant,  # 0: the canonical world
         "status": trajectory.status,
         "status_label": trajectory.get_status_display(),
         "ended_by": trajectory.ended_by,

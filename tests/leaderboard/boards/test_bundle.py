@@ -17,6 +17,7 @@ from django.core.management.base import CommandError
 
 from leaderboard.boards import board_display
 from tests.catalog_data import HOSTILE
+from trajectories.models import Trajectory
 
 pytestmark = pytest.mark.django_db
 
@@ -200,3 +201,16 @@ def test_headline_figures_are_the_leaderboards(catalog, tmp_path):
                 assert "not known" in cell
             else:
                 assert f'<span class="iv-point">{iv.value:.{iv.places}f}</span>' in cell
+
+
+def test_the_static_run_page_names_the_world_variant(catalog, tmp_path):
+    canonical = tmp_path / "canonical"
+    export("published-run", str(canonical))
+    assert "Ran on the canonical world (variant 0)" in (canonical / "index.html").read_text()
+    assert 'data-cell="world_variant"' not in (canonical / "index.html").read_text()
+
+    Trajectory.objects.filter(pk=catalog.traj.pk).update(world_variant=4)
+    varied = tmp_path / "varied"
+    export("published-run", str(varied))
+    index = (varied / "index.html").read_text()
+    assert "Ran on world variant 4" in index and '<td class="num" data-cell="world_variant">4</td>' in index
