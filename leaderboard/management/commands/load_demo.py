@@ -1,7 +1,6 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
 demo runs, a four-try run assembled from them, demo human labels on the recorded runs' verdicts, and
-Michael's session suite) and
-optionally a staff account; safe to run again, a second run changes nothing."""
+Michael's session suite) and optionally a staff account; safe to run again, a second run changes nothing."""
 
 import os
 import shutil
