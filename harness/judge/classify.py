@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from harness import safejson
 from harness.judge.failure_modes import FAILURE_MODES, classify_failure
 from harness.judge.prompt import neutralise
-from harness.judge.provider_base import PROVIDERS, Provider, ProviderError
+from harness.judge.provider_base import PROVIDERS, Provider, ProviderError, call_with_retries
 
 CLASSIFIER_VERSION = "mypc-failure-modes-1"
 CLASSIFIER_ENV = "MYPCBENCH_FAILURE_CLASSIFIER"
@@ -115,15 +115,8 @@ class FailureClassifier:
         self.sleep = sleep
 
     def _ask(self, text: str) -> str:
-        for attempt in range(1, self.attempts + 1):
-            try:
-                return self.provider.text_call(SYSTEM, text).text
-            except ProviderError as exc:
-                if not exc.transient or attempt == self.attempts:
-                    raise
-                delay = self.base_delay * 2 ** (attempt - 1)
-                self.sleep(max(delay, exc.retry_after or 0.0))
-        raise AssertionError("unreachable")
+        return call_with_retries(lambda: self.provider.text_call(SYSTEM, text).text, attempts=self.attempts,
+                                 base_delay=self.base_delay, sleep=self.sleep)  # fmt: skip
 
     def classify(self, explanation: str, signals: dict) -> Classification:
         rules = classify_failure(explanation, signals)

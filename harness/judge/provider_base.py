@@ -290,6 +290,22 @@ class Provider:
         return self.ask(PrefixHandle(prefix=Prefix(system=system, parts=[])), text)
 
 
+def call_with_retries(call, *, attempts: int = 3, base_delay: float = 1.0, sleep=time.sleep):
+    """``call()``, tried again after a transient ProviderError (429, 5xx, a dropped connection) with
+    exponential backoff (the server's retry time wins when longer), up to ``attempts`` calls; a permanent
+    error, or the last transient one, is raised. For the single text calls outside the rubric judge."""
+    attempts = max(1, attempts)
+    for attempt in range(1, attempts + 1):
+        try:
+            return call()
+        except ProviderError as exc:
+            if not exc.transient or attempt == attempts:
+                exc.tries = attempt
+                raise
+            sleep(max(base_delay * 2 ** (attempt - 1), exc.retry_after or 0.0))
+    raise AssertionError("unreachable")
+
+
 def _cache_key(prefix: Prefix, key: str) -> str:
     digest = hashlib.sha256(key.encode())
     for part in prefix.parts:
