@@ -1,6 +1,7 @@
 """The scripted agent: plays a fixed plan (actions per turn, then a final answer and a stop signal)
 for smoke tests and demos. A plan file maps task ids (or "*") to plans; actions are pyautogui lines
-or any provider vocabulary, which goes through the one translation layer."""
+or any provider vocabulary, which goes through the one translation layer. In a session, a plan keyed
+"<task id>#<n>" plays on user turn n (the session loop sets ``user_turn``)."""
 
 import json
 from dataclasses import dataclass, field
@@ -97,10 +98,11 @@ class ScriptedAgent(AgentState):
         self.plans = plans or {"*": DEFAULT_PLAN}
         self.plan = DEFAULT_PLAN
         self.turn = 0
+        self.user_turn = 1  # a session's user turn (set by the session loop): plans "<task id>#<n>" play there
 
     def reset(self, task_id: str = "") -> None:
         AgentState.__init__(self)
-        plan = self.plans.get(task_id) or self.plans.get("*")
+        plan = self.plans.get(f"{task_id}#{self.user_turn}") or self.plans.get(task_id) or self.plans.get("*")
         if plan is None:
             raise AgentError(f"scripted agent has no plan for task {task_id!r} (plans for: {sorted(self.plans)})")
         self.plan = plan

@@ -1,5 +1,6 @@
 """The rubric judge: one call per rubric item over the whole trajectory, on Google, Anthropic,
-OpenAI or any OpenAI-compatible server, with the trajectory sent once as a cached prefix."""
+OpenAI or any OpenAI-compatible server, with the trajectory sent once as a cached prefix; and the simulated
+user of sessions (``usersim``: its two-stage reply on the same providers, or by rules)."""
 
 from harness.judge.core import (
     ERROR,

@@ -18,6 +18,10 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
         [--setup all|none|network-nudge,dns,xrandr,chatbot-key,prewarm,dinoco-fare-paid] [--adopt-screen-size]
         [--world-variant K | --world-variant K1,K2,...]   (a list: one attempt per variant, in OUT/attempt_<n>;
             the fake backend serves any variant, the others the canonical world 0 only)
+    python -m harness session --sessions FILE [--session ID ...] --out DIR [--max-user-turns N]
+        --user rules | --user anthropic|openai|google|openai_compatible [--user-model NAME] [--user-base-url URL]
+        --backend fake|remote [--url URL] --agent ... (as for run: --plan, --model, --base-url, --max-turns)
+        (a session's later turns may have their own scripted plan, keyed "<session id>#<turn>")
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
 """
 
@@ -178,6 +182,85 @@ def serve_guest(args) -> int:
     return 0
 
 
+def make_user(kind: str, model: str | None = None, base_url: str | None = None):
+    """The simulated user: ``rules`` (deterministic) or a judge provider's model."""
+    from harness.judge.provider_base import PROVIDERS, ConfigurationError
+    from harness.judge.providers import make_provider
+    from harness.judge.usersim import ModelUser, RuleUser
+
+    if kind == "rules":
+        if model or base_url:
+            raise RunError("--user-model / --user-base-url: only a model-backed --user takes them (got --user rules)")
+        return RuleUser()
+    if kind not in PROVIDERS:
+        raise RunError(f"--user: unknown user {kind!r} (expected rules or one of {', '.join(PROVIDERS)})")
+    try:
+        return ModelUser(make_provider(kind, model, base_url=base_url, temperature=0.0))
+    except ConfigurationError as exc:
+        raise RunError(f"--user: {exc}") from exc
+
+
+def run_sessions(args) -> int:
+    """``python -m harness session``: play the chosen sessions and write their records."""
+    from harness.judge.provider_base import ProviderError
+    from harness.judge.usersim import UserAnswerError
+    from harness.run.session import SESSION_RECORD, run_session
+    from harness.tasks.sessions import SessionFileError, load_sessions, session_tasks
+
+    try:
+        if args.max_user_turns < 1:
+            raise RunError(f"--max-user-turns: {args.max_user_turns} (expected at least 1)")
+        if args.max_turns < 1:
+            raise RunError(f"--max-turns: {args.max_turns} (expected at least 1)")
+        try:
+            sessions = load_sessions(args.sessions)
+        except SessionFileError as exc:
+            raise RunError(f"--sessions: {exc}") from exc
+        chosen = sessions.sessions
+        if args.session:
+            known = {s.id: s for s in sessions.sessions}
+            unknown = [w for w in args.session if w not in known]
+            if unknown:
+                raise RunError(f"--session: {', '.join(unknown)} not in {args.sessions}")
+            chosen = [known[w] for w in args.session]
+        tasks = {t.id: t for t in session_tasks(sessions).tasks}
+        agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url)
+        user = make_user(args.user, args.user_model, args.user_base_url)
+        env = make_env(args.backend, url=args.url, screen_size=(args.width, args.height))
+    except (RunError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    config = LoopConfig(max_turns=args.max_turns, sleep_after=0.0 if args.backend == "fake" else 1.0)
+    meta = {"agent": agent.name, "model": agent.model, "backend": args.backend, "max_turns": args.max_turns,
+            "user_simulator": user.identity}  # fmt: skip
+    out = Path(args.out)
+    counts: dict[str, int] = {}
+    try:
+        env.start()
+    except (BackendUnavailable, ControlError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    try:
+        if hasattr(agent, "attach"):
+            agent.attach(env)
+        for session in chosen:
+            if (out / session.id / SESSION_RECORD).is_file():
+                counts["skipped"] = counts.get("skipped", 0) + 1
+                continue
+            try:
+                result = run_session(session, tasks[session.id], env, agent, user, out, config,
+                                     max_user_turns=args.max_user_turns, meta=meta)  # fmt: skip
+                outcome = result.ended_by
+            except (UserAnswerError, ProviderError) as exc:
+                print(f"error: {session.id}: the simulated user failed: {exc}", file=sys.stderr)
+                outcome = "errored"
+            counts[outcome] = counts.get(outcome, 0) + 1
+    finally:
+        env.stop()
+    print(f"{len(chosen)} session(s): " + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr)
+    return 1 if counts.get("errored") or counts.get("error") else 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -278,6 +361,24 @@ def main(argv=None) -> int:
         help="world variant K to run on (0, the default: the canonical world), or a list such as 0,3,7: one "
         "attempt per variant, written to OUT/attempt_1, OUT/attempt_2, ...",
     )
+    session = sub.add_parser("session", help="play session tasks with a simulated user and write session records")
+    session.add_argument("--sessions", required=True, help="session file (format mypcbench-sessions)")
+    session.add_argument("--session", action="append", help="session id to play (repeatable; default all)")
+    session.add_argument("--out", required=True, help="result folder: one folder per session")
+    session.add_argument("--user", default="rules", help="rules (deterministic) or a judge provider: "
+                         "anthropic, openai, google, openai_compatible")  # fmt: skip
+    session.add_argument("--user-model", help="the user model (default: the provider's judge default)")
+    session.add_argument("--user-base-url", help="the user model's API URL (a proxy, a simulator, vLLM)")
+    session.add_argument("--max-user-turns", type=int, default=10, help="user turns before the session stops")
+    session.add_argument("--backend", choices=("fake", "remote"), default="fake")
+    session.add_argument("--url", default="", help="guest URL for --backend remote")
+    session.add_argument("--agent", choices=sorted(AGENTS), default="scripted")
+    session.add_argument("--plan", help="plan file for the scripted agent")
+    session.add_argument("--model", help="model name for a provider agent")
+    session.add_argument("--base-url", help="provider API URL for the agent")
+    session.add_argument("--max-turns", type=int, default=30, help="agent model turns per user turn")
+    session.add_argument("--width", type=int, default=1280)
+    session.add_argument("--height", type=int, default=800)
     guest = sub.add_parser("guest", help="serve a Control API guest until interrupted")
     guest.add_argument("--kind", choices=("fake", "local"), default="local")
     guest.add_argument("--host", default="127.0.0.1")
@@ -290,6 +391,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.command == "guest":
         return serve_guest(args)
+    if args.command == "session":
+        return run_sessions(args)
 
     try:
         if args.max_turns < 1:

@@ -50,8 +50,9 @@ _STOP, _AGAIN, _NEXT = "stop", "again", "next"
 class _TaskRun:
     """One task's loop: what the turns share (the screenshots seen, the last reply, the error counts)."""
 
-    def __init__(self, task, env, agent, recorder, config: LoopConfig, result: LoopResult):
+    def __init__(self, task, env, agent, recorder, config: LoopConfig, result: LoopResult, reset_guest: bool = True):
         self.task, self.env, self.agent, self.recorder = task, env, agent, recorder
+        self.reset_guest = reset_guest
         self.config, self.result = config, result
         self.window: deque[bytes] = deque(maxlen=max(1, config.screenshot_window))
         self.last_response = ""
@@ -59,9 +60,11 @@ class _TaskRun:
         self.api_errors = self.guest_failures = 0
 
     def start(self) -> None:
-        """Reset the guest and the agent and take the first screenshot."""
+        """Reset the guest (unless a session's later turn carries its desktop over) and the agent, and
+        take the first screenshot."""
         try:
-            self.env.reset(self.task)
+            if self.reset_guest:
+                self.env.reset(self.task)
             self.agent.reset(self.task.id)
             if self.config.settle_seconds:
                 time.sleep(self.config.settle_seconds)
@@ -183,12 +186,15 @@ class _TaskRun:
         return done
 
 
-def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, clock=time.monotonic) -> LoopResult:
+def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, clock=time.monotonic,
+             reset_guest: bool = True) -> LoopResult:  # fmt: skip
+    """Run ``task`` to its end; ``reset_guest=False`` keeps the desktop as the last run left it (a
+    session's later user turns)."""
     config = config or LoopConfig()
     started = clock()
     result = LoopResult(task_id=task.id, status="finished", ended_by="error")
     recorder.begin()
-    run = _TaskRun(task, env, agent, recorder, config, result)
+    run = _TaskRun(task, env, agent, recorder, config, result, reset_guest)
     try:
         run.start()
         run.play(started, clock)

@@ -84,7 +84,7 @@ def test_parse_user_answer_reads_the_json_after_any_preamble():
     assert parse_user_answer(text, INTENTS) == UserReply(completed=("I1",), provided="I3", message="From the office.")
     with pytest.raises(UserAnswerError, match="no JSON object"):
         parse_user_answer("I think I1.", INTENTS)
-    with pytest.raises(UserAnswerError, match="completed: \"I1\" is not a list"):
+    with pytest.raises(UserAnswerError, match='completed: "I1" is not a list'):
         parse_user_answer('{"completed": "I1", "provided": "I2", "message": "x"}', INTENTS)
 
 

@@ -1,0 +1,186 @@
+"""Sessions played end to end on the fake guest with the scripted agent and the rule-based user: the
+statuses each intent reaches (and the turn and step that settled it), the desktop carried over between
+user turns, the record the site's scoring reads with the Proactivity computed by hand, the turn limit, an
+agent that errors, and ``python -m harness session``."""
+
+import json
+
+import pytest
+
+from harness.agents import ScriptedAgent
+from harness.agents.scripted import Plan, Turn
+from harness.backends import FakeEnv
+from harness.judge.usersim import RuleUser
+from harness.run import LoopConfig
+from harness.run.cli import main
+from harness.run.session import SESSION_ERROR, SESSION_RECORD, run_session, turn_instruction
+from harness.tasks.sessions import read_session_data, session_tasks
+from leaderboard.scoring.sessions import read_session_record, session_scores
+
+SESSION_ID = "session_rides-s01"
+SESSION_FILE = {
+    "format": "mypcbench-sessions",
+    "version": 1,
+    "suite": "Session runs",
+    "suite_version": "t1",
+    "persona": "michael_scott",
+    "sequences": [{"id": "rides", "title": "Rides"}],
+    "sessions": [
+        {
+            "id": SESSION_ID,
+            "sequence": "rides",
+            "position": 1,
+            "category": "situated_action",
+            "request": "Book me a ride to the airport.",
+            "intents": [
+                {
+                    "id": "I1",
+                    "statement": "Book an XL ride, not a standard car.",
+                    "evidence": [{"kind": "spec", "path": "preferences.rides"}],
+                },
+                {
+                    "id": "I2",
+                    "statement": "Tip the driver 25 percent.",
+                    "evidence": [{"kind": "spec", "path": "preferences.tips"}],
+                },
+                {
+                    "id": "I3",
+                    "statement": "Pickup from the office at 4pm.",
+                    "evidence": [{"kind": "spec", "path": "schedule.office"}],
+                },
+            ],  # fmt: skip
+            "checklist": [{"id": "R1", "criterion": "An XL ride is booked"}, {"criterion": "The tip is 25%"}],
+        }
+    ],
+}
+FAST = LoopConfig(sleep_after=0.0, max_turns=10)
+
+# Turn 1: books the XL ride and asks about the tip; turn 2: sets the tip and stops without asking about
+# the pickup; turn 3: confirms. Each plan turn is one action, then the closing step (2, 2 and 1 steps).
+PROACTIVE_PLANS = {
+    f"{SESSION_ID}#1": Plan([Turn("", ["pyautogui.write('XL ride, not a standard car')"])],
+                            final_answer="Which tip percent should I give the driver?", outcome="none"),
+    f"{SESSION_ID}#2": Plan([Turn("", ["pyautogui.write('tip 25 percent')"])], final_answer="Booked."),
+    f"{SESSION_ID}#3": Plan([], final_answer="Pickup set for the office at 4pm."),
+}  # fmt: skip
+
+
+@pytest.fixture
+def session_guest():
+    env = FakeEnv(screen_size=(1280, 800))
+    env.start()
+    yield env
+    env.stop()
+
+
+def play(env, plans, tmp_path, max_user_turns=10):
+    sessions = read_session_data(SESSION_FILE, "rides.json")
+    (task,) = session_tasks(sessions).tasks
+    return run_session(sessions.sessions[0], task, env, ScriptedAgent(plans), RuleUser(), tmp_path, FAST,
+                       max_user_turns=max_user_turns, meta={"agent": "scripted"})  # fmt: skip
+
+
+def test_a_session_settles_each_intent_completed_inferred_or_provided(session_guest, tmp_path):
+    result = play(session_guest, PROACTIVE_PLANS, tmp_path)
+    assert (result.status, result.ended_by) == ("finished", "final_response")
+    saved = json.loads((tmp_path / SESSION_ID / SESSION_RECORD).read_text())
+    assert saved == result.record
+    assert saved["intents"] == {
+        "I1": {"status": "completed", "turn": 1, "step": 2},  # typed in turn 1, its 2nd step
+        "I2": {"status": "inferred", "turn": 2, "step": 2},  # asked in turn 1, answered by user turn 2
+        "I3": {"status": "provided", "turn": 3, "step": 4},  # never asked: supplied at user turn 3
+    }
+    assert [t["user"] for t in saved["turns"]] == [
+        "Book me a ride to the airport.",
+        "Yes: Tip the driver 25 percent.",
+        "Oh, and Pickup from the office at 4pm.",
+    ]
+    assert [t["settled"] for t in saved["turns"]] == [
+        {"I1": "completed", "I2": "inferred"},
+        {"I3": "provided"},
+        {},
+    ]
+    assert saved["checklist"] == {"R1": None, "R2": None}
+    assert saved["user_simulator"]["kind"] == "rules"
+    # The desktop carried over: turn 1's typing is still in the guest's log after turn 3.
+    typed = [a.get("text") for a in session_guest.guest.actions if a.get("type") in ("type", "write", "typewrite")]
+    assert typed == ["XL ride, not a standard car", "tip 25 percent"], session_guest.guest.actions
+    for number in (1, 2, 3):
+        assert (tmp_path / SESSION_ID / f"turn_{number}" / "traj.jsonl").is_file()
+
+
+def test_the_record_is_read_by_the_sites_scoring_with_the_proactivity_by_hand(session_guest, tmp_path):
+    play(session_guest, PROACTIVE_PLANS, tmp_path)
+    record = read_session_record(json.loads((tmp_path / SESSION_ID / SESSION_RECORD).read_text()))
+    scores = session_scores(record)
+    assert record.turns == 3 and record.ended_by == "final_response"
+    assert scores.proactivity == pytest.approx(2 / 3)  # completed I1 + inferred I2, of 3 intents
+    assert dict(scores.statuses) == {"completed": 1, "inferred": 1, "provided": 1}
+
+
+def test_the_turn_limit_leaves_the_unsettled_intents_open(session_guest, tmp_path):
+    reactive = {"*": Plan([], final_answer="Done.")}
+    result = play(session_guest, reactive, tmp_path, max_user_turns=2)
+    assert result.ended_by == "turn_limit"
+    record = read_session_record(result.record)
+    assert record.turns == 2 and record.ended_by == "turn_limit"
+    assert record.intents == {"I1": "provided", "I2": "open", "I3": "open"}  # the user's 2nd word never came
+    assert session_scores(record).proactivity == 0.0
+
+
+def test_a_later_turn_tells_the_agent_what_was_said(session_guest, tmp_path):
+    text = turn_instruction("Book me a ride.", [("Book me a ride.", "Which tip?")], "Yes: 25 percent.")
+    assert text.splitlines()[0] == "Book me a ride."
+    assert "User: Book me a ride.\nYou: Which tip?" in text and text.endswith("The user now says: Yes: 25 percent.")
+    play(session_guest, PROACTIVE_PLANS, tmp_path)
+    bundle = json.loads((tmp_path / SESSION_ID / "turn_2" / "bundle.json").read_text())
+    assert bundle["user_turn"] == 2
+
+
+def test_an_agent_that_errors_ends_the_session_without_a_record(session_guest, tmp_path):
+    crashing = {"*": Plan([Turn("", [{"action": "nonsense"}], vocabulary="anthropic")])}
+    result = play(session_guest, crashing, tmp_path)
+    assert (result.status, result.ended_by) == ("errored", "error")
+    assert not (tmp_path / SESSION_ID / SESSION_RECORD).exists()
+    saved = json.loads((tmp_path / SESSION_ID / SESSION_ERROR).read_text())
+    assert saved["error"].startswith("user turn 1: the agent's turn errored")
+
+
+def test_the_command_line_plays_a_session_file(tmp_path, capsys):
+    (tmp_path / "rides.json").write_text(json.dumps(SESSION_FILE))
+    plans = {"plans": {k: {"turns": [{"actions": t.actions} for t in p.turns], "final_answer": p.final_answer,
+                           "outcome": p.outcome} for k, p in PROACTIVE_PLANS.items()}}  # fmt: skip
+    (tmp_path / "plans.json").write_text(json.dumps(plans))
+    argv = ["session", "--sessions", str(tmp_path / "rides.json"), "--plan", str(tmp_path / "plans.json"),
+            "--out", str(tmp_path / "out")]  # fmt: skip
+    assert main(argv) == 0
+    record = json.loads((tmp_path / "out" / SESSION_ID / SESSION_RECORD).read_text())
+    assert {k: v["status"] for k, v in record["intents"].items()} == {
+        "I1": "completed",
+        "I2": "inferred",
+        "I3": "provided",
+    }
+    assert "1 session(s): final_response 1" in capsys.readouterr().err
+    assert main(argv) == 0  # played again: the recorded session is skipped
+    assert "skipped 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--user", "rules", "--user-model", "x"], "--user-model / --user-base-url: only a model-backed --user"),
+        (["--user", "nobody"], "--user: unknown user 'nobody'"),
+        (["--max-user-turns", "0"], "--max-user-turns: 0 (expected at least 1)"),
+        (["--session", "session_rides-s09"], "--session: session_rides-s09 not in"),
+    ],
+)
+def test_the_command_line_names_a_bad_option(tmp_path, capsys, extra, says):
+    (tmp_path / "rides.json").write_text(json.dumps(SESSION_FILE))
+    assert main(["session", "--sessions", str(tmp_path / "rides.json"), "--out", str(tmp_path), *extra]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_malformed_session_file_is_named(tmp_path, capsys):
+    (tmp_path / "bad.json").write_text(json.dumps({**SESSION_FILE, "version": 7}))
+    assert main(["session", "--sessions", str(tmp_path / "bad.json"), "--out", str(tmp_path)]) == 2
+    assert "--sessions:" in (err := capsys.readouterr().err) and "version" in err
