@@ -8,8 +8,8 @@ Each agent turn is a normal result folder (``<out>/<session id>/turn_<n>/``); th
 
 How the user's message reaches the agent: agents read the instruction only when their conversation
 starts, so each later turn starts the agent afresh with the request, what was said so far and the new
-message (the desktop is not reset). Agents that keep one conversation across turns come with issue 37's
-"agents talk back" step.
+message (the desktop is not reset). Agents that keep one conversation across turns (that talk back) are
+still to come.
 """
 
 import dataclasses
