@@ -7,15 +7,18 @@ import json
 
 import pytest
 
-from harness.agents import ScriptedAgent
+from harness.agents import AnthropicAgent, ScriptedAgent
 from harness.agents.scripted import Plan, Turn
 from harness.backends import FakeEnv
-from harness.judge.usersim import RuleUser
+from harness.judge.providers import make_provider
+from harness.judge.usersim import ModelUser, RuleUser
 from harness.run import LoopConfig
 from harness.run.cli import main
 from harness.run.session import SESSION_ERROR, SESSION_RECORD, run_session, turn_instruction
 from harness.tasks.sessions import read_session_data, session_tasks
 from leaderboard.scoring.sessions import read_session_record, session_scores
+from tests.simulators import ProviderSimulator
+from tests.simulators.computer_use import anthropic_turn
 
 SESSION_ID = "session_rides-s01"
 SESSION_FILE = {
@@ -184,3 +187,45 @@ def test_a_malformed_session_file_is_named(tmp_path, capsys):
     (tmp_path / "bad.json").write_text(json.dumps({**SESSION_FILE, "version": 7}))
     assert main(["session", "--sessions", str(tmp_path / "bad.json"), "--out", str(tmp_path)]) == 2
     assert "--sessions:" in (err := capsys.readouterr().err) and "version" in err
+
+
+def user_says(completed=(), inferred=None, provided=None, message=""):
+    return json.dumps({"completed": list(completed), "inferred": inferred, "provided": provided, "message": message})
+
+
+def test_a_provider_agent_and_a_model_user_play_a_session_on_the_strict_simulator(session_guest, tmp_path):
+    # The Anthropic agent and the Anthropic-played user share one strict simulator; calls alternate:
+    # agent turn 1 (types, then asks), user, agent turn 2 (stops), user, agent turn 3 (confirms), user.
+    typing = ("computer", {"action": "type", "text": "XL ride, not a standard car"})
+    script = [
+        anthropic_turn("Booking.", [typing]),
+        anthropic_turn("Which tip percent should I give the driver?"),
+        user_says(["I1"], inferred="I2", message="25%, please."),
+        anthropic_turn("Booked, with a 25% tip."),
+        user_says(provided="I3", message="Pick me up at the office at 4pm."),
+        anthropic_turn("Pickup set for 4pm at the office."),
+        user_says(),
+    ]
+    sessions = read_session_data(SESSION_FILE, "rides.json")
+    (task,) = session_tasks(sessions).tasks
+    with ProviderSimulator(script=script) as sim:
+        agent = AnthropicAgent(api_key="sim-key", base_url=sim.url, max_retries=0)
+        agent.attach(session_guest)
+        user = ModelUser(make_provider("anthropic", "claude-haiku-4-5", api_key="sim-key", base_url=sim.url))
+        result = run_session(sessions.sessions[0], task, session_guest, agent, user, tmp_path, FAST)
+    assert sim.invalid == []  # every request, the user's own included, as the real API accepts it
+    assert len(sim.requests) == 7
+    record = read_session_record(result.record)
+    assert record.intents == {"I1": "completed", "I2": "inferred", "I3": "provided"}
+    assert record.turns == 3 and record.ended_by == "final_response"
+    assert session_scores(record).proactivity == pytest.approx(2 / 3)
+    assert result.record["user_simulator"] == {
+        "kind": "model",
+        "provider": "anthropic",
+        "model": "claude-haiku-4-5",
+        "prompt_version": "mypc-user-1",
+    }
+    # Turn 2's agent starts afresh, told the request, the exchange so far and the user's answer.
+    turn_2_agent = sim.requests[3]
+    assert "You: Which tip percent should I give the driver?" in turn_2_agent.all_text
+    assert "The user now says: 25%, please." in turn_2_agent.all_text
