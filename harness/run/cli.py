@@ -202,8 +202,6 @@ def make_user(kind: str, model: str | None = None, base_url: str | None = None):
 
 def run_sessions(args) -> int:
     """``python -m harness session``: play the chosen sessions and write their records."""
-    from harness.judge.provider_base import ProviderError
-    from harness.judge.usersim import UserAnswerError
     from harness.run.session import SESSION_RECORD, run_session
     from harness.tasks.sessions import SessionFileError, load_sessions, session_tasks
 
@@ -247,18 +245,16 @@ def run_sessions(args) -> int:
             if (out / session.id / SESSION_RECORD).is_file():
                 counts["skipped"] = counts.get("skipped", 0) + 1
                 continue
-            try:
-                result = run_session(session, tasks[session.id], env, agent, user, out, config,
-                                     max_user_turns=args.max_user_turns, meta=meta)  # fmt: skip
-                outcome = result.ended_by
-            except (UserAnswerError, ProviderError) as exc:
-                print(f"error: {session.id}: the simulated user failed: {exc}", file=sys.stderr)
-                outcome = "errored"
+            result = run_session(session, tasks[session.id], env, agent, user, out, config,
+                                 max_user_turns=args.max_user_turns, meta=meta)  # fmt: skip
+            if result.error:
+                print(f"error: {session.id}: {result.error}", file=sys.stderr)
+            outcome = "errored" if result.status == "errored" else result.ended_by
             counts[outcome] = counts.get(outcome, 0) + 1
     finally:
         env.stop()
     print(f"{len(chosen)} session(s): " + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr)
-    return 1 if counts.get("errored") or counts.get("error") else 0
+    return 1 if counts.get("errored") else 0
 
 
 def main(argv=None) -> int:

@@ -17,7 +17,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.judge.usersim import AgentTurn, UserReply, UserSimulator, check_reply, is_question
+from harness.judge.provider_base import ProviderError
+from harness.judge.usersim import AgentTurn, UserAnswerError, UserReply, UserSimulator, check_reply, is_question
 from harness.run.loop import LoopConfig, LoopResult, run_task
 from harness.run.recorder import Recorder
 from harness.tasks.sessions import SessionSpec
@@ -58,6 +59,7 @@ def run_session(session: SessionSpec, task, env, agent, user: UserSimulator, out
         raise ValueError(f"max_user_turns: {max_user_turns} (expected at least 1)")
     folder = Path(out) / session.id
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / SESSION_ERROR).unlink(missing_ok=True)  # a failed attempt's error is not this attempt's
     open_intents = list(session.intents)
     statuses: dict[str, dict] = {}
     turns: list[dict] = []
@@ -76,13 +78,14 @@ def run_session(session: SessionSpec, task, env, agent, user: UserSimulator, out
                 "steps": result.steps, "folder": f"turn_{number}"}  # fmt: skip
         turns.append(turn)
         if result.status != "finished":
-            error = f"user turn {number}: the agent's turn errored: {result.error}"
-            _write(folder / SESSION_ERROR, {"task_id": session.id, "error": error, "turns": turns,
-                                            "user_simulator": user.identity})  # fmt: skip
-            return SessionResult(session.id, "errored", "error", error=error)
+            return _errored(session, folder, f"user turn {number}: the agent's turn errored: {result.error}",
+                            turns, user)  # fmt: skip
         actions = [row["action"] for row in recorder.rows]
         said_by_agent = AgentTurn(result.final_answer, actions)
-        reply: UserReply = check_reply(user.respond(session.request, open_intents, said_by_agent), open_intents)
+        try:
+            reply: UserReply = check_reply(user.respond(session.request, open_intents, said_by_agent), open_intents)
+        except (UserAnswerError, ProviderError) as exc:  # the user could not answer: the session cannot go on
+            return _errored(session, folder, f"user turn {number}: the simulated user failed: {exc}", turns, user)
         settled = {intent_id: "completed" for intent_id in reply.completed}
         for intent_id in reply.completed:
             statuses[intent_id] = {"status": "completed", "turn": number, "step": steps}
@@ -114,6 +117,13 @@ def run_session(session: SessionSpec, task, env, agent, user: UserSimulator, out
     }
     _write(folder / SESSION_RECORD, record)
     return SessionResult(session.id, "finished", ended_by, record=record)
+
+
+def _errored(session: SessionSpec, folder: Path, error: str, turns: list, user: UserSimulator) -> SessionResult:
+    """A session that cannot go on: no record (nothing to score), its error and turns so far beside it."""
+    _write(folder / SESSION_ERROR, {"task_id": session.id, "error": error, "turns": turns,
+                                    "user_simulator": user.identity})  # fmt: skip
+    return SessionResult(session.id, "errored", "error", error=error)
 
 
 def _write(path: Path, data: dict) -> None:

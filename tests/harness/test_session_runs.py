@@ -229,3 +229,19 @@ def test_a_provider_agent_and_a_model_user_play_a_session_on_the_strict_simulato
     turn_2_agent = sim.requests[3]
     assert "You: Which tip percent should I give the driver?" in turn_2_agent.all_text
     assert "The user now says: 25%, please." in turn_2_agent.all_text
+
+
+def test_a_user_model_that_cannot_answer_stops_the_session_with_its_reason(session_guest, tmp_path):
+    sessions = read_session_data(SESSION_FILE, "rides.json")
+    (task,) = session_tasks(sessions).tasks
+    with ProviderSimulator(lambda request: "I'd rather not say.") as sim:
+        user = ModelUser(make_provider("anthropic", None, api_key="sim-key", base_url=sim.url), sleep=lambda s: None)
+        result = run_session(sessions.sessions[0], task, session_guest, ScriptedAgent(PROACTIVE_PLANS), user,
+                             tmp_path, FAST)  # fmt: skip
+    assert (result.status, result.ended_by) == ("errored", "error")
+    saved = json.loads((tmp_path / SESSION_ID / SESSION_ERROR).read_text())
+    assert saved["error"] == (
+        "user turn 1: the simulated user failed: the user model broke the protocol 2 times; last: "
+        'no JSON object in the answer: "I\'d rather not say."'
+    )
+    assert not (tmp_path / SESSION_ID / SESSION_RECORD).exists()
