@@ -23,10 +23,13 @@ class Agent(Protocol):
 
 class AgentState:
     """What every agent keeps and the recorder writes: the conversation (images stripped) and token
-    counts. ``pending_tool_round`` says the last turn ran tools only and the model is owed a reply."""
+    counts. ``pending_tool_round`` says the last turn ran tools only and the model is owed a reply;
+    ``tool_commands`` lists the shell commands and file edits it ran since its reset (what a session's
+    simulated user reads beside the GUI actions)."""
 
     def __init__(self):
         self.messages: list[dict] = []
+        self.tool_commands: list[str] = []
         self.total_usage: dict[str, int] = {}
         self.pending_tool_round = False
 

@@ -278,6 +278,7 @@ class ProviderAgent(AgentState):
         """(output for the model, exit code); a guest that does not answer is reported, not raised."""
         if self._execute is None:
             return "error: no shell is attached to this agent", 127
+        self.tool_commands.append(f"shell: {command}")
         try:
             result = self._execute(command, shell=True)
         except ControlError as exc:
@@ -293,6 +294,7 @@ class ProviderAgent(AgentState):
         if self._execute is None:
             return "error: no shell is attached to this agent", 127
         payload = b64(json.dumps(args).encode("utf-8"))
+        self.tool_commands.append("editor: " + json.dumps(args, ensure_ascii=False))
         try:
             result = self._execute(["python3", "-c", EDITOR_PROGRAM, payload], shell=False)
         except ControlError as exc:

@@ -80,7 +80,8 @@ def run_session(session: SessionSpec, task, env, agent, user: UserSimulator, out
         if result.status != "finished":
             return _errored(session, folder, f"user turn {number}: the agent's turn errored: {result.error}",
                             turns, user)  # fmt: skip
-        actions = [row["action"] for row in recorder.rows]
+        # What the agent did: its GUI actions and the shell commands and file edits its tools ran.
+        actions = [row["action"] for row in recorder.rows] + list(getattr(agent, "tool_commands", []))
         said_by_agent = AgentTurn(result.final_answer, actions)
         try:
             reply: UserReply = check_reply(user.respond(session.request, open_intents, said_by_agent), open_intents)

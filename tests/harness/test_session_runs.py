@@ -245,3 +245,18 @@ def test_a_user_model_that_cannot_answer_stops_the_session_with_its_reason(sessi
         'no JSON object in the answer: "I\'d rather not say."'
     )
     assert not (tmp_path / SESSION_ID / SESSION_RECORD).exists()
+
+
+def test_what_a_provider_agent_did_through_its_shell_counts_as_done(session_guest, tmp_path):
+    shell = ("bash", {"command": "echo 'XL ride, not a standard car' > ~/ride.txt"})
+    script = [anthropic_turn("Booking.", [shell]), anthropic_turn("Booked.")]
+    sessions = read_session_data(SESSION_FILE, "rides.json")
+    (task,) = session_tasks(sessions).tasks
+    with ProviderSimulator(script=script) as sim:
+        agent = AnthropicAgent(api_key="sim-key", base_url=sim.url, max_retries=0)
+        agent.attach(session_guest)
+        result = run_session(sessions.sessions[0], task, session_guest, agent, RuleUser(), tmp_path, FAST,
+                             max_user_turns=1)  # fmt: skip
+    assert sim.invalid == []
+    assert read_session_record(result.record).intents == {"I1": "completed", "I2": "open", "I3": "open"}
+    assert result.ended_by == "turn_limit"
