@@ -241,6 +241,10 @@ def run_sessions(args) -> int:
     try:
         if hasattr(agent, "attach"):
             agent.attach(env)
+        out.mkdir(parents=True, exist_ok=True)
+        run_info = {**meta, **env.protocol(), "sessions": str(args.sessions), "max_user_turns": args.max_user_turns,
+                    "started_at": datetime.now().isoformat(timespec="seconds")}  # fmt: skip
+        (out / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
         for session in chosen:
             if (out / session.id / SESSION_RECORD).is_file():
                 counts["skipped"] = counts.get("skipped", 0) + 1

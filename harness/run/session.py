@@ -71,7 +71,11 @@ def run_session(session: SessionSpec, task, env, agent, user: UserSimulator, out
         if hasattr(agent, "user_turn"):
             agent.user_turn = number
         turn_task = dataclasses.replace(task, instruction=instruction)
-        recorder = Recorder.to_folder(turn_task, folder / f"turn_{number}", meta={**(meta or {}), "user_turn": number})
+        recorder = Recorder.to_folder(
+            turn_task,
+            folder / f"turn_{number}",
+            meta={**(meta or {}), "user_turn": number, "user_simulator": user.identity},
+        )
         result: LoopResult = run_task(turn_task, env, agent, recorder, config, reset_guest=number == 1)
         steps += result.steps
         turn = {"user": message, "agent": result.final_answer, "agent_ended_by": result.ended_by,

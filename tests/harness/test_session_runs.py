@@ -164,6 +164,10 @@ def test_the_command_line_plays_a_session_file(tmp_path, capsys):
         "I3": "provided",
     }
     assert "1 session(s): final_response 1" in capsys.readouterr().err
+    run_info = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert run_info["user_simulator"]["kind"] == "rules" and run_info["max_user_turns"] == 10
+    turn_bundle = json.loads((tmp_path / "out" / SESSION_ID / "turn_1" / "bundle.json").read_text())
+    assert turn_bundle["user_simulator"] == run_info["user_simulator"]
     assert main(argv) == 0  # played again: the recorded session is skipped
     assert "skipped 1" in capsys.readouterr().err
 
@@ -193,6 +197,7 @@ def user_says(completed=(), inferred=None, provided=None, message=""):
     return json.dumps({"completed": list(completed), "inferred": inferred, "provided": provided, "message": message})
 
 
+@pytest.mark.slow  # seven model calls through two SDKs: a few seconds on a loaded machine
 def test_a_provider_agent_and_a_model_user_play_a_session_on_the_strict_simulator(session_guest, tmp_path):
     # The Anthropic agent and the Anthropic-played user share one strict simulator; calls alternate:
     # agent turn 1 (types, then asks), user, agent turn 2 (stops), user, agent turn 3 (confirms), user.
