@@ -1,5 +1,6 @@
 """Playwright fixtures driving Debian's Chromium against pytest-django's live server."""
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -8,6 +9,33 @@ import pytest
 from harness.chromium import CHROMIUM, launch_options
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def display_encodes_remembered():
+    """The display encoders run once per distinct picture for the whole test process: every browser test
+    that loads the demo with inline derivatives would otherwise search AVIF and WebP qualities again for
+    the same screenshots (most of a demo load's time). The encoders themselves are the real ones, and the
+    bytes a test gets are what they made for those pixels."""
+    from trajectories.recording import media
+
+    real = {name: getattr(media, name) for name in ("encode_display", "encode_display_avif")}
+    made: dict[tuple, tuple] = {}
+
+    def remembering(name):
+        def encode(image, *args):
+            key = (name, hashlib.sha256(image.tobytes()).hexdigest(), image.mode, image.size, args)
+            if key not in made:
+                made[key] = real[name](image, *args)
+            return made[key]
+
+        return encode
+
+    patcher = pytest.MonkeyPatch()
+    for name in real:
+        patcher.setattr(media, name, remembering(name))
+    yield
+    patcher.undo()
 
 
 # Module scope: Playwright's sync API keeps an event loop running while it is open, which would
