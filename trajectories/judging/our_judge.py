@@ -34,6 +34,7 @@ from leaderboard.models import JudgeConfig, RubricItem, Run
 from trajectories import queue
 from trajectories.judge_spec import JudgeSpec
 from trajectories.judging.reliability import keep_history
+from trajectories.judging.variant_rubric import rubric_for_variant
 from trajectories.models import Judgment, Trajectory
 from trajectories.recording.failure_signals import trajectory_for_judge as stored_trajectory
 from world.models import World
@@ -185,6 +186,11 @@ def _prepare(trajectory: Trajectory, judge: Judge, force: bool, allow_missing_sc
     items = items_to_judge(trajectory, config, force=force)
     if not items:
         return config, items, None
+    worded = rubric_for_variant(
+        trajectory.task.task_id, trajectory.world_variant, {i.position: i.criterion for i in items}
+    )
+    for item in items:  # in memory only: the judge reads the variant's words, the stored item keeps its own
+        item.criterion = worded[item.position]
     refusal = screenshot_refusal(trajectory, allow_missing_screenshots)
     return config, items, MissingScreenshots(refusal) if refusal else trajectory_for_judge(trajectory)
 
@@ -238,6 +244,7 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
                     "signals": signals,
                     "failure_mode": mode,
                     "failure_mode_overridden": kept,
+                    "world_variant": trajectory.world_variant,
                 },
             )
             stored.append(judgment)
