@@ -251,7 +251,7 @@ def derive(worlds: list[Path], tasks_file: Path, out: Path = TEMPLATES_DIR, keys
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.json"):
         old.unlink()
-    found = {"tasks": 0, "items": 0, "values": 0, "variants": [r["variant"] for r in resolved]}
+    found: dict = {"tasks": 0, "items": 0, "values": 0, "variants": [r["variant"] for r in resolved]}
     for task in tasks:
         key = keys.get(task["id"])
         if key is None:

@@ -53,7 +53,8 @@ def test_variant_0_gives_back_the_rubric_and_variant_3_names_its_own_values(vari
             assert text == rubrics[task][position - 1]
         rendered = fill(template, third["per_task"][task])
         for name, where in template["values"].items():
-            value = write_value(_direct(variant_worlds[3], keys[task]["facts"][where["fact"] - 1], where), where["form"])
+            fact = keys[task]["facts"][where["fact"] - 1]
+            value = write_value(_direct(variant_worlds[3], fact, where), where["form"])
             holding = [i["position"] for i in template["items"] if "{" + name + "}" in i["template"]]
             assert all(value in rendered[p] for p in holding), (task, name, value)
 
