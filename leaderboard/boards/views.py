@@ -17,7 +17,7 @@ from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.evaluations import lifecycle, run_table
 from trajectories.evaluations.views import can_manage_runs
 from trajectories.recording import contamination
-from world.records.task_world import task_world
+from world.records.task_world import rubric_variation, task_world
 
 
 @anonymous_page_cache("home-page")
@@ -91,6 +91,9 @@ def task_list(request):
 def task_detail(request, version, suite, task_id):
     task = selectors.task_detail(suite, task_id)
     session = sessions.session_for_reader(task, request.user)  # before the rubric is read: may withhold it
+    varying = rubric_variation(task)
+    for item in task.current_items:  # the items a world variant words differently carry their template
+        item.varies = varying.get(item.position)
     return render(
         request,
         "leaderboard/task_detail.html",
