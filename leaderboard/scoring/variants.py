@@ -81,8 +81,8 @@ def variant_figures(perfect: np.ndarray, scores: np.ndarray, variants: np.ndarra
     )
 
 
-def run_variant_figures(outcomes: RunOutcomes) -> VariantFigures | None:
-    """A scored run's figures over world variants; None when its attempts ran on one variant."""
-    if outcomes.world_variants is None:
+def run_variant_figures(outcomes: RunOutcomes | None) -> VariantFigures | None:
+    """A scored run's figures over world variants; None when its attempts ran on one variant (or none is scored)."""
+    if outcomes is None or outcomes.world_variants is None:
         return None
     return variant_figures(outcomes.perfect, outcomes.scores, outcomes.world_variants)
