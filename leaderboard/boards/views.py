@@ -94,7 +94,7 @@ def task_detail(request, version, suite, task_id):
     task = selectors.task_detail(suite, task_id)
     session = sessions.session_for_reader(task, request.user)  # before the rubric is read: may withhold it
     varying = rubric_variation(task)
-    for item in task.current_items:  # the items a world variant words differently carry their template
+    for item in task.current_items:  # type: ignore[attr-defined]  # the items a world variant words differently
         item.varies = varying.get(item.position)
     return render(
         request,
