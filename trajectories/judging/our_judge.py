@@ -190,6 +190,7 @@ def _prepare(trajectory: Trajectory, judge: Judge, force: bool, allow_missing_sc
         trajectory.task.task_id, trajectory.world_variant, {i.position: i.criterion for i in items}
     )
     for item in items:  # in memory only: the judge reads the variant's words, the stored item keeps its own
+        item.written_criterion = item.criterion  # type: ignore[attr-defined]
         item.criterion = worded[item.position]
     refusal = screenshot_refusal(trajectory, allow_missing_screenshots)
     return config, items, MissingScreenshots(refusal) if refusal else trajectory_for_judge(trajectory)
@@ -203,6 +204,12 @@ def _verdicts(judge: Judge, items: list[RubricItem], seen: TrajectoryForJudge | 
         return [ItemVerdict(i.position, i.rubric_id, "error", error=str(seen)) for i in items]
     judge_items = [JudgeItem(i.position, i.rubric_id, i.criterion, i.verification, i.weight) for i in items]
     return judge.judge(cast(TrajectoryForJudge, seen), judge_items)  # read by _prepare when there are items
+
+
+def _judged_words(item: RubricItem) -> str:
+    """The words the judge read for ``item`` when its world variant words it differently (else empty)."""
+    written = getattr(item, "written_criterion", item.criterion)
+    return item.criterion if item.criterion != written else ""
 
 
 def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem], verdicts, seen=None) -> list[Judgment]:
@@ -245,6 +252,7 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
                     "failure_mode": mode,
                     "failure_mode_overridden": kept,
                     "world_variant": trajectory.world_variant,
+                    "judged_criterion": _judged_words(by_position[verdict.position]),
                 },
             )
             stored.append(judgment)

@@ -77,6 +77,9 @@ def test_a_run_on_variant_3_is_judged_with_variant_3s_rubric(
     assert "Cooper's Seafood House as Michael's top" not in asked[2]  # variant 2 names the other place on top
     assert RUBRIC[0] in asked[2] and RUBRIC[0] in asked[3]  # an item naming no world value is unchanged
     assert sorted(Judgment.objects.values_list("world_variant", flat=True)) == [2, 2, 3, 3]
+    second_words = Judgment.objects.get(trajectory__world_variant=2, rubric_item__position=2).judged_criterion
+    assert second_words.startswith("Agent identifies") and second_words in asked[2]
+    assert Judgment.objects.get(trajectory__world_variant=2, rubric_item__position=1).judged_criterion == ""
     assert RubricItem.objects.get(task=task, position=2).criterion == RUBRIC[1]  # the stored rubric is untouched
     run_page = visible_text(
         admin_client.get(reverse("leaderboard:run_detail", args=[task.suite.runs.get().slug])).content.decode()
