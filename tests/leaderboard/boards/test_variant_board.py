@@ -7,35 +7,15 @@ import io
 
 import pytest
 
-from leaderboard.models import JudgeConfig, Model, Run, Suite
-from tests.board_data import judge, traj
-from tests.catalog_data import add_rubric, make_task
+from tests.board_data import build_variant_runs
 from tests.html_text import visible_text
 
 pytestmark = pytest.mark.django_db
 
-S, F = "success", "failure"
-
 
 @pytest.fixture
 def variant_runs():
-    """Two tasks of one item. Spread run, attempt 0 on variant 0 and attempt 1 on variant 3:
-    t1 S / S, t2 S / F -> variant 0: 2 of 2 perfect (100.0), variant 3: 1 of 2 (50.0); robust: t1 only, 1 of 2.
-    Flat run: both attempts on variant 0."""
-    suite = Suite.objects.create(name="Variants", version="v1", slug="variants")
-    tasks = [make_task(suite, f"v-t{i}", "personal_lookup", [], position=i) for i in (1, 2)]
-    items = [add_rubric(t, [1]) for t in tasks]
-    ours, _ = JudgeConfig.objects.get_or_create(name="our judge (variants)", defaults={"origin": "ours"})
-    model = Model.objects.create(slug="gamma", name="Gamma")
-    runs = {}
-    for slug, variants in (("spread", (0, 3)), ("flat", (0, 0))):
-        runs[slug] = Run.objects.create(name=slug, slug=slug, suite=suite, model=model, provenance="harness",
-                                        publication="published", judge_config=ours, attempts_per_task=2)  # fmt: skip
-        for task, task_items, verdicts in zip(tasks, items, ((S, S), (S, F)), strict=True):
-            for attempt, (variant, verdict) in enumerate(zip(variants, verdicts, strict=True)):
-                t = traj(runs[slug], task, 5, attempt=attempt, world_variant=variant)
-                judge(t, task_items, [verdict], ours)
-    return runs
+    return build_variant_runs()
 
 
 def test_the_board_run_page_api_and_exports_show_the_figures_over_variants(client, variant_runs):
@@ -45,7 +25,7 @@ def test_the_board_run_page_api_and_exports_show_the_figures_over_variants(clien
     assert board.count("variant-robust") == 1  # the flat run has none
     page = visible_text(client.get("/runs/spread/").content.decode())
     assert "Variant-robust: 50.0% of tasks (1 of 2) were solved on every variant tried" in page
-    assert "0 (canonical) 2 on 2 tasks 100.0" in page and "3 2 on 2 tasks 50.0" in page
+    assert "0 (canonical) 2 attempts 100.0" in page and "3 2 attempts 50.0" in page
     assert "Over world variants" not in visible_text(client.get("/runs/flat/").content.decode())
     rows = {r["run"]: r for r in client.get("/api/leaderboard?suite=variants").json()["rows"]}
     assert rows["spread"]["world_variants"]["variant_robust_pct"] == 50.0
