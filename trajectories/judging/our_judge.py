@@ -163,7 +163,9 @@ def _decimal_cost(value) -> Decimal | None:
 
 
 class MissingScreenshots(str):
-    """Why a trajectory was not shown to the judge: steps imported without their screenshots."""
+    """Why a trajectory was not shown to the judge: steps imported without their screenshots, or a world
+    variant whose rubric could not be made (its items are then errors with this reason, never judged in the
+    canonical world's words)."""
 
 
 def screenshot_refusal(trajectory: Trajectory, allow_missing_screenshots: bool = False) -> str:
@@ -186,9 +188,12 @@ def _prepare(trajectory: Trajectory, judge: Judge, force: bool, allow_missing_sc
     items = items_to_judge(trajectory, config, force=force)
     if not items:
         return config, items, None
-    worded = rubric_for_variant(
-        trajectory.task.task_id, trajectory.world_variant, {i.position: i.criterion for i in items}
-    )
+    variant = trajectory.world_variant
+    try:
+        worded = rubric_for_variant(trajectory.task.task_id, variant, {i.position: i.criterion for i in items})
+    except (OSError, ValueError, RuntimeError) as exc:
+        reason = f"not judged: the rubric of world variant {variant} could not be made ({exc})"
+        return config, items, MissingScreenshots(reason)
     for item in items:  # in memory only: the judge reads the variant's words, the stored item keeps its own
         item.written_criterion = item.criterion  # type: ignore[attr-defined]
         item.criterion = worded[item.position]
