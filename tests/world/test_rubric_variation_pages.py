@@ -34,6 +34,8 @@ def test_the_task_page_marks_the_item_that_varies_and_maintainers_see_its_templa
     assert "{f1_r1_name} : name of row 1 of “TableFind reservations per restaurant (top five)”" in staff
     other = visible_text(client.get(f"/tasks/{suite.slug}/retrieval-w01/").content.decode())
     assert MARK not in other
+    api = client.get(f"/api/tasks/{suite.slug}/{TASK}").json()
+    assert [i["varies_by_world_variant"] for i in api["rubric"]] == [False, True]
 
 
 def test_an_item_an_erratum_reworded_is_judged_as_written_and_carries_no_mark(client):

@@ -22,12 +22,6 @@ def templates() -> dict[str, dict]:
     return load_templates()
 
 
-def varies(task_id: str) -> dict[int, str]:
-    """The items of ``task_id`` that name a world value, by position: their template text (empty: none)."""
-    template = templates().get(task_id)
-    return {item["position"]: item["template"] for item in template["items"]} if template else {}
-
-
 def _anchor() -> dt.date:
     loaded = World.objects.order_by("-loaded_at").values_list("anchor", flat=True).first()
     return loaded or DEMO_ANCHOR
