@@ -237,3 +237,23 @@ def build_synthetic(runs=30, tasks=184, attempts=3, steps=60, seed=0, slug="synt
                 judgments.append(Judgment(trajectory=tr, rubric_item=item, judge=ours, verdict=verdict))
         Judgment.objects.bulk_create(judgments, batch_size=5000)
     return suite
+
+
+def build_variant_runs():
+    """Two tasks of one item. Spread run, attempt 0 on variant 0 and attempt 1 on variant 3:
+    t1 S / S, t2 S / F -> variant 0: 2 of 2 perfect (100.0), variant 3: 1 of 2 (50.0); robust: t1 only, 1 of 2.
+    Flat run: both attempts on variant 0."""
+    suite = Suite.objects.create(name="Variants", version="v1", slug="variants")
+    tasks = [make_task(suite, f"v-t{i}", "personal_lookup", [], position=i) for i in (1, 2)]
+    items = [add_rubric(t, [1]) for t in tasks]
+    ours, _ = JudgeConfig.objects.get_or_create(name="our judge (variants)", defaults={"origin": "ours"})
+    model = Model.objects.create(slug="gamma", name="Gamma")
+    runs = {}
+    for slug, variants in (("spread", (0, 3)), ("flat", (0, 0))):
+        runs[slug] = Run.objects.create(name=slug, slug=slug, suite=suite, model=model, provenance="harness",
+                                        publication="published", judge_config=ours, attempts_per_task=2)  # fmt: skip
+        for task, task_items, verdicts in zip(tasks, items, ((S, S), (S, F)), strict=True):
+            for attempt, (variant, verdict) in enumerate(zip(variants, verdicts, strict=True)):
+                t = traj(runs[slug], task, 5, attempt=attempt, world_variant=variant)
+                judge(t, task_items, [verdict], ours)
+    return runs

@@ -201,6 +201,12 @@ class Judgment(TouchedOnSave):
     failure_mode = models.CharField(max_length=30, choices=FailureMode.choices, blank=True)
     failure_mode_overridden = models.BooleanField(default=False)
     signals = models.JSONField(default=dict, blank=True, help_text="Deterministic failure signals.")
+    world_variant = models.PositiveIntegerField(
+        default=0, help_text="The world variant whose rubric was judged (0: the canonical world's, as written)."
+    )
+    judged_criterion = models.TextField(
+        blank=True, help_text="The item as the world variant words it, when that differs from the item as written."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.models import Suite, Task
 from world.records import browse
 from world.records.summary import summary_html
-from world.records.task_world import check_figures, solvable_figure, task_world
+from world.records.task_world import check_figures, rubric_variation, solvable_figure, task_world
 from world.review import services
 
 
@@ -168,12 +168,15 @@ def review_task(request, suite, task_id):
         Task.objects.filter(suite=task.suite, position__gt=task.position).order_by("position", "task_id").first()
     )
     world = browse.current_world()
+    items, varying = list(task.current_rubric()), rubric_variation(task)
+    for item in items:  # the items a world variant words differently, with their template for review
+        item.varies = varying.get(item.position)
     return render(
         request,
         "world/review_task.html",
         {
             "task": task,
-            "items": list(task.current_rubric()),
+            "items": items,
             "state": services.task_state(task),
             "reviews": list(task.reviews.select_related("reviewer")),
             "approvals": task.reviews.filter(verdict="approved").count(),

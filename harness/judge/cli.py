@@ -2,6 +2,7 @@
 rubric_judge_result.json per task, our per-item mypc_judge_result.json beside it, and scores.json."""
 
 import argparse
+import dataclasses
 import json
 import sys
 import threading
@@ -77,8 +78,40 @@ def _cached_score(task_dir: Path, settings: dict) -> int | None:
     return result
 
 
-def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict:
-    """Judge one task folder and write its result files; returns its scores.json row."""
+class VariantRubrics:
+    """The rubric as each world variant words it, from worlds built with ``python -m seeding build --variant K``
+    (``--variant-world DIR``, one per variant): items a rubric template names (seeding/answer_keys/
+    rubric_templates/) are rendered from that world's answer key, every other item is judged as written."""
+
+    def __init__(self, worlds: list[Path]):
+        import json
+
+        self.worlds: dict[int, Path] = {}
+        for world in worlds:
+            manifest = json.loads((Path(world) / "manifest.json").read_text(encoding="utf-8"))
+            self.worlds[int(manifest.get("variant", 0))] = Path(world)
+
+    def words(self, task_id: str, variant: int, items: list) -> list:
+        """``items`` as world variant ``variant`` words them; ValueError when that variant's world is not given."""
+        from seeding.world.answer_keys import load_keys, resolve
+        from seeding.world.rubric_templates import load_templates, render_items
+
+        template = load_templates().get(task_id)
+        if not variant or template is None:
+            return items
+        if variant not in self.worlds:
+            raise ValueError(f"world variant {variant}: no --variant-world of that variant given")
+        keys = load_keys()
+        entry = resolve(self.worlds[variant], {task_id: keys[task_id]}, [task_id])["per_task"][task_id]
+        worded = render_items(template, entry, {item.position: item.criterion for item in items})
+        return [dataclasses.replace(item, criterion=worded[item.position]) for item in items]
+
+
+def judge_task_dir(
+    task_dir: Path, judge: Judge, *, force: bool = False, variants: VariantRubrics | None = None
+) -> dict:
+    """Judge one task folder and write its result files; returns its scores.json row. With ``variants``, a
+    trajectory run on a world variant is judged with that variant's rubric."""
     task_id = task_dir.name
     bundle_path = task_dir / BUNDLE_FILE
     if judge.stopped:
@@ -93,6 +126,11 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
     except BundleError as exc:
         return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": str(exc)}
     items = bundle.rubric or []
+    if items and variants is not None:
+        try:
+            items = variants.words(task_id, bundle.world_variant, items)
+        except (OSError, ValueError) as exc:
+            return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": str(exc)}
     if not items:
         return {"task_id": task_id, "status": "judge_error", "score": None, "raw": None, "error": "no rubric items"}
     try:
@@ -123,6 +161,7 @@ def judge_task_dir(task_dir: Path, judge: Judge, *, force: bool = False) -> dict
             "score": score,
             "complete": complete,
             "n_steps": len(bundle.steps),
+            "world_variant": bundle.world_variant,  # the variant whose rubric was judged
             "items": [
                 {**row, "criterion": item.criterion, "weight": item.weight}
                 for row, item in zip(rows, items, strict=True)
@@ -174,6 +213,7 @@ def judge_folder(
     workers: int | None = None,
     progress=None,
     expected_tasks: int | None = None,
+    variants: VariantRubrics | None = None,
 ) -> dict:
     """Judge every task folder under ``root`` (vm<i>/ nesting included); scores.json is rewritten
     after every task so an interrupted run leaves a true partial picture."""
@@ -183,7 +223,7 @@ def judge_folder(
     lock = threading.Lock()
     workers = workers or judge.concurrency
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(judge_task_dir, d, judge, force=force) for d in task_dirs]
+        futures = [pool.submit(judge_task_dir, d, judge, force=force, variants=variants) for d in task_dirs]
         for future in as_completed(futures):
             row = future.result()
             with lock:
@@ -223,6 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--force", action="store_true", help="judge again tasks that already have a result")
     parser.add_argument(
+        "--variant-world",
+        type=Path,
+        action="append",
+        default=[],
+        help="a world built with python -m seeding build --variant K: trajectories run on variant K are judged "
+        "with its rubric (rubric items that name a world value read from its answer key); once per variant",
+    )
+    parser.add_argument(
         "--expected-tasks",
         type=int,
         help="tasks in the suite: those without a folder count as failures (default: only the folders present)",
@@ -234,6 +282,11 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if not args.result_folder.is_dir():
         print(f"error: {args.result_folder} is not a folder (expected a result folder)", file=sys.stderr)
+        return 2
+    try:
+        variants = VariantRubrics(args.variant_world) if args.variant_world else None
+    except (OSError, ValueError) as exc:
+        print(f"error: --variant-world: {exc}", file=sys.stderr)
         return 2
     try:
         provider = make_provider(
@@ -282,6 +335,7 @@ def main(argv=None) -> int:
             force=args.force,
             progress=lambda row: bar.update(1),
             expected_tasks=args.expected_tasks,
+            variants=variants,
         )
     if judge.stopped:
         print(f"error: the judge {judge.stopped}", file=sys.stderr)

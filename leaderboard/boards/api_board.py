@@ -76,6 +76,12 @@ class BoardRowOut(Schema):
     pass_hat_k: int | None = Field(
         description="The k of pass_hat_k_pct: the run's attempts per task; null for one attempt and for reported rows."
     )
+    world_variants: dict | None = Field(
+        None,
+        description="When the run's attempts span world variants: per_variant (each variant's single-attempt "
+        "perfect_pct and rubric_pct over the attempts on it) and variant_robust_pct (tasks solved on every variant "
+        "tried, every attempt perfect), with its solved and tasks counts; null for a run on one variant.",
+    )
     pass_hat_k_pct: IntervalOut = Field(
         description="pass^k (tau-bench): the chance that all k attempts at a task are perfect, C(c,k)/C(n,k) "
         "averaged over tasks, with the stratified bootstrap 95% over tasks; null values for one attempt."
@@ -173,6 +179,7 @@ def _row(row: BoardRow) -> dict:
         "perfect_bootstrap_pct": row.perfect_boot.as_dict(),
         "pass_hat_k": row.attempts if row.pass_hat_k.known else None,
         "pass_hat_k_pct": row.pass_hat_k.as_dict(),
+        "world_variants": row.over_variants.as_dict() if row.over_variants else None,
         "rubric_pct": row.rubric.as_dict(),
         "rubric_bounds_pct": _bounds(row.rubric_bounds),
         "efficiency": row.efficiency.as_dict(),

@@ -13,6 +13,7 @@ from leaderboard.catalog import errata, selectors, sessions
 from leaderboard.models import BehaviouralType, Difficulty, Run, Suite, Task
 from trajectories.recording import contamination
 from trajectories.recording.selectors import trajectory_detail
+from world.records.task_world import rubric_variation
 
 router = Router()
 
@@ -86,6 +87,11 @@ class RubricItemOut(Schema):
     weight: float
     normalised_weight: float
     version: int
+    varies_by_world_variant: bool = False  # it names a world value: the judge reads each variant's own
+
+    @staticmethod
+    def resolve_varies_by_world_variant(item) -> bool:
+        return bool(getattr(item, "varies", None))
 
 
 class IntentOut(Schema):
@@ -363,6 +369,9 @@ def list_tasks(
 def get_task(request, suite: str, task_id: str):
     task = selectors.task_detail(suite, task_id)
     task.session = sessions.session_for_reader(task, request.user)  # type: ignore[attr-defined]  # for the schema
+    varying = rubric_variation(task)
+    for item in task.current_items:  # type: ignore[attr-defined]  # Prefetch(to_attr=) in selectors.task_detail
+        item.varies = varying.get(item.position)
     return task
 
 

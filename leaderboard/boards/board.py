@@ -27,6 +27,7 @@ from leaderboard.scoring.outcomes import (
     STATUSES,
     RunOutcomes,
 )
+from leaderboard.scoring.variants import run_variant_figures
 from trajectories.judging import agreement
 from trajectories.recording import contamination
 
@@ -182,6 +183,7 @@ def _graded_rows(user, suite, runs: list[Run], filters: BoardFilters, version) -
         row.cost_total, row.cost_basis = cost.run_cost(o.cost_usd, o.input_tokens, o.output_tokens, api_model)
         row.cost_per_task = cost.per(row.cost_total, row.run_count)
         row.cost_per_perfect = cost.per(row.cost_total, row.perfect_k or 0) if row.ranked else None
+        row.over_variants = run_variant_figures(o)
         row.notes = list(o.notes)
         if o.from_imported_score:
             row.notes.append(f"{o.from_imported_score} tasks scored from the source's task score")
@@ -415,6 +417,10 @@ EXPORT_COLUMNS = (
     "pass_hat_k_pct",
     "pass_hat_k_low",
     "pass_hat_k_high",
+    "per_variant_perfect",  # attempts spanning world variants: "variant: single-attempt perfect %" each
+    "variant_robust_pct",  # tasks solved on every world variant tried, of the tasks with a known attempt
+    "variant_robust_solved",
+    "variant_robust_tasks",
     "rubric_pct",
     "rubric_low",
     "rubric_high",
@@ -442,6 +448,23 @@ EXPORT_COLUMNS = (
     "version",  # reported rows: the published version the figures are from
     "superseded_by",  # reported rows of an older version (versions=all): the newer version
 )
+
+
+VARIANT_COLUMNS = ("per_variant_perfect", "variant_robust_pct", "variant_robust_solved", "variant_robust_tasks")
+
+
+def _variant_columns(found) -> dict:
+    """The export's world-variant columns: empty unless the run's attempts span variants."""
+    if found is None:
+        return dict.fromkeys(
+            ("per_variant_perfect", "variant_robust_pct", "variant_robust_solved", "variant_robust_tasks")
+        )
+    return {
+        "per_variant_perfect": "; ".join(f"{v.variant}: {v.perfect_pct}" for v in found.per_variant),
+        "variant_robust_pct": found.robust_pct,
+        "variant_robust_solved": found.robust_solved,
+        "variant_robust_tasks": found.robust_tasks,
+    }
 
 
 def export_rows(b: Board) -> list[dict]:
@@ -488,6 +511,7 @@ def export_rows(b: Board) -> list[dict]:
                 "pass_hat_k_pct": r(row.pass_hat_k.value, 1),
                 "pass_hat_k_low": r(row.pass_hat_k.low, 1),
                 "pass_hat_k_high": r(row.pass_hat_k.high, 1),
+                **_variant_columns(row.over_variants),
                 "rubric_pct": r(row.rubric.value, 1),
                 "rubric_low": r(row.rubric.low, 1),
                 "rubric_high": r(row.rubric.high, 1),

@@ -13,6 +13,7 @@ from leaderboard.catalog.errata import SuiteRubricRevision
 from leaderboard.models import Suite
 from leaderboard.scoring.filters import BoardFilters
 from leaderboard.scoring.outcomes import FAILURE_STATUSES, UNKNOWN_STATUSES
+from leaderboard.scoring.variants import VariantFigures
 
 B = 1000  # bootstrap replicates (statistics.md: B = 1,000 for final evaluations)
 
@@ -94,6 +95,8 @@ class BoardRow:
     # pass^k at k = the run's attempts (every attempt perfect; tau-bench's estimator), bootstrap 95%;
     # unknown (None) for a run with one attempt per task
     pass_hat_k: Interval = field(default_factory=lambda: Interval(None))
+    # a run whose attempts span world variants: per-variant single-attempt figures and the variant-robust share
+    over_variants: VariantFigures | None = None
     rubric: Interval = field(default_factory=lambda: Interval(None))
     efficiency: Interval = field(default_factory=lambda: Interval(None, places=2))
     avg_steps: float | None = None

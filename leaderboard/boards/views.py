@@ -13,11 +13,13 @@ from leaderboard.boards.board import board
 from leaderboard.catalog import errata, selectors, sessions
 from leaderboard.models import Suite, Task
 from leaderboard.scoring.filters import BoardFilters
+from leaderboard.scoring.outcomes import run_outcomes
+from leaderboard.scoring.variants import run_variant_figures
 from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.evaluations import lifecycle, run_table
 from trajectories.evaluations.views import can_manage_runs
 from trajectories.recording import contamination
-from world.records.task_world import task_world
+from world.records.task_world import rubric_variation, task_world
 
 
 @anonymous_page_cache("home-page")
@@ -91,6 +93,9 @@ def task_list(request):
 def task_detail(request, version, suite, task_id):
     task = selectors.task_detail(suite, task_id)
     session = sessions.session_for_reader(task, request.user)  # before the rubric is read: may withhold it
+    varying = rubric_variation(task)
+    for item in task.current_items:  # type: ignore[attr-defined]  # the items a world variant words differently
+        item.varies = varying.get(item.position)
     return render(
         request,
         "leaderboard/task_detail.html",
@@ -127,6 +132,7 @@ def run_detail(request, version, slug):
             "trajectories": rows,
             "world_words": world_variants_words(row["world_variant"] for row in rows),
             "varied_worlds": any(row["world_variant"] for row in rows),
+            "over_variants": None if run.is_reported else run_variant_figures(run_outcomes([run]).get(run.pk)),
             "verdicts_judge": run_table.verdicts_judge(run) if rows else None,
             "progress": progress,
             "show_imported": any(row["imported_score"] is not None for row in rows),

@@ -104,6 +104,7 @@ class RunOutcomes:
     from_imported_score: int = 0  # cells scored from Trajectory.imported_score (no per-item verdicts)
     notes: list[str] = field(default_factory=list)
     judge_protocol: str = ""  # JudgeConfig.prompt_version (e.g. "paper-v1"), "" when not recorded
+    world_variants: np.ndarray | None = None  # (N, R) the world variant each attempt ran on, -1 where none
 
     # -- shape ---------------------------------------------------------------------------
 
@@ -376,6 +377,7 @@ def _compute(run_rows: list[dict], mode: str, weighting: str, include_stale: boo
             "imported_score",
             "imported_score_judge_id",
             "error",
+            "world_variant",
         ),
     ):
         trajs[t["run_id"]].append(t)
@@ -456,6 +458,7 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
     status = np.full((n, R), MISSING, dtype=object)
     steps = np.zeros((n, R))
     tids = np.zeros((n, R), dtype=np.int64)
+    variants = np.full((n, R), -1, dtype=np.int64)
     in_tok = out_tok = cost = None
     from_imported = 0
     outside = 0
@@ -468,6 +471,7 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
         if a >= R:
             continue
         tids[i, a] = t["pk"]
+        variants[i, a] = t["world_variant"]
         steps[i, a] = t["n_steps"]
         if t["input_tokens"] is not None:
             in_tok = (in_tok or 0) + t["input_tokens"]
@@ -507,6 +511,7 @@ def _score_run(run, judge_id, label, tasks, apps, rubric, trajs, agg, weighting,
         cost_usd=cost,
         from_imported_score=from_imported,
         notes=notes,
+        world_variants=variants,
     )
 
 

@@ -447,6 +447,7 @@
           el("span", { class: "lit-note", text: "cited at this step" }),
         ]);
         var body = [head, el("span", { class: "criterion", text: it.criterion })];
+        if (it.written_criterion) body.push(el("span", { class: "muted small", text: "As world variant " + it.rubric_world_variant + " words it; as written: " + it.written_criterion }));
         if (it.explanation) body.push(el("span", { class: "explanation", text: it.explanation }));
         if (it.failure_mode) body.push(el("span", { class: "muted small", text: "Failure mode: " + it.failure_mode }));
         body.push(el("span", { class: "cited muted small", text: it.cited_steps.length ? "Cited steps: " + it.cited_steps.join(", ") : "No steps cited" }));

@@ -34,6 +34,7 @@ from leaderboard.models import JudgeConfig, RubricItem, Run
 from trajectories import queue
 from trajectories.judge_spec import JudgeSpec
 from trajectories.judging.reliability import keep_history
+from trajectories.judging.variant_rubric import rubric_for_variant
 from trajectories.models import Judgment, Trajectory
 from trajectories.recording.failure_signals import trajectory_for_judge as stored_trajectory
 from world.models import World
@@ -162,7 +163,9 @@ def _decimal_cost(value) -> Decimal | None:
 
 
 class MissingScreenshots(str):
-    """Why a trajectory was not shown to the judge: steps imported without their screenshots."""
+    """Why a trajectory was not shown to the judge: steps imported without their screenshots, or a world
+    variant whose rubric could not be made (its items are then errors with this reason, never judged in the
+    canonical world's words)."""
 
 
 def screenshot_refusal(trajectory: Trajectory, allow_missing_screenshots: bool = False) -> str:
@@ -185,6 +188,15 @@ def _prepare(trajectory: Trajectory, judge: Judge, force: bool, allow_missing_sc
     items = items_to_judge(trajectory, config, force=force)
     if not items:
         return config, items, None
+    variant = trajectory.world_variant
+    try:
+        worded = rubric_for_variant(trajectory.task.task_id, variant, {i.position: i.criterion for i in items})
+    except (OSError, ValueError, RuntimeError) as exc:
+        reason = f"not judged: the rubric of world variant {variant} could not be made ({exc})"
+        return config, items, MissingScreenshots(reason)
+    for item in items:  # in memory only: the judge reads the variant's words, the stored item keeps its own
+        item.written_criterion = item.criterion  # type: ignore[attr-defined]
+        item.criterion = worded[item.position]
     refusal = screenshot_refusal(trajectory, allow_missing_screenshots)
     return config, items, MissingScreenshots(refusal) if refusal else trajectory_for_judge(trajectory)
 
@@ -197,6 +209,12 @@ def _verdicts(judge: Judge, items: list[RubricItem], seen: TrajectoryForJudge | 
         return [ItemVerdict(i.position, i.rubric_id, "error", error=str(seen)) for i in items]
     judge_items = [JudgeItem(i.position, i.rubric_id, i.criterion, i.verification, i.weight) for i in items]
     return judge.judge(cast(TrajectoryForJudge, seen), judge_items)  # read by _prepare when there are items
+
+
+def _judged_words(item: RubricItem) -> str:
+    """The words the judge read for ``item`` when its world variant words it differently (else empty)."""
+    written = getattr(item, "written_criterion", item.criterion)
+    return item.criterion if item.criterion != written else ""
 
 
 def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem], verdicts, seen=None) -> list[Judgment]:
@@ -238,6 +256,8 @@ def _store(trajectory: Trajectory, config: JudgeConfig, items: list[RubricItem],
                     "signals": signals,
                     "failure_mode": mode,
                     "failure_mode_overridden": kept,
+                    "world_variant": trajectory.world_variant,
+                    "judged_criterion": _judged_words(by_position[verdict.position]),
                 },
             )
             stored.append(judgment)

@@ -137,7 +137,9 @@ def judges_payload(trajectory: Trajectory) -> list[dict]:
                 "rubric_id": j.rubric_item.rubric_id,
                 "position": j.rubric_item.position,
                 "version": j.rubric_item.version,
-                "criterion": j.rubric_item.criterion,
+                "criterion": j.judged_criterion or j.rubric_item.criterion,  # the words the judge read
+                "written_criterion": j.rubric_item.criterion if j.judged_criterion else "",
+                "rubric_world_variant": j.world_variant,
                 "weight": j.rubric_item.weight,
                 "weight_pct": round(100 * (j.rubric_item.normalised_weight or 0), 1),
                 "verdict": j.verdict,

@@ -1,14 +1,17 @@
 """The world behind one task: its answer key as the check resolved it (each fact, where it lives, found or
 missing, the values found, linked to the records), the events its overlay entries cite (planted
 contradictions apart), and the records holding the people, places, codes and amounts its instruction and
-rubric name. Called from the task page view and task review."""
+rubric name; the rubric items a world variant words differently (``rubric_variation``). Called from the task page
+view and task review."""
 
 import json
 from decimal import Decimal
 
 from django.db.models import F
 
+from seeding.world.answer_keys import load_keys
 from seeding.world.coverage import extract_entities
+from seeding.world.rubric_templates import load_templates
 from world.models import WorldEvent, WorldRecord
 from world.records.browse import app_name, current_world
 
@@ -109,6 +112,29 @@ def _fact_view(world, fact: dict) -> dict:
         "paths": fact.get("paths", []),
         "records": records,
     }
+
+
+def rubric_variation(task) -> dict[int, dict]:
+    """The task's current rubric items that name a world value, by position: the item's template and, for each
+    value, the answer-key fact it is read from. An item an erratum reworded since the template was written is
+    left out (it is judged as written on every variant)."""
+    template = load_templates().get(task.task_id)
+    if template is None:
+        return {}
+    canonical = {item["position"]: item for item in template["items"]}
+    needs = [fact["need"] for fact in load_keys().get(task.task_id, {}).get("facts", [])]
+    varying = {}
+    for item in task.current_rubric():
+        entry = canonical.get(item.position)
+        if entry is None or entry["canonical"] != item.criterion:
+            continue
+        values = [
+            {"name": name, "need": needs[w["fact"] - 1] if w["fact"] <= len(needs) else "", **w}
+            for name, w in template["values"].items()
+            if "{" + name + "}" in entry["template"]
+        ]
+        varying[item.position] = {"template": entry["template"], "values": values}
+    return varying
 
 
 def answer_key_for(world, task_id: str) -> dict | None:
