@@ -22,7 +22,7 @@ from harness.judge.prompt import neutralise
 from harness.judge.provider_base import Provider, call_with_retries
 from harness.tasks.sessions import IntentSpec
 
-USER_PROMPT_VERSION = "mypc-user-1"
+USER_PROMPT_VERSION = "mypc-user-1"  # the default; every version's prompts are in USER_PROMPTS
 RULES_VERSION = "mypc-user-rules-1"
 ANSWER_ATTEMPTS = 2  # an answer that breaks the protocol is asked for again once
 NOTHING_MORE = "That's everything from me. Please go ahead and finish."
@@ -185,6 +185,13 @@ Answer with exactly one JSON object and nothing else:
 "message": "<what you say to the assistant>", "reason": "<one sentence>"}}"""
 
 
+# The user model's prompts by version, as the judge's are: a changed prompt is a new version (the old
+# one kept), so a session's recorded prompt_version always names the words its user was given. The
+# digests in tests/harness/test_user_simulator.py pin each version's text.
+USER_PROMPTS = {USER_PROMPT_VERSION: SYSTEM}
+USER_PROMPT_VERSIONS = tuple(USER_PROMPTS)
+
+
 def user_prompt(request: str, open_intents: Sequence[IntentSpec], turn: AgentTurn) -> str:
     """The user model's question for one turn: the request, the open intents, the agent's turn."""
     intents = "\n".join(f"- {i.id}: {i.statement}" for i in open_intents) or "(none)"
@@ -238,14 +245,19 @@ class ModelUser(UserSimulator):
     attempts: int = 3
     base_delay: float = 1.0
     sleep: object = time.sleep
+    prompt_version: str = USER_PROMPT_VERSION
     identity: dict = field(init=False)
 
     def __post_init__(self):
+        if self.prompt_version not in USER_PROMPTS:
+            raise ValueError(f"user prompt version {self.prompt_version!r} (expected one of "
+                             f"{', '.join(USER_PROMPT_VERSIONS)})")  # fmt: skip
         self.identity = {
             "kind": "model",
             "provider": self.provider.name,
             "model": self.provider.model,
-            "prompt_version": USER_PROMPT_VERSION,
+            "prompt_version": self.prompt_version,
+            "temperature": self.provider.temperature,
         }
 
     def respond(self, request: str, open_intents: Sequence[IntentSpec], turn: AgentTurn) -> UserReply:
@@ -254,7 +266,8 @@ class ModelUser(UserSimulator):
         for _ in range(ANSWER_ATTEMPTS):
             ask = text if not problem else f"{text}\n\nYour previous answer was refused: {problem}. Answer again."
             # A provider error (after the retries of transient ones) propagates: the session stops.
-            answer = call_with_retries(lambda q=ask: self.provider.text_call(SYSTEM, q).text,
+            system = USER_PROMPTS[self.prompt_version]
+            answer = call_with_retries(lambda q=ask: self.provider.text_call(system, q).text,
                                        attempts=self.attempts, base_delay=self.base_delay,
                                        sleep=self.sleep)  # fmt: skip
             try:

@@ -20,6 +20,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
             the fake backend serves any variant, the others the canonical world 0 only)
     python -m harness session --sessions FILE [--session ID ...] --out DIR [--max-user-turns N]
         --user rules | --user anthropic|openai|google|openai_compatible [--user-model NAME] [--user-base-url URL]
+        [--user-prompt-version V] [--without-earlier-sessions]   (the ablation: earlier sessions not given)
         --backend fake|remote [--url URL] --agent ... (as for run: --plan, --model, --base-url, --max-turns)
         (a session's later turns may have their own scripted plan, keyed "<session id>#<turn>")
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
@@ -34,6 +35,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from harness import safejson
 from harness.agents import (
     AGENTS,
     PROVIDER_AGENTS,
@@ -182,27 +184,47 @@ def serve_guest(args) -> int:
     return 0
 
 
-def make_user(kind: str, model: str | None = None, base_url: str | None = None):
-    """The simulated user: ``rules`` (deterministic) or a judge provider's model."""
+def make_user(kind: str, model: str | None = None, base_url: str | None = None, prompt_version: str | None = None):
+    """The simulated user: ``rules`` (deterministic) or a judge provider's model, asked with the user
+    prompt ``prompt_version`` (default: the current one)."""
     from harness.judge.provider_base import PROVIDERS, ConfigurationError
     from harness.judge.providers import make_provider
-    from harness.judge.usersim import ModelUser, RuleUser
+    from harness.judge.usersim import USER_PROMPT_VERSION, USER_PROMPT_VERSIONS, ModelUser, RuleUser
 
     if kind == "rules":
-        if model or base_url:
-            raise RunError("--user-model / --user-base-url: only a model-backed --user takes them (got --user rules)")
+        if model or base_url or prompt_version:
+            raise RunError("--user-model / --user-base-url / --user-prompt-version: only a model-backed --user "
+                           "takes them (got --user rules)")  # fmt: skip
         return RuleUser()
     if kind not in PROVIDERS:
         raise RunError(f"--user: unknown user {kind!r} (expected rules or one of {', '.join(PROVIDERS)})")
+    version = prompt_version or USER_PROMPT_VERSION
+    if version not in USER_PROMPT_VERSIONS:
+        raise RunError(f"--user-prompt-version: {version!r} (expected one of {', '.join(USER_PROMPT_VERSIONS)})")
     try:
-        return ModelUser(make_provider(kind, model, base_url=base_url, temperature=0.0))
+        return ModelUser(make_provider(kind, model, base_url=base_url, temperature=0.0), prompt_version=version)
     except ConfigurationError as exc:
         raise RunError(f"--user: {exc}") from exc
 
 
+def recorded_sessions(out: Path, ids) -> dict[str, dict]:
+    """The session records already written in ``out`` for ``ids`` (an unreadable one counts as none)."""
+    from harness.run.session import SESSION_RECORD
+
+    records = {}
+    for session_id in ids:
+        try:
+            data = safejson.load_file(out / session_id / SESSION_RECORD)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            records[session_id] = data
+    return records
+
+
 def run_sessions(args) -> int:
     """``python -m harness session``: play the chosen sessions and write their records."""
-    from harness.run.session import SESSION_RECORD, run_session
+    from harness.run.session import GIVEN, WITHHELD, Earlier, SessionResult, missing_earlier, run_session
     from harness.tasks.sessions import SessionFileError, load_sessions, session_tasks
 
     try:
@@ -223,14 +245,15 @@ def run_sessions(args) -> int:
             chosen = [known[w] for w in args.session]
         tasks = {t.id: t for t in session_tasks(sessions).tasks}
         agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url)
-        user = make_user(args.user, args.user_model, args.user_base_url)
+        user = make_user(args.user, args.user_model, args.user_base_url, args.user_prompt_version)
         env = make_env(args.backend, url=args.url, screen_size=(args.width, args.height))
     except (RunError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     config = LoopConfig(max_turns=args.max_turns, sleep_after=0.0 if args.backend == "fake" else 1.0)
+    setting = WITHHELD if args.without_earlier_sessions else GIVEN
     meta = {"agent": agent.name, "model": agent.model, "backend": args.backend, "max_turns": args.max_turns,
-            "user_simulator": user.identity}  # fmt: skip
+            "user_simulator": user.identity, "earlier_sessions": setting}  # fmt: skip
     out = Path(args.out)
     counts: dict[str, int] = {}
     try:
@@ -245,12 +268,23 @@ def run_sessions(args) -> int:
         run_info = {**meta, **env.protocol(), "sessions": str(args.sessions), "max_user_turns": args.max_user_turns,
                     "started_at": datetime.now().isoformat(timespec="seconds")}  # fmt: skip
         (out / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
+        last_played = ""  # the session whose desktop the guest holds now
         for session in chosen:
-            if (out / session.id / SESSION_RECORD).is_file():
+            records = recorded_sessions(out, session.depends_on)
+            if session.id in recorded_sessions(out, [session.id]):
                 counts["skipped"] = counts.get("skipped", 0) + 1
                 continue
-            result = run_session(session, tasks[session.id], env, agent, user, out, config,
-                                 max_user_turns=args.max_user_turns, meta=meta)  # fmt: skip
+            missing = missing_earlier(session, records) if setting == GIVEN else []
+            if missing:
+                result = SessionResult(session.id, "errored", "error", error=(
+                    f"it builds on {', '.join(missing)}, which has no record in {out}: play it first (or run the "
+                    "ablation with --without-earlier-sessions)"))  # fmt: skip
+            else:
+                world_from = last_played if setting == GIVEN and last_played in session.depends_on else ""
+                earlier = Earlier(setting, records if setting == GIVEN else {}, world_from)
+                result = run_session(session, tasks[session.id], env, agent, user, out, config,
+                                     max_user_turns=args.max_user_turns, meta=meta, earlier=earlier)  # fmt: skip
+                last_played = session.id
             if result.error:
                 print(f"error: {session.id}: {result.error}", file=sys.stderr)
             outcome = "errored" if result.status == "errored" else result.ended_by
@@ -369,7 +403,14 @@ def main(argv=None) -> int:
                          "anthropic, openai, google, openai_compatible")  # fmt: skip
     session.add_argument("--user-model", help="the user model (default: the provider's judge default)")
     session.add_argument("--user-base-url", help="the user model's API URL (a proxy, a simulator, vLLM)")
+    session.add_argument("--user-prompt-version", help="the model user's prompt version (default: the current one)")
     session.add_argument("--max-user-turns", type=int, default=10, help="user turns before the session stops")
+    session.add_argument(
+        "--without-earlier-sessions",
+        action="store_true",
+        help="the ablation: a session is not told its earlier sessions and starts on a reset guest "
+        "(recorded as earlier_sessions: withheld)",
+    )
     session.add_argument("--backend", choices=("fake", "remote"), default="fake")
     session.add_argument("--url", default="", help="guest URL for --backend remote")
     session.add_argument("--agent", choices=sorted(AGENTS), default="scripted")

@@ -175,7 +175,8 @@ def test_the_command_line_plays_a_session_file(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
-        (["--user", "rules", "--user-model", "x"], "--user-model / --user-base-url: only a model-backed --user"),
+        (["--user", "rules", "--user-model", "x"], "--user-prompt-version: only a model-backed --user takes them"),
+        (["--user", "anthropic", "--user-prompt-version", "mypc-user-0"], "--user-prompt-version: 'mypc-user-0'"),
         (["--user", "nobody"], "--user: unknown user 'nobody'"),
         (["--max-user-turns", "0"], "--max-user-turns: 0 (expected at least 1)"),
         (["--session", "session_rides-s09"], "--session: session_rides-s09 not in"),
@@ -229,11 +230,13 @@ def test_a_provider_agent_and_a_model_user_play_a_session_on_the_strict_simulato
         "provider": "anthropic",
         "model": "claude-haiku-4-5",
         "prompt_version": "mypc-user-1",
+        "temperature": None,  # the Anthropic API takes no sampling settings for current models
     }
-    # Turn 2's agent starts afresh, told the request, the exchange so far and the user's answer.
-    turn_2_agent = sim.requests[3]
-    assert "You: Which tip percent should I give the driver?" in turn_2_agent.all_text
-    assert "The user now says: 25%, please." in turn_2_agent.all_text
+    # Turn 2 goes on in the same conversation: the question, then the user's answer as the next message.
+    turn_2_agent = sim.requests[3].body["messages"]
+    assert len(turn_2_agent) == 5 and turn_2_agent[:2] == sim.requests[1].body["messages"][:2]
+    assert turn_2_agent[-2]["content"][-1]["text"] == "Which tip percent should I give the driver?"
+    assert [b["text"] for b in turn_2_agent[-1]["content"] if b["type"] == "text"] == ["25%, please."]
 
 
 def test_a_user_model_that_cannot_answer_stops_the_session_with_its_reason(session_guest, tmp_path):
