@@ -35,7 +35,6 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from harness import safejson
 from harness.agents import (
     AGENTS,
     PROVIDER_AGENTS,
@@ -207,24 +206,9 @@ def make_user(kind: str, model: str | None = None, base_url: str | None = None, 
         raise RunError(f"--user: {exc}") from exc
 
 
-def recorded_sessions(out: Path, ids) -> dict[str, dict]:
-    """The session records already written in ``out`` for ``ids`` (an unreadable one counts as none)."""
-    from harness.run.session import SESSION_RECORD
-
-    records = {}
-    for session_id in ids:
-        try:
-            data = safejson.load_file(out / session_id / SESSION_RECORD)
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            records[session_id] = data
-    return records
-
-
 def run_sessions(args) -> int:
     """``python -m harness session``: play the chosen sessions and write their records."""
-    from harness.run.session import GIVEN, WITHHELD, Earlier, SessionResult, missing_earlier, run_session
+    from harness.run.session import GIVEN, WITHHELD, play_sessions
     from harness.tasks.sessions import SessionFileError, load_sessions, session_tasks
 
     try:
@@ -242,7 +226,7 @@ def run_sessions(args) -> int:
             unknown = [w for w in args.session if w not in known]
             if unknown:
                 raise RunError(f"--session: {', '.join(unknown)} not in {args.sessions}")
-            chosen = [known[w] for w in args.session]
+            chosen = [s for s in sessions.sessions if s.id in args.session]  # in the file's order: earlier first
         tasks = {t.id: t for t in session_tasks(sessions).tasks}
         agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url)
         user = make_user(args.user, args.user_model, args.user_base_url, args.user_prompt_version)
@@ -268,27 +252,9 @@ def run_sessions(args) -> int:
         run_info = {**meta, **env.protocol(), "sessions": str(args.sessions), "max_user_turns": args.max_user_turns,
                     "started_at": datetime.now().isoformat(timespec="seconds")}  # fmt: skip
         (out / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
-        last_played = ""  # the session whose desktop the guest holds now
-        for session in chosen:
-            records = recorded_sessions(out, session.depends_on)
-            if session.id in recorded_sessions(out, [session.id]):
-                counts["skipped"] = counts.get("skipped", 0) + 1
-                continue
-            missing = missing_earlier(session, records) if setting == GIVEN else []
-            if missing:
-                result = SessionResult(session.id, "errored", "error", error=(
-                    f"it builds on {', '.join(missing)}, which has no record in {out}: play it first (or run the "
-                    "ablation with --without-earlier-sessions)"))  # fmt: skip
-            else:
-                world_from = last_played if setting == GIVEN and last_played in session.depends_on else ""
-                earlier = Earlier(setting, records if setting == GIVEN else {}, world_from)
-                result = run_session(session, tasks[session.id], env, agent, user, out, config,
-                                     max_user_turns=args.max_user_turns, meta=meta, earlier=earlier)  # fmt: skip
-                last_played = session.id
-            if result.error:
-                print(f"error: {session.id}: {result.error}", file=sys.stderr)
-            outcome = "errored" if result.status == "errored" else result.ended_by
-            counts[outcome] = counts.get(outcome, 0) + 1
+        counts = play_sessions(chosen, tasks, env, agent, user, out, config, setting=setting,
+                               max_user_turns=args.max_user_turns, meta=meta,
+                               report=lambda line: print(f"error: {line}", file=sys.stderr))  # fmt: skip
     finally:
         env.stop()
     print(f"{len(chosen)} session(s): " + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr)

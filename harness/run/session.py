@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import safejson
 from harness.judge.provider_base import ProviderError
 from harness.judge.usersim import AgentTurn, UserAnswerError, UserReply, UserSimulator, check_reply, is_question
 from harness.run.loop import LoopConfig, LoopResult, run_task
@@ -198,3 +199,49 @@ def _errored(session: SessionSpec, folder: Path, error: str, turns: list, user: 
 
 def _write(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def recorded_sessions(out: Path, ids) -> dict[str, dict]:
+    """The session records already written in ``out`` for ``ids`` (an unreadable one counts as none)."""
+    records = {}
+    for session_id in ids:
+        try:
+            data = safejson.load_file(Path(out) / session_id / SESSION_RECORD)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            records[session_id] = data
+    return records
+
+
+def play_sessions(sessions: list[SessionSpec], tasks: dict, env, agent, user: UserSimulator, out: Path,
+                  config: LoopConfig, *, setting: str = GIVEN, max_user_turns: int = DEFAULT_USER_TURNS,
+                  meta: dict | None = None, report=lambda line: None) -> dict[str, int]:  # fmt: skip
+    """Play ``sessions`` in order (a sequence's in its order), skipping recorded ones; counts by outcome.
+    With the earlier sessions ``given``, a session is told the recorded conversations of those it depends
+    on (one without its dependencies' records is not played: it errors, naming them) and continues on the
+    desktop of the one played just before when it depends on it; ``withheld`` gives neither."""
+    out = Path(out)
+    counts: dict[str, int] = {}
+    last_played = ""  # the session whose desktop the guest holds now
+    for session in sessions:
+        if recorded_sessions(out, [session.id]):
+            counts["skipped"] = counts.get("skipped", 0) + 1
+            continue
+        records = recorded_sessions(out, session.depends_on) if setting == GIVEN else {}
+        missing = missing_earlier(session, records) if setting == GIVEN else []
+        if missing:
+            result = SessionResult(session.id, "errored", "error", error=(
+                f"it builds on {', '.join(missing)}, which has no record in {out}: play it first (or run the "
+                "ablation without the earlier sessions)"))  # fmt: skip
+        else:
+            world_from = last_played if setting == GIVEN and last_played in session.depends_on else ""
+            result = run_session(session, tasks[session.id], env, agent, user, out, config,
+                                 max_user_turns=max_user_turns, meta=meta,
+                                 earlier=Earlier(setting, records, world_from))  # fmt: skip
+            last_played = session.id
+        if result.error:
+            report(f"{session.id}: {result.error}")
+        outcome = "errored" if result.status == "errored" else result.ended_by
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return counts
