@@ -266,8 +266,8 @@ class ModelUser(UserSimulator):
         for _ in range(ANSWER_ATTEMPTS):
             ask = text if not problem else f"{text}\n\nYour previous answer was refused: {problem}. Answer again."
             # A provider error (after the retries of transient ones) propagates: the session stops.
-            system = USER_PROMPTS[self.prompt_version]
-            answer = call_with_retries(lambda q=ask: self.provider.text_call(system, q).text,
+            answer = call_with_retries(lambda q=ask, system=USER_PROMPTS[self.prompt_version]:
+                                       self.provider.text_call(system, q).text,
                                        attempts=self.attempts, base_delay=self.base_delay,
                                        sleep=self.sleep)  # fmt: skip
             try:
@@ -275,3 +275,27 @@ class ModelUser(UserSimulator):
             except UserAnswerError as exc:
                 problem = str(exc)
         raise UserAnswerError(f"the user model broke the protocol {ANSWER_ATTEMPTS} times; last: {problem}")
+
+
+def make_user_simulator(kind: str, model: str | None = None, base_url: str | None = None,
+                        prompt_version: str | None = None, api_key: str | None = None) -> UserSimulator:  # fmt: skip
+    """The simulated user: ``rules`` (deterministic) or a judge provider's model asked with the user
+    prompt ``prompt_version`` (default: the current one); ValueError naming the option that is wrong."""
+    from harness.judge.provider_base import PROVIDERS, ConfigurationError
+    from harness.judge.providers import make_provider
+
+    if kind == "rules":
+        if model or base_url or prompt_version:
+            raise ValueError("--user-model / --user-base-url / --user-prompt-version: only a model-backed --user "
+                             "takes them (got --user rules)")  # fmt: skip
+        return RuleUser()
+    if kind not in PROVIDERS:
+        raise ValueError(f"--user: unknown user {kind!r} (expected rules or one of {', '.join(PROVIDERS)})")
+    version = prompt_version or USER_PROMPT_VERSION
+    if version not in USER_PROMPTS:
+        raise ValueError(f"--user-prompt-version: {version!r} (expected one of {', '.join(USER_PROMPT_VERSIONS)})")
+    try:
+        provider = make_provider(kind, model, api_key=api_key, base_url=base_url, temperature=0.0)
+    except ConfigurationError as exc:
+        raise ValueError(f"--user: {exc}") from exc
+    return ModelUser(provider, prompt_version=version)

@@ -184,26 +184,13 @@ def serve_guest(args) -> int:
 
 
 def make_user(kind: str, model: str | None = None, base_url: str | None = None, prompt_version: str | None = None):
-    """The simulated user: ``rules`` (deterministic) or a judge provider's model, asked with the user
-    prompt ``prompt_version`` (default: the current one)."""
-    from harness.judge.provider_base import PROVIDERS, ConfigurationError
-    from harness.judge.providers import make_provider
-    from harness.judge.usersim import USER_PROMPT_VERSION, USER_PROMPT_VERSIONS, ModelUser, RuleUser
+    """The simulated user (see harness.judge.usersim.make_user_simulator); RunError for a bad option."""
+    from harness.judge.usersim import make_user_simulator
 
-    if kind == "rules":
-        if model or base_url or prompt_version:
-            raise RunError("--user-model / --user-base-url / --user-prompt-version: only a model-backed --user "
-                           "takes them (got --user rules)")  # fmt: skip
-        return RuleUser()
-    if kind not in PROVIDERS:
-        raise RunError(f"--user: unknown user {kind!r} (expected rules or one of {', '.join(PROVIDERS)})")
-    version = prompt_version or USER_PROMPT_VERSION
-    if version not in USER_PROMPT_VERSIONS:
-        raise RunError(f"--user-prompt-version: {version!r} (expected one of {', '.join(USER_PROMPT_VERSIONS)})")
     try:
-        return ModelUser(make_provider(kind, model, base_url=base_url, temperature=0.0), prompt_version=version)
-    except ConfigurationError as exc:
-        raise RunError(f"--user: {exc}") from exc
+        return make_user_simulator(kind, model, base_url, prompt_version)
+    except ValueError as exc:
+        raise RunError(str(exc)) from exc
 
 
 def run_sessions(args) -> int:

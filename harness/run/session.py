@@ -25,11 +25,11 @@ from pathlib import Path
 from harness import safejson
 from harness.judge.provider_base import ProviderError
 from harness.judge.usersim import AgentTurn, UserAnswerError, UserReply, UserSimulator, check_reply, is_question
+from harness.results import SESSION_RECORD
 from harness.run.loop import LoopConfig, LoopResult, run_task
 from harness.run.recorder import Recorder
 from harness.tasks.sessions import SessionSpec
 
-SESSION_RECORD = "session.json"
 SESSION_ERROR = "session_error.json"
 DEFAULT_USER_TURNS = 10
 GIVEN, WITHHELD = "given", "withheld"
