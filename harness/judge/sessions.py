@@ -72,7 +72,7 @@ def rederive_intents(folder, session: SessionSpec, user: UserSimulator) -> dict:
                                  f"{session.id}'s ({', '.join(i.id for i in session.intents)})")  # fmt: skip
     turns = transcript.record["turns"]
     at_limit = transcript.record.get("ended_by") == "turn_limit"
-    open_intents, derived = list(session.intents), {}
+    open_intents, derived = list(session.intents), dict[str, str]()
     for number, (turn, steps) in enumerate(zip(turns, transcript.turn_steps, strict=True), start=1):
         if not open_intents:
             break
@@ -84,12 +84,13 @@ def rederive_intents(folder, session: SessionSpec, user: UserSimulator) -> dict:
             settled |= {i: s for s, i in (("inferred", reply.inferred), ("provided", reply.provided)) if i}
         derived |= settled
         open_intents = [i for i in open_intents if i.id not in settled]
-    intents = {}
+    intents: dict[str, dict] = {}
     for intent in session.intents:
         offline = derived.get(intent.id, "open")
         intents[intent.id] = {"live": live[intent.id], "offline": offline, "agree": offline == live[intent.id]}
+    agreeing = sum(1 for v in intents.values() if v["agree"])
     audit = {"task_id": session.id, "user_simulator": dict(user.identity), "intents": intents,
-             "agreement": sum(v["agree"] for v in intents.values()) / len(intents) if intents else None}  # fmt: skip
+             "agreement": agreeing / len(intents) if intents else None}  # fmt: skip
     _write(Path(folder) / INTENT_AUDIT_FILE, audit)
     return audit
 
