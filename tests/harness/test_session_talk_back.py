@@ -1,8 +1,9 @@
-"""Agents talk back: every provider adapter plays a 3-turn session in ONE conversation on its strict
-provider simulator. Turn 1 types and asks a question; the user's answer goes in as the next user
-message; turn 2 types and signals DONE in the same reply (its call is owed a result); the user supplies
-an intent, which reaches the model after that result; turn 3 answers. No request is refused, the system
-prompt tells the model the user is at hand, and each turn's folder records only that turn's usage."""
+"""Agents talk back: every provider adapter (OpenAI both chained and windowed) plays a 3-turn session in
+ONE conversation on its strict provider simulator. Turn 1 types and asks a question; the user's answer
+goes in as the next user message; turn 2 types and signals DONE in the same reply (its call is owed a
+result); the user supplies an intent, which reaches the model after that result; turn 3 answers. No
+request is refused, the system prompt tells the model the user is at hand, and each turn's folder records
+only that turn's usage."""
 
 import json
 
@@ -54,6 +55,10 @@ ADAPTERS = {
                lambda b: [t for i in b["input"] if i.get("role") == "user" for t in _texts(i["content"])],
                lambda b: b["instructions"],
                lambda b: b["input"][0]["type"] == "computer_call_output" and bool(b.get("previous_response_id"))),
+    "openai_windowed": (OpenAIAgent, "openai_url", _openai,
+                        lambda b: [t for i in b["input"][-2:] if i.get("role") == "user" for t in _texts(i["content"])],
+                        lambda b: b["instructions"],
+                        lambda b: b["input"][-2]["type"] == "computer_call_output"),
     "gemini": (GeminiAgent, "url", _gemini,
                lambda b: _texts(b["contents"][-1]["parts"]),
                lambda b: b["systemInstruction"]["parts"][0]["text"],
@@ -88,8 +93,8 @@ def test_each_adapter_plays_a_three_turn_session_in_one_conversation(name, talk_
     sessions = read_session_data(SESSION_FILE, "rides.json")
     (task,) = session_tasks(sessions).tasks
     with ProviderSimulator(script=script) as sim:
-        model = {"model": "sim-model"} if name == "openai_compatible" else {}
-        agent = cls(api_key="sim-key", base_url=getattr(sim, url_attr), max_retries=0, **model)
+        options = {"openai_compatible": {"model": "sim-model"}, "openai_windowed": {"context": "windowed"}}
+        agent = cls(api_key="sim-key", base_url=getattr(sim, url_attr), max_retries=0, **options.get(name, {}))
         agent.attach(talk_back_guest)
         result = run_session(sessions.sessions[0], task, talk_back_guest, agent, RuleUser(), tmp_path,
                              LoopConfig(sleep_after=0.0, max_turns=10))  # fmt: skip
@@ -109,9 +114,9 @@ def test_each_adapter_plays_a_three_turn_session_in_one_conversation(name, talk_
     assert newest_user_words(bodies[3]) == [SUPPLIED]
     if answers_owed_call is not None:
         assert answers_owed_call(bodies[3])
-    # The conversation is never restarted: the request is sent once, in the first request only.
-    assert [json.dumps(b).count("Book me a ride to the airport.") > 0 for b in bodies] == (
-        [True, False, False, False] if name == "openai" else [True] * 4
+    # The conversation is never restarted: it opens with the request (chained: sent once, in the first).
+    assert [json.dumps(b).count("Book me a ride to the airport.") for b in bodies] == (
+        [1, 0, 0, 0] if name == "openai" else [1] * 4
     )
     assert all("The user is at hand" in system_of(b) for b in bodies)
     assert system_of(bodies[0]) == system_of(bodies[3])  # the same system prompt all along (caching)
