@@ -8,7 +8,7 @@ import sys
 
 from harness.judge.core import Judge, JudgeConfigurationError
 from harness.judge.prompt import DEFAULT_MAX_IMAGES, PROMPT_VERSION, PROMPT_VERSIONS
-from harness.judge.provider_base import GOOGLE, PROVIDERS, ConfigurationError
+from harness.judge.provider_base import GOOGLE, PROVIDERS, ConfigurationError, ProviderError
 from harness.judge.providers import make_provider
 from harness.judge.sessions import agreement, judge_session, rederive_intents, session_folders
 from harness.judge.usersim import UserAnswerError, make_user_simulator
@@ -82,7 +82,7 @@ def audit_intents(args, folders) -> int:
             if session is None:
                 raise SessionFolderError(f"{folder}: no session {folder.name!r} in {args.sessions}")
             audit = rederive_intents(folder, session, user)
-        except (SessionFolderError, UserAnswerError) as exc:
+        except (SessionFolderError, UserAnswerError, ProviderError) as exc:  # this session cannot be audited
             print(f"error: {exc}", file=sys.stderr)
             failed += 1
             continue

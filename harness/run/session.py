@@ -143,8 +143,9 @@ def run_session(session: SessionSpec, task, env, agent, user: UserSimulator, out
         )  # fmt: skip
         steps += result.steps
         tool_commands = list(getattr(agent, "tool_commands", []))
-        turn = {"user": message, "agent": result.final_answer, "agent_ended_by": result.ended_by,
-                "steps": result.steps, "folder": f"turn_{number}", "tool_commands": tool_commands}  # fmt: skip
+        turn = {"user": message, "agent": result.final_answer, "asked": is_question(result.final_answer),
+                "agent_ended_by": result.ended_by, "steps": result.steps, "folder": f"turn_{number}",
+                "tool_commands": tool_commands}  # fmt: skip
         turns.append(turn)
         if result.status != "finished":
             return _errored(session, folder, f"user turn {number}: the agent's turn errored: {result.error}",

@@ -77,9 +77,13 @@ def session_guest():
 
 
 def play(env, plans, tmp_path, max_user_turns=10):
+    return play_with(env, ScriptedAgent(plans), tmp_path, max_user_turns)
+
+
+def play_with(env, agent, tmp_path, max_user_turns=10):
     sessions = read_session_data(SESSION_FILE, "rides.json")
     (task,) = session_tasks(sessions).tasks
-    return run_session(sessions.sessions[0], task, env, ScriptedAgent(plans), RuleUser(), tmp_path, FAST,
+    return run_session(sessions.sessions[0], task, env, agent, RuleUser(), tmp_path, FAST,
                        max_user_turns=max_user_turns, meta={"agent": "scripted"})  # fmt: skip
 
 
@@ -98,6 +102,7 @@ def test_a_session_settles_each_intent_completed_inferred_or_provided(session_gu
         "Yes: Tip the driver 25 percent.",
         "Oh, and Pickup from the office at 4pm.",
     ]
+    assert [t["asked"] for t in saved["turns"]] == [True, False, False]  # turn 1 ended with a question
     assert [t["settled"] for t in saved["turns"]] == [
         {"I1": "completed", "I2": "inferred"},
         {"I3": "provided"},
@@ -268,3 +273,39 @@ def test_what_a_provider_agent_did_through_its_shell_counts_as_done(session_gues
     assert sim.invalid == []
     assert read_session_record(result.record).intents == {"I1": "completed", "I2": "open", "I3": "open"}
     assert result.ended_by == "turn_limit"
+
+
+class WithoutResume:
+    """An agent written elsewhere that cannot keep its conversation across user turns."""
+
+    def __init__(self, plans):
+        self.inner = ScriptedAgent(plans)
+        self.name, self.model = "elsewhere", "elsewhere"
+
+    def __getattr__(self, name):
+        if name in ("resume", "enter_session"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name, value):
+        if name == "user_turn":
+            self.inner.user_turn = value
+        object.__setattr__(self, name, value)
+
+
+def test_an_agent_that_cannot_talk_back_starts_each_later_turn_afresh_told_what_was_said(session_guest, tmp_path):
+    result = play_with(session_guest, WithoutResume(PROACTIVE_PLANS), tmp_path)
+    assert result.record["agent_conversation"] == "fresh each turn"
+    assert {k: v["status"] for k, v in result.record["intents"].items()} == {
+        "I1": "completed",
+        "I2": "inferred",
+        "I3": "provided",
+    }
+    told = json.loads((tmp_path / SESSION_ID / "turn_2" / "rubric_bundle.json").read_text())["task"]["instruction"]
+    assert told == turn_instruction("Book me a ride to the airport.",
+                                    [("Book me a ride to the airport.", "Which tip percent should I give the driver?")],
+                                    "Yes: Tip the driver 25 percent.")  # fmt: skip
+    resumed = play(session_guest, PROACTIVE_PLANS, tmp_path / "resumed")  # the scripted agent talks back
+    assert resumed.record["agent_conversation"] == "one"
+    told = json.loads((tmp_path / "resumed" / SESSION_ID / "turn_2" / "rubric_bundle.json").read_text())
+    assert told["task"]["instruction"] == "Yes: Tip the driver 25 percent."  # the user's words alone
