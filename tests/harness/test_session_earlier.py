@@ -104,6 +104,8 @@ def test_without_the_earlier_sessions_the_preference_must_be_supplied_again(sequ
     told = json.loads((tmp_path / SECOND / "turn_1" / "rubric_bundle.json").read_text())["task"]["instruction"]
     assert told == "Book me a ride home from the airport."
     assert typed(sequence_guest)[0] == "ride home"  # the guest was reset before session 2
+    bundle = json.loads((tmp_path / SECOND / "turn_1" / "bundle.json").read_text())
+    assert bundle["earlier_sessions"] == "withheld"
     assert session_scores(read_session_record(second)).proactivity == 0.0
 
 
