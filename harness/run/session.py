@@ -134,8 +134,12 @@ def run_session(session: SessionSpec, task, env, agent, user: UserSimulator, out
         recorder = Recorder.to_folder(
             turn_task,
             folder / f"turn_{number}",
-            meta={**(meta or {}), "user_turn": number, "user_simulator": user.identity,
-                  "earlier_sessions": earlier.setting},  # fmt: skip
+            meta={
+                **(meta or {}),
+                "user_turn": number,
+                "user_simulator": user.identity,
+                "earlier_sessions": earlier.setting,
+            },  # fmt: skip
         )
         result: LoopResult = run_task(
             turn_task, env, agent, recorder, config,
