@@ -254,11 +254,14 @@ class AnthropicAgent(ProviderAgent):
                 if is_error:
                     result["is_error"] = True  # the model is told the call failed, and why
                 results.append(result)
+        # A resumed session: the user's words come after every tool_result (the API wants those first).
+        told = [{"type": "text", "text": self.user_message}] if self.user_message else []
         if gave_image:
             # the screenshot answers the last computer call: move it last so it is the freshest block
             results.sort(key=lambda block: block["content"][0]["type"] == "image")
+            results += told
         else:
-            results.append(image)
+            results += [*told, image]
         return {"role": "user", "content": results}
 
     def _windowed(self, messages: list[dict]) -> list[dict]:
@@ -344,6 +347,7 @@ class AnthropicAgent(ProviderAgent):
         self.messages.append({"role": "user", "content": strip_images(user["content"])})
         assistant = [block.model_dump(exclude_none=True) for block in reply.content]
         self.history += [user, {"role": "assistant", "content": assistant}]
+        self.user_message = ""  # sent: it is in the history now
         return self._act(reply.content, Scale.between(display, screen))
 
     def _act(self, blocks, scale: Scale) -> tuple[str, list[str]]:

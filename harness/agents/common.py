@@ -3,6 +3,7 @@ editor run through the guest's Control API, screenshot scaling, the screenshot w
 and provider errors turned into the "Error code: ..." replies the loop counts."""
 
 import base64
+import dataclasses
 import io
 import json
 import os
@@ -247,14 +248,22 @@ class ProviderAgent(AgentState):
         self._execute = env.execute
 
     def system_prompt(self, screen_size) -> str:
-        env = self.environment
-        env = Environment(env.persona_name, env.persona_email, tuple(screen_size), env.password, env.dual_tool_hint)
-        return system_prompt(env)
+        return system_prompt(dataclasses.replace(self.environment, screen_size=tuple(screen_size)))
 
     def reset(self, task_id: str = "") -> None:
         AgentState.__init__(self)
         self.turn = 0
         self.reset_conversation()
+
+    def enter_session(self) -> None:
+        """The user is at hand from now on (the system prompt says so, the same on every turn)."""
+        self.environment = dataclasses.replace(self.environment, user_at_hand=True)
+
+    def resume(self, message: str) -> None:
+        """A session's next user turn: the conversation goes on; the next request answers what is owed
+        (tool results, with the screen as it is now) and then carries ``message`` as the user's words."""
+        self.begin_turn_record(message)
+        self.turn = 0
 
     def reset_conversation(self) -> None:
         raise NotImplementedError

@@ -11,6 +11,12 @@ class DummyAgent(AgentState):
     def reset(self, task_id: str = "") -> None:
         AgentState.__init__(self)
 
+    def enter_session(self) -> None:
+        """Nothing to tell: it answers at once whatever is asked."""
+
+    def resume(self, message: str) -> None:
+        self.reset()
+
     def predict(self, instruction: str, observation: dict) -> tuple[str, list[str]]:
         self.messages.append({"role": "assistant", "content": self.RESPONSE})
         return self.RESPONSE, ["DONE"]

@@ -83,13 +83,14 @@ class GeminiAgent(ProviderAgent):
     def _next_user_turn(self, instruction, screenshot: bytes) -> tuple:
         if not self.history:
             return ("user", [("text", instruction), ("image", screenshot)])
+        told = [("text", self.user_message)] if self.user_message else []  # a resumed session's user words
         if not self.pending:
-            return ("user", [("image", screenshot)])
+            return ("user", [*told, ("image", screenshot)])
         gui = [i for i, (_, result) in enumerate(self.pending) if result is None]
         # The one screenshot after the batch answers its last GUI call; a shell-only round shows it apart.
         items = [("response", call, result, screenshot if gui and i == gui[-1] else None)
                  for i, (call, result) in enumerate(self.pending)]  # fmt: skip
-        return ("user", items if gui else [*items, ("image", screenshot)])
+        return ("user", [*items, *told] if gui else [*items, *told, ("image", screenshot)])
 
     def _contents(self, turns) -> list:
         """The conversation as google-genai Contents, images beyond the newest ``screenshot_window`` dropped."""
@@ -159,6 +160,7 @@ class GeminiAgent(ProviderAgent):
         candidate = (response.candidates or [None])[0]
         content = candidate.content if candidate is not None else None
         self.history.append(user)
+        self.user_message = ""  # sent
         if content is None or not content.parts:
             self.pending = []
             return self.finish_turn("", [], 0)

@@ -93,6 +93,8 @@ class OpenAIAgent(ProviderAgent):
                 gave_image = True
             items.append(item)
         notes = [{"type": "input_text", "text": failure} for failure in self.failures]
+        if self.user_message:  # a resumed session: the user's words, after the call outputs they follow
+            notes.insert(0, {"type": "input_text", "text": self.user_message})
         if not gave_image:
             # Only shell calls were answered: the model still gets to see the screen as it is now.
             notes.append({"type": "input_image", "image_url": image_url, "detail": "original"})
@@ -166,6 +168,7 @@ class OpenAIAgent(ProviderAgent):
         response = self.call_within_budget(call, truncated)
         self.messages.append({"role": "user", "content": strip_images(items)})
         self.previous_id, self.started = response.id, True
+        self.user_message = ""  # sent
         if self.context == "windowed":
             self.transcript += [*items, *(item.model_dump(exclude_none=True) for item in response.output)]
         return self._act(response.output)

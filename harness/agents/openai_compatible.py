@@ -195,6 +195,8 @@ class OpenAICompatibleAgent(ProviderAgent):
         if not self.history:
             return {"role": "user", "content": [{"type": "text", "text": instruction}, image]}
         texts = [{"type": "text", "text": f"<tool_response>\n{r}\n</tool_response>"} for r in self.tool_responses]
+        if self.user_message:  # a resumed session: the user's words after the tool responses
+            texts.append({"type": "text", "text": self.user_message})
         return {"role": "user", "content": [*texts, image]}
 
     def _windowed(self, messages: list[dict]) -> list[dict]:
@@ -276,6 +278,7 @@ class OpenAICompatibleAgent(ProviderAgent):
             self.messages.append({"role": "thinking", "content": thought})
         # only the answer stays in the conversation: the model card asks for history without past thoughts
         self.history += [user, {"role": "assistant", "content": answer}]
+        self.user_message = ""  # sent
         return self._act(answer, screen, model_size)
 
     def _act(self, reply: str, screen, model_size) -> tuple[str, list[str]]:

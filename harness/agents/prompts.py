@@ -1,5 +1,6 @@
-"""The persona-and-environment context and completion rules every agent is given (our own words), and
-how a reply's stop signal is read: DONE, FAIL or INFEASIBLE."""
+"""The persona-and-environment context and completion rules every agent is given (our own words), the
+rules of a session with the user at hand (ask a focused question, or answer), and how a reply's stop
+signal is read: DONE, FAIL or INFEASIBLE."""
 
 import re
 from dataclasses import dataclass
@@ -26,6 +27,14 @@ Several GUI actions sent in one turn share a single screenshot taken after the l
 Keyboard shortcuts are often faster than menus. Shell commands run without a terminal: do not start
 anything that waits for input."""
 
+# A session: the user reads the agent's messages and answers in the same conversation.
+USER_AT_HAND = """\
+The user is at hand in this session and reads your messages. When you need something only they can
+tell you (a preference, a choice between options), you may end your turn by asking them one focused
+question: make the question your last message, with no action and no DONE. Their answer comes back as
+the next message and you carry on from where you stopped. The user may also add something after your
+final answer; it then comes as a new message in this conversation."""
+
 
 @dataclass(frozen=True)
 class Environment:
@@ -34,6 +43,7 @@ class Environment:
     screen_size: tuple[int, int] = (1280, 800)
     password: str | None = "password"  # None for agents without a shell
     dual_tool_hint: bool = False
+    user_at_hand: bool = False  # a session: the user answers questions in the same conversation
 
 
 def environment_block(env: Environment) -> str:
@@ -57,7 +67,8 @@ def environment_block(env: Environment) -> str:
 
 
 def system_prompt(env: Environment = Environment()) -> str:
-    return "\n\n".join([environment_block(env), WORKING_HABITS, SAFETY, COMPLETION_RULES])
+    blocks = [environment_block(env), WORKING_HABITS, SAFETY, COMPLETION_RULES]
+    return "\n\n".join([*blocks, USER_AT_HAND] if env.user_at_hand else blocks)
 
 
 _FENCE = re.compile(r"```\s*(DONE|FAIL)\s*```", re.IGNORECASE)

@@ -98,6 +98,7 @@ class ScriptedAgent(AgentState):
         self.plans = plans or {"*": DEFAULT_PLAN}
         self.plan = DEFAULT_PLAN
         self.turn = 0
+        self.task_id = ""
         self.user_turn = 1  # a session's user turn (set by the session loop): plans "<task id>#<n>" play there
 
     def reset(self, task_id: str = "") -> None:
@@ -106,7 +107,16 @@ class ScriptedAgent(AgentState):
         if plan is None:
             raise AgentError(f"scripted agent has no plan for task {task_id!r} (plans for: {sorted(self.plans)})")
         self.plan = plan
+        self.task_id = task_id
         self.turn = 0
+
+    def enter_session(self) -> None:
+        """Nothing to tell a plan: it already knows when it asks."""
+
+    def resume(self, message: str) -> None:
+        """The session's next user turn: the plan for it (``user_turn`` set by the session loop); the
+        loop hands the user's message in as the turn's instruction, recorded as what the agent read."""
+        self.reset(self.task_id)
 
     def predict(self, instruction: str, observation: dict) -> tuple[str, list[str]]:
         self.messages.append(

@@ -1,6 +1,7 @@
 """The rubric judge: one call per rubric item over the whole trajectory, on Google, Anthropic,
 OpenAI or any OpenAI-compatible server, with the trajectory sent once as a cached prefix; and the simulated
-user of sessions (``usersim``: its two-stage reply on the same providers, or by rules)."""
+user of sessions (``usersim``: its two-stage reply on the same providers, or by rules), and a recorded
+session judged as a whole (``sessions``: its checklist over all turns, its intent statuses re-derived)."""
 
 from harness.judge.core import (
     ERROR,

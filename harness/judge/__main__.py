@@ -1,4 +1,5 @@
-"""`python -m harness.judge RESULT_FOLDER`: judge an upstream result folder offline."""
+"""`python -m harness.judge RESULT_FOLDER`: judge an upstream result folder offline; `python -m harness.judge
+session FOLDER` / `intents FOLDER --sessions FILE`: judge recorded sessions whole, audit their intents."""
 
 import sys
 

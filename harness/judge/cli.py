@@ -279,6 +279,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("session", "intents"):  # a session's checklist, or its intent audit
+        from harness.judge.session_cli import main as session_main
+
+        return session_main(argv)
     args = build_parser().parse_args(argv)
     if not args.result_folder.is_dir():
         print(f"error: {args.result_folder} is not a folder (expected a result folder)", file=sys.stderr)

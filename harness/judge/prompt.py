@@ -18,6 +18,7 @@ PROTOCOLS = {OURS: "ours", PAPER: "paper"}
 DEFAULT_MAX_IMAGES = 200
 MODEL_TEXT_LIMIT = 600
 ACTION_TEXT_LIMIT = 400
+USER_TEXT_LIMIT = 2000
 TOOL_OUTPUT_LIMIT = 300
 BEGIN = "<<<TRAJECTORY DATA BEGIN>>>"
 END = "<<<TRAJECTORY DATA END>>>"
@@ -112,6 +113,9 @@ class TrajectoryForJudge:
     steps: list[StepRecord]
     final_answer: str = ""
     ended_by: str = ""
+    # A session: the user's messages, each (steps before it, text), shown in the history where they
+    # were spoken (the first one is the request itself, already given as the task).
+    user_turns: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -174,12 +178,23 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f" […{len(text) - limit} more characters]"
 
 
-def action_history(steps: list[StepRecord]) -> str:
-    if not steps:
+def _user_lines(user_turns, before_step: int, template: str) -> list[str]:
+    """The user's messages spoken after ``before_step - 1`` steps (a session's later user turns)."""
+    return [template.format(text=neutralise(_cut(text, USER_TEXT_LIMIT))) for after, text in user_turns
+            if after == before_step - 1]  # fmt: skip
+
+
+def action_history(steps: list[StepRecord], user_turns=()) -> str:
+    """The numbered steps; a session's later user messages (``user_turns``: (steps before it, text))
+    stand unnumbered where they were spoken."""
+    if not steps and not user_turns:
         return "(no actions recorded)"
     lines = []
     previous_turn = None
-    for number, step in enumerate(steps, start=1):
+    for number, step in enumerate([*steps, None], start=1):
+        lines += _user_lines(user_turns, number, "The user then says: {text}")
+        if step is None:
+            break
         lines.append(f"Step {number}:")
         # The model's text repeats on every action of a turn; once per turn is enough.
         if step.model_text and step.turn != previous_turn:
@@ -224,7 +239,7 @@ def build_prefix(
         *_persona_block(persona_summary, "About the user (persona summary, for context):"),
         BEGIN,
         "Action history:",
-        action_history(trajectory.steps),
+        action_history(trajectory.steps, trajectory.user_turns[1:]),
     ]
     if trajectory.final_answer:
         head += ["", f"Agent's final answer: {neutralise(_cut(trajectory.final_answer, 2000))}"]
@@ -265,14 +280,17 @@ Status: "success" or "failure"
 PAPER_RESPONSE_LIMIT = 600  # the released judge sends the first 600 characters of each step's response
 
 
-def paper_action_history(steps: list[StepRecord]) -> str:
+def paper_action_history(steps: list[StepRecord], user_turns=()) -> str:
     """Every step, numbered 1..n by position: the model's response (first 600 characters, as the
     released judge sends it) and the action in full. Like the released judge, no tool output and no
     separate final answer (the last response carries it): the protocol is reproduced, not improved."""
-    if not steps:
+    if not steps and not user_turns:
         return "No actions recorded."
     lines = []
-    for number, step in enumerate(steps, start=1):
+    for number, step in enumerate([*steps, None], start=1):
+        lines += _user_lines(user_turns, number, "User: {text}")
+        if step is None:
+            break
         response = (step.model_text or "").strip()[:PAPER_RESPONSE_LIMIT]
         lines.append(f"{number}. Response: {response}")
         lines.append(f"Action: {(step.action_text or '').strip()}")
@@ -292,7 +310,7 @@ def _paper_prefix(trajectory, max_images, images, persona_summary) -> Prefix:
     head += _persona_block(persona_summary, "Persona summary (context only):")
     prefix.parts.append(TextPart("\n".join(head)))
     prefix.item_at = 1  # the rubric item comes before the history
-    history = ["", "Full Action History:", paper_action_history(trajectory.steps)]
+    history = ["", "Full Action History:", paper_action_history(trajectory.steps, trajectory.user_turns[1:])]
     history += [
         "",
         f"{len(kept)} screenshots attached (the last {len(kept)} of {len(trajectory.steps)} steps), in order.",

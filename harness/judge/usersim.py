@@ -22,7 +22,7 @@ from harness.judge.prompt import neutralise
 from harness.judge.provider_base import Provider, call_with_retries
 from harness.tasks.sessions import IntentSpec
 
-USER_PROMPT_VERSION = "mypc-user-1"
+USER_PROMPT_VERSION = "mypc-user-1"  # the default; every version's prompts are in USER_PROMPTS
 RULES_VERSION = "mypc-user-rules-1"
 ANSWER_ATTEMPTS = 2  # an answer that breaks the protocol is asked for again once
 NOTHING_MORE = "That's everything from me. Please go ahead and finish."
@@ -185,6 +185,13 @@ Answer with exactly one JSON object and nothing else:
 "message": "<what you say to the assistant>", "reason": "<one sentence>"}}"""
 
 
+# The user model's prompts by version, as the judge's are: a changed prompt is a new version (the old
+# one kept), so a session's recorded prompt_version always names the words its user was given. The
+# digests in tests/harness/test_user_simulator.py pin each version's text.
+USER_PROMPTS = {USER_PROMPT_VERSION: SYSTEM}
+USER_PROMPT_VERSIONS = tuple(USER_PROMPTS)
+
+
 def user_prompt(request: str, open_intents: Sequence[IntentSpec], turn: AgentTurn) -> str:
     """The user model's question for one turn: the request, the open intents, the agent's turn."""
     intents = "\n".join(f"- {i.id}: {i.statement}" for i in open_intents) or "(none)"
@@ -238,14 +245,19 @@ class ModelUser(UserSimulator):
     attempts: int = 3
     base_delay: float = 1.0
     sleep: object = time.sleep
+    prompt_version: str = USER_PROMPT_VERSION
     identity: dict = field(init=False)
 
     def __post_init__(self):
+        if self.prompt_version not in USER_PROMPTS:
+            raise ValueError(f"user prompt version {self.prompt_version!r} (expected one of "
+                             f"{', '.join(USER_PROMPT_VERSIONS)})")  # fmt: skip
         self.identity = {
             "kind": "model",
             "provider": self.provider.name,
             "model": self.provider.model,
-            "prompt_version": USER_PROMPT_VERSION,
+            "prompt_version": self.prompt_version,
+            "temperature": self.provider.temperature,
         }
 
     def respond(self, request: str, open_intents: Sequence[IntentSpec], turn: AgentTurn) -> UserReply:
@@ -254,7 +266,8 @@ class ModelUser(UserSimulator):
         for _ in range(ANSWER_ATTEMPTS):
             ask = text if not problem else f"{text}\n\nYour previous answer was refused: {problem}. Answer again."
             # A provider error (after the retries of transient ones) propagates: the session stops.
-            answer = call_with_retries(lambda q=ask: self.provider.text_call(SYSTEM, q).text,
+            answer = call_with_retries(lambda q=ask, system=USER_PROMPTS[self.prompt_version]:
+                                       self.provider.text_call(system, q).text,
                                        attempts=self.attempts, base_delay=self.base_delay,
                                        sleep=self.sleep)  # fmt: skip
             try:
@@ -262,3 +275,27 @@ class ModelUser(UserSimulator):
             except UserAnswerError as exc:
                 problem = str(exc)
         raise UserAnswerError(f"the user model broke the protocol {ANSWER_ATTEMPTS} times; last: {problem}")
+
+
+def make_user_simulator(kind: str, model: str | None = None, base_url: str | None = None,
+                        prompt_version: str | None = None, api_key: str | None = None) -> UserSimulator:  # fmt: skip
+    """The simulated user: ``rules`` (deterministic) or a judge provider's model asked with the user
+    prompt ``prompt_version`` (default: the current one); ValueError naming the option that is wrong."""
+    from harness.judge.provider_base import PROVIDERS, ConfigurationError
+    from harness.judge.providers import make_provider
+
+    if kind == "rules":
+        if model or base_url or prompt_version:
+            raise ValueError("--user-model / --user-base-url / --user-prompt-version: only a model-backed --user "
+                             "takes them (got --user rules)")  # fmt: skip
+        return RuleUser()
+    if kind not in PROVIDERS:
+        raise ValueError(f"--user: unknown user {kind!r} (expected rules or one of {', '.join(PROVIDERS)})")
+    version = prompt_version or USER_PROMPT_VERSION
+    if version not in USER_PROMPTS:
+        raise ValueError(f"--user-prompt-version: {version!r} (expected one of {', '.join(USER_PROMPT_VERSIONS)})")
+    try:
+        provider = make_provider(kind, model, api_key=api_key, base_url=base_url, temperature=0.0)
+    except ConfigurationError as exc:
+        raise ValueError(f"--user: {exc}") from exc
+    return ModelUser(provider, prompt_version=version)

@@ -2,7 +2,8 @@
 the records and bundle-format constants, ``bundle`` the task folders and trees, ``judge_files`` the judge
 files in them), which layout a folder belongs to (``layouts``), what else a folder holds (``result_files``:
 gaps, problems, token usage, tool calls), uploaded archives (``archive``, and ``archive_stream`` for huge
-ones read folder by folder) at a share of a CPU (``pacing``), untrusted names shown safely
+ones read folder by folder) at a share of a CPU (``pacing``), a recorded session as one transcript
+(``sessions``: user turns between the turns' steps), untrusted names shown safely
 (``safe_names``), the rule that turns a run's cells into its headline figures (``scoring``), and which world variant a
 trajectory ran on (``world_variant``).
 
@@ -35,6 +36,13 @@ from harness.results.records import (
 from harness.results.result_files import usage_by_kind
 from harness.results.safe_names import printable
 from harness.results.scoring import PERFECT_THRESHOLD, Figures, is_perfect, run_figures
+from harness.results.sessions import (
+    SESSION_RECORD,
+    SessionFolderError,
+    SessionTranscript,
+    UserTurn,
+    read_session_folder,
+)
 from harness.results.world_variant import (
     CANONICAL_WORLD,
     WORLD_VARIANT_KEY,
@@ -47,6 +55,11 @@ from harness.results.world_variant import (
 )
 
 __all__ = [
+    "SESSION_RECORD",
+    "SessionFolderError",
+    "SessionTranscript",
+    "UserTurn",
+    "read_session_folder",
     "CANONICAL_WORLD",
     "WORLD_VARIANT_KEY",
     "WorldVariantError",

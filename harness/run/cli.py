@@ -20,6 +20,7 @@ the site imports unchanged. Finished tasks are skipped, so an interrupted run re
             the fake backend serves any variant, the others the canonical world 0 only)
     python -m harness session --sessions FILE [--session ID ...] --out DIR [--max-user-turns N]
         --user rules | --user anthropic|openai|google|openai_compatible [--user-model NAME] [--user-base-url URL]
+        [--user-prompt-version V] [--without-earlier-sessions]   (the ablation: earlier sessions not given)
         --backend fake|remote [--url URL] --agent ... (as for run: --plan, --model, --base-url, --max-turns)
         (a session's later turns may have their own scripted plan, keyed "<session id>#<turn>")
     python -m harness guest --kind local|fake [--port 5000] [--start-url URL]
@@ -182,27 +183,19 @@ def serve_guest(args) -> int:
     return 0
 
 
-def make_user(kind: str, model: str | None = None, base_url: str | None = None):
-    """The simulated user: ``rules`` (deterministic) or a judge provider's model."""
-    from harness.judge.provider_base import PROVIDERS, ConfigurationError
-    from harness.judge.providers import make_provider
-    from harness.judge.usersim import ModelUser, RuleUser
+def make_user(kind: str, model: str | None = None, base_url: str | None = None, prompt_version: str | None = None):
+    """The simulated user (see harness.judge.usersim.make_user_simulator); RunError for a bad option."""
+    from harness.judge.usersim import make_user_simulator
 
-    if kind == "rules":
-        if model or base_url:
-            raise RunError("--user-model / --user-base-url: only a model-backed --user takes them (got --user rules)")
-        return RuleUser()
-    if kind not in PROVIDERS:
-        raise RunError(f"--user: unknown user {kind!r} (expected rules or one of {', '.join(PROVIDERS)})")
     try:
-        return ModelUser(make_provider(kind, model, base_url=base_url, temperature=0.0))
-    except ConfigurationError as exc:
-        raise RunError(f"--user: {exc}") from exc
+        return make_user_simulator(kind, model, base_url, prompt_version)
+    except ValueError as exc:
+        raise RunError(str(exc)) from exc
 
 
 def run_sessions(args) -> int:
     """``python -m harness session``: play the chosen sessions and write their records."""
-    from harness.run.session import SESSION_RECORD, run_session
+    from harness.run.session import GIVEN, WITHHELD, play_sessions
     from harness.tasks.sessions import SessionFileError, load_sessions, session_tasks
 
     try:
@@ -220,17 +213,18 @@ def run_sessions(args) -> int:
             unknown = [w for w in args.session if w not in known]
             if unknown:
                 raise RunError(f"--session: {', '.join(unknown)} not in {args.sessions}")
-            chosen = [known[w] for w in args.session]
+            chosen = [s for s in sessions.sessions if s.id in args.session]  # in the file's order: earlier first
         tasks = {t.id: t for t in session_tasks(sessions).tasks}
         agent = make_agent(args.agent, args.plan, model=args.model, base_url=args.base_url)
-        user = make_user(args.user, args.user_model, args.user_base_url)
+        user = make_user(args.user, args.user_model, args.user_base_url, args.user_prompt_version)
         env = make_env(args.backend, url=args.url, screen_size=(args.width, args.height))
     except (RunError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     config = LoopConfig(max_turns=args.max_turns, sleep_after=0.0 if args.backend == "fake" else 1.0)
+    setting = WITHHELD if args.without_earlier_sessions else GIVEN
     meta = {"agent": agent.name, "model": agent.model, "backend": args.backend, "max_turns": args.max_turns,
-            "user_simulator": user.identity}  # fmt: skip
+            "user_simulator": user.identity, "earlier_sessions": setting}  # fmt: skip
     out = Path(args.out)
     counts: dict[str, int] = {}
     try:
@@ -245,16 +239,9 @@ def run_sessions(args) -> int:
         run_info = {**meta, **env.protocol(), "sessions": str(args.sessions), "max_user_turns": args.max_user_turns,
                     "started_at": datetime.now().isoformat(timespec="seconds")}  # fmt: skip
         (out / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
-        for session in chosen:
-            if (out / session.id / SESSION_RECORD).is_file():
-                counts["skipped"] = counts.get("skipped", 0) + 1
-                continue
-            result = run_session(session, tasks[session.id], env, agent, user, out, config,
-                                 max_user_turns=args.max_user_turns, meta=meta)  # fmt: skip
-            if result.error:
-                print(f"error: {session.id}: {result.error}", file=sys.stderr)
-            outcome = "errored" if result.status == "errored" else result.ended_by
-            counts[outcome] = counts.get(outcome, 0) + 1
+        counts = play_sessions(chosen, tasks, env, agent, user, out, config, setting=setting,
+                               max_user_turns=args.max_user_turns, meta=meta,
+                               report=lambda line: print(f"error: {line}", file=sys.stderr))  # fmt: skip
     finally:
         env.stop()
     print(f"{len(chosen)} session(s): " + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr)
@@ -369,7 +356,14 @@ def main(argv=None) -> int:
                          "anthropic, openai, google, openai_compatible")  # fmt: skip
     session.add_argument("--user-model", help="the user model (default: the provider's judge default)")
     session.add_argument("--user-base-url", help="the user model's API URL (a proxy, a simulator, vLLM)")
+    session.add_argument("--user-prompt-version", help="the model user's prompt version (default: the current one)")
     session.add_argument("--max-user-turns", type=int, default=10, help="user turns before the session stops")
+    session.add_argument(
+        "--without-earlier-sessions",
+        action="store_true",
+        help="the ablation: a session is not told its earlier sessions and starts on a reset guest "
+        "(recorded as earlier_sessions: withheld)",
+    )
     session.add_argument("--backend", choices=("fake", "remote"), default="fake")
     session.add_argument("--url", default="", help="guest URL for --backend remote")
     session.add_argument("--agent", choices=sorted(AGENTS), default="scripted")

@@ -50,9 +50,10 @@ _STOP, _AGAIN, _NEXT = "stop", "again", "next"
 class _TaskRun:
     """One task's loop: what the turns share (the screenshots seen, the last reply, the error counts)."""
 
-    def __init__(self, task, env, agent, recorder, config: LoopConfig, result: LoopResult, reset_guest: bool = True):
+    def __init__(self, task, env, agent, recorder, config: LoopConfig, result: LoopResult, reset_guest: bool = True,
+                 resume_with: str | None = None):  # fmt: skip
         self.task, self.env, self.agent, self.recorder = task, env, agent, recorder
-        self.reset_guest = reset_guest
+        self.reset_guest, self.resume_with = reset_guest, resume_with
         self.config, self.result = config, result
         self.window: deque[bytes] = deque(maxlen=max(1, config.screenshot_window))
         self.last_response = ""
@@ -60,12 +61,16 @@ class _TaskRun:
         self.api_errors = self.guest_failures = 0
 
     def start(self) -> None:
-        """Reset the guest (unless a session's later turn carries its desktop over) and the agent, and
-        take the first screenshot."""
+        """Reset the guest (unless a session's later turn carries its desktop over) and the agent (or,
+        in a session's later turn, let it resume its conversation with the user's message), and take the
+        first screenshot."""
         try:
             if self.reset_guest:
                 self.env.reset(self.task)
-            self.agent.reset(self.task.id)
+            if self.resume_with is None:
+                self.agent.reset(self.task.id)
+            else:
+                self.agent.resume(self.resume_with)
             if self.config.settle_seconds:
                 time.sleep(self.config.settle_seconds)
             self.screenshot = self.env.screenshot()
@@ -187,14 +192,15 @@ class _TaskRun:
 
 
 def run_task(task, env, agent, recorder, config: LoopConfig | None = None, *, clock=time.monotonic,
-             reset_guest: bool = True) -> LoopResult:  # fmt: skip
-    """Run ``task`` to its end; ``reset_guest=False`` keeps the desktop as the last run left it (a
-    session's later user turns)."""
+             reset_guest: bool = True, resume_with: str | None = None) -> LoopResult:  # fmt: skip
+    """Run ``task`` to its end; ``reset_guest=False`` keeps the desktop as the last run left it and
+    ``resume_with`` continues the agent's conversation with the user's message (a session's later user
+    turns)."""
     config = config or LoopConfig()
     started = clock()
     result = LoopResult(task_id=task.id, status="finished", ended_by="error")
     recorder.begin()
-    run = _TaskRun(task, env, agent, recorder, config, result, reset_guest)
+    run = _TaskRun(task, env, agent, recorder, config, result, reset_guest, resume_with)
     try:
         run.start()
         run.play(started, clock)

@@ -77,9 +77,13 @@ def session_guest():
 
 
 def play(env, plans, tmp_path, max_user_turns=10):
+    return play_with(env, ScriptedAgent(plans), tmp_path, max_user_turns)
+
+
+def play_with(env, agent, tmp_path, max_user_turns=10):
     sessions = read_session_data(SESSION_FILE, "rides.json")
     (task,) = session_tasks(sessions).tasks
-    return run_session(sessions.sessions[0], task, env, ScriptedAgent(plans), RuleUser(), tmp_path, FAST,
+    return run_session(sessions.sessions[0], task, env, agent, RuleUser(), tmp_path, FAST,
                        max_user_turns=max_user_turns, meta={"agent": "scripted"})  # fmt: skip
 
 
@@ -98,6 +102,7 @@ def test_a_session_settles_each_intent_completed_inferred_or_provided(session_gu
         "Yes: Tip the driver 25 percent.",
         "Oh, and Pickup from the office at 4pm.",
     ]
+    assert [t["asked"] for t in saved["turns"]] == [True, False, False]  # turn 1 ended with a question
     assert [t["settled"] for t in saved["turns"]] == [
         {"I1": "completed", "I2": "inferred"},
         {"I3": "provided"},
@@ -175,7 +180,8 @@ def test_the_command_line_plays_a_session_file(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
-        (["--user", "rules", "--user-model", "x"], "--user-model / --user-base-url: only a model-backed --user"),
+        (["--user", "rules", "--user-model", "x"], "--user-prompt-version: only a model-backed --user takes them"),
+        (["--user", "anthropic", "--user-prompt-version", "mypc-user-0"], "--user-prompt-version: 'mypc-user-0'"),
         (["--user", "nobody"], "--user: unknown user 'nobody'"),
         (["--max-user-turns", "0"], "--max-user-turns: 0 (expected at least 1)"),
         (["--session", "session_rides-s09"], "--session: session_rides-s09 not in"),
@@ -229,11 +235,13 @@ def test_a_provider_agent_and_a_model_user_play_a_session_on_the_strict_simulato
         "provider": "anthropic",
         "model": "claude-haiku-4-5",
         "prompt_version": "mypc-user-1",
+        "temperature": None,  # the Anthropic API takes no sampling settings for current models
     }
-    # Turn 2's agent starts afresh, told the request, the exchange so far and the user's answer.
-    turn_2_agent = sim.requests[3]
-    assert "You: Which tip percent should I give the driver?" in turn_2_agent.all_text
-    assert "The user now says: 25%, please." in turn_2_agent.all_text
+    # Turn 2 goes on in the same conversation: the question, then the user's answer as the next message.
+    turn_2_agent = sim.requests[3].body["messages"]
+    assert len(turn_2_agent) == 5 and turn_2_agent[:2] == sim.requests[1].body["messages"][:2]
+    assert turn_2_agent[-2]["content"][-1]["text"] == "Which tip percent should I give the driver?"
+    assert [b["text"] for b in turn_2_agent[-1]["content"] if b["type"] == "text"] == ["25%, please."]
 
 
 def test_a_user_model_that_cannot_answer_stops_the_session_with_its_reason(session_guest, tmp_path):
@@ -265,3 +273,39 @@ def test_what_a_provider_agent_did_through_its_shell_counts_as_done(session_gues
     assert sim.invalid == []
     assert read_session_record(result.record).intents == {"I1": "completed", "I2": "open", "I3": "open"}
     assert result.ended_by == "turn_limit"
+
+
+class WithoutResume:
+    """An agent written elsewhere that cannot keep its conversation across user turns."""
+
+    def __init__(self, plans):
+        self.inner = ScriptedAgent(plans)
+        self.name, self.model = "elsewhere", "elsewhere"
+
+    def __getattr__(self, name):
+        if name in ("resume", "enter_session"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name, value):
+        if name == "user_turn":
+            self.inner.user_turn = value
+        object.__setattr__(self, name, value)
+
+
+def test_an_agent_that_cannot_talk_back_starts_each_later_turn_afresh_told_what_was_said(session_guest, tmp_path):
+    result = play_with(session_guest, WithoutResume(PROACTIVE_PLANS), tmp_path)
+    assert result.record["agent_conversation"] == "fresh each turn"
+    assert {k: v["status"] for k, v in result.record["intents"].items()} == {
+        "I1": "completed",
+        "I2": "inferred",
+        "I3": "provided",
+    }
+    told = json.loads((tmp_path / SESSION_ID / "turn_2" / "rubric_bundle.json").read_text())["task"]["instruction"]
+    assert told == turn_instruction("Book me a ride to the airport.",
+                                    [("Book me a ride to the airport.", "Which tip percent should I give the driver?")],
+                                    "Yes: Tip the driver 25 percent.")  # fmt: skip
+    resumed = play(session_guest, PROACTIVE_PLANS, tmp_path / "resumed")  # the scripted agent talks back
+    assert resumed.record["agent_conversation"] == "one"
+    told = json.loads((tmp_path / "resumed" / SESSION_ID / "turn_2" / "rubric_bundle.json").read_text())
+    assert told["task"]["instruction"] == "Yes: Tip the driver 25 percent."  # the user's words alone

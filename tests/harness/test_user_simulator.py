@@ -135,3 +135,39 @@ def test_a_user_model_that_keeps_breaking_the_protocol_is_a_clear_error(user_key
     with ProviderSimulator(lambda r: "I would say I2.") as sim:
         with pytest.raises(UserAnswerError, match="broke the protocol 2 times; last: no JSON object"):
             model_user("anthropic", sim).respond(REQUEST, INTENTS, ASKED)
+
+
+# What each user prompt version says, pinned: changing the words means a new version in USER_PROMPTS
+# (the old one kept), as the judge's prompts are versioned, so a recorded prompt_version names the words.
+PROMPT_DIGESTS = {"mypc-user-1": "d0706c75278e22484afa5df3bbc83117d77241683366f676529b916ce1090b08"}
+
+
+def test_each_user_prompt_version_keeps_its_words():
+    import hashlib
+
+    from harness.judge.usersim import USER_PROMPTS, user_prompt
+
+    turn = AgentTurn("Which car?", ["pyautogui.click(1, 2)"])
+    digests = {
+        version: hashlib.sha256(f"{system}\n{user_prompt(REQUEST, [XL], turn)}".encode()).hexdigest()
+        for version, system in USER_PROMPTS.items()
+    }
+    assert digests == PROMPT_DIGESTS
+    assert USER_PROMPT_VERSION in USER_PROMPTS
+
+
+def test_the_model_user_records_its_model_prompt_version_and_temperature_and_refuses_an_unknown_version():
+    from harness.judge.usersim import make_user_simulator
+
+    provider = make_provider("openai", "gpt-4.1-mini", api_key="k", temperature=0.0)
+    assert ModelUser(provider).identity == {"kind": "model", "provider": "openai", "model": "gpt-4.1-mini",
+                                            "prompt_version": "mypc-user-1", "temperature": 0.0}  # fmt: skip
+    with pytest.raises(ValueError, match="user prompt version 'mypc-user-9'"):
+        ModelUser(provider, prompt_version="mypc-user-9")
+    with pytest.raises(ValueError, match="--user-prompt-version: 'mypc-user-9' .expected one of mypc-user-1"):
+        make_user_simulator("openai", "gpt-4.1-mini", prompt_version="mypc-user-9", api_key="k")
+    assert make_user_simulator("rules").identity == {
+        "kind": "rules",
+        "model": "",
+        "prompt_version": "mypc-user-rules-1",
+    }

@@ -5,8 +5,10 @@ it refuses bodies over each provider's size limit, `temperature` for OpenAI reas
 requests over a configured per-window quota (429 with the provider's retry hint; Anthropic and OpenAI
 answers state the quota in their rate-limit headers), and Anthropic requests that break the
 extended-thinking rules (see ProviderSimulator._anthropic_thinking_refusal). Strict by default: a
-request without the provider's key header, without a required field, or with a tool result that
-answers no call is refused with the provider's error (``strict=False`` turns this off)."""
+request without the provider's key header, without a required field, with a tool result that answers
+no call or a call of the previous turn left unanswered (Anthropic tool_use, OpenAI Responses calls,
+Gemini function calls), Anthropic tool_result blocks after another block, or more than four Anthropic
+cache_control breakpoints is refused with the provider's error (``strict=False`` turns this off)."""
 
 import collections
 import hashlib
@@ -122,6 +124,7 @@ class ProviderSimulator:
         self.strict = strict  # check keys, required fields and tool call / result pairing as the APIs do
         self.invalid: list[tuple[str, int, str]] = []  # (api, status, message) of requests refused as invalid
         self._response_calls: dict[str, set] = {}  # OpenAI Responses: call ids known to each response id
+        self._response_owes: dict[str, dict] = {}  # OpenAI Responses: each response's own calls (id -> type)
         self.responder = responder or (lambda request: "ok")
         self.script = list(script or [])
         self.latency = latency
@@ -322,6 +325,7 @@ class ProviderSimulator:
         if not contents and not body.get("cachedContent"):
             return "* GenerateContentRequest.contents: contents is not specified"
         previous_calls = None if body.get("cachedContent") else set()  # a cache may hold the calls
+        previous_count = 0
         for n, content in enumerate(contents or []):
             parts = content.get("parts") or []
             answers = [p["functionResponse"].get("name") for p in parts if "functionResponse" in p]
@@ -330,7 +334,13 @@ class ProviderSimulator:
                     f"* GenerateContentRequest.contents[{n}]: please ensure that function response turn comes "
                     "immediately after a function call turn, naming the functions called."
                 )
+            if previous_calls and len(answers) != previous_count:
+                return (
+                    f"* GenerateContentRequest.contents[{n}]: Please ensure that the number of function response "
+                    "parts is equal to the number of function call parts of the function call turn."
+                )
             previous_calls = {p["functionCall"].get("name") for p in parts if "functionCall" in p}
+            previous_count = sum("functionCall" in p for p in parts)
         return None
 
     @staticmethod
@@ -340,10 +350,26 @@ class ProviderSimulator:
         for name in ("model", "max_tokens", "messages"):
             if name not in body:
                 return f"{name}: Field required"
+        system = body.get("system")
+        marked = [b for b in [*(system if isinstance(system, list) else []), *(body.get("tools") or [])]
+                  if isinstance(b, dict) and b.get("cache_control")]  # fmt: skip
+        for message in body["messages"]:
+            content = message.get("content")
+            marked += [b for b in content if isinstance(b, dict) and b.get("cache_control")] if isinstance(
+                content, list) else []  # fmt: skip
+        if len(marked) > 4:
+            return f"A maximum of 4 blocks with cache_control may be provided. Found {len(marked)}."
         asked: set = set()  # tool_use ids of the previous (assistant) message
         for m, message in enumerate(body["messages"]):
             content = message.get("content")
             blocks = content if isinstance(content, list) else []
+            kinds = [b.get("type") for b in blocks if isinstance(b, dict)]
+            first_other = next((i for i, kind in enumerate(kinds) if kind != "tool_result"), len(kinds))
+            if "tool_result" in kinds[first_other:]:  # the API wants every tool_result before other blocks
+                return (
+                    f"messages.{m}: `tool_result` blocks must come first in the content of a user message, "
+                    "before any other block"
+                )
             answered = [b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
             unknown = [i for i in answered if i not in asked]
             if unknown:
@@ -386,6 +412,7 @@ class ProviderSimulator:
         items = items if isinstance(items, list) else []
         with self._lock:
             known = set(self._response_calls.get(body.get("previous_response_id") or "", set()))
+            owed = dict(self._response_owes.get(body.get("previous_response_id") or "", {}))
         for item in items:
             if not isinstance(item, dict):
                 continue
@@ -394,6 +421,10 @@ class ProviderSimulator:
                 return f"No tool call found for function call output with call_id {item.get('call_id')}.", "input"
             if kind.endswith("_call") and item.get("call_id"):
                 known.add(item["call_id"])
+        answered = {i.get("call_id") for i in items if isinstance(i, dict) and str(i.get("type")).endswith("_output")}
+        for call_id, kind in owed.items():
+            if call_id not in answered:  # every call of the previous response is owed its output
+                return f"No tool output found for {kind.replace('_', ' ')} {call_id}.", "input"
         return None
 
     def _remember_response(self, body: dict, payload: dict) -> None:
@@ -407,6 +438,8 @@ class ProviderSimulator:
             known |= {i.get("call_id") for i in items if isinstance(i, dict) and i.get("call_id")}
             known |= {o.get("call_id") for o in payload.get("output") or [] if o.get("call_id")}
             self._response_calls[payload["id"]] = known
+            self._response_owes[payload["id"]] = {o["call_id"]: o.get("type", "call")
+                                                  for o in payload.get("output") or [] if o.get("call_id")}  # fmt: skip
 
     def _record(self, request: SimRequest) -> None:
         with self._lock:

@@ -132,3 +132,46 @@ def test_gemini_needs_its_key_and_function_responses_after_their_calls():
             client.models.generate_content(model="gemini-x", contents=[ask, answer])
         assert refused.value.code == 400 and "function response turn" in str(refused.value)
         assert [api for api, *_ in sim.invalid] == ["gemini", "gemini"]
+
+
+def test_openai_responses_refuse_a_call_of_the_previous_response_left_without_its_output():
+    click = [{"type": "click", "button": "left", "x": 1, "y": 2}]
+    with ProviderSimulator(script=[openai_turn("Clicking.", click)]) as sim:
+        client = openai.OpenAI(api_key="test-key", base_url=sim.openai_url, max_retries=0)
+        first = client.responses.create(model="computer-use-preview", input="Click.")
+        call_id = next(item.call_id for item in first.output if item.type == "computer_call")
+        with pytest.raises(openai.BadRequestError, match=f"No tool output found for computer call {call_id}"):
+            client.responses.create(model="computer-use-preview", previous_response_id=first.id,
+                                    input=[{"role": "user", "content": "And now?"}])  # fmt: skip
+
+
+def test_anthropic_refuses_text_before_a_tool_result_and_a_fifth_cache_breakpoint():
+    with ProviderSimulator() as sim:
+        client = anthropic.Anthropic(api_key="test-key", base_url=sim.url, max_retries=0)
+        used = [{"role": "user", "content": "Click."},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "computer",
+                                                   "input": {"action": "left_click"}}]}]  # fmt: skip
+        answer = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "done"}
+        said = {"type": "text", "text": "Also, the tip is 25%."}
+        ok = client.messages.create(model="m", max_tokens=10, messages=[*used, {"role": "user",
+                                                                               "content": [answer, said]}])  # fmt: skip
+        assert ok.content[0].text == "ok"
+        with pytest.raises(anthropic.BadRequestError, match="`tool_result` blocks must come first"):
+            client.messages.create(model="m", max_tokens=10, messages=[*used, {"role": "user",
+                                                                               "content": [said, answer]}])  # fmt: skip
+        marked = [{"type": "text", "text": f"part {n}", "cache_control": {"type": "ephemeral"}} for n in range(5)]
+        with pytest.raises(anthropic.BadRequestError, match="A maximum of 4 blocks with cache_control"):
+            client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": marked}])
+        client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": marked[:4]}])
+
+
+def test_gemini_refuses_a_function_call_left_without_its_response():
+    with ProviderSimulator() as sim:
+        client = genai.Client(api_key="test-key", http_options=types.HttpOptions(base_url=sim.url))
+        ask = types.Content(role="user", parts=[types.Part.from_text(text="Click twice.")])
+        called = types.Content(role="model", parts=[types.Part.from_function_call(name="click", args={})] * 2)
+        one = types.Content(role="user", parts=[types.Part.from_function_response(name="click", response={})])
+        with pytest.raises(genai_errors.ClientError, match="number of function response parts"):
+            client.models.generate_content(model="gemini-x", contents=[ask, called, one])
+        both = types.Content(role="user", parts=[*one.parts, *one.parts, types.Part.from_text(text="Thanks.")])
+        assert client.models.generate_content(model="gemini-x", contents=[ask, called, both]).text == "ok"
