@@ -29,8 +29,11 @@ SUITE_FILE = {
             "intents": [
                 {"id": "I1", "statement": "Book an XL ride.", "evidence": [{"kind": "spec", "path": "rides"}]},
                 {"id": "I2", "statement": "Tip the driver 25 percent.", "evidence": [{"kind": "spec", "path": "tips"}]},
-                {"id": "I3", "statement": "Pickup from the office at 4pm.",
-                 "evidence": [{"kind": "spec", "path": "office"}]},
+                {
+                    "id": "I3",
+                    "statement": "Pickup from the office at 4pm.",
+                    "evidence": [{"kind": "spec", "path": "office"}],
+                },
             ],  # fmt: skip
             "checklist": [{"id": "R1", "criterion": "An XL ride is booked"}, {"criterion": "The tip is 25%"}],
         },
@@ -115,3 +118,12 @@ def write_two_sessions(parent: Path) -> Path:
     )  # fmt: skip
     (run / "run.json").write_text(json.dumps({"agent": "scripted", "user_simulator": RULES_USER}))
     return run
+
+
+def import_hand_run(tmp_path: Path, name: str = "Hand sessions run", *, publish: bool = True):
+    """The two hand-built sessions imported as one run of the hand suite (published unless told)."""
+    from trajectories.recording.import_results import import_results
+
+    suite = import_session_suite(tmp_path)
+    folder = write_two_sessions(Path(tmp_path) / "results")
+    return import_results(folder, name, suite_slug=suite.slug, publish=publish).run

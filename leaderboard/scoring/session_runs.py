@@ -33,10 +33,10 @@ class RunSessions:
 
 
 def simulator_label(simulator: dict) -> str:
-    """'rules (mypc-user-rules-1)', 'anthropic claude-haiku-4-5 (mypc-user-1)'."""
+    """'rules (prompt mypc-user-rules-1)', 'anthropic claude-haiku-4-5 (prompt mypc-user-1)'."""
     who = " ".join(filter(None, [simulator.get("kind") or simulator.get("provider"), simulator.get("model")]))
     version = simulator.get("prompt_version")
-    return f"{who or 'unknown user'}" + (f" ({version})" if version else "")
+    return f"{who or 'unknown user'}" + (f" (prompt {version})" if version else "")
 
 
 def session_records(run: Run) -> tuple[list[SessionRecord], list[dict], dict[str, str]]:

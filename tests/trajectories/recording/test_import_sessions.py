@@ -53,7 +53,7 @@ def _check_figures(run):
     assert figures.summary.turns.value == pytest.approx(2.5)
     assert figures.summary.statuses == {"completed": 1, "inferred": 1, "provided": 2, "open": 1}
     assert figures.summary.turn_limit_sessions == 1
-    assert figures.simulator_words() == "rules (mypc-user-rules-1)"
+    assert figures.simulator_words() == "rules (prompt mypc-user-rules-1)"
 
 
 def test_a_session_folder_imports_as_one_trajectory_with_its_turns_and_intents(hand_session_suite, tmp_path):
@@ -110,7 +110,10 @@ def test_a_malformed_session_is_refused_naming_every_bad_field(hand_session_suit
     text = _refusal(folder, hand_session_suite)
     assert f"{RIDE}/session.json" in text
     assert "intents.I2: 'guessed' is not a status here (expected completed, inferred, provided)" in text
-    assert "intents.I3: 'open' is not a status here" in text and "open only when the session ended at its turn limit" in text
+    assert (
+        "intents.I3: 'open' is not a status here" in text
+        and "open only when the session ended at its turn limit" in text
+    )
     assert "turns[1].user: missing or empty" in text
     assert "checklist.R1: 'yes' is not a verdict (expected true, false or null)" in text
 
@@ -136,7 +139,9 @@ def test_a_session_that_stopped_with_an_error_is_refused_with_its_reason(hand_se
         json.dumps({"task_id": LUNCH, "error": "user turn 2: the simulated user failed: 429"})
     )
     text = _refusal(folder, hand_session_suite)
-    assert "the session stopped with an error and has no session.json: user turn 2: the simulated user failed: 429" in text
+    assert (
+        "the session stopped with an error and has no session.json: user turn 2: the simulated user failed: 429" in text
+    )
 
 
 def test_single_turn_trajectories_store_no_session(tmp_path):
