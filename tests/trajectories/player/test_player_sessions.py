@@ -8,9 +8,12 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.catalog.sessions import set_intents_revealed
+from tests.factories import make_suite, write_task_dir
 from tests.html_text import visible_text
 from tests.session_data import RIDE, import_hand_run
-from trajectories.models import Trajectory
+from leaderboard.models import JudgeConfig
+from trajectories.models import Judgment, Trajectory
+from trajectories.recording.import_results import import_results
 
 pytestmark = pytest.mark.django_db
 
@@ -61,9 +64,6 @@ def test_a_visitor_sees_statuses_but_not_what_the_intents_say_until_they_are_rev
 def test_a_visitor_does_not_read_the_checklist_wording_in_the_players_data(client, tmp_path):
     run = import_hand_run(tmp_path)
     ride = Trajectory.objects.get(run=run, task__task_id=RIDE)
-    from trajectories.models import Judgment
-    from leaderboard.models import JudgeConfig
-
     judge = JudgeConfig.objects.create(name="session judge")
     item = ride.task.rubric_items.get(rubric_id="R1", is_current=True)
     Judgment.objects.create(trajectory=ride, rubric_item=item, judge=judge, verdict="success", explanation="XL booked")
@@ -75,9 +75,6 @@ def test_a_visitor_does_not_read_the_checklist_wording_in_the_players_data(clien
 
 
 def test_a_single_turn_trajectory_has_no_lane_or_intents_panel(client, tmp_path):
-    from tests.factories import make_suite, write_task_dir
-    from trajectories.recording.import_results import import_results
-
     make_suite(["retrieval-f016"])
     write_task_dir(tmp_path / "plain", "retrieval-f016")
     run = import_results(tmp_path / "plain", "plain run", publish=True).run

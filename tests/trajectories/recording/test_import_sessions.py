@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from leaderboard.scoring.session_runs import run_sessions
+from tests.factories import make_suite, write_task_dir
 from tests.session_data import LUNCH, RIDE, import_session_suite, write_two_sessions
 from tests.trajectories.recording.test_import_archives import tar_folder, zip_folder
 from trajectories.models import IntentStatus, Step, Trajectory, UserTurn
@@ -145,8 +146,6 @@ def test_a_session_that_stopped_with_an_error_is_refused_with_its_reason(hand_se
 
 
 def test_single_turn_trajectories_store_no_session(tmp_path):
-    from tests.factories import make_suite, write_task_dir
-
     make_suite(["retrieval-f016"])
     write_task_dir(tmp_path / "plain", "retrieval-f016")
     summary = import_results(tmp_path / "plain", "plain run")
