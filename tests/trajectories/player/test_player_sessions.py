@@ -8,10 +8,10 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.catalog.sessions import set_intents_revealed
+from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from tests.html_text import visible_text
 from tests.session_data import RIDE, import_hand_run
-from leaderboard.models import JudgeConfig
 from trajectories.models import Judgment, Trajectory
 from trajectories.recording.import_results import import_results
 
