@@ -41,7 +41,7 @@ SUITE_FILE = {
             "id": LUNCH,
             "sequence": "lunch",
             "position": 1,
-            "category": "preference_inference",
+            "category": "situated_action",
             "request": "Order me lunch.",
             "intents": [
                 {"id": "I1", "statement": "Always add a dessert.", "evidence": [{"kind": "spec", "path": "food"}]},

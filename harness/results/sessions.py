@@ -93,7 +93,7 @@ def _intent_problems(intents, ended_by, n_turns: int) -> list[str]:
             if not _whole(number, 0 if key == "step" else 1):
                 problems.append(f"{where}.{key}: {number!r} is not a {key} number (expected a whole number or null)")
         turn = entry.get("turn")
-        if _whole(turn) and turn > n_turns:
+        if isinstance(turn, int) and _whole(turn) and turn > n_turns:
             problems.append(f"{where}.turn: {turn} but the session has {n_turns} user turns")
     return problems
 
@@ -217,12 +217,14 @@ def _merge(task_dir: Path, folder: TaskFolder, data: dict, turns: list[Trajector
     intents = []
     for intent_id, value in data["intents"].items():
         entry = value if isinstance(value, dict) else {"status": value}
-        step = entry.get("step")
-        if step is not None and step > steps_before:
+        settled_at: int | None = entry.get("step")
+        if settled_at is not None and settled_at > steps_before:
             raise BundleError(
-                record_path, f"step {step} but the session recorded {steps_before} steps", field=f"intents.{intent_id}"
+                record_path,
+                f"step {settled_at} but the session recorded {steps_before} steps",
+                field=f"intents.{intent_id}",
             )
-        intents.append(IntentOutcome(str(intent_id), entry["status"], entry.get("turn"), step))
+        intents.append(IntentOutcome(str(intent_id), entry["status"], entry.get("turn"), settled_at))
     bundle.session = SessionInfo(
         turns=user_turns,
         intents=intents,

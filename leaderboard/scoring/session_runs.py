@@ -16,7 +16,7 @@ from leaderboard.scoring.one_trajectory import default_judge_id
 from leaderboard.scoring.sessions import RunSessionSummary, SessionRecord, run_summary, status_distribution
 from trajectories.models import IntentStatus, Judgment, Trajectory, UserTurn
 
-VERDICTS = {Judgment.Verdict.SUCCESS: True, Judgment.Verdict.FAILURE: False, Judgment.Verdict.ERROR: None}
+VERDICTS: dict[str, bool | None] = {"success": True, "failure": False, "error": None}  # Judgment.Verdict
 
 
 @dataclass(frozen=True)

@@ -539,6 +539,9 @@
         li.setAttribute("aria-current", first && index >= first && index <= last ? "true" : "false");
       });
     }
+    document.querySelectorAll("#user-lane .user-turn").forEach(function (li) {
+      li.style.flexGrow = li.getAttribute("data-steps"); // each turn as wide as the steps that answered it
+    });
     document.querySelectorAll("[data-jump-step]").forEach(function (btn) {
       btn.addEventListener("click", function () {
         var n = +btn.getAttribute("data-jump-step");

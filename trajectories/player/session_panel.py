@@ -14,7 +14,10 @@ STATUS_WORDS = {
     "provided": "the user had to say it",
     "open": "still open at the turn limit",
 }
-ENDINGS = {"final_response": "every intent settled and the agent answered", "turn_limit": "the turn limit"}
+ENDINGS = {
+    "final_response": "It ended once every intent was settled and the agent had answered.",
+    "turn_limit": "It stopped at the turn limit.",
+}
 HIDDEN_MESSAGE = "(hidden: it states an intent, shown once the suite's intents are revealed)"
 
 

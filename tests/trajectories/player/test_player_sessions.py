@@ -36,7 +36,8 @@ def test_a_maintainer_sees_the_user_lane_and_every_intent_with_its_status_and_ju
     lane = html.split('id="user-lane"')[1].split("</ol>")[0]
     assert [chunk.split('"')[0] for chunk in lane.split('data-jump-step="')[1:]] == ["1", "3", "5"]
     assert "2 of 3 settled without the user saying it" in text
-    assert "the user was played by rules (prompt mypc-user-rules-1)" in text
+    assert "It ended once every intent was settled and the agent had answered." in text
+    assert "The user was played by rules (prompt mypc-user-rules-1)" in text
     assert "I1 Completed Book an XL ride. turn 1, step 2 Go to step 2" in text
     assert "I2 Inferred Tip the driver 25 percent. turn 2, step 2 Go to step 2" in text
     assert "I3 Provided Pickup from the office at 4pm. turn 3, step 4 Go to step 4" in text
