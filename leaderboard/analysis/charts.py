@@ -220,8 +220,10 @@ def _step_points(series: Sequence[tuple[str, Sequence, Sequence]]):
         yield name, [(x, y) for i, (x, y) in enumerate(zip(xs, ys, strict=True)) if i in (0, last) or y != ys[i - 1]]
 
 
-def stacked_shares(rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[str]) -> dict:
-    """Horizontal 100 % bars: each row's share of each action kind."""
+def stacked_shares(
+    rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[str], x_title: str = "share of actions %"
+) -> dict:
+    """Horizontal 100 % bars: each row's share of each kind (action kinds, intent statuses)."""
     traces = [
         {
             "type": "bar",
@@ -239,7 +241,7 @@ def stacked_shares(rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[
         height=max(200, 110 + 36 * len(rows)),
         # above the bars, in the table's order (plotly would list stacked traces reversed)
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "traceorder": "normal"},
-        xaxis={"title": {"text": "share of actions %"}, "range": [0, 100]},
+        xaxis={"title": {"text": x_title}, "range": [0, 100]},
         yaxis={"autorange": "reversed", "automargin": True},
     )
     return {"data": traces, "layout": layout}
