@@ -7,7 +7,7 @@ from __future__ import annotations
 from ninja import Query, Router, Schema
 
 from leaderboard.analysis import heatmaps, queries, scaling, taxonomy
-from leaderboard.analysis import sessions as session_analysis
+from leaderboard.analysis.sessions import SessionFilters, session_analysis
 from leaderboard.boards.api_filters import RunFilterQuery, WeightedRunFilterQuery, query_values
 
 router = Router(tags=["analysis"])
@@ -350,8 +350,8 @@ class SessionsOut(Schema):
     ),
 )
 def get_sessions(request, query: Query[RunFilterQuery]):
-    filters = session_analysis.SessionFilters.from_query(query_values(query))
-    ctx = session_analysis.session_analysis(request.user, filters)
+    filters = SessionFilters.from_query(query_values(query))
+    ctx = session_analysis(request.user, filters)
     return {
         "filters": filters.as_query(),
         "runs": [
