@@ -4,6 +4,7 @@ with a JSON verdict, so providers can cache the prefix. ``paper-v1``: the paper'
 its appendix and released judge describe it (rubric item first, then the full action history and
 the screenshots, answered ``Thoughts:`` / ``Status:``), rewritten in our own words."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -112,6 +113,9 @@ class TrajectoryForJudge:
     steps: list[StepRecord]
     final_answer: str = ""
     ended_by: str = ""
+    # a session's later user turns: (steps recorded before the user spoke, the message), in order; the
+    # request itself is the instruction. Shown in the action history where they were said.
+    user_turns: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -174,12 +178,22 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f" […{len(text) - limit} more characters]"
 
 
-def action_history(steps: list[StepRecord]) -> str:
-    if not steps:
+def action_history(steps: list[StepRecord], user_turns: Sequence[tuple[int, str]] = ()) -> str:
+    """Each step's agent text (once per model turn), action and output; a session's user turns between
+    the steps they came after."""
+    if not steps and not user_turns:
         return "(no actions recorded)"
     lines = []
     previous_turn = None
+    said = sorted(user_turns, key=lambda t: t[0])
+
+    def user_lines(before: int) -> None:
+        while said and said[0][0] < before:
+            after, message = said.pop(0)
+            lines.append(f"User (after step {after}): {neutralise(_cut(message, MODEL_TEXT_LIMIT))}")
+
     for number, step in enumerate(steps, start=1):
+        user_lines(number)
         lines.append(f"Step {number}:")
         # The model's text repeats on every action of a turn; once per turn is enough.
         if step.model_text and step.turn != previous_turn:
@@ -188,6 +202,7 @@ def action_history(steps: list[StepRecord]) -> str:
         if step.tool_output:
             lines.append(f"  Output: {neutralise(_cut(step.tool_output, TOOL_OUTPUT_LIMIT))}")
         previous_turn = step.turn
+    user_lines(len(steps) + 1)
     return "\n".join(lines)
 
 
@@ -223,8 +238,8 @@ def build_prefix(
         "",
         *_persona_block(persona_summary, "About the user (persona summary, for context):"),
         BEGIN,
-        "Action history:",
-        action_history(trajectory.steps),
+        "Action history:" if not trajectory.user_turns else "Action history (a session: the user spoke between steps):",
+        action_history(trajectory.steps, trajectory.user_turns),
     ]
     if trajectory.final_answer:
         head += ["", f"Agent's final answer: {neutralise(_cut(trajectory.final_answer, 2000))}"]
