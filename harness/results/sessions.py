@@ -175,7 +175,13 @@ def read_session_dir(task_dir: Path, folder: TaskFolder, read_turn) -> Trajector
             expected="one result folder per user turn beside session.json",
         )
     turn_bundles = [read_turn(task_dir / name, dataclasses.replace(folder, rel=folder.rel / name)) for name in names]
-    return _merge(task_dir, folder, data, turn_bundles, record_path)
+    bundle = _merge(task_dir, folder, data, turn_bundles, record_path)
+    unlisted = sorted(d.name for d in task_dir.iterdir() if (d / TRAJ_FILE).is_file() and d.name not in names)
+    if unlisted:
+        bundle.warnings.append(
+            f"{record_path}: turn folders its turns do not name were left out: {', '.join(unlisted)}"
+        )
+    return bundle
 
 
 def _merge(task_dir: Path, folder: TaskFolder, data: dict, turns: list[TrajectoryBundle], record_path: Path):

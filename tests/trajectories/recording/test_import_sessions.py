@@ -151,3 +151,15 @@ def test_single_turn_trajectories_store_no_session(tmp_path):
     summary = import_results(tmp_path / "plain", "plain run")
     trajectory = Trajectory.objects.get(run=summary.run)
     assert trajectory.session == {} and not trajectory.user_turns.exists() and run_sessions(summary.run) is None
+
+
+def test_a_turn_folder_the_record_does_not_name_is_left_out_with_a_warning(hand_session_suite, tmp_path):
+    folder = write_two_sessions(tmp_path / "results")
+    record_path = folder / RIDE / "session.json"
+    record = json.loads(record_path.read_text())
+    record["turns"] = record["turns"][:2]
+    record["intents"]["I3"] = {"status": "provided", "turn": 2, "step": 4}
+    record_path.write_text(json.dumps(record))
+    summary = import_results(folder, "two turns", suite_slug=hand_session_suite.slug)
+    assert any("turn folders its turns do not name were left out: turn_3" in w for w in summary.report.warnings)
+    assert Trajectory.objects.get(run=summary.run, task__task_id=RIDE).n_steps == 4
