@@ -5,6 +5,7 @@ visitors see the statuses but not the intents' wording, the user's later message
 import json
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from leaderboard.catalog.sessions import set_intents_revealed
@@ -82,3 +83,25 @@ def test_a_single_turn_trajectory_has_no_lane_or_intents_panel(client, tmp_path)
     page = client.get(reverse("trajectories:trajectory_player", args=[run.trajectories.get().pk]))
     assert page.status_code == 200
     assert 'id="user-lane"' not in page.content.decode() and 'id="intents-panel"' not in page.content.decode()
+
+
+def _tight(text: str) -> str:
+    """Page text without the spaces tag boundaries leave before closing punctuation."""
+    return text.replace(" )", ")").replace(" :", ":")
+
+
+def test_the_plain_step_list_shows_the_conversation_and_hides_the_checklist_from_visitors(
+    client, staff_client, tmp_path
+):
+    run = import_hand_run(tmp_path)
+    ride = Trajectory.objects.get(run=run, task__task_id=RIDE)
+    judge = JudgeConfig.objects.create(name="session judge")
+    item = ride.task.rubric_items.get(rubric_id="R1", is_current=True)
+    Judgment.objects.create(trajectory=ride, rubric_item=item, judge=judge, verdict="success", explanation="XL booked")
+    url = reverse("trajectories:trajectory_detail", args=[ride.pk])
+    staff = _tight(visible_text(staff_client.get(url)))
+    assert "User (answered from step 3): Yes: Tip the driver 25 percent. Agent: Booked." in staff
+    assert "An XL ride is booked" in staff
+    visitor = _tight(visible_text(Client().get(url)))
+    assert "User (answered from step 1): Book me a ride to the airport." in visitor
+    assert "Tip the driver" not in visitor and "An XL ride is booked" not in visitor and "XL booked" not in visitor
