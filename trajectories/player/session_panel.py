@@ -70,6 +70,11 @@ def session_panel(trajectory: Trajectory, user) -> dict | None:
     }
 
 
+def checklist_hidden(task, user) -> bool:
+    """A session task whose intents (and so its checklist's wording) this reader may not see yet."""
+    return isinstance((task.extra or {}).get("session"), dict) and not may_see_intents(task, user)
+
+
 def hide_checklist(payload: dict) -> None:
     """The player's rubric items without their wording (they name what the user wants)."""
     for judge in payload.get("judges", []):

@@ -60,6 +60,9 @@ def trajectory_compare(request):
     except ValueError as exc:
         return _compare_help(request, str(exc), status=400)
     task = payload.pop("task")
+    if session_panel.checklist_hidden(task, request.user):
+        session_panel.hide_checklist(payload["a"])
+        session_panel.hide_checklist(payload["b"])
     return render(request, "trajectories/compare.html", {"payload": payload, "task": task})
 
 

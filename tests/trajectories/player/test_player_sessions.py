@@ -12,7 +12,7 @@ from leaderboard.catalog.sessions import set_intents_revealed
 from leaderboard.models import JudgeConfig
 from tests.factories import make_suite, write_task_dir
 from tests.html_text import visible_text
-from tests.session_data import RIDE, import_hand_run
+from tests.session_data import RIDE, import_hand_run, write_two_sessions
 from trajectories.models import Judgment, Trajectory
 from trajectories.recording.import_results import import_results
 
@@ -105,3 +105,19 @@ def test_the_plain_step_list_shows_the_conversation_and_hides_the_checklist_from
     visitor = _tight(visible_text(Client().get(url)))
     assert "User (answered from step 1): Book me a ride to the airport." in visitor
     assert "Tip the driver" not in visitor and "An XL ride is booked" not in visitor and "XL booked" not in visitor
+
+
+def test_the_compare_page_of_two_sessions_hides_the_checklist_from_visitors(staff_client, tmp_path):
+    first = import_hand_run(tmp_path)
+    folder = write_two_sessions(tmp_path / "two")
+    second = import_results(folder, "Second run", suite_slug=first.suite.slug, publish=True).run
+    a, b = (Trajectory.objects.get(run=r, task__task_id=RIDE) for r in (first, second))
+    judge = JudgeConfig.objects.create(name="session judge")
+    item = a.task.rubric_items.get(rubric_id="R1", is_current=True)
+    for t in (a, b):
+        Judgment.objects.create(trajectory=t, rubric_item=item, judge=judge, verdict="success", explanation="XL")
+    url = reverse("trajectories:trajectory_compare") + f"?a={a.pk}&b={b.pk}"
+    assert "An XL ride is booked" in staff_client.get(url).content.decode()
+    page = Client().get(url).content.decode()
+    assert page.count("Checklist item R1 (hidden until the suite's intents are revealed)") >= 2
+    assert "An XL ride is booked" not in page
