@@ -121,3 +121,11 @@ def test_the_compare_page_of_two_sessions_hides_the_checklist_from_visitors(staf
     page = Client().get(url).content.decode()
     assert page.count("Checklist item R1 (hidden until the suite's intents are revealed)") >= 2
     assert "An XL ride is booked" not in page
+
+
+def test_the_admin_trajectory_page_lists_the_user_turns_and_intent_statuses(admin_client, tmp_path):
+    run = import_hand_run(tmp_path)
+    ride = Trajectory.objects.get(run=run, task__task_id=RIDE)
+    text = visible_text(admin_client.get(reverse("admin:trajectories_trajectory_change", args=[ride.pk])))
+    assert "Oh, and Pickup from the office at 4pm." in text
+    assert "I2 Inferred 2 2" in text
