@@ -349,7 +349,7 @@ class SessionsOut(Schema):
         "(completed, inferred, provided, open) per run and category. Filters: suite, surface, provenance."
     ),
 )
-def get_sessions(request, query: Query[RunFilterQuery]):
+def get_session_analysis(request, query: Query[RunFilterQuery]):
     filters = SessionFilters.from_query(query_values(query))
     ctx = session_analysis(request.user, filters)
     return {
