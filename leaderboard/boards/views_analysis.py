@@ -224,25 +224,21 @@ def sessions(request, version):
         chart_list.append(
             _chart(
                 "proc-comp",
-                charts.scatter(
-                    [(p.run, p.completeness, p.proactivity) for p in plotted],
-                    "Completeness % (checklist satisfied in the end)",
-                    "Proactivity % (intents unprompted)",
-                ),
+                charts.proc_comp([(p.run, p.completeness, p.proactivity) for p in plotted]),
                 "Proactivity against Completeness per run",
-            )  # fmt: skip
+            )
         )
     if ctx["categories"]:
         chart_list.append(
             _chart(
                 "statuses",
                 charts.stacked_shares(
-                    [(f"{c.run} · {c.category}", c.shares) for c in ctx["categories"]],
+                    [(f"{c.run}<br>{c.category}", c.shares) for c in ctx["categories"]],
                     ctx["statuses"],
                     x_title="share of intents %",
                 ),
                 "How the hidden intents ended, per category",
-            )  # fmt: skip
+            )
         )
     return render(
         request,

@@ -49,7 +49,7 @@ def test_the_user_lane_and_the_intents_panel_jump_to_their_steps(session_site, p
     shot(page, "session-player-390")
 
 
-def test_run_page_and_leaderboard_with_sessions_at_both_widths(session_site, page, shot):
+def test_run_page_leaderboard_and_analysis_with_sessions_at_both_widths(session_site, page, shot):
     url, run, _ride = session_site
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
@@ -60,3 +60,7 @@ def test_run_page_and_leaderboard_with_sessions_at_both_widths(session_site, pag
         page.goto(f"{url}/leaderboard/?suite={run.suite.slug}")
         assert "Proc" in page.locator("#board-table").inner_text()
         shot(page, f"session-board-{width}")
+        page.goto(f"{url}/analysis/sessions/")
+        page.wait_for_selector("#proc-comp .chart .main-svg")  # plotly drew the scatter
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        shot(page, f"session-analysis-{width}")

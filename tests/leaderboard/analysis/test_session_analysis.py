@@ -22,11 +22,9 @@ def test_the_sessions_analysis_plots_proc_against_comp_and_the_statuses_per_cate
     assert "situated_action 20.0% 20.0% 40.0% 20.0%" in text
     html = page.content.decode()
     figure = json.loads(html.split('id="chart-proc-comp" type="application/json">')[1].split("</script>")[0])
-    assert (
-        figure["data"][0]["x"] == [37.5]
-        and figure["data"][0]["y"] == [33.3]
-        and figure["data"][0]["text"] == [run.name]
-    )
+    diagonal, runs = figure["data"]
+    assert diagonal["x"] == diagonal["y"] == [0, 100]  # where Proactivity equals Completeness
+    assert runs["x"] == [37.5] and runs["y"] == [33.3] and runs["text"] == ["Hand sessions run"]
     api = client.get("/api/analysis/sessions").json()
     assert api["runs"][0]["proactivity_pct"] == 33.3 and api["runs"][0]["completeness_pct"] == 37.5
     assert api["statuses_by_category"] == [

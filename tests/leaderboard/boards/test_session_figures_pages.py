@@ -47,5 +47,5 @@ def test_a_run_without_sessions_shows_no_session_figures(client, tmp_path):
 
 def test_the_methodology_page_says_where_the_session_figures_are_shown(client):
     text = visible_text(client.get(reverse("leaderboard:methodology")))
-    assert "the leaderboard adds a \"Sessions\" column" in text
+    assert 'the leaderboard adds a "Sessions" column' in text
     assert "plots each run's Proactivity against its Completeness" in text
