@@ -22,6 +22,7 @@ urlpatterns = [
     path("analysis/failures/", views_analysis.taxonomy, name="analysis_taxonomy"),
     path("analysis/failures/judgments/", views_analysis.failures, name="analysis_failures"),
     path("analysis/scaling/", views_analysis.scaling, name="analysis_scaling"),
+    path("analysis/sessions/", views_analysis.sessions, name="analysis_sessions"),
     path("methodology/", views_pages.methodology, name="methodology"),
     path("search/", search.search_page, name="search"),
     path("submit/", views_pages.submission_guide, name="submission_guide"),

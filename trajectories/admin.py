@@ -16,12 +16,14 @@ from trajectories.judging import admin_labelling, labelling, our_judge
 from trajectories.models import (
     ApiToken,
     HumanLabel,
+    IntentStatus,
     Judgment,
     JudgmentHistory,
     StateCheckResult,
     Step,
     Submission,
     Trajectory,
+    UserTurn,
 )
 from trajectories.recording import action_counts
 from trajectories.submissions import review, words
@@ -62,6 +64,24 @@ class StateCheckInline(ReadOnlyInline):
     show_change_link = False
 
 
+class UserTurnInline(ReadOnlyInline):
+    """A session's user turns, as recorded."""
+
+    model = UserTurn
+    fields = ["number", "message", "after_step", "agent_message"]
+    readonly_fields = cast(list[str], fields)  # plain field names, all shown read-only
+    show_change_link = False
+
+
+class IntentStatusInline(ReadOnlyInline):
+    """A session's hidden intents: each one's terminal status and the turn and step that settled it."""
+
+    model = IntentStatus
+    fields = ["intent_id", "status", "turn", "step"]
+    readonly_fields = cast(list[str], fields)  # plain field names, all shown read-only
+    show_change_link = False
+
+
 @admin.register(Trajectory)
 class TrajectoryAdmin(admin.ModelAdmin):
     list_display = ["__str__", "run", "task", "attempt", "status", "ended_by", "n_steps", "imported_score"]
@@ -70,7 +90,7 @@ class TrajectoryAdmin(admin.ModelAdmin):
     list_select_related = ["run", "task"]
     raw_id_fields = ["run", "task", "imported_score_judge"]
     readonly_fields = ["content_hash", "action_counts", "created_at", "updated_at"]
-    inlines = [StepInline, JudgmentInline, StateCheckInline]
+    inlines = [StepInline, UserTurnInline, IntentStatusInline, JudgmentInline, StateCheckInline]
 
 
 @admin.register(Step)

@@ -92,6 +92,12 @@ class Trajectory(TouchedOnSave):
     imported_score_judge = models.ForeignKey(
         JudgeConfig, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    session = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A recorded session's own facts ({ended_by, max_user_turns, user_simulator, checklist}); "
+        "empty for a single-turn trajectory. Its user turns and intent statuses are rows of their own.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
@@ -168,6 +174,49 @@ class Step(TouchedOnSave):
 
     def __str__(self):
         return f"{self.trajectory} step {self.index}"
+
+
+class UserTurn(models.Model):
+    """What the user said in a session: turn 1 is the request, later turns the simulated user's replies.
+    The agent's steps after ``after_step`` (up to the next turn's) answer it."""
+
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="user_turns")
+    number = models.PositiveIntegerField(help_text="1-based; turn 1 is the request.")
+    message = models.TextField()
+    after_step = models.PositiveIntegerField(help_text="Steps recorded before the user said it (0: the request).")
+    agent_message = models.TextField(blank=True, help_text="What the agent said when its turn ended.")
+
+    class Meta:
+        ordering = ["trajectory", "number"]
+        constraints = [models.UniqueConstraint(fields=["trajectory", "number"], name="user_turn_number")]
+
+    def __str__(self):
+        return f"{self.trajectory} user turn {self.number}"
+
+
+class IntentStatus(models.Model):
+    """A hidden intent's terminal status in a session (pi-Bench's protocol): completed unasked, inferred
+    from a focused question, provided by the user, or open at the turn limit; with the user turn and
+    the step count that settled it."""
+
+    class Status(models.TextChoices):
+        COMPLETED = "completed", "Completed"
+        INFERRED = "inferred", "Inferred"
+        PROVIDED = "provided", "Provided"
+        OPEN = "open", "Open (turn limit)"
+
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="intent_statuses")
+    intent_id = models.CharField(max_length=40)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    turn = models.PositiveIntegerField(null=True, blank=True)
+    step = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["trajectory", "id"]
+        constraints = [models.UniqueConstraint(fields=["trajectory", "intent_id"], name="intent_status_key")]
+
+    def __str__(self):
+        return f"{self.trajectory} {self.intent_id}: {self.status}"
 
 
 class FailureMode(models.TextChoices):

@@ -2,8 +2,9 @@
 the records and bundle-format constants, ``bundle`` the task folders and trees, ``judge_files`` the judge
 files in them), which layout a folder belongs to (``layouts``), what else a folder holds (``result_files``:
 gaps, problems, token usage, tool calls), uploaded archives (``archive``, and ``archive_stream`` for huge
-ones read folder by folder) at a share of a CPU (``pacing``), a recorded session as one transcript
-(``sessions``: user turns between the turns' steps), untrusted names shown safely
+ones read folder by folder) at a share of a CPU (``pacing``), a recorded session as one bundle for import
+(``sessions``: the turns' steps numbered on, with user turns and intent statuses) and as one transcript for the judge
+(``session_transcript``: user turns between the turns' steps), untrusted names shown safely
 (``safe_names``), the rule that turns a run's cells into its headline figures (``scoring``), and which world variant a
 trajectory ran on (``world_variant``).
 
@@ -36,7 +37,7 @@ from harness.results.records import (
 from harness.results.result_files import usage_by_kind
 from harness.results.safe_names import printable
 from harness.results.scoring import PERFECT_THRESHOLD, Figures, is_perfect, run_figures
-from harness.results.sessions import (
+from harness.results.session_transcript import (
     SESSION_RECORD,
     SessionFolderError,
     SessionTranscript,

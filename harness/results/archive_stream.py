@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from harness.results.archive import ArchiveError, archive_kind, safe_member_path
+from harness.results.sessions import SESSION_ERROR, SESSION_RECORD
 
 _CHUNK = 1024 * 1024
 TRAJ_FILE = "traj.jsonl"
@@ -29,7 +30,7 @@ _SKIPPED_DIRS = {"_tasks", "__pycache__", "__MACOSX"}
 class ArchiveListing:
     kind: str  # "zip" or "tar.gz"
     files: list[PurePosixPath]  # every regular file, checked as safe
-    task_dirs: list[PurePosixPath]  # folders holding traj.jsonl or context/ (the outermost such folder)
+    task_dirs: list[PurePosixPath]  # folders holding traj.jsonl, context/ or session.json (the outermost)
     extra: list[PurePosixPath] = field(default_factory=list)  # scores.json files outside task folders
     total_bytes: int = 0  # uncompressed, as declared
 
@@ -104,7 +105,7 @@ def list_archive(path) -> ArchiveListing:
     for rel in files:
         if any(part.startswith(".") or part in _SKIPPED_DIRS for part in rel.parts[:-1]):
             continue
-        if rel.name == TRAJ_FILE:
+        if rel.name in (TRAJ_FILE, SESSION_RECORD, SESSION_ERROR):  # a session folder holds its turns
             task_dirs.add(rel.parent)
         elif "context" in rel.parts[:-1]:
             task_dirs.add(PurePosixPath(*rel.parts[: rel.parts.index("context")]))

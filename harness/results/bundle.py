@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness import safejson
 from harness.actions import parse_action
-from harness.results import layouts, result_files
+from harness.results import layouts, result_files, sessions
 from harness.results.judge_files import read_judges, read_rubric_bundle
 from harness.results.records import (
     DEFAULT_TURN_BUDGET,
@@ -52,7 +52,8 @@ def _clean_answer(text: str) -> str:
 
 
 def is_task_dir(path: Path) -> bool:
-    return (path / TRAJ_FILE).is_file() or (path / "context").is_dir()
+    """A task folder: traj.jsonl, the legacy context/, or a recorded session (its turns inside it)."""
+    return (path / TRAJ_FILE).is_file() or (path / "context").is_dir() or sessions.is_session_dir(path)
 
 
 def find_task_dirs(root: Path) -> list[Path]:
@@ -162,6 +163,12 @@ def read_task_dir(
             folder = layouts.classify(task_dir.resolve().as_posix().lstrip("/"))
         except layouts.LayoutError as exc:
             raise BundleError(task_dir, printable(str(exc))) from exc
+    if sessions.is_session_dir(task_dir):  # one bundle over its turn folders
+        return sessions.read_session_dir(
+            task_dir,
+            folder,
+            lambda turn_dir, turn_folder: read_task_dir(turn_dir, turn_budget=turn_budget, folder=turn_folder),
+        )
     traj = task_dir / TRAJ_FILE
     common = {
         "task_id": folder.task_id or task_dir.name,

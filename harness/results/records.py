@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from harness import safejson
 from harness.results import result_files
@@ -127,6 +128,8 @@ class TrajectoryBundle:
     gaps: list[result_files.Gap] = field(default_factory=list)  # missing screenshots and the like
     answered: bool = False  # the agent gave a final answer (not only thoughts)
     world_variant: int = 0  # bundle.json's world_variant; 0 (the canonical world) when it says none
+    # a recorded session's user turns, intent statuses and user simulator (harness.results.sessions.SessionInfo)
+    session: Any = None
 
     @property
     def n_turns(self) -> int:

@@ -220,8 +220,10 @@ def _step_points(series: Sequence[tuple[str, Sequence, Sequence]]):
         yield name, [(x, y) for i, (x, y) in enumerate(zip(xs, ys, strict=True)) if i in (0, last) or y != ys[i - 1]]
 
 
-def stacked_shares(rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[str]) -> dict:
-    """Horizontal 100 % bars: each row's share of each action kind."""
+def stacked_shares(
+    rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[str], x_title: str = "share of actions %"
+) -> dict:
+    """Horizontal 100 % bars: each row's share of each kind (action kinds, intent statuses)."""
     traces = [
         {
             "type": "bar",
@@ -239,7 +241,7 @@ def stacked_shares(rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[
         height=max(200, 110 + 36 * len(rows)),
         # above the bars, in the table's order (plotly would list stacked traces reversed)
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "traceorder": "normal"},
-        xaxis={"title": {"text": "share of actions %"}, "range": [0, 100]},
+        xaxis={"title": {"text": x_title}, "range": [0, 100]},
         yaxis={"autorange": "reversed", "automargin": True},
     )
     return {"data": traces, "layout": layout}
@@ -288,3 +290,35 @@ def scatter(points: Sequence[tuple[str, float, float]], x_title: str, y_title: s
         yaxis={"title": {"text": y_title}, "range": [0, 100], "automargin": True},
     )
     return {"data": [trace], "layout": layout}
+
+
+def proc_comp(points: Sequence[tuple[str, float, float]]) -> dict:
+    """Each run's Proactivity (y) against its Completeness (x), both 0-100, with the diagonal where the two
+    are equal: a run far below it got things right only once the user spelled them out."""
+    diagonal = {
+        "type": "scatter",
+        "x": [0, 100],
+        "y": [0, 100],
+        "mode": "lines",
+        "name": "Proactivity = Completeness",
+        "line": {"dash": "dot", "color": SERIES[-1], "width": 1},
+        "hoverinfo": "skip",
+    }
+    runs = {
+        "type": "scatter",
+        "x": [_round(p[1], 1) for p in points],
+        "y": [_round(p[2], 1) for p in points],
+        "text": [_wrap(p[0], 18) for p in points],
+        "mode": "markers+text",
+        "textposition": "bottom center",
+        "name": "runs",
+        "marker": {"size": 11, "color": SERIES[0]},
+        "hovertemplate": "<b>%{text}</b><br>Completeness: %{x:.1f}%<br>Proactivity: %{y:.1f}%<extra></extra>",
+    }
+    layout = _layout(
+        height=360,
+        showlegend=False,
+        xaxis={"title": {"text": "Completeness %"}, "range": [-3, 103], "automargin": True},
+        yaxis={"title": {"text": "Proactivity %"}, "range": [-3, 103], "automargin": True},
+    )
+    return {"data": [diagonal, runs], "layout": layout}

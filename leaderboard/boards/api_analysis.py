@@ -7,6 +7,7 @@ from __future__ import annotations
 from ninja import Query, Router, Schema
 
 from leaderboard.analysis import heatmaps, queries, scaling, taxonomy
+from leaderboard.analysis.sessions import SessionFilters, session_analysis
 from leaderboard.boards.api_filters import RunFilterQuery, WeightedRunFilterQuery, query_values
 
 router = Router(tags=["analysis"])
@@ -314,3 +315,58 @@ def scaling_out(ctx: dict) -> dict:
 def get_scaling(request, query: Query[WeightedRunFilterQuery]):
     filters = queries.ScalingFilters.from_query(query_values(query))
     return {"filters": filters.as_query(), **scaling_out(scaling.scaling(request.user, filters))}
+
+
+class SessionRunOut(Schema):
+    run_name: str
+    run_slug: str
+    proactivity_pct: float | None
+    completeness_pct: float | None
+    turns: float | None
+    sessions: int
+    user_simulator: str
+
+
+class SessionCategoryOut(Schema):
+    run_name: str
+    category: str
+    counts: dict[str, int]
+
+
+class SessionsOut(Schema):
+    filters: dict
+    runs: list[SessionRunOut]
+    statuses_by_category: list[SessionCategoryOut]
+
+
+@router.get(
+    "/analysis/sessions",
+    response=SessionsOut,
+    summary="Proactivity against Completeness per run with sessions",
+    description=(
+        "The numbers of /analysis/sessions/: per run that recorded sessions, its Proactivity and Completeness "
+        "(percent), mean user turns, sessions and who played the user; and how the hidden intents ended "
+        "(completed, inferred, provided, open) per run and category. Filters: suite, surface, provenance."
+    ),
+)
+def get_session_analysis(request, query: Query[RunFilterQuery]):
+    filters = SessionFilters.from_query(query_values(query))
+    ctx = session_analysis(request.user, filters)
+    return {
+        "filters": filters.as_query(),
+        "runs": [
+            {
+                "run_name": p.run,
+                "run_slug": p.slug,
+                "proactivity_pct": p.proactivity,
+                "completeness_pct": p.completeness,
+                "turns": p.turns,
+                "sessions": p.sessions,
+                "user_simulator": p.user_simulator,
+            }  # fmt: skip
+            for p in ctx["points"]
+        ],
+        "statuses_by_category": [
+            {"run_name": c.run, "category": c.category, "counts": c.counts} for c in ctx["categories"]
+        ],
+    }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.judge.prompt import OURS, PAPER
 from leaderboard.catalog.badges import Badge
@@ -125,6 +126,8 @@ class BoardRow:
     superseded_by: str = ""  # reported runs: the version whose row is shown for this model instead, if any
     superseded_note: str = ""  # why: "older version", or "not published in this version" (a slice it lacks)
     notes: list[str] = field(default_factory=list)
+    # Proactivity, Completeness and turns when the run recorded sessions (boards.session_figures; set by the page)
+    sessions: Any = None
     badge: Badge | None = None  # verified / re-judged / reported / imported
     # bounds in percent with every unknown cell a failure / a success (None when nothing is unknown)
     perfect_bounds: tuple[float, float] | None = None

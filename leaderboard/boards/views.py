@@ -8,7 +8,7 @@ from django.utils.http import urlencode
 
 from harness.results import world_variants_words
 from leaderboard.analysis import task_rates
-from leaderboard.boards import board_display, reported, run_consistency
+from leaderboard.boards import board_display, reported, run_consistency, session_figures
 from leaderboard.boards.board import board
 from leaderboard.catalog import errata, selectors, sessions
 from leaderboard.models import Suite, Task
@@ -129,6 +129,7 @@ def run_detail(request, version, slug):
         {
             "run": run,
             "headline_rows": board_display.run_rows(request.user, run),
+            "sessions": None if run.is_reported else session_figures.run_figures(run),
             "trajectories": rows,
             "world_words": world_variants_words(row["world_variant"] for row in rows),
             "varied_worlds": any(row["world_variant"] for row in rows),

@@ -13,6 +13,7 @@ from django.utils.http import urlencode
 import leaderboard.analysis.heatmaps
 import leaderboard.analysis.scaling
 from leaderboard.analysis import charts, model_page, queries
+from leaderboard.analysis.sessions import SessionFilters, session_analysis
 from leaderboard.analysis.taxonomy import FailureFilters, failure_judgments, filter_label, taxonomy_tables
 from leaderboard.scoring.filters import BoardFilters, run_filter_options
 from mypcbench_site.page_cache import anonymous_page_cache
@@ -21,6 +22,7 @@ TABS = (
     ("heatmaps", "leaderboard:analysis_heatmaps", queries.HeatmapFilters),
     ("taxonomy", "leaderboard:analysis_taxonomy", queries.TaxonomyFilters),
     ("scaling", "leaderboard:analysis_scaling", queries.ScalingFilters),
+    ("sessions", "leaderboard:analysis_sessions", SessionFilters),
 )
 
 
@@ -207,6 +209,44 @@ def scaling(request, version):
             **_filter_context(request, filters, "/api/analysis/scaling"),
             "charts": {c["id"].removeprefix("chart-").replace("-", "_"): c for c in chart_list},
             "kinds": leaderboard.analysis.scaling.ACTION_KINDS,
+        },
+    )
+
+
+@anonymous_page_cache("analysis-page")
+def sessions(request, version):
+    """Proactivity against Completeness per run, and how the hidden intents ended per category."""
+    filters = SessionFilters.from_query(request.GET)
+    ctx = session_analysis(request.user, filters, version)
+    chart_list = []
+    plotted = [p for p in ctx["points"] if p.proactivity is not None and p.completeness is not None]
+    if plotted:
+        chart_list.append(
+            _chart(
+                "proc-comp",
+                charts.proc_comp([(p.run, p.completeness, p.proactivity) for p in plotted]),
+                "Proactivity against Completeness per run",
+            )
+        )
+    if ctx["categories"]:
+        chart_list.append(
+            _chart(
+                "statuses",
+                charts.stacked_shares(
+                    [(f"{c.run}<br>{c.category}", c.shares) for c in ctx["categories"]],
+                    ctx["statuses"],
+                    x_title="share of intents %",
+                ),
+                "How the hidden intents ended, per category",
+            )
+        )
+    return render(
+        request,
+        "leaderboard/analysis/sessions.html",
+        {
+            **ctx,
+            **_filter_context(request, filters, "/api/analysis/sessions"),
+            "charts": {c["id"].removeprefix("chart-").replace("-", "_"): c for c in chart_list},
         },
     )
 

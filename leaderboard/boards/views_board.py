@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 import leaderboard.boards.board
-from leaderboard.boards import board_display
+from leaderboard.boards import board_display, session_figures
 from leaderboard.boards.comparison import comparable_runs, comparison
 from leaderboard.scoring.filters import BoardFilters
 from mypcbench_site.page_cache import anonymous_page_cache
@@ -59,6 +59,10 @@ def _board(request, version):
         )
     rows = board_display.merged_rows(b)
     columns = board_display.shown_columns(rows)
+    sessions = session_figures.board_figures(rows)  # runs that recorded sessions: Proc, Comp, turns
+    for row in rows:
+        row.sessions = sessions.get(row.run_slug)
+    columns["sessions"] = bool(sessions)
     return render(
         request,
         "leaderboard/board.html",

@@ -528,9 +528,27 @@
       history.replaceState(null, "", url);
       prefetch(steps[i + 1]);
       prefetch(steps[i - 1]);
+      markUserLane(step.index);
       if (!(opts && opts.quiet)) announce.textContent = "Step " + step.index;
       if (playing && i === steps.length - 1 && !data.live) pause();
     }
+
+    // ---- a session's user lane and intents panel (server-rendered): jump to a step, light the current turn
+    function markUserLane(index) {
+      document.querySelectorAll("#user-lane .user-turn").forEach(function (li) {
+        var first = +li.getAttribute("data-first-step"), last = +li.getAttribute("data-last-step");
+        li.setAttribute("aria-current", first && index >= first && index <= last ? "true" : "false");
+      });
+    }
+    document.querySelectorAll("#user-lane .user-turn").forEach(function (li) {
+      li.style.flexGrow = li.getAttribute("data-steps"); // each turn as wide as the steps that answered it
+    });
+    document.querySelectorAll("[data-jump-step]").forEach(function (btn) {
+      btn.addEventListener("click", function () {
+        var n = +btn.getAttribute("data-jump-step");
+        if (byIndex[n] !== undefined) go(byIndex[n]);
+      });
+    });
 
     function play() {
       if (playing || !steps.length) return;

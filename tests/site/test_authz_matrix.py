@@ -316,6 +316,7 @@ TABLE: dict[str, list[Case]] = {
     "leaderboard:analysis_taxonomy": [Case(lambda w: reverse("leaderboard:analysis_taxonomy"), PUBLIC_PAGE)],
     "leaderboard:analysis_failures": [Case(lambda w: reverse("leaderboard:analysis_failures"), PUBLIC_PAGE)],
     "leaderboard:analysis_scaling": [Case(lambda w: reverse("leaderboard:analysis_scaling"), PUBLIC_PAGE)],
+    "leaderboard:analysis_sessions": [Case(lambda w: reverse("leaderboard:analysis_sessions"), PUBLIC_PAGE)],
     "leaderboard:methodology": [Case(lambda w: reverse("leaderboard:methodology"), PUBLIC_PAGE)],
     "leaderboard:search": [Case(lambda w: reverse("leaderboard:search") + "?q=run", PUBLIC_PAGE)],
     "leaderboard:submission_guide": [Case(lambda w: reverse("leaderboard:submission_guide"), PUBLIC_PAGE)],
@@ -439,6 +440,7 @@ TABLE: dict[str, list[Case]] = {
     "api-1:get_heatmaps": [Case(lambda w: "/api/analysis/heatmaps", EVERYONE)],
     "api-1:get_taxonomy": [Case(lambda w: "/api/analysis/taxonomy", EVERYONE)],
     "api-1:get_scaling": [Case(lambda w: "/api/analysis/scaling", EVERYONE)],
+    "api-1:get_session_analysis": [Case(lambda w: "/api/analysis/sessions", EVERYONE)],
     # ---- the admin site
     "admin:index": [Case(lambda w: reverse("admin:index"), (*ANON_ADMIN, 200, 200, 200))],
     "admin:login": [Case(lambda w: reverse("admin:login"), (200, 200, 200, 302, 302, 302))],

@@ -5,6 +5,7 @@ from django.shortcuts import render
 from django.utils.http import urlencode
 
 from leaderboard.scoring.one_trajectory import trajectory_scores
+from trajectories.player import session_panel
 from trajectories.recording import selectors
 
 
@@ -37,5 +38,11 @@ def trajectory_detail(request, pk):
     return render(
         request,
         "trajectories/trajectory_detail.html",
-        {"trajectory": trajectory, "run": trajectory.run, "task": trajectory.task, "steps": steps},
+        {
+            "trajectory": trajectory,
+            "run": trajectory.run,
+            "task": trajectory.task,
+            "steps": steps,
+            "session": session_panel.session_panel(trajectory, request.user),  # None for a single-turn trajectory
+        },
     )

@@ -5,7 +5,7 @@ from django.shortcuts import render
 from leaderboard.scoring.one_trajectory import trajectory_page_version, trajectory_score
 from mypcbench_site.page_cache import anonymous_page_cache
 from trajectories.models import FailureMode
-from trajectories.player import payloads, step_search
+from trajectories.player import payloads, session_panel, step_search
 from trajectories.recording import selectors
 
 
@@ -14,6 +14,9 @@ from trajectories.recording import selectors
 def trajectory_player(request, version, pk):
     trajectory = selectors.trajectory_detail(request.user, pk)
     payload = payloads.player_payload(trajectory)
+    session = session_panel.session_panel(trajectory, request.user)
+    if session and session["hidden"]:
+        session_panel.hide_checklist(payload)
     trajectory.task.instruction_display = trajectory.task.instruction.strip()  # type: ignore[attr-defined]  # for the template
     return render(
         request,
@@ -24,6 +27,7 @@ def trajectory_player(request, version, pk):
             "run": trajectory.run,
             "task": trajectory.task,
             "score": trajectory_score(trajectory),  # its own score only: rebuilt often while a run is judged
+            "session": session,
         },
     )
 
@@ -56,6 +60,9 @@ def trajectory_compare(request):
     except ValueError as exc:
         return _compare_help(request, str(exc), status=400)
     task = payload.pop("task")
+    if session_panel.checklist_hidden(task, request.user):
+        session_panel.hide_checklist(payload["a"])
+        session_panel.hide_checklist(payload["b"])
     return render(request, "trajectories/compare.html", {"payload": payload, "task": task})
 
 

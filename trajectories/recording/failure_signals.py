@@ -13,7 +13,7 @@ from trajectories.models import Judgment, Trajectory
 def trajectory_for_judge(trajectory: Trajectory, screenshot_of=lambda step: None) -> TrajectoryForJudge:
     """The stored trajectory as the judge and the signal rules read it: its steps in order with their
     text and outcome, each with the screenshot file ``screenshot_of(step)`` gives (none for the signal
-    rules, which need no image)."""
+    rules, which need no image), and a session's user turns."""
     steps = [
         StepRecord(
             index=step.index,
@@ -35,6 +35,8 @@ def trajectory_for_judge(trajectory: Trajectory, screenshot_of=lambda step: None
         steps=steps,
         final_answer=trajectory.final_answer,
         ended_by=trajectory.ended_by,
+        # a session's user turns, where they were said (turn 1 is the request, which the history leaves out)
+        user_turns=[(t.after_step, t.message) for t in trajectory.user_turns.order_by("number")],
     )
 
 

@@ -34,6 +34,7 @@ from trajectories.models import Judgment, Step, Trajectory
 from trajectories.recording import action_counts, contamination
 from trajectories.recording.after_finish import judge_on_finish, request_derivatives, request_judging
 from trajectories.recording.rubric_versions import imported_judge, record_rubric_drift, rubric_version_for, same_entries
+from trajectories.recording.sessions import store_session
 from trajectories.recording.state_checks import store_state_checks
 
 logger = logging.getLogger(__name__)
@@ -487,6 +488,8 @@ def ingest_bundle(
             error=bundle.error,
             usage=bundle.usage,
         )
+        if bundle.session is not None:
+            store_session(trajectory, bundle.session)
         record_rubric_drift(run, task, bundle, report)
         _record_imported_judges(trajectory, task, bundle, report)
         report.warnings.extend(store_state_checks(trajectory, bundle.state_checks)[1])

@@ -1,6 +1,7 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
 demo runs, a four-try run assembled from them, demo human labels on the recorded runs' verdicts, and
-Michael's session suite) and optionally a staff account; safe to run again, a second run changes nothing."""
+Michael's session suite with a proactive and a reactive scripted run on it) and optionally a staff account;
+safe to run again, a second run changes nothing."""
 
 import os
 import shutil
@@ -15,14 +16,17 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from harness.results import BundleError, read_results
+from harness.tasks.sessions import load_sessions
 from leaderboard.models import Model, Run, Suite
 from trajectories.models import HumanLabel, Judgment
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 
 SEEDING = Path(settings.BASE_DIR) / "seeding"
 DEMO_SUITE_FILE = SEEDING / "demo_suite.json"
-# Michael's personal sessions (requests with hidden intents; docs/sessions.md): a suite of their own, no runs yet.
+# Michael's personal sessions (requests with hidden intents; docs/sessions.md): a suite of their own, played
+# by two scripted demo agents (seeding/session_demo.py, recorded into seeding/demo_sessions/).
 SESSIONS_FILE = SEEDING / "sessions" / "michael.json"
+DEMO_SESSIONS_DIR = SEEDING / "demo_sessions"
 DEMO_RESULTS_DIR = SEEDING / "demo_results"
 DEMO_HASTY_RESULTS_DIR = SEEDING / "demo_results_hasty"
 DEMO_SUITE_NAME = "MyPCBench demo"
@@ -83,10 +87,39 @@ DEMO_RUNS = [
 ]
 
 
+SESSION_RUN_NOTES = (
+    "Recorded by seeding/session_demo.py: a fixed script (no model) playing Michael's sessions with the rule-based "
+    "simulated user on the fake guest. {what} Its checklist verdicts were written with the script (every item "
+    "satisfied once every intent was settled), not by a judge. It calls no model, so its cost is recorded as $0.00. "
+    "For showing the site only."
+)
+DEMO_SESSION_RUNS = [
+    DemoRun(
+        DEMO_SESSIONS_DIR / "proactive",
+        "Scripted proactive demo agent (sessions)",
+        "Scripted proactive demo agent",
+        "scripted-proactive-demo-agent",
+        SESSION_RUN_NOTES.format(
+            what="It acts at once on what Michael's profile and earlier sessions say he wants and asks one focused "
+            "question about the rest."
+        ),
+    ),
+    DemoRun(
+        DEMO_SESSIONS_DIR / "reactive",
+        "Scripted reactive demo agent (sessions)",
+        "Scripted reactive demo agent",
+        "scripted-reactive-demo-agent",
+        SESSION_RUN_NOTES.format(
+            what="It does only what the request literally says and waits for Michael to spell out everything else."
+        ),
+    ),
+]
+
+
 def load_demo(stdout=None, verbosity=1):
     """Load the demo data; returns the demo runs. Each step is itself idempotent, so this is too."""
     quiet = {"verbosity": verbosity, "stdout": stdout} if stdout is not None else {"verbosity": verbosity}
-    for path in (DEMO_SUITE_FILE, SESSIONS_FILE, *(demo.folder for demo in DEMO_RUNS)):
+    for path in (DEMO_SUITE_FILE, SESSIONS_FILE, *(demo.folder for demo in (*DEMO_RUNS, *DEMO_SESSION_RUNS))):
         if not path.exists():
             raise CommandError(f"{path}: not found (expected the demo content shipped in seeding/)")
 
@@ -110,6 +143,9 @@ def load_demo(stdout=None, verbosity=1):
     runs = [_load_demo_run(demo, suite, quiet, stdout) for demo in DEMO_RUNS]
     runs.append(_load_repeated_run(suite, quiet))
     label_demo_verdicts(runs[: len(DEMO_RUNS)])
+    sessions = load_sessions(SESSIONS_FILE)
+    session_suite = Suite.objects.get(name=sessions.suite, version=sessions.suite_version)
+    runs += [_load_demo_run(demo, session_suite, quiet, stdout) for demo in DEMO_SESSION_RUNS]
     _ensure_staff_user(stdout)
     return runs
 
@@ -285,7 +321,8 @@ class Command(BaseCommand):
     help = (
         "Load the demo: the reported MyPCBench figures, the demo suite (seeding/demo_suite.json), the two "
         "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty) and a four-try run assembled from "
-        "them (so consistency over attempts shows), published, with demo labels on half the recorded runs' "
+        "them (so consistency over attempts shows), Michael's session suite with a proactive and a reactive "
+        "scripted run on it (seeding/demo_sessions), published, with demo labels on half the recorded runs' "
         "verdicts (so the judge pages show agreement); an existing demo run "
         "gets the demo tasks it lacks. Creates a superuser from "
         "DJANGO_SUPERUSER_USERNAME / DJANGO_SUPERUSER_PASSWORD when both are set. Running it again changes nothing."
