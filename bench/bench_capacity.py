@@ -260,6 +260,7 @@ class CapacityRig(faults.Rig):
     def measure_judge(self) -> JudgeFigures:
         from django.db import close_old_connections
         from django.db.models import Max
+        from django.utils import timezone
 
         from trajectories import queue
         from trajectories.judge_spec import JudgeSpec
@@ -271,10 +272,7 @@ class CapacityRig(faults.Rig):
         judged = Judgment.objects.filter(trajectory_id__in=ids).exclude(verdict="error")
         calls_before, load_before = len(self.sim.requests), load_average()
         self.sim.max_in_flight = 0
-        started = time.monotonic()
-        from django.utils import timezone
-
-        sent_at = timezone.now()
+        started, sent_at = time.monotonic(), timezone.now()
         for pk in ids:
             queue.enqueue(queue.JUDGE_TRAJECTORY, pk, spec.as_dict())
         deadline = started + self.args.timeout
