@@ -170,6 +170,7 @@ class Rig:
         self.topology = None
         self.baseline_calls_per_trajectory: float | None = None
         self.baseline_seconds: float | None = None
+        self.extra_settings: dict[str, str] = {}  # for every process, over the ones below (bench_capacity.py)
 
     # ------------------------------------------------------------ up and down
 
@@ -199,6 +200,7 @@ class Rig:
                 "ANTHROPIC_API_KEY": "bench-faults",
                 "AWS_MAX_ATTEMPTS": "2",  # botocore's own retries: fail fast while the store is cut off
                 "AWS_RETRY_MODE": "standard",
+                **self.extra_settings,
             },
         )
         self.topology.state.mkdir(parents=True)

@@ -225,6 +225,17 @@ def start_sweeper(**kwargs) -> None:
         logger.info("sweeper started: every %.1f s", sweep_interval())
 
 
+@worker_ready.connect
+def check_vm_concurrency(sender=None, **kwargs) -> None:
+    """Say in the worker's log when a vm worker's processes and this host's VM slots differ."""
+    queues = getattr(getattr(getattr(sender, "app", None), "amqp", None), "queues", None)
+    concurrency = getattr(getattr(sender, "controller", None), "concurrency", None)
+    if queues is not None and isinstance(concurrency, int):
+        problem = slots.concurrency_problem(set(queues.consume_from or {}), concurrency)
+        if problem:
+            logger.warning(problem)
+
+
 @worker_shutting_down.connect
 def stop_sweeper(**kwargs) -> None:
     while SWEEPERS:

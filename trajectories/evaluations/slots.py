@@ -22,6 +22,23 @@ def slot_count() -> int:
     return max(1, int(getattr(settings, "MYPCBENCH_VM_SLOTS", 1)))
 
 
+def concurrency_problem(queues, concurrency: int) -> str:
+    """Why a worker's process count does not fit this host's VM slots ("" when it does, or when the worker
+    does not take queue "vm"): each running trajectory holds a worker process and a slot."""
+    slots = slot_count()
+    if "vm" not in queues or concurrency == slots:
+        return ""
+    if concurrency < slots:
+        return (
+            f"this vm worker has {concurrency} process(es) for {slots} VM slots (MYPCBENCH_VM_SLOTS): "
+            f"{slots - concurrency} slot(s) stay idle; start it with --concurrency {slots}"
+        )
+    return (
+        f"this vm worker has {concurrency} processes for {slots} VM slot(s) (MYPCBENCH_VM_SLOTS): the other "
+        f"{concurrency - slots} only wait for a free slot; start it with --concurrency {slots}"
+    )
+
+
 def lease_seconds() -> float:
     return float(getattr(settings, "MYPCBENCH_VM_LEASE_SECONDS", 300))
 
