@@ -223,12 +223,14 @@ def _step_points(series: Sequence[tuple[str, Sequence, Sequence]]):
 def stacked_shares(
     rows: Sequence[tuple[str, Sequence[float]]], kinds: Sequence[str], x_title: str = "share of actions %"
 ) -> dict:
-    """Horizontal 100 % bars: each row's share of each kind (action kinds, intent statuses)."""
+    """Horizontal 100 % bars: each row's share of each kind (action kinds, intent statuses). Long row names
+    are broken over lines, so on a phone the labels leave room for the bars instead of running off the left."""
+    labels = ["<br>".join(_wrap(part, 24) for part in name.split("<br>")) for name, _ in rows]
     traces = [
         {
             "type": "bar",
             "name": kind,
-            "y": [name for name, _ in rows],
+            "y": labels,
             "x": [_round(shares[k]) for _, shares in rows],
             "orientation": "h",
             "marker": {"color": SERIES[k % len(SERIES)]},
@@ -238,7 +240,7 @@ def stacked_shares(
     ]
     layout = _layout(
         barmode="stack",
-        height=max(200, 110 + 36 * len(rows)),
+        height=max(200, 110 + 18 * sum(label.count("<br>") + 2 for label in labels)),
         # above the bars, in the table's order (plotly would list stacked traces reversed)
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "traceorder": "normal"},
         xaxis={"title": {"text": x_title}, "range": [0, 100]},

@@ -300,3 +300,17 @@ def test_pages_render_under_csp_and_link_from_the_nav(client, analysis_world):
         html = response.content.decode()
         assert "/static/vendor/plotly/plotly.min.js" in html and "cdn" not in html.lower()
         assert 'aria-current="page">Analysis</a>' in html
+
+
+def test_long_row_names_of_share_bars_break_over_lines_so_a_phone_shows_the_bars():
+    from leaderboard.analysis import charts
+
+    figure = charts.stacked_shares(
+        [("Scripted proactive demo agent (sessions)<br>preference_inference", [50.0, 50.0]), ("short", [100.0, 0.0])],
+        ["completed", "provided"],
+    )
+    labels = figure["data"][0]["y"]
+    assert labels[0] == "Scripted proactive demo<br>agent (sessions)<br>preference_inference"
+    assert labels[1] == "short"
+    assert all(len(line) <= 24 for label in labels for line in label.split("<br>") if " " in line)
+    assert figure["layout"]["height"] == 110 + 18 * (4 + 2)  # 18 px a line, plus one line between rows
