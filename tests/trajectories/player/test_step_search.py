@@ -190,6 +190,8 @@ def test_the_migration_indexes_the_expression_the_search_reads():
     migration = importlib.import_module("trajectories.migrations.0010_step_search_document")
     assert migration.DOCUMENT == step_search.STEP_DOCUMENT_SQL
     assert (migration.COLUMN, migration.INDEX) == (step_search.DOCUMENT_COLUMN, step_search.INDEX_NAME)
+    published = importlib.import_module("trajectories.migrations.0012_step_published")
+    assert published.PUBLISHED_DOCUMENTS == step_search.PUBLISHED_INDEX_NAME
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the full-text column exists on PostgreSQL only")
