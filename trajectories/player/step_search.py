@@ -213,12 +213,12 @@ def matching_steps(result: StepSearch, runs: QuerySet[Run], user=None) -> QueryS
 
 
 def hit_keys(result: StepSearch, runs: QuerySet[Run], user=None) -> list[tuple[int, int, int]]:
-    """(trajectory id, step index, step pk) of at most MAX_HITS + 1 matches, in step order: the first
-    the database finds, gathered in no order (an order would make it read every match of common
-    words). On PostgreSQL through indexes only: a visitor's rare words through the full-text index
-    of published steps, common ones by walking the published steps and stopping at the cap. A
-    sequential scan would read steps in storage order, hidden runs' steps and all, so it is put off
-    for this one query (it changes the plan, never the result)."""
+    """(trajectory id, step index, step pk) of at most MAX_HITS + 1 matches, sorted: the first the
+    database finds, asked for in no order (an order would make it read every match of common words).
+    On PostgreSQL through indexes only: a visitor's rare words through the full-text index of
+    published steps, common ones by walking the published steps and stopping at the cap. A sequential
+    scan would read steps in storage order, hidden runs' steps and all, so it is put off for this one
+    query (it changes the plan, never the result)."""
     matches = matching_steps(result, runs, user).order_by().values_list("trajectory_id", "index", "pk")
     if connection.vendor != "postgresql":
         return sorted(matches[: MAX_HITS + 1])
