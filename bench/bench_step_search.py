@@ -6,14 +6,16 @@ Workload: the leaderboard bench's synthetic suite (30 runs x 184 tasks x 3 attem
 rubric item; five runs left unpublished), then 1,000,000 steps written with COPY: model text of
 12-40 words drawn from a 5,000-word vocabulary with Zipf-like frequencies (rank r drawn with weight
 1/r), actions that click, type a few words, press keys or open a web app's URL, and pyautogui lines
-to match. PostgreSQL fills the generated search column of migration 0010 during the COPY; its GIN index is
-dropped before and built after (timed).
+to match, and each step's published flag as Django would set it. PostgreSQL fills the generated search
+column of migration 0010 during the COPY; its two GIN indexes (all steps, published steps) are dropped
+before and built after (timed).
 
 Queries: two sets of 40 two-word queries, words drawn from frequency ranks 10-100 (hundreds to
 thousands of hits, capped at 1,000) and 50-2000 (a few hits), each page loaded once after a short
-warm-up; printed as p50/p95/max.
-Beside them: the most common pair (ranks 1 and 2, more matches than the cap), a pair with a run
-filter, and a word nobody wrote. Everything runs in a database of its own (``--database``), dropped
+warm-up; printed as p50/p95/max. Each page is timed twice, with the search as it was before
+Step.published ("before": every step joined to its run) and as it is ("now"). Beside them: the most
+common pair (ranks 1 and 2, more matches than the cap), a pair with a run filter, and a word nobody
+wrote. Everything runs in a database of its own (``--database``), dropped
 at the end unless ``--keep``:
 
     MYPCBENCH_VAR_DIR=$(mktemp -d) .venv/bin/python bench/bench_step_search.py
