@@ -4,6 +4,7 @@ configurations, runs, and figures reported in publications."""
 from django.conf import settings
 from django.core.validators import URLValidator
 from django.db import models
+from django.dispatch import Signal
 
 
 class BehaviouralType(models.TextChoices):
@@ -269,6 +270,22 @@ class JudgeConfig(models.Model):
         return self.name
 
 
+# Sent (sender=Run, run_ids=[...]) after a bulk update set runs' publication: save() sends post_save,
+# a queryset's update() sends nothing, so rows kept in step with publication listen to both.
+publication_updated = Signal()
+
+
+class RunQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        """A bulk update; one setting ``publication`` says which runs it reached (publication_updated)."""
+        if "publication" not in kwargs:
+            return super().update(**kwargs)
+        run_ids = list(self.values_list("pk", flat=True))
+        updated = super().update(**kwargs)
+        publication_updated.send(sender=Run, run_ids=run_ids)
+        return updated
+
+
 class Run(models.Model):
     """One evaluation of one agent configuration over a suite."""
 
@@ -339,6 +356,8 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -9,8 +9,9 @@ class TrajectoriesConfig(AppConfig):
     verbose_name = "Trajectories and judgments"
 
     def ready(self):
-        # media lose their public mark when their run stops being published, in every process
-        from trajectories.recording import public_marks  # noqa: F401
+        # media lose their public mark, and steps their published flag (step search), when their run stops
+        # being published, in every process
+        from trajectories.recording import public_marks, published_steps  # noqa: F401
         from trajectories.recording.contamination import check_patterns
 
         # bad contamination patterns in settings are refused when the site starts (manage.py check)

@@ -28,6 +28,26 @@ class TouchingQuerySet(models.QuerySet):
         return super().update(**kwargs)
 
 
+def published_trajectories(trajectory_ids) -> set[int]:
+    """Those of these trajectories whose run is published (one query)."""
+    return set(
+        Trajectory.objects.filter(pk__in=set(trajectory_ids), run__publication=Run.Publication.PUBLISHED).values_list(
+            "pk", flat=True
+        )
+    )
+
+
+class StepQuerySet(TouchingQuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        """New steps are stored with ``published`` as their runs say, as save() does."""
+        objs = list(objs)
+        published = published_trajectories({step.trajectory_id for step in objs if step._state.adding})
+        for step in objs:
+            if step._state.adding:
+                step.published = step.trajectory_id in published
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class TouchedOnSave(models.Model):
     """``updated_at`` moves on every save, also one limited to some fields (``update_fields``), so the
     data versions the page and score caches read never miss a write."""
@@ -130,7 +150,8 @@ class Step(TouchedOnSave):
         CONTROL = "control", "control (wait/done/fail)"
         OTHER = "other", "other"
 
-    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="steps")
+    # No index of its own: the unique (trajectory, index) constraint serves lookups by trajectory.
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="steps", db_index=False)
     index = models.PositiveIntegerField(help_text="1-based position in the trajectory (traj.jsonl row order).")
     turn = models.PositiveIntegerField(help_text="Model turn (upstream step_num); several steps may share one.")
     tool = models.CharField(max_length=20, choices=Tool.choices, default=Tool.COMPUTER)
@@ -154,8 +175,13 @@ class Step(TouchedOnSave):
     timestamp = models.DateTimeField(null=True, blank=True, help_text="When the action started.")
     # read per trajectory (its max) by the player's cache key: a step edited, its derivatives made
     updated_at = models.DateTimeField(auto_now=True)
+    # Whether the step's run is published, stored on the step so a visitor's step search reads only
+    # published steps (the partial index below, and one of their words on PostgreSQL: migration 0014)
+    # instead of stepping over hidden runs' steps. Set on insert (save, bulk_create); kept in step with
+    # publication by trajectories.recording.published_steps.
+    published = models.BooleanField(default=False, editable=False)
 
-    objects = TouchingQuerySet.as_manager()
+    objects = StepQuerySet.as_manager()
 
     class Meta:
         ordering = ["trajectory", "index"]
@@ -167,6 +193,10 @@ class Step(TouchedOnSave):
             models.Index(fields=["display_image"], name="step_display_image_name"),
             models.Index(fields=["thumbnail"], name="step_thumbnail_name"),
             models.Index(fields=["display_avif"], name="step_display_avif_name"),
+            # a visitor's step search for common words walks the published steps in order and stops at the cap
+            models.Index(
+                fields=["trajectory", "index"], condition=models.Q(published=True), name="step_published_order"
+            ),
         ]
 
     # Every file field a step names: the media view's access check, the sweep and deletion ask by these.
@@ -174,6 +204,11 @@ class Step(TouchedOnSave):
 
     def __str__(self):
         return f"{self.trajectory} step {self.index}"
+
+    def save(self, *args, **kwargs):
+        if self._state.adding:
+            self.published = bool(published_trajectories([self.trajectory_id]))
+        super().save(*args, **kwargs)
 
 
 class UserTurn(models.Model):

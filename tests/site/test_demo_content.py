@@ -260,7 +260,10 @@ def test_load_demo_twice_gives_the_same_rows(monkeypatch):
         for trajectory in run.trajectories.all():
             steps = list(trajectory.steps.all())
             assert steps and all(step.screenshot for step in steps)
-            assert trajectory.judgments.count() == trajectory.task.current_rubric().count()
+            # the demo erratum (seeding/demo_errata.json) left the hasty run's demo-d004 on its first rubric
+            superseded = name == "Scripted demo agent (hasty plan)" and trajectory.task.task_id == "demo-d004"
+            on_current = trajectory.judgments.filter(rubric_item__is_current=True).count()
+            assert on_current == (0 if superseded else trajectory.task.current_rubric().count())
     assert set(Run.objects.get(name="Scripted demo agent").trajectories.values_list("ended_by", flat=True)) == {
         "done",
         "fail",
@@ -318,7 +321,8 @@ def test_demo_leaderboard_has_three_graded_rows_and_a_comparison(client, monkeyp
     compare = client.get(f"/compare/?a={careful.slug}&b={hasty.slug}")
     assert compare.status_code == 200
     c = compare.context["c"]
-    assert c.paired_n == 12
+    # the hasty run's demo-d004 is judged on a superseded rubric (the demo erratum): not known until re-judged
+    assert c.paired_n == 11
     # what the committed verdicts say: each run alone solves one task
     careful_scores, hasty_scores = scores(RESULTS), scores(HASTY)
     only_a = sorted(t for t in careful_scores if careful_scores[t] == 100 and hasty_scores[t] != 100)

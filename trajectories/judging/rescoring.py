@@ -6,6 +6,7 @@ version, and queueing our judge for the changed items only, through the one judg
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from leaderboard.catalog.errata import carried_items
 from leaderboard.models import JudgeConfig, RubricItem, Run
@@ -13,6 +14,8 @@ from trajectories.judge_spec import JudgeSpec
 from trajectories.judging import our_judge
 from trajectories.models import Judgment
 
+# The judges whose verdicts are re-scored: the author's own (self-reported) are shown, never scored.
+RESCORED_ORIGINS = (JudgeConfig.Origin.OURS, JudgeConfig.Origin.IMPORTED)
 # What a carried verdict keeps of the judgment it comes from (tokens and cost stay with the call that paid them).
 CARRIED_FIELDS = ("verdict", "explanation", "cited_steps", "failure_mode", "failure_mode_overridden")
 
@@ -54,8 +57,22 @@ class RescoringPlan:
 
 
 def runs_on_superseded_rubrics():
-    """The pks of runs with a verdict on a rubric item an erratum has replaced (a subquery)."""
-    return Judgment.objects.filter(rubric_item__is_current=False).values("trajectory__run_id")
+    """The pks of runs that re-scoring has work for (a subquery): a verdict on a rubric item an erratum has
+    replaced, by a judge that has not yet given one on every current item of that task (a run re-judged
+    or carried over keeps its old verdicts, and is no longer listed)."""
+    judged_now = Judgment.objects.filter(
+        trajectory_id=OuterRef(OuterRef("trajectory_id")),
+        judge_id=OuterRef(OuterRef("judge_id")),
+        rubric_item=OuterRef("pk"),
+    )
+    unjudged = RubricItem.objects.filter(task_id=OuterRef("trajectory__task_id"), is_current=True).exclude(
+        Exists(judged_now)
+    )
+    return (
+        Judgment.objects.filter(rubric_item__is_current=False, judge__origin__in=RESCORED_ORIGINS)
+        .filter(Exists(unjudged))
+        .values("trajectory__run_id")
+    )
 
 
 def superseded_plans(run: Run) -> list[RescoringPlan]:
@@ -63,8 +80,7 @@ def superseded_plans(run: Run) -> list[RescoringPlan]:
     superseded rubric items of ``run``'s trajectories (none when every judgment is on the current
     rubrics). Four queries."""
     old = list(
-        Judgment.objects.filter(trajectory__run=run, rubric_item__is_current=False)
-        .exclude(judge__origin=JudgeConfig.Origin.SELF_REPORTED)  # shown, never scored: nothing to re-score
+        Judgment.objects.filter(trajectory__run=run, rubric_item__is_current=False, judge__origin__in=RESCORED_ORIGINS)
         .select_related("judge", "rubric_item")
         .order_by("judge_id", "trajectory_id", "-rubric_item__version")
     )

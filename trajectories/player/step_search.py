@@ -3,7 +3,9 @@
 mode; each hit opens the player at its step. PostgreSQL matches words through a full-text index
 (``STEP_DOCUMENT_SQL``, a column migration 0010 adds); SQLite, the development database, matches
 substrings. Bounded: the words read, the hits counted (``MAX_HITS``) and a page's size are capped, and
-a page costs the same few queries whatever it finds."""
+a page costs the same few queries whatever it finds. A visitor's search reads only published steps
+(``Step.published`` and its partial indexes, migration 0014), so hidden runs cost it nothing; the
+runs the visitor may read still decide, the flag only narrows."""
 
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
 
+from leaderboard.catalog.selectors import sees_unpublished
 from leaderboard.models import App, Run
 from trajectories.models import FailureMode, Judgment, Step
 from trajectories.player.payloads import step_app
@@ -44,6 +47,7 @@ STEP_DOCUMENT_SQL = (
 )
 DOCUMENT_COLUMN = "search_document"
 INDEX_NAME = "step_search_document"
+PUBLISHED_INDEX_NAME = "step_search_published_document"  # the same over published steps (migration 0014)
 
 
 @dataclass
@@ -175,8 +179,21 @@ def _judged(**lookups) -> Exists:
     return Exists(Judgment.objects.filter(trajectory_id=OuterRef("trajectory_id"), **lookups))
 
 
-def matching_steps(result: StepSearch, runs: QuerySet[Run]) -> QuerySet[Step]:
+def visible_steps(user, runs: QuerySet[Run]) -> QuerySet[Step]:
+    """The steps of ``runs`` (the runs ``user`` may read). For anyone but maintainers, the published
+    steps (``Step.published``: PostgreSQL then reads them through their own indexes instead of stepping
+    over every hidden run's steps) and an author's own runs'; the runs still decide, so a flag out of
+    step could hide a step, never show one."""
     steps = Step.objects.filter(trajectory__run__in=runs)
+    if sees_unpublished(user):
+        return steps
+    if user is not None and user.is_authenticated and Run.objects.filter(submission__author=user).exists():
+        return steps.filter(Q(published=True) | Q(trajectory__run__submission__author=user))
+    return steps.filter(published=True)
+
+
+def matching_steps(result: StepSearch, runs: QuerySet[Run], user=None) -> QuerySet[Step]:
+    steps = visible_steps(user, runs)
     if result.words:
         steps = steps.filter(_text_match(result.words))
     f = result.filters
@@ -193,6 +210,23 @@ def matching_steps(result: StepSearch, runs: QuerySet[Run]) -> QuerySet[Step]:
     if f["failure_mode"]:
         steps = steps.filter(_judged(failure_mode=f["failure_mode"]))
     return steps
+
+
+def hit_keys(result: StepSearch, runs: QuerySet[Run], user=None) -> list[tuple[int, int, int]]:
+    """(trajectory id, step index, step pk) of at most MAX_HITS + 1 matches, sorted: the first the
+    database finds, asked for in no order (an order would make it read every match of common words).
+    On PostgreSQL through indexes only: a visitor's rare words through the full-text index of
+    published steps, common ones by walking the published steps and stopping at the cap. A sequential
+    scan would read steps in storage order, hidden runs' steps and all, so it is put off for this one
+    query (it changes the plan, never the result)."""
+    matches = matching_steps(result, runs, user).order_by().values_list("trajectory_id", "index", "pk")
+    if connection.vendor != "postgresql":
+        return sorted(matches[: MAX_HITS + 1])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        keys = sorted(matches[: MAX_HITS + 1])
+        cursor.execute("SET LOCAL enable_seqscan TO DEFAULT")  # inside an outer transaction too
+    return keys
 
 
 def excerpt(step: Step, words: list[str]) -> tuple[str, str, str]:
@@ -245,12 +279,9 @@ def search_steps(user, params) -> StepSearch:
         result.errors.append(f"No app {app!r}; apps are named by their short name, e.g. hoolimail.")
     if result.errors or not result.asked:
         return result
-    # The keys of at most MAX_HITS + 1 matches, in no order: the database gathers them the cheapest way
-    # (the full-text index for rare words, a walk for common ones) instead of walking steps in order
-    # past every hidden trajectory. They are put in order here and the page's rows fetched by key.
-    keys = list(matching_steps(result, runs).order_by().values_list("trajectory_id", "index", "pk")[: MAX_HITS + 1])
+    keys = hit_keys(result, runs, user)
     result.capped = len(keys) > MAX_HITS
-    keys = sorted(keys)[:MAX_HITS]
+    keys = keys[:MAX_HITS]
     result.count = len(keys)
     result.pages = max(1, -(-result.count // PER_PAGE))
     result.page = min(result.page, result.pages)

@@ -1,8 +1,9 @@
 """``manage.py load_demo``: load what the demo site shows (reported figures, the demo suite, the two scripted
-demo runs, a four-try run assembled from them, demo human labels on the recorded runs' verdicts, and
-Michael's session suite with a proactive and a reactive scripted run on it) and optionally a staff account;
-safe to run again, a second run changes nothing."""
+demo runs, a four-try run assembled from them, demo human labels on the recorded runs' verdicts, the demo's
+rubric errata with one run left on the superseded rubric, and Michael's session suite with a proactive and a
+reactive scripted run on it) and optionally a staff account; safe to run again, a second run changes nothing."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -18,11 +19,17 @@ from django.db import transaction
 from harness.results import BundleError, read_results
 from harness.tasks.sessions import load_sessions
 from leaderboard.models import Model, Run, Suite
+from trajectories.judging import rescoring
 from trajectories.models import HumanLabel, Judgment
 from trajectories.recording.ingest import IngestError, IngestReport, all_or_nothing, ingest_bundle
 
 SEEDING = Path(settings.BASE_DIR) / "seeding"
 DEMO_SUITE_FILE = SEEDING / "demo_suite.json"
+# Rubric fixes to the demo suite (reason, source, the items' changed fields), applied after the demo runs are
+# judged on the rubrics as first written; the run named here is left on the superseded rubric, so the
+# leaderboard flags it and the maintainers' re-judge has work; the other demo runs get their verdicts
+# carried over, as that re-judge would.
+DEMO_ERRATA_FILE = SEEDING / "demo_errata.json"
 # Michael's personal sessions (requests with hidden intents; docs/sessions.md): a suite of their own, played
 # by two scripted demo agents (seeding/session_demo.py, recorded into seeding/demo_sessions/).
 SESSIONS_FILE = SEEDING / "sessions" / "michael.json"
@@ -124,16 +131,11 @@ def load_demo(stdout=None, verbosity=1):
             raise CommandError(f"{path}: not found (expected the demo content shipped in seeding/)")
 
     call_command("load_reported", **quiet)
-    call_command(
-        "import_tasks",
-        str(DEMO_SUITE_FILE),
-        "--suite",
-        DEMO_SUITE_NAME,
-        "--suite-version",
-        DEMO_SUITE_VERSION,
-        "--demo",
-        **quiet,
-    )
+    errata = read_demo_errata()
+    # The first load imports the rubrics as first written and fixes them once the runs are judged on them;
+    # later loads import the fixed suite, so an erratum never swings back.
+    first_load = not Suite.objects.filter(name=DEMO_SUITE_NAME, version=DEMO_SUITE_VERSION).exists()
+    _import_demo_suite(None if first_load else errata, quiet)
     call_command("import_tasks", str(SESSIONS_FILE), **quiet)
     suite = Suite.objects.get(name=DEMO_SUITE_NAME, version=DEMO_SUITE_VERSION)
     if not suite.is_demo:
@@ -143,11 +145,76 @@ def load_demo(stdout=None, verbosity=1):
     runs = [_load_demo_run(demo, suite, quiet, stdout) for demo in DEMO_RUNS]
     runs.append(_load_repeated_run(suite, quiet))
     label_demo_verdicts(runs[: len(DEMO_RUNS)])
+    if first_load:
+        _import_demo_suite(errata, quiet)
+    carry_demo_verdicts(runs)
     sessions = load_sessions(SESSIONS_FILE)
     session_suite = Suite.objects.get(name=sessions.suite, version=sessions.suite_version)
     runs += [_load_demo_run(demo, session_suite, quiet, stdout) for demo in DEMO_SESSION_RUNS]
     _ensure_staff_user(stdout)
     return runs
+
+
+def read_demo_errata() -> list[dict]:
+    """The fixes of seeding/demo_errata.json: task, reason, source and items ({rubric id: changed fields})."""
+    try:
+        errata = json.loads(DEMO_ERRATA_FILE.read_text(encoding="utf-8"))["errata"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise CommandError(f"{DEMO_ERRATA_FILE}: cannot be read ({exc})") from exc
+    return errata
+
+
+def fixed_demo_tasks(errata: list[dict]) -> list[dict]:
+    """The demo suite's tasks with ``errata`` applied: each fixed task's rubric items changed as its
+    erratum says (items named by id, R1 the first) and its "erratum" note (reason, source) added, which
+    import_tasks records with the new rubric version."""
+    tasks = json.loads(DEMO_SUITE_FILE.read_text(encoding="utf-8"))
+    by_id = {task["id"]: task for task in tasks}
+    for erratum in errata:
+        task = by_id.get(erratum["task"])
+        if task is None:
+            raise CommandError(f"{DEMO_ERRATA_FILE}: no demo task {erratum['task']!r}")
+        items = task["grading"]["rubrics"]
+        ids = [str(item.get("id") or f"R{i + 1}") for i, item in enumerate(items)]
+        for rubric_id, fields in erratum["items"].items():
+            if rubric_id not in ids:
+                raise CommandError(f"{DEMO_ERRATA_FILE}: task {task['id']} has no rubric item {rubric_id}")
+            items[ids.index(rubric_id)].update(fields)
+        task["erratum"] = {"reason": erratum["reason"], "source": erratum.get("source", "")}
+    return tasks
+
+
+def _import_demo_suite(errata: list[dict] | None, quiet: dict) -> None:
+    """Import the demo suite as first written (``errata`` None) or with ``errata`` applied."""
+    with tempfile.TemporaryDirectory(prefix="demo-suite-") as tmp:
+        path = DEMO_SUITE_FILE
+        if errata is not None:
+            path = Path(tmp) / DEMO_SUITE_FILE.name
+            path.write_text(json.dumps(fixed_demo_tasks(errata), indent=1, ensure_ascii=False), encoding="utf-8")
+        call_command(
+            "import_tasks",
+            str(path),
+            "--suite",
+            DEMO_SUITE_NAME,
+            "--suite-version",
+            DEMO_SUITE_VERSION,
+            "--demo",
+            **quiet,
+        )
+
+
+def carry_demo_verdicts(runs: list[Run]) -> int:
+    """Carry the verdicts the demo's errata leave standing (items only reweighted or moved) onto the fixed
+    rubrics for every demo run but the hasty one, which stays on the superseded rubric for the leaderboard
+    to flag and maintainers to re-judge. Idempotent; the verdicts carried."""
+    carried = 0
+    for run in runs:
+        if run.name == DEMO_HASTY_RUN_NAME:
+            continue
+        for plan in rescoring.superseded_plans(run):
+            if not plan.judge_again:  # a reworded item needs a judge: the run stays flagged
+                carried += rescoring.carry_over(plan)
+    return carried
 
 
 def _load_demo_run(demo: DemoRun, suite: Suite, quiet: dict, stdout) -> Run:
@@ -323,7 +390,8 @@ class Command(BaseCommand):
         "scripted demo runs (seeding/demo_results, seeding/demo_results_hasty) and a four-try run assembled from "
         "them (so consistency over attempts shows), Michael's session suite with a proactive and a reactive "
         "scripted run on it (seeding/demo_sessions), published, with demo labels on half the recorded runs' "
-        "verdicts (so the judge pages show agreement); an existing demo run "
+        "verdicts (so the judge pages show agreement) and the rubric fixes of seeding/demo_errata.json (the hasty "
+        "run left judged on the superseded rubric, so the leaderboard flags it); an existing demo run "
         "gets the demo tasks it lacks. Creates a superuser from "
         "DJANGO_SUPERUSER_USERNAME / DJANGO_SUPERUSER_PASSWORD when both are set. Running it again changes nothing."
     )

@@ -190,6 +190,8 @@ def test_the_migration_indexes_the_expression_the_search_reads():
     migration = importlib.import_module("trajectories.migrations.0010_step_search_document")
     assert migration.DOCUMENT == step_search.STEP_DOCUMENT_SQL
     assert (migration.COLUMN, migration.INDEX) == (step_search.DOCUMENT_COLUMN, step_search.INDEX_NAME)
+    published = importlib.import_module("trajectories.migrations.0014_step_published")
+    assert published.PUBLISHED_DOCUMENTS == step_search.PUBLISHED_INDEX_NAME
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the full-text column exists on PostgreSQL only")
@@ -207,3 +209,19 @@ def test_postgresql_fills_the_document_and_its_index_answers(step_corpus):
     )
     assert step_search.search_steps(None, {"q": "3016"}).count == 0  # the column follows updates
     assert Run.objects.filter(publication="published").count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the published steps' indexes are planned on PostgreSQL")
+def test_a_visitors_search_reads_published_steps_through_their_own_indexes(step_corpus):
+    with CaptureQueriesContext(connection) as queries:
+        assert step_search.search_steps(None, {"q": "invoice"}).count == 2  # the draft run's is hidden
+    (keys_sql,) = [q["sql"] for q in queries if '"published"' in q["sql"] and "LIMIT 1001" in q["sql"]]
+    assert [q["sql"] for q in queries].index(keys_sql) > [q["sql"] for q in queries].index(
+        "SET LOCAL enable_seqscan = off"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + keys_sql)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert step_search.PUBLISHED_INDEX_NAME in plan or "step_published_order" in plan, plan
+    assert "Seq Scan on trajectories_step" not in plan, plan
