@@ -54,7 +54,7 @@ class AdaptiveLimiter:
         # see _arrival), and the start times of the calls in flight (counted in the window until answered).
         self.started: list[float] = []
         self.pending: list[float] = []
-        self.fastest = float("inf")  # the shortest time from a call's start to its answer
+        self.fastest = float("inf")  # the shortest time from a counted call's start to its answer
         self.last_decrease = -1.0
         self.calls = self.rate_limited_calls = 0
         self.peak_in_flight = 0
@@ -141,14 +141,19 @@ class AdaptiveLimiter:
             if count:
                 self.pending.append(start)
                 self.started_since_remaining += 1
+        answered = False
         try:
             yield start
+            answered = True
         finally:
             with self._cond:
                 self.in_flight -= 1
                 if count:
+                    end = self.clock()
+                    if answered:  # only model calls answered: a cache set-up (count False) may not reach the provider
+                        self.fastest = min(self.fastest, max(0.0, end - start))
                     self.pending.remove(start)
-                    bisect.insort(self.started, self._arrival(start, self.clock()))
+                    bisect.insort(self.started, self._arrival(start, end))
                 # One slot freed: one waiter (waking every one at each answer costs the CPU with
                 # many callers); a change that lets more start wakes them all.
                 self._cond.notify()
@@ -160,7 +165,6 @@ class AdaptiveLimiter:
         what the answer's headers said about the request quota."""
         with self._cond:
             now = self.clock()
-            self.fastest = min(self.fastest, max(0.0, now - started_at))
             if limits is not None:
                 self._stated(now, limits)
             before = int(self.limit)
