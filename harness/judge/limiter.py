@@ -214,13 +214,17 @@ class AdaptiveLimiter:
             if started_at > self.last_decrease:  # one decrease per round: calls already in flight do not count
                 self.limit = max(1.0, self.limit / 2)
                 self.last_decrease = now
-                if self.quota is not None and accepted >= self.quota:
+                if self.stated_quota is not None and self.fastest > 0.0:
+                    # Refused under a stated quota: calls reached the provider later than estimated (a
+                    # loaded machine sends late): from now on count each in the window from its answer.
+                    self.fastest = 0.0
+                elif self.quota is not None and accepted >= self.quota:
                     self.quota = max(1, self.quota - 1)  # paced at the cap and still refused: lower it
                     # and probe above it less often: a quota found again and again is the quota
                     self.probe_after = min(MOST_QUIET_WINDOWS_BEFORE_PROBE, self.probe_after * 2)
                 self.quota_raised_at = now
-            if self.quota is None or accepted < self.quota:
-                self.quota = accepted
+            if self.quota is None or (accepted < self.quota and self.stated_quota is None):
+                self.quota = accepted  # (calls counted from a late estimate are missed: not below a stated quota)
             self.limit = min(self.limit, float(self.cap()))
             pause = retry_after if retry_after is not None else 1.0
             self.not_before = max(self.not_before, now + pause)

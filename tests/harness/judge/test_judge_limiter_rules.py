@@ -279,6 +279,21 @@ def test_the_fastest_answer_is_a_model_call_s_not_a_cache_set_up_s_nor_a_failure
     assert starts == pytest.approx([WINDOW, 2.0 + WINDOW, 3.0 + WINDOW])  # the slow call left at 3.0, not 5.0
 
 
+def test_a_refusal_under_a_stated_quota_counts_calls_from_their_answers_and_keeps_the_quota():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    with limiter.slot() as first:  # the fastest answer: 0 to 1.0
+        clock.now = 1.0
+    limiter.succeeded(first, RateLimits(limit=3))
+    with limiter.slot() as refused:  # 1.0 to 1.5: its arrival was estimated early, or the window is shared
+        clock.now = 1.5
+        limiter.rate_limited(refused, retry_after=0.0)
+    assert limiter.state()["quota_per_window"] == 3, "one call counted before it is no measure of a stated quota"
+    with limiter.slot():  # 1.5 to 4.0, answered 2.5 s after its start: before the refusal counted from 3.0
+        clock.now = 4.0
+    assert limiter.started == [0.0, 1.5, 4.0]  # the refused call and this one, from their answers
+
+
 def test_a_call_in_flight_counts_in_the_window_however_long_it_takes():
     clock = Clock()
     limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
