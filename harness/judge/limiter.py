@@ -186,7 +186,9 @@ class AdaptiveLimiter:
         and send, which a busy machine stretches: calls started together arrive spread out, and a
         window counted from their starts frees before the provider's does (a 429 for each call
         started in that gap). A call that took longer than the fastest answer arrived that much
-        later at most (the provider's own time is taken to be no shorter than the fastest answer's)."""
+        later at most (the provider's own time is taken to be no shorter than the fastest answer's: a
+        model call's, not a cache set-up's nor a refusal's). After a 429 under a stated quota the
+        fastest is taken as zero: each call counts from its answer."""
         return max(started_at, now - self.fastest)
 
     def _stated(self, now: float, limits) -> None:
