@@ -54,7 +54,7 @@ class AdaptiveLimiter:
         # see _arrival), and the start times of the calls in flight (counted in the window until answered).
         self.started: list[float] = []
         self.pending: list[float] = []
-        self.fastest = float("inf")  # the shortest time from a call's start to its answer
+        self.fastest = float("inf")  # the shortest time from a counted call's start to its answer
         self.last_decrease = -1.0
         self.calls = self.rate_limited_calls = 0
         self.peak_in_flight = 0
@@ -141,14 +141,19 @@ class AdaptiveLimiter:
             if count:
                 self.pending.append(start)
                 self.started_since_remaining += 1
+        answered = False
         try:
             yield start
+            answered = True
         finally:
             with self._cond:
                 self.in_flight -= 1
                 if count:
+                    end = self.clock()
+                    if answered:  # only model calls answered: a cache set-up (count False) may not reach the provider
+                        self.fastest = min(self.fastest, max(0.0, end - start))
                     self.pending.remove(start)
-                    bisect.insort(self.started, self._arrival(start, self.clock()))
+                    bisect.insort(self.started, self._arrival(start, end))
                 # One slot freed: one waiter (waking every one at each answer costs the CPU with
                 # many callers); a change that lets more start wakes them all.
                 self._cond.notify()
@@ -160,7 +165,6 @@ class AdaptiveLimiter:
         what the answer's headers said about the request quota."""
         with self._cond:
             now = self.clock()
-            self.fastest = min(self.fastest, max(0.0, now - started_at))
             if limits is not None:
                 self._stated(now, limits)
             before = int(self.limit)
@@ -182,7 +186,9 @@ class AdaptiveLimiter:
         and send, which a busy machine stretches: calls started together arrive spread out, and a
         window counted from their starts frees before the provider's does (a 429 for each call
         started in that gap). A call that took longer than the fastest answer arrived that much
-        later at most (the provider's own time is taken to be no shorter than the fastest answer's)."""
+        later at most (the provider's own time is taken to be no shorter than the fastest answer's: a
+        model call's, not a cache set-up's nor a refusal's). After a 429 under a stated quota the
+        fastest is taken as zero: each call counts from its answer."""
         return max(started_at, now - self.fastest)
 
     def _stated(self, now: float, limits) -> None:
@@ -210,13 +216,17 @@ class AdaptiveLimiter:
             if started_at > self.last_decrease:  # one decrease per round: calls already in flight do not count
                 self.limit = max(1.0, self.limit / 2)
                 self.last_decrease = now
-                if self.quota is not None and accepted >= self.quota:
+                if self.stated_quota is not None and self.fastest > 0.0:
+                    # Refused under a stated quota: calls reached the provider later than estimated (a
+                    # loaded machine sends late): from now on count each in the window from its answer.
+                    self.fastest = 0.0
+                elif self.quota is not None and accepted >= self.quota:
                     self.quota = max(1, self.quota - 1)  # paced at the cap and still refused: lower it
                     # and probe above it less often: a quota found again and again is the quota
                     self.probe_after = min(MOST_QUIET_WINDOWS_BEFORE_PROBE, self.probe_after * 2)
                 self.quota_raised_at = now
-            if self.quota is None or accepted < self.quota:
-                self.quota = accepted
+            if self.quota is None or (accepted < self.quota and self.stated_quota is None):
+                self.quota = accepted  # (calls counted from a late estimate are missed: not below a stated quota)
             self.limit = min(self.limit, float(self.cap()))
             pause = retry_after if retry_after is not None else 1.0
             self.not_before = max(self.not_before, now + pause)

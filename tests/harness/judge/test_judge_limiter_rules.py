@@ -249,6 +249,51 @@ def test_a_call_answered_later_than_the_fastest_counts_in_the_window_from_when_i
     assert waits == [pytest.approx(1.5)] and third == pytest.approx(2.0 + WINDOW)
 
 
+def test_the_fastest_answer_is_a_model_call_s_not_a_cache_set_up_s_nor_a_failure_s():
+    # As the judge runs with Anthropic and OpenAI: each trajectory first opens its prefix (count=False,
+    # no request to the model quota, answered at once), and a refusal comes back faster than any answer.
+    # Neither is a model's answer time: were either the fastest, every call would count in the window from
+    # its answer, as if it had reached the provider only then.
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    with limiter.slot(count=False) as set_up:
+        pass
+    limiter.succeeded(set_up)
+    slow_slot = limiter.slot()
+    slow_slot.__enter__()  # a call starts at 0 and is answered at 5.0
+    with limiter.slot() as fast:  # the fastest model answer: 0 to 2.0
+        clock.now = 2.0
+    limiter.succeeded(fast, RateLimits(limit=3))  # three requests a window
+    with pytest.raises(RuntimeError), limiter.slot():
+        clock.now = 2.1
+        raise RuntimeError("refused in 0.1 s")  # counted from its start: 0.1 s is less than the fastest answer
+    clock.now = 5.0
+    slow_slot.__exit__(None, None, None)  # 3 s slower than the fastest: it may have reached the provider at 3.0
+    assert limiter.started == [0.0, 2.0, 3.0]
+    clock.now = 10.0
+    waits = []
+    starts = []
+    for _ in range(3):  # three in the window, three allowed: each waits for the oldest to leave
+        with limiter.slot(sleep=sleeper(clock, waits)) as started:
+            starts.append(started)
+    assert starts == pytest.approx([WINDOW, 2.0 + WINDOW, 3.0 + WINDOW])  # the slow call left at 3.0, not 5.0
+
+
+def test_a_refusal_under_a_stated_quota_counts_calls_from_their_answers_and_keeps_the_quota():
+    clock = Clock()
+    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
+    with limiter.slot() as first:  # the fastest answer: 0 to 1.0
+        clock.now = 1.0
+    limiter.succeeded(first, RateLimits(limit=3))
+    with limiter.slot() as refused:  # 1.0 to 1.5: its arrival was estimated early, or the window is shared
+        clock.now = 1.5
+        limiter.rate_limited(refused, retry_after=0.0)
+    assert limiter.state()["quota_per_window"] == 3, "one call counted before it is no measure of a stated quota"
+    with limiter.slot():  # 1.5 to 4.0, answered 2.5 s after its start: before the refusal counted from 3.0
+        clock.now = 4.0
+    assert limiter.started == [0.0, 1.5, 4.0]  # the refused call and this one, from their answers
+
+
 def test_a_call_in_flight_counts_in_the_window_however_long_it_takes():
     clock = Clock()
     limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)

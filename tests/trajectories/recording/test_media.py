@@ -134,7 +134,7 @@ def test_second_pass_skips_finished_steps_and_force_remakes(isolated_media):
 
 def test_corrupt_and_missing_originals_are_recorded_and_the_rest_is_made(isolated_media):
     good = screenshot_png(seed=7)
-    trajectory = make_trajectory(3, png={2: good[: len(good) // 2]}, size=(640, 400))
+    trajectory = make_trajectory(3, png={2: good[: len(good) // 2]}, size=(160, 100))
     step3 = trajectory.steps.get(index=3)
     (isolated_media / step3.screenshot.name).unlink()
 
@@ -152,7 +152,7 @@ def test_corrupt_and_missing_originals_are_recorded_and_the_rest_is_made(isolate
     "outage", [EndpointConnectionError(endpoint_url="http://s3"), ConnectTimeoutError(endpoint_url="http://s3")]
 )
 def test_a_store_not_answering_is_retried_later_not_recorded_as_a_bad_original(isolated_media, monkeypatch, outage):
-    trajectory = make_trajectory(1, size=(640, 400))
+    trajectory = make_trajectory(1, size=(160, 100))
 
     def unreachable(self, mode="rb"):
         raise outage
@@ -183,7 +183,7 @@ def test_task_for_a_deleted_trajectory_does_nothing():
 
 def test_request_inline_makes_derivatives_now(settings):
     settings.MYPCBENCH_DERIVATIVES = "inline"
-    trajectory = make_trajectory(1, size=(640, 400))
+    trajectory = make_trajectory(1, size=(160, 100))
     request_derivatives(trajectory.id)
     assert trajectory.steps.get().display_image
 
@@ -220,7 +220,7 @@ def test_command_backfills_one_run_and_reports(capsys):
 
 
 def test_command_reports_failures_on_stderr(capsys):
-    make_trajectory(2, png={1: b"garbage"}, size=(640, 400))
+    make_trajectory(2, png={1: b"garbage"}, size=(160, 100))
     call_command("make_derivatives")
     captured = capsys.readouterr()
     assert "1 made, 0 already present, 1 failed" in captured.out
