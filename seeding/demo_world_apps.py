@@ -213,8 +213,11 @@ LABELS = {
     },
     "hoolimail.html": {
         '"Search mail"': ('"Search mail"', '"Search messages"', '"Find in mail"', '"Search your inbox"'),
-        "Select a message to read it.": ("Select a message to read it.", "Pick a message to open it.",
-                                         "Nothing open. Choose a message on the list."),
+        "Select a message to read it.": (
+            "Select a message to read it.",
+            "Pick a message to open it.",
+            "Nothing open. Choose a message on the list.",
+        ),
     },
     "hoolicalendar.html": {
         '"today">Today<': ('"today">Today<', '"today">This week<', '"today">Back to today<'),
@@ -331,13 +334,13 @@ def _card_columns(page: str, face: Interface) -> str:
     """Gringotts' table with its columns in the variant's order (header and the rows the script draws)."""
     heads = {"Date": "<th>Date</th>", "Description": "<th>Description</th>", "Category": "<th>Category</th>",
              "Amount": '<th class="num">Amount</th>'}  # fmt: skip
-    page = _replace(page, r"<thead><tr>.*?</tr></thead>",
-                    "<thead><tr>" + "".join(heads[c] for c in face.columns) + "</tr></thead>", "gringotts.html")  # fmt: skip
+    head = "<thead><tr>" + "".join(heads[c] for c in face.columns) + "</tr></thead>"
+    page = _replace(page, r"<thead><tr>.*?</tr></thead>", head, "gringotts.html")
     at = {column: i for i, column in enumerate(face.columns)}
     cells = (
         f'    tr.innerHTML = "{"".join(_ROW_CELLS[c] for c in face.columns)}";\n'
         f'    tr.children[{at["Date"]}].textContent = MONTHS[m - 1] + " " + d + ", " + y;\n'
-        f'    tr.children[{at["Description"]}].textContent = desc;\n'
+        f"    tr.children[{at['Description']}].textContent = desc;\n"
         '    tr.querySelector(".tag").textContent = cat;\n'
         f'    tr.children[{at["Amount"]}].textContent = (amount < 0 ? "+" : "\\u2212") + money(Math.abs(amount));\n'
     )
@@ -360,8 +363,8 @@ def _dress(name: str, text: str, face: Interface) -> str:
         text = _replace(text, r"const PAGE_SIZE = \d+;", f"const PAGE_SIZE = {face.page_size};", name)
         text = _card_columns(text, face)
     if name == "hoolicalendar.html":
-        text = _replace(text, r"const FIRST_HOUR = \d+, LAST_HOUR = 22, HOUR_PX = \d+;",
-                        f"const FIRST_HOUR = {face.first_hour}, LAST_HOUR = 22, HOUR_PX = {face.hour_px};", name)  # fmt: skip
+        hours = f"const FIRST_HOUR = {face.first_hour}, LAST_HOUR = 22, HOUR_PX = {face.hour_px};"
+        text = _replace(text, r"const FIRST_HOUR = \d+, LAST_HOUR = 22, HOUR_PX = \d+;", hours, name)
     return text.replace("</head>", _layout_css(face, name) + "</head>", 1)
 
 
