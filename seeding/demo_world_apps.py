@@ -319,6 +319,9 @@ def _layout_css(face: Interface, name: str) -> str:
     if name == "hoolicalendar.html":
         rules.append(" ".join(f"#{button} {{ order: {i}; }}" for i, button in enumerate(face.calendar_buttons)))
         rules.append(".toolbar h2 { order: 5; }")
+        line = face.hour_px - 1
+        rules.append(f".hour {{ height: {face.hour_px}px; }} .day {{ background: "
+                     f"repeating-linear-gradient(#fff 0 {line}px, #eceef1 {line}px {face.hour_px}px); }}")  # fmt: skip
     return "<style>/* interface of world variant " + str(face.variant) + " */\n  " + "\n  ".join(rules) + "\n</style>\n"
 
 
