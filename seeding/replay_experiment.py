@@ -51,11 +51,21 @@ NEEDS: dict[str, list[tuple]] = {
 PANES = ("#reader", "#pop", "#thread", "#rows")  # where the demo apps show a record
 FULL_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                "November", "December")  # fmt: skip
-SETTLE_SECONDS = 0.4  # after each action, before the next (both agents wait the same)
+SETTLE_SECONDS = 0.6  # after each action, before the page is read (both agents wait the same)
+STABLE_SECONDS = 3.0  # then until two readings 0.15 s apart agree, at most this long
+NAVIGATION_SECONDS = 3.0  # how long a step that opened another app waits for the page to load
 
 
 class ReplayError(RuntimeError):
     """The experiment cannot run: a task without a state check, a record its check names missing."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded action: its pyautogui line, and whether it opened another page in the source run."""
+
+    line: str
+    navigates: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,16 +179,26 @@ def passed(sights: list[Sight], seen: list[dict[str, str]]) -> bool:
 # ------------------------------------------------------------------ the agents, in the local desktop guest
 
 
-def _observe(page) -> dict[str, str]:
-    """The text of each pane of the page (the experiment's reading; no agent gets it)."""
+def _read_panes(page) -> dict[str, str] | None:
     script = "sels => sels.map(s => { const e = document.querySelector(s); return e ? e.innerText : ''; })"
-    for _ in range(20):
-        try:
-            page.wait_for_load_state("load")
-            return dict(zip(PANES, page.evaluate(script, list(PANES)), strict=True))
-        except Exception:  # noqa: BLE001 - a navigation in flight: read again once it lands
-            time.sleep(0.1)
-    return {}
+    try:
+        page.wait_for_load_state("load")
+        return dict(zip(PANES, page.evaluate(script, list(PANES)), strict=True))
+    except Exception:  # noqa: BLE001 - a navigation in flight: the caller reads again once it lands
+        return None
+
+
+def _observe(page) -> dict[str, str]:
+    """The text of each pane once the page has stopped changing (the experiment's reading; no agent gets it)."""
+    last = None
+    deadline = time.monotonic() + STABLE_SECONDS
+    while time.monotonic() < deadline:
+        now = _read_panes(page)
+        if now is not None and now == last:
+            return now
+        last = now
+        time.sleep(0.15)
+    return last or {}
 
 
 def _line_of(page, action) -> str | None:
@@ -199,27 +219,37 @@ def _line_of(page, action) -> str | None:
     return action.kind.upper()  # DONE or FAIL
 
 
-def _act(env, page, line: str) -> dict[str, str]:
-    env.run_action(line)
+def _act(env, page, line: str, navigates: bool = False) -> dict[str, str]:
+    """Send one line through the guest's Control API, let the guest settle (a step that opened another app
+    in the source run waits for a page to load, up to NAVIGATION_SECONDS), then read the panes."""
+    if navigates:
+        try:
+            with page.expect_navigation(wait_until="load", timeout=NAVIGATION_SECONDS * 1000):
+                env.run_action(line)
+        except Exception:  # noqa: BLE001 - Playwright's timeout: the click opened nothing this time
+            pass
+    else:
+        env.run_action(line)
     time.sleep(SETTLE_SECONDS)
     return _observe(page)
 
 
-def play_reader(env, page, plan: DemoPlan) -> tuple[list[str], list[dict[str, str]]]:
-    """The scripted agent reading the page: each target found anew. Returns its lines and what was seen."""
-    lines, seen = [], []
+def play_reader(env, page, plan: DemoPlan) -> tuple[list[Step], list[dict[str, str]]]:
+    """The scripted agent reading the page: each target found anew. Returns its steps and what was seen."""
+    steps, seen = [], []
     for turn in plan.turns:
         line = _line_of(page, turn.action)
         if line is None:
             continue  # the target is not on the page: the agent moves on to its next step
-        lines.append(line)
-        seen.append(_act(env, page, line))
-    return lines, seen
+        step = Step(line, turn.action.kind == "switch_app")
+        steps.append(step)
+        seen.append(_act(env, page, step.line, step.navigates))
+    return steps, seen
 
 
-def play_replay(env, page, lines: list[str]) -> list[dict[str, str]]:
-    """The blind replay: the recorded lines again, in order, nothing read."""
-    return [_act(env, page, line) for line in lines]
+def play_replay(env, page, steps: list[Step]) -> list[dict[str, str]]:
+    """The blind replay: the recorded lines again, in order, with the source's waits; nothing read."""
+    return [_act(env, page, step.line, step.navigates) for step in steps]
 
 
 @dataclass
@@ -229,7 +259,7 @@ class Outcome:
     variants: list[int]
     tasks: list[str]
     results: dict[tuple[str, str, int], bool] = field(default_factory=dict)
-    recorded: dict[str, list[str]] = field(default_factory=dict)
+    recorded: dict[str, list[Step]] = field(default_factory=dict)
 
 
 def _play_task(env, page, plan: DemoPlan, sights: list[Sight], variant: int, agents: list[str],
@@ -239,9 +269,9 @@ def _play_task(env, page, plan: DemoPlan, sights: list[Sight], variant: int, age
         if agent == "replay":
             seen = play_replay(env, page, outcome.recorded[plan.task_id])
         else:
-            lines, seen = play_reader(env, page, plan)
+            steps, seen = play_reader(env, page, plan)
             if agent == "source":
-                outcome.recorded[plan.task_id] = lines
+                outcome.recorded[plan.task_id] = steps
         outcome.results[(agent, plan.task_id, variant)] = passed(sights, seen)
 
 
@@ -302,6 +332,8 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def _cell(k: int, n: int) -> str:
+    if n == 0:
+        return "n/a"
     low, high = wilson(k, n)
     return f"{k}/{n} [{low:.2f}, {high:.2f}]"
 
@@ -315,7 +347,8 @@ def table(outcome: Outcome) -> str:
     """Per task and overall: the source on variant 0, replay on variant 0, replay and reader on the other
     variants, as successes of runs with 95% Wilson intervals."""
     others = [v for v in outcome.variants if v != 0]
-    span = f"K={others[0]}..{others[-1]}" if others else "K>0"
+    contiguous = others == list(range(others[0], others[-1] + 1)) if others else False
+    span = f"K={others[0]}..{others[-1]}" if contiguous and len(others) > 1 else "K=" + ",".join(map(str, others))
     head = ("task", "source K=0", "replay K=0", f"replay {span}", "reader K=0", f"reader {span}")
     rows: list[tuple[str, ...]] = [head]
     for task in [*outcome.tasks, None]:
