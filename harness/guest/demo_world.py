@@ -64,6 +64,7 @@ class DemoWorlds:
     def __init__(self, cache: str | Path | None = None, spec: str | Path | None = None):
         self._own_cache = cache is None
         self.cache = Path(cache) if cache else Path(tempfile.mkdtemp(prefix="mypcbench-demo-worlds-"))
+        self.cache.mkdir(parents=True, exist_ok=True)
         self.spec = Path(spec) if spec else default_spec()
         self.variant: int | None = None
         self._root = self.cache
