@@ -19,6 +19,7 @@ and overall with Wilson intervals. Run it with ``bench/bench_replay.py``.
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import math
 import re
@@ -51,7 +52,8 @@ NEEDS: dict[str, list[tuple]] = {
 PANES = ("#reader", "#pop", "#thread", "#rows")  # where the demo apps show a record
 FULL_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                "November", "December")  # fmt: skip
-SETTLE_SECONDS = 0.6  # after each action, before the page is read (both agents wait the same)
+SETTLE_SECONDS = 0.3  # after the guest took an action in, before the page is read (both agents wait the same)
+INPUT_SECONDS = 5.0  # how long an action's input events may take to reach the page
 STABLE_SECONDS = 3.0  # then until two readings 0.15 s apart agree, at most this long
 NAVIGATION_SECONDS = 3.0  # how long a step that opened another app waits for the page to load
 
@@ -219,9 +221,38 @@ def _line_of(page, action) -> str | None:
     return action.kind.upper()  # DONE or FAIL
 
 
+# The experiment counts the input events a page has handled (mouse-ups and key-ups), to know when the
+# guest has taken in an action before it reads the page; no agent reads the count.
+COUNT_INPUTS = """(() => { if (window.__replayInputs === undefined) { window.__replayInputs = 0;
+  for (const kind of ["mouseup", "keyup"]) addEventListener(kind, () => { window.__replayInputs += 1; }, true); }
+  return window.__replayInputs; })()"""
+
+
+def _inputs_of(line: str) -> int:
+    """How many mouse-ups and key-ups a pyautogui line makes (at least)."""
+    if line.startswith("pyautogui.click("):
+        return 1
+    if line.startswith("pyautogui.doubleClick("):
+        return 2
+    typed = re.fullmatch(r"pyautogui\.typewrite\((.*)\)", line, re.S)
+    if typed:
+        return len(ast.literal_eval(typed.group(1)))
+    if line.startswith("pyautogui.hotkey("):
+        return line.count(",") + 1
+    return 0
+
+
+def _count(page) -> int:
+    try:
+        return int(page.evaluate(COUNT_INPUTS))
+    except Exception:  # noqa: BLE001 - a navigation in flight
+        return 0
+
+
 def _act(env, page, line: str, navigates: bool = False) -> dict[str, str]:
-    """Send one line through the guest's Control API, let the guest settle (a step that opened another app
-    in the source run waits for a page to load, up to NAVIGATION_SECONDS), then read the panes."""
+    """Send one line through the guest's Control API, let the guest take it in (a step that opened another
+    app in the source run waits for a page to load, up to NAVIGATION_SECONDS; any other waits until the
+    page has handled the line's input events, up to INPUT_SECONDS), then read the panes."""
     if navigates:
         try:
             with page.expect_navigation(wait_until="load", timeout=NAVIGATION_SECONDS * 1000):
@@ -229,7 +260,11 @@ def _act(env, page, line: str, navigates: bool = False) -> dict[str, str]:
         except Exception:  # noqa: BLE001 - Playwright's timeout: the click opened nothing this time
             pass
     else:
+        before = _count(page)
         env.run_action(line)
+        deadline = time.monotonic() + INPUT_SECONDS
+        while _count(page) < before + _inputs_of(line) and time.monotonic() < deadline:
+            time.sleep(0.05)
     time.sleep(SETTLE_SECONDS)
     return _observe(page)
 
@@ -349,6 +384,7 @@ def table(outcome: Outcome) -> str:
     others = [v for v in outcome.variants if v != 0]
     contiguous = others == list(range(others[0], others[-1] + 1)) if others else False
     span = f"K={others[0]}..{others[-1]}" if contiguous and len(others) > 1 else "K=" + ",".join(map(str, others))
+    span = span if others else "K>0"
     head = ("task", "source K=0", "replay K=0", f"replay {span}", "reader K=0", f"reader {span}")
     rows: list[tuple[str, ...]] = [head]
     for task in [*outcome.tasks, None]:
