@@ -2,6 +2,7 @@
 world variants as the demo apps filled from each variant's world (harness.guest.demo_world)."""
 
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:  # the guests are imported when the backend starts
     from harness.guest.desktop import LocalDesktopGuest
 
 BLANK = "about:blank"
+PAINT_SECONDS = 0.5  # after a demo page and its style were fetched, before the first screenshot
 
 
 def demo_cache() -> Path | None:
@@ -85,8 +87,10 @@ class LocalEnv(Environment):
         except DemoWorldError as exc:
             raise BackendUnavailable(self.name, [str(exc)]) from exc
         width, height = self.screen_size
+        served = self.demo_worlds.requests if self.demo_worlds else 0
         guest = self.guest = LocalDesktopGuest(width, height, url=url, devtools_port=self.devtools_port)
         self.url = guest.start()
+        self._wait_for_page(served)
         self.client = ControlClient(self.url, retry_delay=0.2)
         self.client.wait_ready(timeout=30, interval=0.2)
         self.after_boot()
@@ -97,9 +101,17 @@ class LocalEnv(Environment):
         if self.guest is None:
             raise ControlError(self.name, "the local desktop guest has not been started")
         try:
-            self.guest.desktop.open(self.page_url())
+            url = self.page_url()
         except DemoWorldError as exc:
             raise ControlError(self.name, str(exc)) from exc
+        served = self.demo_worlds.requests if self.demo_worlds else 0
+        self.guest.desktop.open(url)
+        self._wait_for_page(served)
+
+    def _wait_for_page(self, served: int) -> None:
+        """A demo app page is shown once Chromium has fetched it and its style and had a moment to paint."""
+        if self.demo_worlds is not None and self.demo_worlds.wait_for_request(served + 1):
+            time.sleep(PAINT_SECONDS)
 
     def stop(self) -> None:
         super().stop()

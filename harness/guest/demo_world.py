@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,10 +45,14 @@ def _run(args: list[str], what: str) -> None:
         raise DemoWorldError(f"{what} failed: {(done.stderr or done.stdout).strip()[-400:]}")
 
 
-def _handler(root_of):
+def _handler(root_of, served):
     class Pages(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, directory=str(root_of()), **kwargs)
+
+        def do_GET(self):
+            super().do_GET()
+            served()
 
         def log_message(self, *args):
             pass
@@ -69,6 +74,7 @@ class DemoWorlds:
         self.variant: int | None = None
         self._root = self.cache
         self._server: http.server.ThreadingHTTPServer | None = None
+        self.requests = 0  # pages and files served so far (the guest waits for its page to be fetched)
 
     def pages(self, variant: int) -> Path:
         """The folder of variant ``variant``'s demo apps, building its world and pages when missing."""
@@ -95,9 +101,19 @@ class DemoWorlds:
         self.variant = variant
         if self._server is None:
             root = self
-            self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(lambda: root._root))
+            self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(lambda: root._root, root._served))
             threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self.base_url
+
+    def _served(self) -> None:
+        self.requests += 1
+
+    def wait_for_request(self, after: int, timeout: float = 15.0) -> bool:
+        """Wait until more than ``after`` requests were served (the page the guest opened, then its style)."""
+        deadline = time.monotonic() + timeout
+        while self.requests <= after and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.requests > after
 
     @property
     def base_url(self) -> str:
