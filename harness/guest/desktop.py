@@ -186,7 +186,11 @@ class LocalDesktop:
             self.stop()
             raise DesktopUnavailable(f"Xvfb did not report a display number: {error or 'no output'}")
         self.display = f":{number}"
-        self.open(self.url)
+        try:
+            self.open(self.url)
+        except Exception:
+            self.stop()  # no display left behind when Chromium does not come up
+            raise
         return self
 
     def open(self, url: str) -> None:
