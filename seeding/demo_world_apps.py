@@ -257,6 +257,10 @@ class Interface:
     calendar_buttons: tuple = ("today", "prev", "next")
     first_hour: int = 8
     hour_px: int = 40
+    topbar_px: int = 56  # the top bar's height: every panel below moves with it
+    sidebar_px: int = 200  # the sidebar's width: the content beside it moves with it
+    topbar_gap: int = 16
+    bar_search_first: bool = False  # Gringotts' search box before the heading
 
 
 def interface_of(variant: int) -> Interface:
@@ -295,6 +299,10 @@ def interface_of(variant: int) -> Interface:
         calendar_buttons=rng.choice((("prev", "today", "next"), ("prev", "next", "today"), ("today", "next", "prev"))),
         first_hour=first_hour,
         hour_px=hour_px,
+        topbar_px=rng.choice((44, 72, 88, 104)),
+        sidebar_px=rng.choice((150, 170, 240, 270)),
+        topbar_gap=rng.choice((6, 32, 48)),
+        bar_search_first=rng.random() < 0.5,
     )
 
 
@@ -305,7 +313,8 @@ def _layout_css(face: Interface, name: str) -> str:
         rules.append(".demo-apps { right: auto; left: 16px; }")
     if face.search_after_name:
         rules.append(".topbar input { order: 3; } .topbar .who { margin-left: auto; }")
-    rules.append(f".topbar input {{ width: {face.search_px}px; }}")
+    rules.append(f".topbar {{ height: {face.topbar_px}px; gap: {face.topbar_gap}px; }}")
+    rules.append(f".topbar input {{ width: {face.search_px}px; }} .sidebar {{ width: {face.sidebar_px}px; }}")
     if face.sidebar_right:
         rules.append(".sidebar { order: 9; border-right: 0; border-left: 1px solid #e2e4e8; }")
     if name == "hoolimail.html":
@@ -316,6 +325,8 @@ def _layout_css(face: Interface, name: str) -> str:
         rules.append(".content { display: flex; flex-direction: column; }")
         rules.append(f".cards {{ order: {3 if face.cards_below else 0}; }} .bar {{ order: 1; }} table {{ order: 2; }}")
         rules.append(f".pager {{ order: {1 if face.pager_above else 2}; }}")
+        if face.bar_search_first:
+            rules.append(".bar input { order: -1; margin-left: 0; } .bar h2 { margin-left: auto; }")
     if name == "hoolicalendar.html":
         rules.append(" ".join(f"#{button} {{ order: {i}; }}" for i, button in enumerate(face.calendar_buttons)))
         rules.append(".toolbar h2 { order: 5; }")
