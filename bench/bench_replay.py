@@ -11,6 +11,7 @@ Each variant's world is built once into --cache (default var/replay-worlds; abou
 """
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
@@ -28,6 +29,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cache", default=str(ROOT / "var" / "replay-worlds"), help="where variant worlds are kept")
     parser.add_argument("--quiet", action="store_true", help="print the table only")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the guest on the way out
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     outcome = run_experiment(parse_variants(args.variants), [t for t in args.tasks.split(",") if t],

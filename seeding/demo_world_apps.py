@@ -230,7 +230,13 @@ LABELS = {
     },
 }
 COLUMNS = ("Date", "Description", "Category", "Amount")
-CALENDAR_HOURS = ((8, 40), (8, 36), (7, 36), (7, 34), (8, 38))  # (first hour shown, pixels per hour)
+NOTICES = {
+    "hoolimail.html": "You have unread messages in Dundies and Improv Class.",
+    "hoolicalendar.html": "Tip: click an event to see its details.",
+    "gringotts.html": "Paperless statements are on. Your latest statement is under Statements.",
+    "hoolichat.html": "Notifications are paused until 9:00am.",
+}
+CALENDAR_HOURS = ((8, 40), (8, 36), (8, 34), (7, 34), (7, 32))  # (first hour shown, pixels per hour)
 
 
 @dataclass(frozen=True)
@@ -261,6 +267,7 @@ class Interface:
     sidebar_px: int = 200  # the sidebar's width: the content beside it moves with it
     topbar_gap: int = 16
     bar_search_first: bool = False  # Gringotts' search box before the heading
+    notice_px: int = 0  # a notice strip under the top bar (0: none), which moves every panel down
 
 
 def interface_of(variant: int) -> Interface:
@@ -299,7 +306,8 @@ def interface_of(variant: int) -> Interface:
         calendar_buttons=rng.choice((("prev", "today", "next"), ("prev", "next", "today"), ("today", "next", "prev"))),
         first_hour=first_hour,
         hour_px=hour_px,
-        topbar_px=rng.choice((44, 72, 88, 104)),
+        topbar_px=rng.choice((64, 72, 80)),
+        notice_px=rng.choice((36, 44, 52)),
         sidebar_px=rng.choice((150, 170, 240, 270)),
         topbar_gap=rng.choice((6, 32, 48)),
         bar_search_first=rng.random() < 0.5,
@@ -314,6 +322,8 @@ def _layout_css(face: Interface, name: str) -> str:
     if face.search_after_name:
         rules.append(".topbar input { order: 3; } .topbar .who { margin-left: auto; }")
     rules.append(f".topbar {{ height: {face.topbar_px}px; gap: {face.topbar_gap}px; }}")
+    notice = "padding: 0 20px; background: #eef3fb; color: #30455f; border-bottom: 1px solid #d5dfee; font-size: 13px;"
+    rules.append(f".notice {{ height: {face.notice_px}px; line-height: {face.notice_px}px; {notice} }}")
     rules.append(f".topbar input {{ width: {face.search_px}px; }} .sidebar {{ width: {face.sidebar_px}px; }}")
     if face.sidebar_right:
         rules.append(".sidebar { order: 9; border-right: 0; border-left: 1px solid #e2e4e8; }")
@@ -379,6 +389,9 @@ def _dress(name: str, text: str, face: Interface) -> str:
     if name == "hoolicalendar.html":
         hours = f"const FIRST_HOUR = {face.first_hour}, LAST_HOUR = 22, HOUR_PX = {face.hour_px};"
         text = _replace(text, r"const FIRST_HOUR = \d+, LAST_HOUR = 22, HOUR_PX = \d+;", hours, name)
+    if name in NOTICES:
+        notice = f'<div class="notice" role="status">{NOTICES[name]}</div>\n<div class="main">'
+        text = text.replace('<div class="main">', notice, 1)
     return text.replace("</head>", _layout_css(face, name) + "</head>", 1)
 
 

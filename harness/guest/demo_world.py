@@ -2,7 +2,7 @@
 world built from the upstream spec at the demo's anchor day (``python -m seeding build --variant K``), the
 demo apps filled from it in variant K's interface (``python -m seeding demo-apps``), served on a loopback
 port. Seeding runs as commands, as an operator would run it, so the harness imports nothing of it. Each
-variant is built once per cache folder and reused."""
+variant's world is built once per cache folder and reused; its pages are filled anew once per guest."""
 
 import http.server
 import os
@@ -74,6 +74,7 @@ class DemoWorlds:
         self.variant: int | None = None
         self._root = self.cache
         self._server: http.server.ThreadingHTTPServer | None = None
+        self._rendered: set[int] = set()
         self.requests = 0  # pages and files served so far (the guest waits for its page to be fetched)
 
     def pages(self, variant: int) -> Path:
@@ -88,11 +89,12 @@ class DemoWorlds:
                   "--variant", str(variant), "--quiet"], f"building world variant {variant}")  # fmt: skip
             shutil.rmtree(world, ignore_errors=True)
             scratch.rename(world)
-        if not (pages / "hoolimail.html").is_file():
+        if variant not in self._rendered:  # filled anew once per guest: the pages follow the code's interface
             scratch = Path(tempfile.mkdtemp(prefix=f".pages-{variant}-", dir=self.cache))
             _run(["demo-apps", str(world), str(scratch)], f"filling the demo apps of world variant {variant}")
             shutil.rmtree(pages, ignore_errors=True)
             scratch.rename(pages)
+            self._rendered.add(variant)
         return pages
 
     def show(self, variant: int) -> str:
