@@ -249,6 +249,13 @@ def _count(page) -> int:
         return 0
 
 
+def _painted(page) -> None:
+    """Wait until a freshly loaded page has drawn two frames, so the guest's next click reaches it."""
+    page.wait_for_load_state("load")
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    time.sleep(SETTLE_SECONDS)
+
+
 def _act(env, page, line: str, navigates: bool = False) -> dict[str, str]:
     """Send one line through the guest's Control API, let the guest take it in (a step that opened another
     app in the source run waits for a page to load, up to NAVIGATION_SECONDS; any other waits until the
@@ -259,6 +266,8 @@ def _act(env, page, line: str, navigates: bool = False) -> dict[str, str]:
                 env.run_action(line)
         except Exception:  # noqa: BLE001 - Playwright's timeout: the click opened nothing this time
             pass
+        else:
+            _painted(page)
     else:
         before = _count(page)
         env.run_action(line)
@@ -301,6 +310,7 @@ def _play_task(env, page, plan: DemoPlan, sights: list[Sight], variant: int, age
                outcome: Outcome) -> None:  # fmt: skip
     for agent in agents:
         page.goto(f"{env.demo_worlds.base_url}/{plan.page}")
+        _painted(page)
         if agent == "replay":
             seen = play_replay(env, page, outcome.recorded[plan.task_id])
         else:
