@@ -376,7 +376,7 @@ def _switcher(face: Interface) -> str:
     return '<nav class="demo-apps">Demo apps: ' + " ".join(links[app] for app in face.switcher) + "</nav>"
 
 
-def _dress(name: str, text: str, face: Interface) -> str:
+def dress(name: str, text: str, face: Interface) -> str:
     """A rendered page in the variant's interface (variant 0: unchanged)."""
     if face.variant == 0:
         return text
@@ -458,5 +458,5 @@ def render(world: Path, out: Path, days: int = DEFAULT_DAYS, interface: int | No
         text = text.replace(f"{switcher}</nav>", f'{switcher} <a href="hoolichat.html">HooliChat</a></nav>')
         text = text.replace("<footer class=\"demo-footer\">MyPCBench demo page.",
                             f"<footer class=\"demo-footer\">MyPCBench demo page, {stamp}.")  # fmt: skip
-        (out / name).write_text(_dress(name, text, face), encoding="utf-8")
+        (out / name).write_text(dress(name, text, face), encoding="utf-8")
     return {"mails": len(mail_rows), "events": len(event_rows), "transactions": len(tx), "chats": len(chat_rows)}

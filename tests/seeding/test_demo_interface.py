@@ -4,14 +4,14 @@ id the pages' scripts and a page-reading agent use; variant 0 leaves a page as i
 
 import re
 
-from seeding.demo_world_apps import COLUMNS, PAGES, TEMPLATES, Interface, _dress, interface_of
+from seeding.demo_world_apps import COLUMNS, PAGES, TEMPLATES, Interface, dress, interface_of
 
 
 def test_variant_0_is_the_hand_written_interface_and_changes_nothing():
     assert interface_of(0) == Interface()
     for name in PAGES:
         text = (TEMPLATES / name).read_text()
-        assert _dress(name, text, interface_of(0)) == text
+        assert dress(name, text, interface_of(0)) == text
 
 
 def test_each_variant_draws_its_own_interface_deterministically():
@@ -24,7 +24,7 @@ def test_each_variant_draws_its_own_interface_deterministically():
 def test_a_variant_relabels_and_moves_buttons_but_keeps_their_ids():
     face = interface_of(2)
     calendar = (TEMPLATES / "hoolicalendar.html").read_text()
-    dressed = _dress("hoolicalendar.html", calendar, face)
+    dressed = dress("hoolicalendar.html", calendar, face)
     assert re.findall(r'id="(\w+)"', dressed) == re.findall(r'id="(\w+)"', calendar)
     assert "&lsaquo; Prev<" not in dressed and face.labels["hoolicalendar.html"]["&lsaquo; Prev"] in dressed
     order = " ".join(f"#{b} {{ order: {i}; }}" for i, b in enumerate(face.calendar_buttons))
