@@ -341,7 +341,11 @@ def run_experiment(variants: list[int], tasks: list[str] | None = None, cache: P
         with sync_playwright() as pw:
             for variant in dict.fromkeys([0, *variants]):
                 env.use_world_variant(variant)
-                env.reset()  # a fresh Chromium on the variant's demo apps
+                try:
+                    env.reset()  # a fresh Chromium on the variant's demo apps
+                except RuntimeError:  # Chromium did not come up (a loaded machine): once more
+                    time.sleep(2.0)
+                    env.reset()
                 if env.demo_worlds is None:
                     raise ReplayError("the local desktop guest serves no demo world")
                 facts = WorldFacts.of(env.demo_worlds.cache / f"world-{variant}")
