@@ -2,7 +2,7 @@
 
 python -m seeding build --persona PATH --out DIR [--anchor YYYY-MM-DD] [--variant K] [--overlay PATH]
 python -m seeding check DIR [--tasks PATH] [--keys DIR] [--persona PATH]
-python -m seeding demo-apps DIR OUT [--days N]
+python -m seeding demo-apps DIR OUT [--days N] [--interface K]
 """
 
 import argparse
@@ -67,6 +67,12 @@ def main(argv=None) -> int:
         default=DEFAULT_DAYS,
         help="how many days before the anchor the mail, card and chat pages reach (default: %(default)s)",
     )
+    d.add_argument(
+        "--interface",
+        type=_variant,
+        default=None,
+        help="the interface (theme and layout) of world variant K (default: the build's own variant)",
+    )
     args = parser.parse_args(argv)
     if args.command == "build":
         started = time.perf_counter()
@@ -95,7 +101,7 @@ def main(argv=None) -> int:
         return 0
     if args.command == "demo-apps":
         try:
-            counts = render(args.dir, args.out, args.days)
+            counts = render(args.dir, args.out, args.days, args.interface)
         except (OSError, DemoAppsError) as exc:
             print(f"demo-apps failed: {exc}", file=sys.stderr)
             return 2

@@ -151,10 +151,12 @@ def xdotool_commands(action: dict) -> list[list[str]]:
 class LocalDesktop:
     """Xvfb + Chromium + xdotool. ``start()`` brings the display up; ``open(url)`` shows a page."""
 
-    def __init__(self, width: int = 1280, height: int = 800, url: str = "about:blank", *, allow_shell: bool = False):
+    def __init__(self, width: int = 1280, height: int = 800, url: str = "about:blank", *, allow_shell: bool = False,
+                 devtools_port: int = 0):  # fmt: skip
         self.size = (width, height)
         self.url = url
         self.allow_shell = allow_shell
+        self.devtools_port = devtools_port  # Chromium's DevTools on this loopback port (0: none), for observers
         self.display = ""
         self.lock = threading.Lock()
         self._xvfb: subprocess.Popen | None = None
@@ -184,7 +186,11 @@ class LocalDesktop:
             self.stop()
             raise DesktopUnavailable(f"Xvfb did not report a display number: {error or 'no output'}")
         self.display = f":{number}"
-        self.open(self.url)
+        try:
+            self.open(self.url)
+        except Exception:
+            self.stop()  # no display left behind when Chromium does not come up
+            raise
         return self
 
     def open(self, url: str) -> None:
@@ -201,6 +207,7 @@ class LocalDesktop:
                 "--window-position=0,0",
                 f"--window-size={width},{height}",
                 "--kiosk",
+                *([f"--remote-debugging-port={self.devtools_port}"] if self.devtools_port else []),
                 url,
             ],
             env={**os.environ, "DISPLAY": self.display},
@@ -331,8 +338,9 @@ def _own_group(process: subprocess.Popen) -> bool:
 class LocalDesktopGuest:
     """A LocalDesktop behind a ControlServer: ``start()`` returns the URL the harness talks to."""
 
-    def __init__(self, width=1280, height=800, url="about:blank", host="127.0.0.1", port=0, *, allow_shell=False):
-        self.desktop = LocalDesktop(width, height, url, allow_shell=allow_shell)
+    def __init__(self, width=1280, height=800, url="about:blank", host="127.0.0.1", port=0, *, allow_shell=False,
+                 devtools_port=0):  # fmt: skip
+        self.desktop = LocalDesktop(width, height, url, allow_shell=allow_shell, devtools_port=devtools_port)
         self.host, self.port = host, port
         self.server: ControlServer | None = None
 

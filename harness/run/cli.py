@@ -412,9 +412,11 @@ def main(argv=None) -> int:
         env = make_env(args.backend, url=args.url, screen_size=size, start_url=args.start_url, vm=vm,
                        ready_timeout=args.ready_timeout, adopt_screen_size=args.adopt_screen_size,
                        post_boot=post_boot, reset_command=args.reset_command, reset_url=args.reset_url)  # fmt: skip
-        refused = [problem for problem in map(env.world_variant_problem, dict.fromkeys(variants)) if problem]
-        if refused:
-            raise RunError(f"--world-variant: {refused[0]}")
+        try:  # a backend that cannot serve a variant says why by name, before anything starts
+            for variant in [*dict.fromkeys(variants), variants[0]]:
+                env.use_world_variant(variant)
+        except ValueError as exc:
+            raise RunError(f"--world-variant: {exc}") from exc
     except (RunError, SetupError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

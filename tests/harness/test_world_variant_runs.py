@@ -47,7 +47,7 @@ def test_bad_world_variant_on_the_command_line_stops_before_anything_runs(tmp_pa
     assert not out.exists()
 
 
-@pytest.mark.parametrize("backend", ["local", "remote", "qemu", "docker"])
+@pytest.mark.parametrize("backend", ["remote", "qemu", "docker"])
 def test_backends_without_variant_worlds_refuse_k_above_0_by_name(backend):
     env = make_env(backend, url="http://127.0.0.1:9")
     assert env.world_variant_problem(0) == ""
@@ -55,6 +55,23 @@ def test_backends_without_variant_worlds_refuse_k_above_0_by_name(backend):
     assert problem.startswith(f"world variant 3: the {backend} backend ")
     with pytest.raises(ValueError, match="world variant 3: "):
         env.use_world_variant(3)
+
+
+def test_the_local_guest_serves_variants_as_the_demo_apps_and_refuses_another_start_page(tmp_path, capsys):
+    demo = make_env("local", start_url="hoolimail.html")
+    assert demo.world_variant_problem(3) == ""
+    demo.use_world_variant(3)
+    assert demo.world_variant == 3
+    make_env("local").use_world_variant(3)  # about:blank: the demo's index of variant 3
+    shown = make_env("local", start_url="http://127.0.0.1:9/page")
+    shown.use_world_variant(0)
+    with pytest.raises(ValueError, match="world variant 3: the local backend serves a world variant as the demo apps"):
+        shown.use_world_variant(3)
+    out = tmp_path / "results"
+    code = run_harness("--backend", "local", "--start-url", "http://127.0.0.1:9/page", "--world-variant", "0,3",
+                       "--out", out)  # fmt: skip
+    assert code == 2 and not out.exists()
+    assert "--world-variant: world variant 3: the local backend serves" in capsys.readouterr().err
 
 
 def test_the_released_image_backend_refuses_on_the_command_line(tmp_path, capsys):

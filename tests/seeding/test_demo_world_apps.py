@@ -72,3 +72,53 @@ def test_a_folder_that_is_not_a_build_is_refused_by_name(tmp_path, capsys):
         demo_world_apps.render(tmp_path, tmp_path / "out")
     assert main(["demo-apps", str(tmp_path), str(tmp_path / "out")]) == 2
     assert "demo-apps failed" in capsys.readouterr().err
+
+
+def _without_data(page: str) -> str:
+    """A page with its data blocks, day constants, account cards, app links and footer stamp taken out."""
+    for pattern in (r"const (MAILS|EVENTS|TX|CHANNELS) = \[.*?\];", r"const TODAY = new Date\([^)]*\);",
+                    r"let weekStart = new Date\([^)]*\);", r'<div class="cards">.*?\n    </div>\n',
+                    r'<nav class="demo-apps">.*?</nav>', r'<footer class="demo-footer">.*?</footer>'):  # fmt: skip
+        page = re.sub(pattern, "", page, flags=re.S)
+    return page
+
+
+def test_variant_0_renders_the_hand_written_interface(world, tmp_path):
+    demo_world_apps.render(world, tmp_path / "default")
+    demo_world_apps.render(world, tmp_path / "zero", interface=0)
+    for name in demo_world_apps.PAGES:
+        page = (tmp_path / "zero" / name).read_text()
+        assert page == (tmp_path / "default" / name).read_text(), name
+        template = (demo_world_apps.TEMPLATES / name).read_text()
+        assert _without_data(page) == _without_data(template), f"{name}: variant 0 changed more than the data"
+        assert "interface of world variant" not in page
+
+
+def test_a_variant_interface_moves_things_but_keeps_ids_and_records(world, tmp_path):
+    demo_world_apps.render(world, tmp_path / "zero", interface=0)
+    demo_world_apps.render(world, tmp_path / "three", interface=3)
+    demo_world_apps.render(world, tmp_path / "again", interface=3)
+    demo_world_apps.render(world, tmp_path / "five", interface=5)
+    face = demo_world_apps.interface_of(3)
+    for name in demo_world_apps.PAGES:
+        zero, three = (tmp_path / "zero" / name).read_text(), (tmp_path / "three" / name).read_text()
+        assert three == (tmp_path / "again" / name).read_text(), f"{name}: not deterministic"
+        assert three != zero and three != (tmp_path / "five" / name).read_text(), name
+        assert "/* interface of world variant 3 */" in three
+        assert set(re.findall(r'id="([a-z]+)"', three)) == set(re.findall(r'id="([a-z]+)"', zero)), name
+    bank = (tmp_path / "three" / "gringotts.html").read_text()
+    assert f"const PAGE_SIZE = {face.page_size};" in bank and face.page_size != 10
+    heads = re.search(r"<thead><tr>(.*?)</tr></thead>", bank).group(1)
+    assert re.findall(r">(\w+)</th>", heads) == list(face.columns) != ["Date", "Description", "Category", "Amount"]
+    zero_tx = _data((tmp_path / "zero" / "gringotts.html").read_text(), "TX")
+    assert _data(bank, "TX") == (zero_tx[::-1] if face.oldest_first else zero_tx), "the same records"
+    assert _data((tmp_path / "three" / "hoolimail.html").read_text(), "MAILS") == _data(
+        (tmp_path / "zero" / "hoolimail.html").read_text(), "MAILS"
+    )
+    links = re.findall(r'<a href="(\w+)\.html">', re.search(r'<nav class="demo-apps">.*?</nav>', bank).group(0))
+    assert links == [app.lower() for app in face.switcher] != ["hoolimail", "hoolicalendar", "gringotts", "hoolichat"]
+
+
+def test_the_command_line_renders_a_chosen_interface(world, tmp_path, capsys):
+    assert main(["demo-apps", str(world), str(tmp_path / "pages"), "--interface", "4"]) == 0
+    assert "/* interface of world variant 4 */" in (tmp_path / "pages" / "hoolimail.html").read_text()

@@ -50,7 +50,7 @@ def test_one_variant_per_attempt_and_reruns_keep_each_attempts_variant(world, qu
 @pytest.mark.parametrize(
     ("backend", "variants", "attempts", "named"),
     [("qemu", [3], 1, "world variant 3: the qemu backend runs the released image"),
-     ("local", [0, 2], 2, "world variant 2: the local backend shows --start-url as it is"),
+     ("remote", [0, 2], 2, "world variant 2: the remote backend drives a guest it did not build"),
      ("fake", [1, 2, 3], 2, "world variants 1, 2, 3: 3 given for 2 attempt(s) per task")],
 )  # fmt: skip
 def test_variants_a_launch_cannot_serve_are_refused_by_name(world, queued, backend, variants, attempts, named):
