@@ -14,6 +14,7 @@ from django.db.models import Count, Prefetch, Q
 from django.utils.http import urlencode
 
 from leaderboard.boards.rows import B, Board, BoardRow, Interval, num
+from leaderboard.boards.session_figures import board_figures as session_board_figures
 from leaderboard.catalog.badges import run_badge
 from leaderboard.catalog.errata import suite_rubric_revision
 from leaderboard.catalog.selectors import sees_unpublished, visible_runs
@@ -383,6 +384,21 @@ def merged_rows(graded: list[BoardRow], reported: list[BoardRow], filters: Board
 
 # ------------------------------------------------------------------------------ export
 
+SESSION_COLUMNS = (
+    "sessions",
+    "proactivity_pct",
+    "proactivity_low",
+    "proactivity_high",
+    "completeness_pct",
+    "completeness_low",
+    "completeness_high",
+    "turns",
+    "turns_low",
+    "turns_high",
+    "user_simulator",  # who played the user: kind, model and prompt version (figures differ by simulator)
+)
+
+
 EXPORT_COLUMNS = (
     "kind",
     "position",  # place in the current sort, reported and graded alike (reported rows: no interval)
@@ -421,6 +437,7 @@ EXPORT_COLUMNS = (
     "variant_robust_pct",  # tasks solved on every world variant tried, of the tasks with a known attempt
     "variant_robust_solved",
     "variant_robust_tasks",
+    *SESSION_COLUMNS,  # runs that recorded sessions: Proactivity, Completeness (percent) and turns, with intervals
     "rubric_pct",
     "rubric_low",
     "rubric_high",
@@ -467,6 +484,27 @@ def _variant_columns(found) -> dict:
     }
 
 
+def _session_columns(found) -> dict:
+    """The export's session columns: empty unless the run recorded sessions."""
+    if found is None:
+        return dict.fromkeys(SESSION_COLUMNS)
+    columns = {"sessions": found.sessions, "user_simulator": found.user_simulator}
+    for name, interval in (
+        ("proactivity", found.proactivity),
+        ("completeness", found.completeness),
+        ("turns", found.turns),
+    ):
+        key = name if name == "turns" else f"{name}_pct"
+        columns.update(
+            {
+                key: None if interval.value is None else round(interval.value, 1),
+                f"{name}_low": None if interval.low is None else round(interval.low, 1),
+                f"{name}_high": None if interval.high is None else round(interval.high, 1),
+            }
+        )
+    return columns
+
+
 def export_rows(b: Board) -> list[dict]:
     """The rows shown, in the order shown (graded and reported in one list), rounded as shown."""
 
@@ -474,6 +512,7 @@ def export_rows(b: Board) -> list[dict]:
         return None if x is None else round(x, places)
 
     hits = contamination.hits_by_run([row.run_slug for row in b.shown if not row.reported])
+    sessions = session_board_figures(b.shown)
     out = []
     for row in b.shown:
         out.append(
@@ -512,6 +551,7 @@ def export_rows(b: Board) -> list[dict]:
                 "pass_hat_k_low": r(row.pass_hat_k.low, 1),
                 "pass_hat_k_high": r(row.pass_hat_k.high, 1),
                 **_variant_columns(row.over_variants),
+                **_session_columns(sessions.get(row.run_slug)),
                 "rubric_pct": r(row.rubric.value, 1),
                 "rubric_low": r(row.rubric.low, 1),
                 "rubric_high": r(row.rubric.high, 1),

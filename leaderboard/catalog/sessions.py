@@ -28,6 +28,14 @@ def may_see_intents(task: Task, user) -> bool:
     return bool(task.suite.intents_revealed or sees_unpublished(user))
 
 
+def checklist_wording_hidden(suite: Suite, user) -> bool:
+    """Whether pages listing ``suite``'s rubric items (the reliability pages) must leave out their wording for
+    this reader: a suite of sessions whose intents are still hidden from visitors, read by a visitor."""
+    if suite.intents_revealed or sees_unpublished(user):
+        return False
+    return suite.tasks.filter(extra__has_key="session").exists()
+
+
 def session_view(task: Task, user) -> SessionView | None:
     """The session part of a task page, or None for a task that is not a session."""
     session = (task.extra or {}).get("session")

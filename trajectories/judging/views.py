@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.http import urlencode
 
 from leaderboard.catalog.selectors import visible_runs
+from leaderboard.catalog.sessions import checklist_wording_hidden
 from leaderboard.models import Suite, Task
 from trajectories.judging import agreement
 from trajectories.judging.labelling import can_label
@@ -25,9 +26,12 @@ def _judge_id(request) -> int | None:
 
 def run_reliability_page(request, slug):
     run = get_object_or_404(visible_runs(request.user).select_related("model", "judge_config", "suite"), slug=slug)
-    return render(
-        request, "trajectories/reliability.html", {"run": run, "report": run_reliability(run, _judge_id(request))}
-    )
+    context = {
+        "run": run,
+        "report": run_reliability(run, _judge_id(request)),
+        "hide_wording": checklist_wording_hidden(run.suite, request.user),
+    }
+    return render(request, "trajectories/reliability.html", context)
 
 
 def _sort_headers(report, judge_id) -> dict:
@@ -59,6 +63,7 @@ def _items_page(request, suite, task=None):
         "report": report,
         "headers": _sort_headers(report, report.family.pk if report.family and judge_id is not None else None),
         "can_label": can_label(request.user),
+        "hide_wording": checklist_wording_hidden(suite, request.user),
     }
     return render(request, "trajectories/reliability_items.html", context)
 

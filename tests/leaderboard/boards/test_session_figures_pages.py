@@ -49,3 +49,20 @@ def test_the_methodology_page_says_where_the_session_figures_are_shown(client):
     text = visible_text(client.get(reverse("leaderboard:methodology")))
     assert 'the leaderboard adds a "Sessions" column' in text
     assert "plots each run's Proactivity against its Completeness" in text
+
+
+def test_the_leaderboards_csv_and_json_carry_the_session_figures(client, tmp_path):
+    import csv
+    import io
+
+    run = import_hand_run(tmp_path)
+    url = reverse("leaderboard:board") + f"?suite={run.suite.slug}"
+    rows = client.get(url + "&format=json").json()["rows"]
+    row = next(r for r in rows if r["run"] == run.slug)
+    assert row["sessions"] == 2 and row["proactivity_pct"] == 33.3 and row["completeness_pct"] == 37.5
+    assert row["turns"] == 2.5 and row["turns_low"] <= 2.5 <= row["turns_high"]
+    assert row["proactivity_low"] <= 33.3 <= row["proactivity_high"]
+    assert row["user_simulator"] == "rules (prompt mypc-user-rules-1)"
+    table = list(csv.DictReader(io.StringIO(client.get(url + "&format=csv").content.decode())))
+    line = next(r for r in table if r["run"] == run.slug)
+    assert (line["proactivity_pct"], line["completeness_pct"], line["turns"]) == ("33.3", "37.5", "2.5")

@@ -129,3 +129,23 @@ def test_the_admin_trajectory_page_lists_the_user_turns_and_intent_statuses(admi
     text = visible_text(admin_client.get(reverse("admin:trajectories_trajectory_change", args=[ride.pk])))
     assert "Oh, and Pickup from the office at 4pm." in text
     assert "I2 Inferred 2 2" in text
+
+
+def test_the_reliability_pages_leave_out_the_checklist_wording_until_the_intents_are_revealed(staff_client, tmp_path):
+    run = import_hand_run(tmp_path)
+    ride = Trajectory.objects.get(run=run, task__task_id=RIDE)
+    judge = JudgeConfig.objects.create(name="session judge")
+    item = ride.task.rubric_items.get(rubric_id="R1", is_current=True)
+    Judgment.objects.create(trajectory=ride, rubric_item=item, judge=judge, verdict="success", explanation="XL")
+    urls = [
+        reverse("trajectories:run_reliability", args=[run.slug]),
+        reverse("trajectories:suite_reliability", args=[run.suite.slug]),
+        reverse("trajectories:task_reliability", args=[run.suite.slug, RIDE]),
+    ]
+    for url in urls:
+        visitor = visible_text(Client().get(url))
+        assert "An XL ride is booked" not in visitor and "wording hidden with the session's intents" in visitor, url
+        assert "An XL ride is booked" in visible_text(staff_client.get(url)), url
+    set_intents_revealed([run.suite], True)
+    for url in urls:
+        assert "An XL ride is booked" in visible_text(Client().get(url)), url
