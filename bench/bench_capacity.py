@@ -157,8 +157,7 @@ class CapacityRig(faults.Rig):
     def start_vm_host(self, name: str, slots: int) -> None:
         """A vm worker standing for a host of its own with ``slots`` VM slots (as docs/operating.md says:
         MYPCBENCH_VM_SLOTS and the same --concurrency)."""
-        argv = topology_module.worker_command("vm")
-        argv[argv.index("--concurrency") + 1] = str(slots)
+        argv = topology_module.worker_command("vm", str(slots))
         argv[argv.index("--hostname") + 1] = f"{name}@%h"
         env = self.topology.env(name, self.topology.s3_endpoint)
         env.update(MYPCBENCH_VM_SLOTS=str(slots), MYPCBENCH_WORKER_NAME=name)

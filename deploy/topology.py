@@ -91,7 +91,8 @@ def web_command(bind: str) -> list[str]:
     ]
 
 
-def worker_command(queue: str) -> list[str]:
+def worker_command(queue: str, processes: str = "1") -> list[str]:
+    """A queue's worker; ``processes`` is its pool size (a vm worker's is its host's VM slots)."""
     return [
         "celery",
         "-A",
@@ -100,7 +101,7 @@ def worker_command(queue: str) -> list[str]:
         "-Q",
         queue,
         "--concurrency",
-        "1",
+        processes,
         "--hostname",
         f"{queue}@%h",
         "--loglevel",
@@ -108,10 +109,13 @@ def worker_command(queue: str) -> list[str]:
     ]
 
 
-def service_commands(bind: str) -> dict[str, list[str]]:
-    """Every long-running process of the topology by service name (the compose file's names)."""
+def service_commands(bind: str, vm_processes: str = "1") -> dict[str, list[str]]:
+    """Every long-running process of the topology by service name (the compose file's names); the vm
+    worker runs ``vm_processes`` processes, one per VM slot of its host (MYPCBENCH_VM_SLOTS)."""
     commands = {"web": web_command(bind)}
-    commands.update({f"worker-{queue}": worker_command(queue) for queue in WORKER_QUEUES})
+    commands.update(
+        {f"worker-{queue}": worker_command(queue, vm_processes if queue == "vm" else "1") for queue in WORKER_QUEUES}
+    )
     return commands
 
 
@@ -343,7 +347,8 @@ class Topology:
         web_env = self.env("web", s3_endpoint)
         self.run_once("collectstatic", COLLECTSTATIC_COMMAND, web_env)
         bind = f"unix:{self.socket_path}" if self.front else f"127.0.0.1:{self.web_port}"
-        for name, argv in service_commands(bind).items():
+        slots = self.env("worker-vm", s3_endpoint).get("MYPCBENCH_VM_SLOTS", "1")
+        for name, argv in service_commands(bind, vm_processes=slots).items():
             self.start(name, argv, web_env if name == "web" else self.env(name, s3_endpoint))
 
     def start_proxy(self) -> None:

@@ -68,7 +68,9 @@ def test_long_running_services_restart_and_one_shots_do_not(compose):
 
 def test_compose_runs_the_same_commands_as_the_topology_script(compose):
     services = compose["services"]
-    expected = topology.service_commands("0.0.0.0:8000")
+    # the vm worker runs a process per VM slot: the host's MYPCBENCH_VM_SLOTS, which its containers get too
+    expected = topology.service_commands("0.0.0.0:8000", vm_processes="${MYPCBENCH_VM_SLOTS:-1}")
+    assert compose["x-app"]["environment"]["MYPCBENCH_VM_SLOTS"] == "${MYPCBENCH_VM_SLOTS:-1}"
     assert sorted(expected) == ["web", "worker-default", "worker-judging", "worker-media", "worker-vm"]
     for name, argv in expected.items():
         assert services[name]["command"] == argv, name
@@ -209,7 +211,11 @@ def test_systemd_units_run_the_topologys_commands_and_restart_them():
     for queue in topology.WORKER_QUEUES:
         worker = exec_start("mypcbench-worker@.service", queue)
         assert worker[0].endswith("/.venv/bin/celery") and worker[1:] == topology.worker_command(queue)[1:]
-    for name in ("mypcbench-web.service", "mypcbench-worker@.service"):
+    # the vm queue's own unit: a process per VM slot, 1 unless the host's settings say otherwise
+    vm = exec_start("mypcbench-worker-vm.service")
+    assert vm[1:] == topology.worker_command("vm", "${MYPCBENCH_VM_SLOTS}")[1:]
+    assert unit("mypcbench-worker-vm.service")["Service"]["Environment"] == "MYPCBENCH_VM_SLOTS=1"
+    for name in ("mypcbench-web.service", "mypcbench-worker@.service", "mypcbench-worker-vm.service"):
         assert unit(name)["Service"]["Restart"] == "always", name
     sweep = exec_start("mypcbench-sweep.service")
     assert sweep[1:] == ["manage.py", "sweep_media"]
