@@ -87,19 +87,25 @@ def validate(key, name: str) -> dict:
     return key
 
 
-def load_keys(directory: Path | str = KEYS_DIR) -> dict[str, dict]:
-    """Every ``<task id>.json`` in ``directory``, validated, by task id."""
-    keys = {}
+def load_task_files(directory: Path | str, check, error: type[ValueError]) -> dict[str, dict]:
+    """Every ``<task id>.json`` in ``directory`` (answer keys, rubric templates), each passed to
+    ``check(data, file name)``, by task id; ``error`` names the file and what is wrong."""
+    found = {}
     for path in sorted(Path(directory).glob("*.json")):
         try:
-            key = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise AnswerKeyError(f"{path.name}: not readable JSON ({exc})") from exc
-        validate(key, path.name)
-        if key["task"] != path.stem:
-            raise AnswerKeyError(f"{path.name}: 'task' is {key['task']!r}, the file must be named after it")
-        keys[key["task"]] = key
-    return keys
+            raise error(f"{path.name}: not readable JSON ({exc})") from exc
+        check(data, path.name)
+        if data["task"] != path.stem:
+            raise error(f"{path.name}: 'task' is {data['task']!r}, the file must be named after it")
+        found[data["task"]] = data
+    return found
+
+
+def load_keys(directory: Path | str = KEYS_DIR) -> dict[str, dict]:
+    """Every ``<task id>.json`` in ``directory``, validated, by task id."""
+    return load_task_files(directory, validate, AnswerKeyError)
 
 
 def _calendar_says_empty(con: sqlite3.Connection, condition: str, anchor: str) -> bool:

@@ -28,7 +28,7 @@ import re
 import sys
 from pathlib import Path
 
-from .answer_keys import KEYS_DIR, load_keys, resolve
+from .answer_keys import KEYS_DIR, load_keys, load_task_files, resolve
 
 TEMPLATES_DIR = KEYS_DIR / "rubric_templates"
 FORMS = ("text", "money", "clock")
@@ -100,17 +100,7 @@ def validate(template, name: str) -> dict:
 
 def load_templates(directory: Path | str = TEMPLATES_DIR) -> dict[str, dict]:
     """Every ``<task id>.json`` template in ``directory``, validated, by task id."""
-    templates = {}
-    for path in sorted(Path(directory).glob("*.json")):
-        try:
-            template = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RubricTemplateError(f"{path.name}: not readable JSON ({exc})") from exc
-        validate(template, path.name)
-        if template["task"] != path.stem:
-            raise RubricTemplateError(f"{path.name}: 'task' is {template['task']!r}, the file must be named after it")
-        templates[template["task"]] = template
-    return templates
+    return load_task_files(directory, validate, RubricTemplateError)
 
 
 def fill(template: dict, resolved_task: dict) -> dict[int, str]:
