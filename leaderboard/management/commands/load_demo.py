@@ -144,10 +144,11 @@ def load_demo(stdout=None, verbosity=1):
 
     runs = [_load_demo_run(demo, suite, quiet, stdout) for demo in DEMO_RUNS]
     runs.append(_load_repeated_run(suite, quiet))
-    label_demo_verdicts(runs[: len(DEMO_RUNS)])
     if first_load:
         _import_demo_suite(errata, quiet)
     carry_demo_verdicts(runs)
+    # after the carry, so the verdicts on the fixed rubric are labelled as well as those they replaced
+    label_demo_verdicts(runs[: len(DEMO_RUNS)])
     sessions = load_sessions(SESSIONS_FILE)
     session_suite = Suite.objects.get(name=sessions.suite, version=sessions.suite_version)
     runs += [_load_demo_run(demo, session_suite, quiet, stdout) for demo in DEMO_SESSION_RUNS]
