@@ -13,8 +13,8 @@ from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
 from django.utils.http import urlencode
 
+from leaderboard.boards import session_figures
 from leaderboard.boards.rows import B, Board, BoardRow, Interval, num
-from leaderboard.boards.session_figures import board_figures as session_board_figures
 from leaderboard.catalog.badges import run_badge
 from leaderboard.catalog.errata import suite_rubric_revision
 from leaderboard.catalog.selectors import sees_unpublished, visible_runs
@@ -512,7 +512,7 @@ def export_rows(b: Board) -> list[dict]:
         return None if x is None else round(x, places)
 
     hits = contamination.hits_by_run([row.run_slug for row in b.shown if not row.reported])
-    sessions = session_board_figures(b.shown)
+    sessions = session_figures.board_figures(b.shown)
     out = []
     for row in b.shown:
         out.append(
