@@ -81,6 +81,9 @@ class Figures:
         }
 
 
+ROUNDING = 1e-9  # how far outside 0..1 a cell score may fall by floating-point rounding alone
+
+
 def _unknown(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
@@ -104,8 +107,9 @@ def run_figures(
         if _unknown(score):
             continue
         score = float(cast(float, score))  # not None: _unknown passed it
-        if not 0.0 <= score <= 1.0:
+        if not -ROUNDING <= score <= 1.0 + ROUNDING:
             raise ValueError(f"a cell score must be within 0..1, not {score}")
+        score = min(max(score, 0.0), 1.0)  # a weighted sum's last bit of rounding (1.0000000000000002) is 1
         known += 1
         total += score
         n_graded += bool(was_graded)

@@ -83,6 +83,11 @@ def test_the_perfect_threshold_and_the_score_range_of_the_scoring_rule():
         run_figures([1.5])
     with pytest.raises(ValueError, match="a cell score must be within 0..1, not -0.5"):
         run_figures([-0.5])
+    # weights summed in another order (0.1 + 0.2 + 0.7) land a rounding bit past 1: still a full score
+    rounded = run_figures([1.0000000000000002, -1e-17])
+    assert rounded.score_sum == 1.0 and rounded.perfect == 1
+    with pytest.raises(ValueError, match="not 1.000001"):
+        run_figures([1.000001])
 
 
 def test_the_final_object_is_found_behind_earlier_quoted_ones_and_at_the_very_start():
