@@ -294,6 +294,14 @@ def scatter(points: Sequence[tuple[str, float, float]], x_title: str, y_title: s
     return {"data": [trace], "layout": layout}
 
 
+def _label_side(x: float, y: float) -> str:
+    """Where a point's label goes on a 0-100 by 0-100 chart: below it unless the point is near the
+    bottom, and toward the middle when the point is near the left or right edge."""
+    vertical = "top" if y < 20 else "bottom"
+    horizontal = "left" if x > 75 else "right" if x < 25 else "center"
+    return f"{vertical} {horizontal}"
+
+
 def proc_comp(points: Sequence[tuple[str, float, float]]) -> dict:
     """Each run's Proactivity (y) against its Completeness (x), both 0-100, with the diagonal where the two
     are equal: a run far below it got things right only once the user spelled them out."""
@@ -312,7 +320,9 @@ def proc_comp(points: Sequence[tuple[str, float, float]]) -> dict:
         "y": [_round(p[2], 1) for p in points],
         "text": [_wrap(p[0], 18) for p in points],
         "mode": "markers+text",
-        "textposition": "bottom center",
+        # each label on the side of its point that faces into the chart, so none is cut at an edge
+        "textposition": [_label_side(p[1], p[2]) for p in points],
+        "cliponaxis": False,
         "name": "runs",
         "marker": {"size": 11, "color": SERIES[0]},
         "hovertemplate": "<b>%{text}</b><br>Completeness: %{x:.1f}%<br>Proactivity: %{y:.1f}%<extra></extra>",

@@ -8,6 +8,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from leaderboard.analysis.charts import proc_comp
 from tests.html_text import visible_text
 from tests.session_data import import_hand_run
 
@@ -36,3 +37,11 @@ def test_the_sessions_analysis_plots_proc_against_comp_and_the_statuses_per_cate
 def test_the_sessions_analysis_says_when_no_run_has_sessions(client):
     text = visible_text(client.get(reverse("leaderboard:analysis_sessions")))
     assert "No run has recorded sessions yet." in text
+
+
+def test_a_run_label_faces_into_the_chart_at_its_edges():
+    """A run at Completeness 100 is labelled on its left and one at Proactivity 0 above it: neither label
+    is cut off at the chart's edge (they were, below and to the right, on the demo's two runs)."""
+    runs = proc_comp([("proactive", 100.0, 96.0), ("reactive", 100.0, 0.0), ("middle", 50.0, 50.0)])["data"][1]
+    assert runs["textposition"] == ["bottom left", "top left", "bottom center"]
+    assert runs["cliponaxis"] is False
