@@ -28,7 +28,7 @@ def session_trajectory(transcript: SessionTranscript) -> TrajectoryForJudge:
         steps=transcript.steps,
         final_answer=transcript.final_answer,
         ended_by=str(last.get("agent_ended_by") or ""),
-        user_turns=[(u.after_step, u.text) for u in transcript.user_turns],
+        user_turns=[(u.after_step, u.message) for u in transcript.user_turns],
     )
 
 

@@ -2,11 +2,10 @@
 the records and bundle-format constants, ``bundle`` the task folders and trees, ``judge_files`` the judge
 files in them), which layout a folder belongs to (``layouts``), what else a folder holds (``result_files``:
 gaps, problems, token usage, tool calls), uploaded archives (``archive``, and ``archive_stream`` for huge
-ones read folder by folder) at a share of a CPU (``pacing``), a recorded session as one bundle for import
-(``sessions``: the turns' steps numbered on, with user turns and intent statuses) and as one transcript for the judge
-(``session_transcript``: user turns between the turns' steps), untrusted names shown safely
-(``safe_names``), the rule that turns a run's cells into its headline figures (``scoring``), and which world variant a
-trajectory ran on (``world_variant``).
+ones read folder by folder) at a share of a CPU (``pacing``), the session format read in one place
+(``sessions``: a recorded session as one bundle for import and as the judge's transcript), untrusted names
+shown safely (``safe_names``), the rule that turns a run's cells into its headline figures (``scoring``), and
+which world variant a trajectory ran on (``world_variant``).
 
 May use: ``harness.tasks`` (rubrics), ``harness.actions`` (the action model) and the shared utilities at
 the harness root. Not the guests, backends, agents or the judge, which use this room. Exports the names
@@ -37,9 +36,10 @@ from harness.results.records import (
 from harness.results.result_files import usage_by_kind
 from harness.results.safe_names import printable
 from harness.results.scoring import PERFECT_THRESHOLD, Figures, is_perfect, run_figures
-from harness.results.session_transcript import (
+from harness.results.sessions import (
     SESSION_RECORD,
     SessionFolderError,
+    SessionInfo,
     SessionTranscript,
     UserTurn,
     read_session_folder,
@@ -58,6 +58,7 @@ from harness.results.world_variant import (
 __all__ = [
     "SESSION_RECORD",
     "SessionFolderError",
+    "SessionInfo",
     "SessionTranscript",
     "UserTurn",
     "read_session_folder",

@@ -1,18 +1,16 @@
-"""A recorded session (``python -m harness session``: one folder per session holding ``session.json`` and
-one ordinary result folder per agent turn, ``turn_<n>/``) read as ONE trajectory bundle: the turns'
-steps in order, numbered on across turns, plus what the session adds (the user's messages and the step
-each came after, every hidden intent's status with the turn and step that settled it, the user
-simulator's identity, the checklist verdicts). The record is checked whole and every bad field named at
-once. Django-free; docs/sessions.md describes the format."""
+"""The session format (docs/sessions.md), read and checked in one place: a session folder (``session.json``
+and one result folder per agent turn) as ONE trajectory bundle for the ingest path (``read_session_dir``),
+and that bundle as the judge's transcript (``read_session_folder``). A bad record is refused naming every
+bad field at once. Django-free."""
 
 import dataclasses
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from harness.results.judge_files import read_judges, read_rubric_bundle
-from harness.results.layouts import TaskFolder
-from harness.results.records import TRAJ_FILE, BundleError, TrajectoryBundle, read_json
+from harness.results.layouts import KIND_MYPCBENCH, TaskFolder
+from harness.results.records import TRAJ_FILE, BundleError, StepRecord, TrajectoryBundle, read_json
 
 SESSION_RECORD = "session.json"
 SESSION_ERROR = "session_error.json"
@@ -23,8 +21,12 @@ ENDINGS = ("final_response", "turn_limit")
 MAX_TURNS = 1000
 
 
+class SessionFolderError(ValueError):
+    """A session folder the judge cannot read; the message names the file and what is wrong."""
+
+
 @dataclass
-class UserTurnRecord:
+class UserTurn:
     number: int  # 1-based; turn 1's message is the request
     message: str
     after_step: int  # steps recorded before the user said it (0 for the request)
@@ -42,12 +44,43 @@ class IntentOutcome:
 
 @dataclass
 class SessionInfo:
-    turns: list[UserTurnRecord]
+    turns: list[UserTurn]
     intents: list[IntentOutcome]
     ended_by: str  # final_response | turn_limit
     user_simulator: dict = field(default_factory=dict)  # kind, provider, model, prompt_version
     checklist: dict = field(default_factory=dict)  # item id -> true | false | null
     max_user_turns: int | None = None
+    record: dict = field(default_factory=dict)  # session.json as written
+
+
+@dataclass
+class SessionTranscript:
+    """What the judge reads of a session: its entries in the order they happened (each ``UserTurn``, the
+    request first, then that turn's steps), the steps numbered 1..n across the session."""
+
+    task_id: str
+    folder: Path
+    record: dict  # session.json as written
+    entries: list = field(default_factory=list)  # UserTurn and StepRecord, in the order they happened
+    turn_steps: list[list[StepRecord]] = field(default_factory=list)  # each agent turn's steps
+    rubric: list = field(default_factory=list)  # the checklist (RubricSpec)
+
+    @property
+    def request(self) -> str:
+        return self.user_turns[0].message if self.user_turns else ""
+
+    @property
+    def user_turns(self) -> list[UserTurn]:
+        return [e for e in self.entries if isinstance(e, UserTurn)]
+
+    @property
+    def steps(self) -> list[StepRecord]:
+        return [e for e in self.entries if isinstance(e, StepRecord)]
+
+    @property
+    def final_answer(self) -> str:
+        turns = self.record.get("turns") or []
+        return str(turns[-1].get("agent") or "") if turns else ""
 
 
 def is_session_dir(path: Path) -> bool:
@@ -201,7 +234,7 @@ def _merge(task_dir: Path, folder: TaskFolder, data: dict, turns: list[Trajector
     user_turns, steps_before, turn_offset = [], 0, 0
     for number, (raw, turn) in enumerate(zip(data["turns"], turns, strict=True), start=1):
         user_turns.append(
-            UserTurnRecord(number, raw["user"], steps_before, turn.final_answer, dict(raw.get("settled") or {}))
+            UserTurn(number, raw["user"], steps_before, turn.final_answer, dict(raw.get("settled") or {}))
         )
         for step in turn.steps:
             info = {**step.info, "user_turn": number}
@@ -238,9 +271,37 @@ def _merge(task_dir: Path, folder: TaskFolder, data: dict, turns: list[Trajector
         user_simulator=dict(data.get("user_simulator") or {}),
         checklist=dict(data.get("checklist") or {}),
         max_user_turns=data.get("max_user_turns"),
+        record=data,
     )
     # A judge over the whole session writes its files beside session.json.
     read_rubric_bundle(bundle)
-    bundle.rubric = bundle.rubric or first.rubric
+    bundle.rubric = bundle.rubric or next((t.rubric for t in turns if t.rubric), first.rubric)
     read_judges(bundle)
     return bundle
+
+
+def session_transcript(bundle: TrajectoryBundle) -> SessionTranscript:
+    """A session's bundle (``read_session_dir``) as the judge's transcript."""
+    session = bundle.session
+    transcript = SessionTranscript(bundle.task_id, bundle.path, session.record, rubric=list(bundle.rubric or []))
+    ends = [t.after_step for t in session.turns[1:]] + [len(bundle.steps)]
+    for turn, end in zip(session.turns, ends, strict=True):
+        steps = bundle.steps[turn.after_step : end]
+        transcript.entries += [turn, *steps]
+        transcript.turn_steps.append(steps)
+    return transcript
+
+
+def read_session_folder(folder) -> SessionTranscript:
+    """The session in ``folder`` (``<out>/<session id>/``) as the judge's transcript, read and checked as
+    the ingest path reads it; SessionFolderError naming the file and every bad field otherwise."""
+    from harness.results.bundle import read_task_dir  # bundle reads session folders through this module
+
+    folder = Path(folder)
+    if not (folder / SESSION_RECORD).is_file():
+        raise SessionFolderError(f"{folder}: no {SESSION_RECORD} (expected a recorded session's folder)")
+    try:
+        bundle = read_task_dir(folder, folder=TaskFolder(PurePosixPath("."), folder.name, KIND_MYPCBENCH))
+    except BundleError as exc:
+        raise SessionFolderError(str(exc)) from exc
+    return session_transcript(bundle)

@@ -2,7 +2,7 @@
 the turn and step that settled it) and the session's own facts (how it ended, who played the user, the
 checklist verdicts it carried), as the ingest path stores them and the pages read them."""
 
-from harness.results.sessions import SessionInfo
+from harness.results import SessionInfo
 from trajectories.models import IntentStatus, Trajectory, UserTurn
 
 

@@ -6,6 +6,7 @@ their agreement with the live ones, per intent, per live status and overall (com
 provided and a session that hit its turn limit)."""
 
 import json
+from pathlib import PurePosixPath
 
 import pytest
 
@@ -17,7 +18,16 @@ from harness.judge.core import Judge
 from harness.judge.providers import make_provider
 from harness.judge.sessions import INTENT_AUDIT_FILE, SESSION_JUDGE_FILE, agreement, judge_session, rederive_intents
 from harness.judge.usersim import ModelUser, RuleUser
-from harness.results import SESSION_RECORD, StepRecord, UserTurn, read_session_folder
+from harness.results import (
+    SESSION_RECORD,
+    BundleError,
+    SessionFolderError,
+    StepRecord,
+    UserTurn,
+    read_session_folder,
+    read_task_dir,
+)
+from harness.results.layouts import KIND_MYPCBENCH, TaskFolder
 from harness.run import LoopConfig
 from harness.run.session import run_session
 from harness.tasks.sessions import read_session_data, session_tasks
@@ -48,13 +58,30 @@ def test_a_session_reads_as_one_transcript_with_the_user_between_the_turns(recor
     kinds = ["user" if isinstance(e, UserTurn) else e.action_text for e in transcript.entries]
     assert kinds == ["user", "pyautogui.write('XL ride, not a standard car')", "DONE",
                      "user", "pyautogui.write('tip 25 percent')", "DONE", "user", "DONE"]  # fmt: skip
-    assert [(u.turn, u.after_step) for u in transcript.user_turns] == [(1, 0), (2, 2), (3, 4)]
-    assert transcript.user_turns[1].text == "Yes: Tip the driver 25 percent."
+    assert [(u.number, u.after_step) for u in transcript.user_turns] == [(1, 0), (2, 2), (3, 4)]
+    assert transcript.user_turns[1].message == "Yes: Tip the driver 25 percent."
     assert [s.index for s in transcript.steps] == [1, 2, 3, 4, 5]  # numbered across the session
     assert all(isinstance(s, StepRecord) for s in transcript.steps)
     assert len({s.turn for s in transcript.steps}) == 5  # each turn's model turns kept apart
     assert transcript.request == "Book me a ride to the airport."
     assert transcript.final_answer == "Pickup set for the office at 4pm."
+
+
+def test_the_judge_refuses_a_malformed_record_naming_every_bad_field_as_the_import_does(recorded_session, capsys):
+    record = json.loads((recorded_session / SESSION_RECORD).read_text())
+    record["intents"]["I2"] = "guessed"
+    record["turns"][1]["user"] = ""
+    (recorded_session / SESSION_RECORD).write_text(json.dumps(record))
+    assert main(["session", str(recorded_session), "--provider", "anthropic", "--api-key", "k"]) == 1
+    said = capsys.readouterr().err
+    assert f"{recorded_session / SESSION_RECORD}: " in said
+    assert "intents.I2: 'guessed' is not a status here (expected completed, inferred, provided)" in said
+    assert "turns[1].user: missing or empty (expected the user's message that opened the turn)" in said
+    with pytest.raises(SessionFolderError) as caught:
+        read_session_folder(recorded_session)
+    with pytest.raises(BundleError) as imported:  # the import's reader: one message
+        read_task_dir(recorded_session, folder=TaskFolder(PurePosixPath("."), SESSION_ID, KIND_MYPCBENCH))
+    assert str(caught.value) == str(imported.value)
 
 
 def _verdicts(request):
