@@ -6,11 +6,13 @@ import time
 
 import anthropic
 import openai
+import pytest
 
 from harness.judge.provider_base import rate_limits_from_headers
 from tests.simulators.server import ProviderSimulator
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_anthropic_s_quota_is_a_token_bucket_whose_reset_is_when_it_is_full_again():
     with ProviderSimulator(quota=(3, 1.2)) as sim:  # 3 requests, one back every 0.4 s
         client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
@@ -32,6 +34,7 @@ def test_anthropic_s_quota_is_a_token_bucket_whose_reset_is_when_it_is_full_agai
     assert refused and sim.rate_limited == 1
 
 
+@pytest.mark.slow  # over a second of work: the full run has it, the fast lane does not
 def test_openai_s_reset_is_when_the_window_is_empty_again():
     with ProviderSimulator(quota=(3, 2.0)) as sim:
         client = openai.OpenAI(api_key="k", base_url=sim.openai_url, max_retries=0)
