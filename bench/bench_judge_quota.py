@@ -1,9 +1,11 @@
 """Bench: the judge under a provider's request quota, and the request-size caps in effect.
 
 1. Adaptive concurrency (harness/judge/limiter.py) against the provider simulator configured with a
-   sliding-window request quota (Q requests per W seconds; 429 with the provider's retry hint above
-   it). N calls cannot finish before floor((N - 1) / Q) * W seconds plus one call's latency: that is the
-   quota's lower bound. Printed: wall-clock against that bound and the share of calls answered 429.
+   request quota of Q requests per W seconds (429 with the provider's retry hint above it): a token
+   bucket for Anthropic, as it documents its quota, a sliding window for the others; Anthropic and
+   OpenAI answers state it in their rate-limit headers, reset being when the quota is whole again.
+   Either way N calls cannot finish before floor((N - 1) / Q) * W seconds plus one call's latency:
+   that is the quota's lower bound. Printed: wall-clock against that bound and the share of calls answered 429.
    Goal: within 1.2x of the bound with under 2% of calls answered 429. Real quotas are per minute;
    the default window is shorter so the bench takes about a minute (--window 60 --quota 300 for a
    real-sized one; the judge is told the window, as it assumes 60 s for real providers).
@@ -11,13 +13,15 @@
    weighs per request as stored (PNG) and as the judge sends it (WebP q85 by default).
 
 The judge runs at its shipped defaults unless --concurrency is given. --busy N runs N spinning
-processes beside the bench (a busy machine); the load is printed first.
+processes beside the bench (a busy machine); the load is printed first, with the load average (1, 5
+and 15 minutes) at the start and at the end (other work on the machine counts too).
 
 Run: MYPCBENCH_VAR_DIR=$(mktemp -d) .venv/bin/python bench/bench_judge_quota.py [--provider google]
      [--calls 300] [--quota 30] [--window 6] [--latency 0.2 0.4] [--concurrency N] [--busy 2]
 """
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -125,8 +129,10 @@ def main() -> None:
     parser.add_argument("--skip-sizes", action="store_true", help="only the quota part")
     args = parser.parse_args()
     print(f"load: {describe(args.busy)}")
+    print("load average at the start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with cpu_load(args.busy):
         quota_bench(args)
+        print("   load average at the end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if not args.skip_sizes:
         size_bench(args)
 

@@ -12,14 +12,18 @@ a storm of 429s:
    per window (stated or measured, rule 4) nor the ceiling.
 2. Pre-emptive pacing from the provider's rate-limit headers (Anthropic's and OpenAI's requests
    limit, remaining and reset, on every answer): the stated limit is the request quota per window
-   from the first answer on, and no call starts while the requests left are taken by calls in flight,
-   until the stated reset.
+   from the first answer on. Once the requests left are taken by calls started since, one more frees
+   every reset / (limit - remaining) seconds after that answer: reset is when the quota is whole
+   again (both providers document it so), so the requests taken come back over it; Anthropic's
+   token bucket gives one back every window / limit, which that works out to. Never later than the
+   stated reset, and the window's own count (the quota, paced as in rule 4) still holds.
 3. A 429 pauses every caller until the server's retry time (header or error body): the calls
    queued behind it would only be refused too.
 4. Without headers, the requests a provider accepted in the trailing quota window before refusing
    one are a measured request quota: calls are then paced to stay under it, and the cap creeps up by
    one after three quiet windows so a raised quota is found again (after twice as many once such a
-   probe is refused, up to 48 windows: each refused probe is a 429).
+   probe is refused, up to 48 windows: each refused probe is a 429). A stated quota is never probed
+   above: the provider has said it.
 """
 
 import bisect
@@ -50,9 +54,11 @@ class AdaptiveLimiter:
         self.quota: int | None = None  # requests per window, once a 429 has measured it
         self.quota_raised_at = 0.0
         self.probe_after = QUIET_WINDOWS_BEFORE_PROBE  # quiet windows before the measured quota is probed
+        self.probed = False  # the quota was raised by a probe since the last refusal
         # When the answered calls of the trailing window reached the provider, at the latest (sorted;
         # see _arrival), and the start times of the calls in flight (counted in the window until answered).
         self.started: list[float] = []
+        self.spans: list[tuple[float, float]] = []  # (start, answer) of each of those, in the same order
         self.pending: list[float] = []
         self.fastest = float("inf")  # the shortest time from a counted call's start to its answer
         self.last_decrease = -1.0
@@ -63,6 +69,8 @@ class AdaptiveLimiter:
         self.stated_quota: int | None = None
         self.remaining: int | None = None
         self.started_since_remaining = 0
+        self.remaining_at = 0.0  # when that answer came
+        self.frees_every = 0.0  # seconds between requests coming back, from that answer's headers
         self.reset_at = 0.0
         self._cond = threading.Condition()
 
@@ -91,7 +99,24 @@ class AdaptiveLimiter:
         return self.window_s * WINDOW_MARGIN + WINDOW_SLACK_S
 
     def _trim(self, now: float) -> None:
-        del self.started[: bisect.bisect_right(self.started, now - self._window())]
+        gone = bisect.bisect_right(self.started, now - self._window())
+        del self.started[:gone]
+        del self.spans[:gone]
+
+    def _count(self, start: float, end: float) -> None:
+        arrival = self._arrival(start, end)
+        at = bisect.bisect_right(self.started, arrival)
+        self.started.insert(at, arrival)
+        self.spans.insert(at, (start, end))
+
+    def _faster(self, took: float) -> None:
+        """A faster answer than any before: the calls in the window may have reached the provider later
+        than estimated with the slower fastest (the first answers of a run carry the connection's set-up),
+        so they are placed again."""
+        self.fastest = took
+        placed = sorted((self._arrival(start, end), (start, end)) for start, end in self.spans)
+        self.started = [arrival for arrival, _ in placed]
+        self.spans = [span for _, span in placed]
 
     def _wait_needed(self, now: float) -> float:
         """Seconds to wait before one more call may start, 0 when it may start now."""
@@ -103,7 +128,11 @@ class AdaptiveLimiter:
             if now >= self.reset_at:
                 self.remaining = None  # the stated window has passed: the next answer says anew
             elif self.remaining - self.started_since_remaining <= 0:
-                return self.reset_at - now  # every request left is taken: wait for the window to free
+                # every request left is taken: wait for as many to come back as this call needs
+                needed = self.started_since_remaining - self.remaining + 1
+                frees_at = min(self.reset_at, self.remaining_at + needed * self.frees_every)
+                if frees_at > now:
+                    return frees_at - now
         if self.quota is not None:
             self._trim(now)
             if len(self.started) + len(self.pending) >= self.quota:
@@ -150,10 +179,11 @@ class AdaptiveLimiter:
                 self.in_flight -= 1
                 if count:
                     end = self.clock()
-                    if answered:  # only model calls answered: a cache set-up (count False) may not reach the provider
-                        self.fastest = min(self.fastest, max(0.0, end - start))
+                    if answered and end - start < self.fastest:
+                        # only model calls answered: a cache set-up (count False) may not reach the provider
+                        self._faster(max(0.0, end - start))
                     self.pending.remove(start)
-                    bisect.insort(self.started, self._arrival(start, end))
+                    self._count(start, end)
                 # One slot freed: one waiter (waking every one at each answer costs the CPU with
                 # many callers); a change that lets more start wakes them all.
                 self._cond.notify()
@@ -174,9 +204,11 @@ class AdaptiveLimiter:
                 doubling = self.slow_start and self.limit < SLOW_START_UNTIL
                 step = 1.0 if doubling else 1 / max(1.0, self.limit)
                 self.limit = min(float(self.cap()), self.limit + step)
-            if self.quota is not None and now - self.quota_raised_at >= self.window_s * self.probe_after:
-                self.quota += 1  # a quiet window: probe one more request per window
+            measured = self.quota is not None and (self.stated_quota is None or self.quota < self.stated_quota)
+            if measured and now - self.quota_raised_at >= self.window_s * self.probe_after:
+                self.quota += 1  # quiet windows: probe one more request per window (never past a stated quota)
                 self.quota_raised_at = now
+                self.probed = True
             if int(self.limit) > before:
                 self._cond.notify_all()  # more may start now (the call's own slot woke one already)
 
@@ -201,8 +233,13 @@ class AdaptiveLimiter:
             # in flight may not have reached it yet, so they are taken from what is left (never too many).
             self.remaining = max(0, int(limits.remaining) - self.in_flight)
             self.started_since_remaining = 0
-            reset = limits.reset_s if limits.reset_s is not None else self.window_s
-            self.reset_at = now + max(0.0, reset)
+            reset = max(0.0, limits.reset_s if limits.reset_s is not None else self.window_s)
+            self.reset_at = now + reset
+            self.remaining_at = now
+            # The requests taken (as the provider counted them) are all back by the reset; without a
+            # stated limit, nothing says how many: the whole reset.
+            taken = self.stated_quota - int(limits.remaining) if self.stated_quota else 0
+            self.frees_every = reset / taken if taken > 0 else reset
 
     def rate_limited(self, started_at: float, retry_after: float | None) -> None:
         with self._cond:
@@ -220,10 +257,13 @@ class AdaptiveLimiter:
                     # Refused under a stated quota: calls reached the provider later than estimated (a
                     # loaded machine sends late): from now on count each in the window from its answer.
                     self.fastest = 0.0
-                elif self.quota is not None and accepted >= self.quota:
-                    self.quota = max(1, self.quota - 1)  # paced at the cap and still refused: lower it
-                    # and probe above it less often: a quota found again and again is the quota
+                elif self.quota is not None and (accepted >= self.quota or self.probed):
+                    # paced at the cap, or just probed above it, and refused: lower it and probe above it
+                    # less often (a quota found again and again is the quota); a probe refused before the
+                    # window holds the probed count (calls paced late) is a refused probe all the same
+                    self.quota = max(1, self.quota - 1)
                     self.probe_after = min(MOST_QUIET_WINDOWS_BEFORE_PROBE, self.probe_after * 2)
+                self.probed = False
                 self.quota_raised_at = now
             if self.quota is None or (accepted < self.quota and self.stated_quota is None):
                 self.quota = accepted  # (calls counted from a late estimate are missed: not below a stated quota)

@@ -140,9 +140,10 @@ class ProviderSimulator:
             **(max_request_bytes or {}),
         }
         self.openai_reasoning_tokens = openai_reasoning_tokens  # reasoning spent before any answer text
-        self.quota = quota  # (requests, window seconds): model calls accepted per sliding window
+        self.quota = quota  # (requests, window seconds): model calls accepted per window (see _over_quota)
         self._accepted: collections.deque = collections.deque()
         self._seen: collections.deque = collections.deque()  # model calls, for the stated quota without one
+        self._buckets: dict[bool, list[float]] = {}  # Anthropic's token bucket: [tokens, when], by quota set
         self.rate_limited = 0  # calls answered 429 by the quota
         self.refused: list[tuple[str, int, str]] = []  # (api, status, message) of limit refusals
         self.gemini_cache_create_status = gemini_cache_create_status
@@ -478,35 +479,66 @@ class ProviderSimulator:
             self.refused.append((api, status, message))
         self._send(handler, status, body, headers)
 
-    def _over_quota(self) -> float | None:
-        """None when a model call is within the quota (and counts it), else seconds until a slot frees."""
-        if self.quota is None:
-            with self._lock:
-                self._seen.append(time.monotonic())
-            return None
-        limit, window = self.quota
+    # The request quota: Anthropic documents a token bucket (its rate-limits page: capacity is
+    # replenished continuously up to the limit, not reset at fixed intervals; its
+    # anthropic-ratelimit-requests-reset is when the limit will be fully replenished), so its API gets
+    # one: a bucket of `limit` requests refilled at limit / window per second. OpenAI documents
+    # x-ratelimit-reset-requests as the time until the limit resets to its initial state and says
+    # nothing of the algorithm, and Gemini states no quota in headers at all: those keep a sliding
+    # window (a request counts for `window` seconds after it is accepted), and OpenAI's reset is when
+    # the last request in it leaves, the window then empty again.
+
+    def _bucket(self, now: float) -> list[float]:
+        """Anthropic's bucket for the configured quota (or the stated default), refilled up to now."""
+        limit, window = self.quota or DEFAULT_STATED_QUOTA
+        bucket = self._buckets.setdefault(self.quota is not None, [float(limit), now])
+        bucket[0] = min(float(limit), bucket[0] + (now - bucket[1]) * limit / window)
+        bucket[1] = now
+        return bucket
+
+    def _window_of(self, now: float) -> collections.deque:
+        accepted = self._accepted if self.quota else self._seen
+        window = (self.quota or DEFAULT_STATED_QUOTA)[1]
+        while accepted and accepted[0] <= now - window:
+            accepted.popleft()
+        return accepted
+
+    def _over_quota(self, api: str) -> float | None:
+        """None when a model call is within the quota (and counts it), else seconds until one more is
+        taken: a token bucket for Anthropic, a sliding window for the others (see above)."""
         with self._lock:
             now = time.monotonic()
-            while self._accepted and self._accepted[0] <= now - window:
-                self._accepted.popleft()
-            if len(self._accepted) < limit:
-                self._accepted.append(now)
+            if api == ANTHROPIC:
+                bucket = self._bucket(now)
+                if self.quota is None or bucket[0] >= 1.0:
+                    bucket[0] = max(0.0, bucket[0] - 1.0)
+                    return None
+                limit, window = self.quota
+                self.rate_limited += 1
+                return max(0.001, (1.0 - bucket[0]) * window / limit)
+            accepted = self._window_of(now)
+            if self.quota is None or len(accepted) < self.quota[0]:
+                accepted.append(now)
                 return None
             self.rate_limited += 1
-            return max(0.001, self._accepted[0] + window - now)
+            return max(0.001, accepted[0] + self.quota[1] - now)
 
     def _rate_limit_headers(self, api: str) -> dict:
         """The request quota as the API states it on every answer (the configured one, else a high
         default): Anthropic's anthropic-ratelimit-requests-* (reset an RFC 3339 time), OpenAI's
-        x-ratelimit-*-requests (reset a duration). Reset is when the sliding window frees a request."""
+        x-ratelimit-*-requests (reset a duration). Reset is when the quota is whole again, as both
+        document it: the bucket full (Anthropic), the window empty (OpenAI)."""
         limit, window = self.quota or DEFAULT_STATED_QUOTA
         with self._lock:
             now = time.monotonic()
-            accepted = self._accepted if self.quota else self._seen
-            while accepted and accepted[0] <= now - window:
-                accepted.popleft()
-            remaining = max(0, limit - len(accepted))
-            reset = max(0.0, accepted[0] + window - now) if accepted else 0.0
+            if api == ANTHROPIC:
+                tokens = self._bucket(now)[0]
+                remaining = int(tokens)
+                reset = (limit - tokens) * window / limit
+            else:
+                accepted = self._window_of(now)
+                remaining = max(0, limit - len(accepted))
+                reset = max(0.0, accepted[-1] + window - now) if accepted else 0.0
         if api == ANTHROPIC:
             when = datetime.now(UTC) + timedelta(seconds=reset)
             return {"anthropic-ratelimit-requests-limit": str(limit),
@@ -558,7 +590,7 @@ class ProviderSimulator:
         return True
 
     def _gemini_quota(self, handler) -> bool:
-        wait = self._over_quota()
+        wait = self._over_quota(GEMINI)
         if wait is None:
             return False
         error = self._gemini_error(429)
@@ -708,7 +740,7 @@ class ProviderSimulator:
                 {"type": "error", "error": {"type": "invalid_request_error", "message": message}},
             )
             return True
-        wait = self._over_quota()
+        wait = self._over_quota(ANTHROPIC)
         if wait is not None:
             error = self._anthropic_error(429)
             error["error"]["message"] = "This request would exceed your organization's rate limit."
@@ -909,7 +941,7 @@ class ProviderSimulator:
                 f"(limits: {OPENAI_MAX_IMAGES} images, {limit} bytes).",
             )
             return True
-        wait = self._over_quota()
+        wait = self._over_quota(OPENAI_CHAT)
         if wait is not None:
             error = self._openai_error(429)
             error["error"]["message"] = "Rate limit reached for requests per minute."
