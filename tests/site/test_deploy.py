@@ -6,6 +6,7 @@ MYPCBENCH_TOPOLOGY_TEST=1."""
 
 import configparser
 import importlib.util
+import json
 import os
 import shlex
 import shutil
@@ -239,3 +240,51 @@ def test_service_addresses_are_settable_and_every_process_gets_the_lease_setting
     env = rig.env("worker-vm", "http://s3.example")
     assert env["CELERY_BROKER_URL"] == "redis://broker.example:6380/4"
     assert env["MYPCBENCH_WORK_LEASE_SECONDS"] == topology.LEASE_SETTINGS["MYPCBENCH_WORK_LEASE_SECONDS"]
+
+
+LOCAL_IMAGES_OVERRIDE = ROOT / "deploy" / "docker-compose.local-images.yml"
+
+
+def local_images(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / "deploy" / "local-images"), *args], capture_output=True, text=True)
+
+
+def test_the_local_images_override_builds_every_app_service_on_the_stand_in_and_names_only_its_own_images(compose):
+    override = yaml.safe_load(LOCAL_IMAGES_OVERRIDE.read_text())["services"]
+    made = local_images("--list").stdout.split()
+    assert sorted(override) == sorted(compose["services"])  # no service left on an official image
+    for name in APP_SERVICES:
+        assert override[name]["build"]["args"]["BASE"] in made
+        assert override[name]["build"]["network"] == "host"
+    image_services = sorted(name for name, service in compose["services"].items() if "image" in service)
+    assert all(override[name]["image"] in made for name in image_services)
+    assert all(override[name]["image"].startswith("mypcbench-local/") for name in image_services)
+    # the shipped Dockerfile builds on the official image unless told otherwise
+    assert "ARG BASE=python:3.11-slim-bookworm\nFROM ${BASE}\n" in (ROOT / "deploy" / "Dockerfile").read_text()
+
+
+def test_local_images_refuses_an_unknown_argument_and_a_missing_ca_file(tmp_path):
+    unknown = local_images("--frobnicate")
+    assert unknown.returncode == 2 and "unknown argument --frobnicate" in unknown.stderr
+    missing = local_images("--ca", str(tmp_path / "none.crt"))
+    assert missing.returncode == 2 and "no CA file" in missing.stderr
+
+
+@pytest.mark.skipif(bool(compose_plugin_reason()), reason=compose_plugin_reason() or "available")
+def test_docker_compose_config_accepts_the_file_with_the_local_images_override():
+    env = {**os.environ, "DJANGO_SECRET_KEY": "x" * 60, "POSTGRES_PASSWORD": "compose-check"}
+    result = subprocess.run(
+        ["docker", "compose", "-f", str(COMPOSE), "-f", str(LOCAL_IMAGES_OVERRIDE), "config", "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    services = json.loads(result.stdout)["services"]
+    assert services["postgres"]["image"] == "mypcbench-local/postgres:15"
+    assert services["web"]["build"]["args"]["BASE"] == "mypcbench-local/python:3.11-bookworm"
+    # the override changes images only: the shipped commands, ports and settings stay
+    assert (
+        services["web"]["environment"]["DATABASE_URL"] == "postgres://mypcbench:compose-check@postgres:5432/mypcbench"
+    )
+    assert sorted(name for name, service in services.items() if service.get("ports")) == ["proxy"]
