@@ -22,6 +22,24 @@ IMAGE = "mypcbench-local/systemd-host:bookworm"
 CONTAINER = "mypcbench-systemd-check"
 QUEUES = ("vm", "judging", "media", "default")
 UNITS = ("mypcbench-web", "mypcbench-worker@default", "mypcbench-worker@media", "mypcbench-worker@judging")
+# systemd as PID 1 needs what --privileged gives, but --privileged fails where the Docker host itself lacks a
+# capability ("unable to apply caps: operation not permitted": these machines have no CAP_SYS_RESOURCE), so:
+# every capability but that one, no seccomp or AppArmor filter, the cgroup tree writable, /run in memory.
+RUN_OPTIONS = [
+    *("--cap-add", "ALL", "--cap-drop", "SYS_RESOURCE"),
+    *("--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined"),
+    *("--tmpfs", "/run", "--tmpfs", "/run/lock", "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw"),
+]
+# docs/operating.md step 6: the template filled with its values (only ${MYPCBENCH_*}: nginx's own $variables stay)
+FILL_TEMPLATE = (
+    "export MYPCBENCH_UPSTREAM=unix:/run/mypcbench/gunicorn.sock MYPCBENCH_SERVER_NAME=localhost "
+    "MYPCBENCH_HTTP_LISTEN=80 MYPCBENCH_HTTPS_LISTEN=443 MYPCBENCH_HTTPS_PORT= "
+    "MYPCBENCH_TLS_CERT=/etc/nginx/tls.crt MYPCBENCH_TLS_KEY=/etc/nginx/tls.key "
+    "MYPCBENCH_BODY_LIMIT=1025m MYPCBENCH_MEDIA_DIR=/srv/mypcbench/var/media && "
+    "envsubst \"$(compgen -e | grep '^MYPCBENCH_' | sed 's/.*/${&}/')\" "
+    "< /srv/mypcbench/deploy/nginx/mypcbench.conf.template > /etc/nginx/sites-enabled/mypcbench.conf "
+    "&& rm -f /etc/nginx/sites-enabled/default"
+)
 LOAD_ENV = "set -a && . /etc/mypcbench/env && set +a && cd /srv/mypcbench"
 
 
@@ -57,7 +75,8 @@ class Host:
         )
         took = time.monotonic() - started
         if not quiet:
-            print(f"  # {command}   [{took:.1f} s, exit {result.returncode}]", flush=True)
+            shown = command.splitlines()[0] + (" ..." if "\n" in command else "")  # not the settings' secrets
+            print(f"  # {shown}   [{took:.1f} s, exit {result.returncode}]", flush=True)
         if check and result.returncode != 0:
             raise SystemExit(f"systemd check: `{command}` failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
         return result.stdout
@@ -90,11 +109,7 @@ def build(timings) -> None:
 def boot(timings) -> None:
     started = time.monotonic()
     subprocess.run(["docker", "rm", "-f", CONTAINER], capture_output=True)
-    subprocess.run(
-        ["docker", "run", "-d", "--name", CONTAINER, "--privileged", "--tmpfs", "/run", "--tmpfs", "/run/lock", IMAGE],
-        check=True,
-        capture_output=True,
-    )
+    subprocess.run(["docker", "run", "-d", "--name", CONTAINER, *RUN_OPTIONS, IMAGE], check=True, capture_output=True)
     deadline = time.monotonic() + 180
     state = ""
     while time.monotonic() < deadline:
@@ -146,14 +161,7 @@ def operator_steps(host: Host, timings) -> None:
         "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost -keyout /etc/nginx/tls.key "
         "-out /etc/nginx/tls.crt 2>/dev/null && chmod 600 /etc/nginx/tls.key"
     )
-    host.sh(
-        "MYPCBENCH_UPSTREAM=unix:/run/mypcbench/gunicorn.sock MYPCBENCH_SERVER_NAME=localhost "
-        "MYPCBENCH_HTTP_LISTEN=80 MYPCBENCH_HTTPS_LISTEN=443 MYPCBENCH_HTTPS_PORT= "
-        "MYPCBENCH_TLS_CERT=/etc/nginx/tls.crt MYPCBENCH_TLS_KEY=/etc/nginx/tls.key MYPCBENCH_BODY_LIMIT=1025m "
-        "MYPCBENCH_MEDIA_DIR=/srv/mypcbench/var/media envsubst \"$(env | grep -o '^MYPCBENCH_[A-Z_]*' | "
-        "sed 's/.*/${&}/' | tr '\\n' ' ')\" < /srv/mypcbench/deploy/nginx/mypcbench.conf.template "
-        "> /etc/nginx/sites-enabled/mypcbench.conf && rm -f /etc/nginx/sites-enabled/default"
-    )
+    host.sh(FILL_TEMPLATE)
     host.sh("nginx -t && systemctl reload nginx")
     timings.append(("the operator's steps 2 to 6", time.monotonic() - started))
 

@@ -288,3 +288,35 @@ def test_docker_compose_config_accepts_the_file_with_the_local_images_override()
         services["web"]["environment"]["DATABASE_URL"] == "postgres://mypcbench:compose-check@postgres:5432/mypcbench"
     )
     assert sorted(name for name, service in services.items() if service.get("ports")) == ["proxy"]
+
+
+def load_compose_check():
+    spec = importlib.util.spec_from_file_location("deploy_compose_check", ROOT / "deploy" / "compose_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_compose_check_waits_for_health_and_one_shots_and_stops_on_a_failed_one():
+    check = load_compose_check()
+    names = ["migrate", "postgres", "web", "worker-default"]
+    services = [
+        {"Service": "migrate", "State": "running", "ExitCode": 0},
+        {"Service": "postgres", "State": "running", "Health": "healthy"},
+        {"Service": "web", "State": "running", "Health": "starting"},
+        {"Service": "worker-default", "State": "running", "Health": ""},
+    ]
+    assert check.not_ready(services, names) == ["migrate (running)", "web (running, starting)"]
+    services[0] = {"Service": "migrate", "State": "exited", "ExitCode": 0}
+    services[2]["Health"] = "healthy"
+    assert check.not_ready(services, names) == []
+    assert check.not_ready(services[1:], names) == ["migrate (no container)"]
+    services[0]["ExitCode"] = 1
+    with pytest.raises(SystemExit, match="migrate exited with 1"):
+        check.not_ready(services, names)
+
+
+def test_compose_check_uses_the_override_only_when_asked():
+    check = load_compose_check()
+    assert check.compose_files(False) == ["-f", str(COMPOSE)]
+    assert check.compose_files(True) == ["-f", str(COMPOSE), "-f", str(LOCAL_IMAGES_OVERRIDE)]
