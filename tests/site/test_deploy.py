@@ -320,3 +320,39 @@ def test_compose_check_uses_the_override_only_when_asked():
     check = load_compose_check()
     assert check.compose_files(False) == ["-f", str(COMPOSE)]
     assert check.compose_files(True) == ["-f", str(COMPOSE), "-f", str(LOCAL_IMAGES_OVERRIDE)]
+
+
+# Commands of docs/operating.md's "From an empty host" that `deploy/compose-check --systemd` types as they
+# stand on the page (the others differ only by a password or a certificate's path).
+OPERATOR_COMMANDS = [
+    "useradd --system --home /srv/mypcbench --shell /usr/sbin/nologin mypcbench",
+    "install -d -o mypcbench /srv/mypcbench/var",
+    "runuser -u postgres -- createdb -O mypcbench mypcbench",
+    "redis-cli CONFIG SET appendonly yes && redis-cli CONFIG REWRITE",
+    "set -a && . /etc/mypcbench/env && set +a",
+    "manage.py migrate --noinput",
+    "manage.py collectstatic --noinput",
+    "chown -R mypcbench /srv/mypcbench/var",
+    "cp deploy/systemd/* /etc/systemd/system/ && systemctl daemon-reload",
+    "systemctl enable --now mypcbench-worker-vm",
+    "systemctl enable --now mypcbench-sweep.timer",
+    "envsubst \"$(compgen -e | grep '^MYPCBENCH_' | sed 's/.*/${&}/')\"",
+    "> /etc/nginx/sites-enabled/mypcbench.conf && rm -f /etc/nginx/sites-enabled/default",
+    "nginx -t && systemctl reload nginx",
+    "manage.py backup /backups/mypcbench-$(date +%F)",
+]
+
+
+def test_the_systemd_check_types_the_operator_pages_commands():
+    page = (ROOT / "docs" / "operating.md").read_text()
+    spec = importlib.util.spec_from_file_location("deploy_systemd_check", ROOT / "deploy" / "systemd_check.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    typed = (ROOT / "deploy" / "systemd_check.py").read_text() + check.FILL_TEMPLATE
+    for command in OPERATOR_COMMANDS:
+        assert command in page, f"not on the operator page: {command}"
+        assert command in typed, f"not run by compose-check --systemd: {command}"
+    units = (
+        "systemctl enable --now mypcbench-web mypcbench-worker@default mypcbench-worker@media mypcbench-worker@judging"
+    )
+    assert units in page and units == f"systemctl enable --now {' '.join(check.UNITS)}"
