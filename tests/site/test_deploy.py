@@ -6,6 +6,7 @@ MYPCBENCH_TOPOLOGY_TEST=1."""
 
 import configparser
 import importlib.util
+import json
 import os
 import shlex
 import shutil
@@ -239,3 +240,119 @@ def test_service_addresses_are_settable_and_every_process_gets_the_lease_setting
     env = rig.env("worker-vm", "http://s3.example")
     assert env["CELERY_BROKER_URL"] == "redis://broker.example:6380/4"
     assert env["MYPCBENCH_WORK_LEASE_SECONDS"] == topology.LEASE_SETTINGS["MYPCBENCH_WORK_LEASE_SECONDS"]
+
+
+LOCAL_IMAGES_OVERRIDE = ROOT / "deploy" / "docker-compose.local-images.yml"
+
+
+def local_images(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / "deploy" / "local-images"), *args], capture_output=True, text=True)
+
+
+def test_the_local_images_override_builds_every_app_service_on_the_stand_in_and_names_only_its_own_images(compose):
+    override = yaml.safe_load(LOCAL_IMAGES_OVERRIDE.read_text())["services"]
+    made = local_images("--list").stdout.split()
+    assert sorted(override) == sorted(compose["services"])  # no service left on an official image
+    for name in APP_SERVICES:
+        assert override[name]["build"]["args"]["BASE"] in made
+        assert override[name]["build"]["network"] == "host"
+    image_services = sorted(name for name, service in compose["services"].items() if "image" in service)
+    assert all(override[name]["image"] in made for name in image_services)
+    assert all(override[name]["image"].startswith("mypcbench-local/") for name in image_services)
+    # the shipped Dockerfile builds on the official image unless told otherwise
+    assert "ARG BASE=python:3.11-slim-bookworm\nFROM ${BASE}\n" in (ROOT / "deploy" / "Dockerfile").read_text()
+
+
+def test_local_images_refuses_an_unknown_argument_and_a_missing_ca_file(tmp_path):
+    unknown = local_images("--frobnicate")
+    assert unknown.returncode == 2 and "unknown argument --frobnicate" in unknown.stderr
+    missing = local_images("--ca", str(tmp_path / "none.crt"))
+    assert missing.returncode == 2 and "no CA file" in missing.stderr
+
+
+@pytest.mark.skipif(bool(compose_plugin_reason()), reason=compose_plugin_reason() or "available")
+def test_docker_compose_config_accepts_the_file_with_the_local_images_override():
+    env = {**os.environ, "DJANGO_SECRET_KEY": "x" * 60, "POSTGRES_PASSWORD": "compose-check"}
+    result = subprocess.run(
+        ["docker", "compose", "-f", str(COMPOSE), "-f", str(LOCAL_IMAGES_OVERRIDE), "config", "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    services = json.loads(result.stdout)["services"]
+    assert services["postgres"]["image"] == "mypcbench-local/postgres:15"
+    assert services["web"]["build"]["args"]["BASE"] == "mypcbench-local/python:3.11-bookworm"
+    # the override changes images only: the shipped commands, ports and settings stay
+    assert (
+        services["web"]["environment"]["DATABASE_URL"] == "postgres://mypcbench:compose-check@postgres:5432/mypcbench"
+    )
+    assert sorted(name for name, service in services.items() if service.get("ports")) == ["proxy"]
+
+
+def load_compose_check():
+    spec = importlib.util.spec_from_file_location("deploy_compose_check", ROOT / "deploy" / "compose_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_compose_check_waits_for_health_and_one_shots_and_stops_on_a_failed_one():
+    check = load_compose_check()
+    names = ["migrate", "postgres", "web", "worker-default"]
+    services = [
+        {"Service": "migrate", "State": "running", "ExitCode": 0},
+        {"Service": "postgres", "State": "running", "Health": "healthy"},
+        {"Service": "web", "State": "running", "Health": "starting"},
+        {"Service": "worker-default", "State": "running", "Health": ""},
+    ]
+    assert check.not_ready(services, names) == ["migrate (running)", "web (running, starting)"]
+    services[0] = {"Service": "migrate", "State": "exited", "ExitCode": 0}
+    services[2]["Health"] = "healthy"
+    assert check.not_ready(services, names) == []
+    assert check.not_ready(services[1:], names) == ["migrate (no container)"]
+    services[0]["ExitCode"] = 1
+    with pytest.raises(SystemExit, match="migrate exited with 1"):
+        check.not_ready(services, names)
+
+
+def test_compose_check_uses_the_override_only_when_asked():
+    check = load_compose_check()
+    assert check.compose_files(False) == ["-f", str(COMPOSE)]
+    assert check.compose_files(True) == ["-f", str(COMPOSE), "-f", str(LOCAL_IMAGES_OVERRIDE)]
+
+
+# Commands of docs/operating.md's "From an empty host" that `deploy/compose-check --systemd` types as they
+# stand on the page (the others differ only by a password or a certificate's path).
+OPERATOR_COMMANDS = [
+    "useradd --system --home /srv/mypcbench --shell /usr/sbin/nologin mypcbench",
+    "install -d -o mypcbench /srv/mypcbench/var",
+    "runuser -u postgres -- createdb -O mypcbench mypcbench",
+    "redis-cli CONFIG SET appendonly yes && redis-cli CONFIG REWRITE",
+    "set -a && . /etc/mypcbench/env && set +a",
+    "manage.py migrate --noinput",
+    "manage.py collectstatic --noinput",
+    "chown -R mypcbench /srv/mypcbench/var",
+    "cp deploy/systemd/* /etc/systemd/system/ && systemctl daemon-reload",
+    "systemctl enable --now mypcbench-worker-vm",
+    "systemctl enable --now mypcbench-sweep.timer",
+    "envsubst \"$(compgen -e | grep '^MYPCBENCH_' | sed 's/.*/${&}/')\"",
+    "> /etc/nginx/sites-enabled/mypcbench.conf && rm -f /etc/nginx/sites-enabled/default",
+    "nginx -t && systemctl reload nginx",
+    "manage.py backup /backups/mypcbench-$(date +%F)",
+]
+
+
+def test_the_systemd_check_types_the_operator_pages_commands():
+    page = (ROOT / "docs" / "operating.md").read_text()
+    spec = importlib.util.spec_from_file_location("deploy_systemd_check", ROOT / "deploy" / "systemd_check.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    typed = (ROOT / "deploy" / "systemd_check.py").read_text() + check.FILL_TEMPLATE
+    for command in OPERATOR_COMMANDS:
+        assert command in page, f"not on the operator page: {command}"
+        assert command in typed, f"not run by compose-check --systemd: {command}"
+    units = (
+        "systemctl enable --now mypcbench-web mypcbench-worker@default mypcbench-worker@media mypcbench-worker@judging"
+    )
+    assert units in page and units == f"systemctl enable --now {' '.join(check.UNITS)}"
