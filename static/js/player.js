@@ -276,7 +276,6 @@
     if (prefetched[key]) return;
     var im = new Image();
     im.decoding = "async";
-    im.fetchPriority = "low";
     if (avif) {
       var source = document.createElement("source");
       source.type = "image/avif";
