@@ -287,6 +287,14 @@
     if (im.decode) im.decode().catch(function () {});
   }
 
+  /* Whether a step's picture is already fetched and decoded (prefetched), so the stage shows it
+     without asking the server. */
+  function inMemory(step) {
+    if (!step || !step.image) return true;
+    var im = prefetched[avifOf(step) || step.image];
+    return !!(im && im.complete && im.naturalWidth);
+  }
+
   function isTyping(target) {
     var tag = (target && target.tagName) || "";
     return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable);
@@ -336,6 +344,11 @@
     var track = $("filmstrip-track");
     var THUMB_W = 136; // px per filmstrip slot, thumbnail plus gap (matches player.css)
     var rendered = {};
+    // While the stage fetches a picture that was not prefetched (a far jump, the first step), new
+    // thumbnails and the neighbours' prefetches wait until it is painted: the server answers the
+    // picture the reader asked for first instead of sharing itself with a dozen thumbnails.
+    var stageWaiting = false;
+    var stageWaitTimer = null;
 
     function reindex() {
       byIndex = {};
@@ -363,7 +376,10 @@
         var btn = el("button", { type: "button", class: "thumb", "data-pos": String(i), "aria-label": "Go to step " + s.index });
         btn.style.left = i * THUMB_W + "px";
         if (s.thumb) {
-          var im = el("img", { alt: "", loading: "lazy", decoding: "async", src: s.thumb, width: "120", height: "75" });
+          var im = el("img", { alt: "", loading: "lazy", decoding: "async", width: "120", height: "75" });
+          im.fetchPriority = "low";
+          if (stageWaiting) im.setAttribute("data-src", s.thumb);
+          else im.src = s.thumb;
           im.onerror = function () { this.replaceWith(el("span", { class: "thumb-missing", text: "image failed" })); };
           btn.appendChild(im);
         } else {
@@ -375,6 +391,17 @@
         track.appendChild(btn);
       }
       markStrip();
+    }
+    function releaseStage() {
+      if (!stageWaiting) return;
+      stageWaiting = false;
+      clearTimeout(stageWaitTimer);
+      track.querySelectorAll("img[data-src]").forEach(function (im) {
+        im.src = im.getAttribute("data-src");
+        im.removeAttribute("data-src");
+      });
+      prefetch(steps[pos + 1]);
+      prefetch(steps[pos - 1]);
     }
     function onThumb(ev) {
       go(+ev.currentTarget.getAttribute("data-pos"));
@@ -502,6 +529,11 @@
       pos = i;
       var step = steps[i];
       performance.mark("player-step-start");
+      if (!inMemory(step)) {
+        stageWaiting = true;
+        clearTimeout(stageWaitTimer);
+        stageWaitTimer = setTimeout(releaseStage, 1500); // a picture that never comes holds nothing back
+      }
       showOnStage(stage, step, function () {
         performance.mark("player-step-painted");
         if (!window.__playerFirstPaint) {
@@ -509,6 +541,7 @@
           performance.mark("player-first-screenshot");
         }
         window.__playerPainted = { index: step.index, at: performance.now() };
+        releaseStage();
       });
       scrubber.value = i + 1;
       scrubber.setAttribute("aria-valuetext", "Step " + step.index + " of " + steps.length);
@@ -526,8 +559,10 @@
       var url = new URL(window.location.href);
       url.searchParams.set("step", step.index);
       history.replaceState(null, "", url);
-      prefetch(steps[i + 1]);
-      prefetch(steps[i - 1]);
+      if (!stageWaiting) {
+        prefetch(steps[i + 1]);
+        prefetch(steps[i - 1]);
+      }
       markUserLane(step.index);
       if (!(opts && opts.quiet)) announce.textContent = "Step " + step.index;
       if (playing && i === steps.length - 1 && !data.live) pause();

@@ -374,3 +374,29 @@ def test_compare_aligns_both_sides_at_the_first_step_in_an_app(own_run, page, da
     dark_page.goto(page.url)
     dark_page.wait_for_selector("#compare:not([hidden])")
     shot(dark_page, "compare-dark")
+
+
+def test_a_far_jump_fetches_its_picture_before_the_thumbnails_around_it(own_run, page):
+    t = make_trajectory_of(own_run.run, own_run.task, [f"pyautogui.click({i}, {i})" for i in range(1, 61)])
+    open_player(page, f"{own_run.url}/trajectories/{t.pk}/play/")
+    page.wait_for_load_state("networkidle")
+    events = []
+    page.on("request", lambda r: events.append(("asked", r.url)) if "/media/" in r.url else None)
+    page.on("requestfinished", lambda r: events.append(("received", r.url)) if "/media/" in r.url else None)
+    for key in "40":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    wait_step(page, 40)
+    assert current(page) == "40 of 60"
+    # The filmstrip around step 40 fills in once the picture is shown.
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#filmstrip-track img')].every(i => i.complete && i.naturalWidth > 0)"
+    )
+    assert page.locator(".thumb.active .thumb-label").inner_text() == "40"
+    picture = page.evaluate("() => document.getElementById('stage-image').currentSrc")
+    received = events.index(("received", picture))
+    others_asked = [i for i, (what, url) in enumerate(events) if what == "asked" and url != picture]
+    assert others_asked, "the thumbnails around step 40 were never fetched"
+    # Nothing else was asked of the server until the picture the reader jumped to had arrived.
+    assert received < min(others_asked), events
+    assert real_errors(page) == []
