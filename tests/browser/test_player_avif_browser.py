@@ -59,6 +59,32 @@ def test_the_stage_shows_the_avif_and_prefetches_the_next_one(avif_demo, page):
     assert not page.console_errors
 
 
+def test_a_prefetched_picture_moves_onto_the_stage_and_back(avif_demo, page):
+    """Stepping onto a prefetched picture puts that decoded element on the stage instead of loading it
+    again: the stage still shows the step's own AVIF with its marks and its alt text, under the one
+    #stage-image the page has, and stepping back brings the first picture back."""
+    steps = list(avif_demo.trajectory.steps.order_by("index"))
+    avifs = [s.display_avif.url for s in steps]
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(avif_demo.url)
+    page.wait_for_function("() => window.__playerPainted && window.__playerPainted.index === 1")
+    page.wait_for_function("u => performance.getEntriesByType('resource').some(e => e.name.endsWith(u))", arg=avifs[1])
+    page.wait_for_timeout(300)  # the prefetch decodes after it arrives
+    marks = {1: shown(page)["marks"]}
+    assert marks[1] > 0
+    for key, index in (("ArrowRight", 2), ("ArrowLeft", 1), ("ArrowRight", 2)):
+        step_to(page, key, index)
+        now = shown(page)
+        assert now["current"].endswith(avifs[index - 1]) and now["width"] > 0, (index, now)
+        assert now["marks"] == marks.setdefault(index, now["marks"])  # the step's marks drawn again over it
+        assert page.locator("#stage-image").count() == 1 and page.locator("#stage-avif").count() == 1
+        assert page.locator("#stage-image").get_attribute("alt").startswith(f"Screenshot after step {index}")
+    assert page.locator(".stage-figure picture").count() == 1
+    assert sum(url.endswith(avifs[1]) for url in asked) == 1  # fetched once, by the prefetch
+    assert not page.console_errors
+
+
 def test_when_avif_is_refused_the_player_shows_the_webp(avif_demo, page):
     """Chromium 156 has no switch to turn AVIF off, and <picture> chooses by type, so a browser
     without AVIF never asks for the .avif at all. What can be tested here is a browser that asks and
