@@ -155,7 +155,8 @@ def test_a_first_call_refused_sets_a_quota_of_one_ends_slow_start_and_halving_st
     assert limiter.state()["limit"] == 1.0
 
 
-def test_after_three_quiet_windows_the_measured_quota_is_probed_one_higher():
+def limiter_with_a_measured_quota() -> tuple[Clock, AdaptiveLimiter]:
+    """A limiter that found a quota of 4 a window of 60 s when its fifth call was refused at 4.0 s."""
     clock = Clock()
     limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
     for second in range(4):
@@ -164,39 +165,24 @@ def test_after_three_quiet_windows_the_measured_quota_is_probed_one_higher():
             pass
     clock.now = 4.0
     limiter.rate_limited(4.0, retry_after=0.0)  # quota 4 measured at 4.0
+    return clock, limiter
+
+
+def probing_limiter() -> tuple[Clock, AdaptiveLimiter]:
+    """The limiter above after three quiet windows of 60 s: it probes 5."""
+    clock, limiter = limiter_with_a_measured_quota()
+    clock.now = 4.0 + 180.0
+    limiter.succeeded(clock.now)
+    assert limiter.state()["quota_per_window"] == 5  # probed after three quiet windows
+    return clock, limiter
+
+
+def test_after_three_quiet_windows_the_measured_quota_is_probed_one_higher():
+    clock, limiter = limiter_with_a_measured_quota()
     for moment, quota in ((100.0, 4), (4.0 + 180.0 - 0.5, 4), (4.0 + 180.0, 5), (200.0, 5), (4.0 + 360.0, 6)):
         clock.now = moment
         limiter.succeeded(moment)
         assert limiter.state()["quota_per_window"] == quota, moment  # one more only after 3 windows of 60 s
-
-
-def test_a_probe_refused_before_the_window_holds_the_probed_count_still_doubles_the_wait():
-    clock = Clock()
-    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
-    for second in range(4):
-        clock.now = float(second)
-        with limiter.slot():
-            pass
-    clock.now = 4.0
-    limiter.rate_limited(4.0, retry_after=0.0)  # quota 4 measured at 4.0
-    clock.now = 4.0 + 180.0
-    limiter.succeeded(clock.now)
-    assert limiter.state()["quota_per_window"] == 5  # probed after three quiet windows
-    for _ in range(4):  # four accepted (not five: the calls came late), the next refused
-        with limiter.slot():
-            pass
-    clock.now += 1.0
-    limiter.rate_limited(clock.now, retry_after=0.0)
-    refused_at = clock.now
-    assert limiter.state()["quota_per_window"] == 4
-    clock.now = refused_at + 180.0
-    limiter.succeeded(clock.now)
-    # before: probed again after three windows (the refusal came with fewer accepted than the quota,
-    # so it was not taken for a refused probe): two probes a run of nine windows, each a 429
-    assert limiter.state()["quota_per_window"] == 4, "three quiet windows are no longer enough"
-    clock.now = refused_at + 360.0
-    limiter.succeeded(clock.now)
-    assert limiter.state()["quota_per_window"] == 5, "six are"
 
 
 def test_a_stated_quota_below_the_calls_already_accepted_is_lowered_by_a_refusal():
@@ -358,23 +344,22 @@ def test_a_call_in_flight_counts_in_the_window_however_long_it_takes():
     assert limiter.started == [WINDOW + 10.0, WINDOW + 10.0], "answered now, it may have arrived just now"
 
 
-def test_each_probe_refused_doubles_the_quiet_windows_before_the_next():
-    clock = Clock()
-    limiter = AdaptiveLimiter(16, clock=clock, window_s=60.0)
-    for second in range(4):
-        clock.now = float(second)
-        with limiter.slot():
-            pass
-    clock.now = 4.0
-    limiter.rate_limited(4.0, retry_after=0.0)  # quota 4 measured at 4.0
-    clock.now = 4.0 + 180.0
-    limiter.succeeded(clock.now)
-    assert limiter.state()["quota_per_window"] == 5  # probed after three quiet windows
-    for _ in range(5):
+@pytest.mark.parametrize(
+    "accepted",
+    [
+        pytest.param(5, id="refused-with-the-probed-count-accepted"),
+        # before: a refusal that came with fewer accepted than the quota (the calls came late) was not
+        # taken for a refused probe, so it probed again after three windows: two 429s in nine windows
+        pytest.param(4, id="refused-before-the-probed-count-was-reached"),
+    ],
+)
+def test_each_probe_refused_doubles_the_quiet_windows_before_the_next(accepted):
+    clock, limiter = probing_limiter()
+    for _ in range(accepted):
         with limiter.slot():
             pass
     clock.now += 1.0
-    limiter.rate_limited(clock.now, retry_after=0.0)  # five accepted at a quota of five, refused: back to four
+    limiter.rate_limited(clock.now, retry_after=0.0)  # the probe refused: back to four
     refused_at = clock.now
     assert limiter.state()["quota_per_window"] == 4
     clock.now = refused_at + 180.0
