@@ -204,9 +204,10 @@ class AdaptiveLimiter:
                 doubling = self.slow_start and self.limit < SLOW_START_UNTIL
                 step = 1.0 if doubling else 1 / max(1.0, self.limit)
                 self.limit = min(float(self.cap()), self.limit + step)
-            measured = self.quota is not None and (self.stated_quota is None or self.quota < self.stated_quota)
-            if measured and now - self.quota_raised_at >= self.window_s * self.probe_after:
-                self.quota += 1  # quiet windows: probe one more request per window (never past a stated quota)
+            quota = self.quota
+            measured = quota is not None and (self.stated_quota is None or quota < self.stated_quota)
+            if quota is not None and measured and now - self.quota_raised_at >= self.window_s * self.probe_after:
+                self.quota = quota + 1  # quiet windows: probe one more request per window (never past a stated quota)
                 self.quota_raised_at = now
                 self.probed = True
             if int(self.limit) > before:
